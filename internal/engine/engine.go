@@ -1,0 +1,219 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// Engine drives the I/O of one worker.
+type Engine interface {
+	// Name is the engine's name on the command line (sync, uring).
+	Name() string
+	// Available says whether the engine can run on this host; the error
+	// says why not (kernel too old, io_uring disabled by sysctl or seccomp).
+	Available() error
+	// Run waits for w.Start to close, then keeps w.QueueDepth I/Os in
+	// flight on each of w.Targets until w.Ctl says stop, and returns once
+	// every I/O it issued has completed. It records every completed I/O
+	// in the worker's lanes and reports every failed I/O with w.Ctl.Fail.
+	Run(w *Worker) error
+}
+
+// Target is an opened target as an engine sees it.
+type Target struct {
+	FD     int
+	Region workload.Region
+	Index  int // position in the run's target list (for per-target stats)
+}
+
+// Worker is everything one engine loop needs. The runner builds it; the
+// engine reads it and writes only to the Stats it gets from NewLane.
+type Worker struct {
+	ID         int
+	Spec       *workload.Spec
+	Targets    []Target
+	QueueDepth int
+	Start      <-chan struct{} // closed when every worker is ready
+	Ctl        *Control
+	Buffers    *Buffers // QueueDepth*len(Targets) page-aligned slots of Spec.MaxBlock()
+	Seed       uint64
+	// Cursors holds the shared sequential position on each target.
+	Cursors []*workload.Cursor
+	// IntervalNs is this worker's pacing interval per lane (0: unpaced).
+	// Set by the runner from the rate limit; see NewPacer.
+	RateIOPS float64
+	// Trace, when set (tests only), sees every completed I/O.
+	Trace func(lane *Stats, op *workload.Op, res int64)
+
+	mu    sync.Mutex
+	lanes []*Stats
+}
+
+// NewLane registers the statistics of one single-writer I/O stream of this
+// worker on target t. Engines call it before waiting on Start.
+func (w *Worker) NewLane(t int) *Stats {
+	s := &Stats{Target: t, Worker: w.ID}
+	w.mu.Lock()
+	w.lanes = append(w.lanes, s)
+	w.mu.Unlock()
+	return s
+}
+
+// Lanes returns the lanes registered so far.
+func (w *Worker) Lanes() []*Stats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]*Stats(nil), w.lanes...)
+}
+
+// Generator builds the operation generator for lane number lane on target t.
+func (w *Worker) Generator(t, lane int) (*workload.Generator, error) {
+	seed := w.Seed ^ uint64(w.ID)<<40 ^ uint64(t)<<20 ^ uint64(lane)
+	return workload.NewGenerator(w.Spec, w.Targets[t].Region, w.Cursors[t], splitmix(seed))
+}
+
+// LaneRate returns the IOPS one of n equally loaded lanes of this worker
+// must keep to (0: unlimited).
+func (w *Worker) LaneRate(n int) float64 {
+	if w.RateIOPS <= 0 || n <= 0 {
+		return 0
+	}
+	return w.RateIOPS / float64(n)
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// Control is shared by every worker of a run: the ramp/measure switch, the
+// stop flag and the error budget. Reading it costs an atomic load.
+type Control struct {
+	measuring atomic.Bool
+	stop      atomic.Bool
+	errors    atomic.Uint64
+	maxErrors uint64 // 0: unlimited
+	onStop    func()
+
+	mu       sync.Mutex
+	firstErr *IOError
+	stopWhy  string
+}
+
+// NewControl returns a Control that stops the run after maxErrors failed
+// I/Os (0: never) and calls onStop (may be nil) when it stops for that.
+func NewControl(maxErrors uint64, onStop func()) *Control {
+	return &Control{maxErrors: maxErrors, onStop: onStop}
+}
+
+// Measuring reports whether completed I/Os count (false during ramp-up).
+func (c *Control) Measuring() bool { return c.measuring.Load() }
+
+// SetMeasuring switches counting on or off.
+func (c *Control) SetMeasuring(on bool) { c.measuring.Store(on) }
+
+// Stopped reports whether engines must stop issuing I/O.
+func (c *Control) Stopped() bool { return c.stop.Load() }
+
+// Stop asks every engine to stop issuing I/O.
+func (c *Control) Stop() { c.stop.Store(true) }
+
+// Errors is the number of failed I/Os so far (ramp-up included).
+func (c *Control) Errors() uint64 { return c.errors.Load() }
+
+// FirstError returns the first failed I/O, or nil.
+func (c *Control) FirstError() *IOError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.firstErr
+}
+
+// StopReason says why the run stopped early ("" when it did not stop for errors).
+func (c *Control) StopReason() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stopWhy
+}
+
+// Fail records a failed I/O on lane s. It counts the error in the lane
+// (always, ramp-up included: an error is never noise) and stops the run
+// once the error budget is spent. Failures are rare, so this path may lock.
+func (c *Control) Fail(s *Stats, op *workload.Op, errno int, res int64) {
+	class := ClassOf(errno, res, op.Len)
+	s.countError(op.Write, class)
+	n := c.errors.Add(1)
+	c.mu.Lock()
+	if c.firstErr == nil {
+		c.firstErr = &IOError{Target: s.Target, Worker: s.Worker, Write: op.Write, Offset: op.Offset, Len: op.Len, Errno: errno, Result: res, Class: class}
+	}
+	stopNow := c.maxErrors > 0 && n >= c.maxErrors && !c.stop.Load()
+	if stopNow {
+		c.stopWhy = fmt.Sprintf("stopped after %d I/O error(s); first: %s", n, c.firstErr)
+	}
+	c.mu.Unlock()
+	if stopNow {
+		c.stop.Store(true)
+		if c.onStop != nil {
+			c.onStop()
+		}
+	}
+}
+
+// Registry maps engine names to engines. It is explicit: the CLI builds
+// one with the engines it links in.
+type Registry struct {
+	engines map[string]Engine
+	order   []string
+}
+
+// NewRegistry returns a registry holding engines in preference order (the
+// first available one is what "auto" picks).
+func NewRegistry(engines ...Engine) *Registry {
+	r := &Registry{engines: map[string]Engine{}}
+	for _, e := range engines {
+		r.engines[e.Name()] = e
+		r.order = append(r.order, e.Name())
+	}
+	return r
+}
+
+// Names lists the registered engines in preference order.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+
+// Resolve returns the engine for name; "auto" picks the first available one
+// and explains the choice in reason.
+func (r *Registry) Resolve(name string) (e Engine, reason string, err error) {
+	if name == "" || name == "auto" {
+		var why []string
+		for _, n := range r.order {
+			cand := r.engines[n]
+			if aerr := cand.Available(); aerr != nil {
+				why = append(why, fmt.Sprintf("%s unavailable: %v", n, aerr))
+				continue
+			}
+			reason = fmt.Sprintf("auto: %s is available", n)
+			if len(why) > 0 {
+				reason = "auto: " + strings.Join(why, "; ") + "; using " + n
+			}
+			return cand, reason, nil
+		}
+		return nil, "", fmt.Errorf("no engine can run here: %s", strings.Join(why, "; "))
+	}
+	e, ok := r.engines[name]
+	if !ok {
+		names := r.Names()
+		sort.Strings(names)
+		return nil, "", fmt.Errorf("unknown engine %q (known: auto, %s)", name, strings.Join(names, ", "))
+	}
+	if aerr := e.Available(); aerr != nil {
+		return nil, "", fmt.Errorf("engine %s cannot run here: %v", name, aerr)
+	}
+	return e, "requested", nil
+}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// Error classes: a small fixed set so that counting an error never
+// allocates and the exporter's `error` label stays bounded.
+const (
+	ErrIO       = iota // EIO: the device said the I/O failed
+	ErrNoSpace         // ENOSPC, EDQUOT
+	ErrNoDevice        // ENXIO, ENODEV: the device went away
+	ErrInvalid         // EINVAL, EFAULT: alignment or an engine bug
+	ErrShort           // fewer bytes than asked, no errno
+	ErrVerify          // data read back does not match what was written
+	ErrOther           // anything else
+	NumErrClasses
+)
+
+// ErrClassNames are the label values of the error classes.
+var ErrClassNames = [NumErrClasses]string{"eio", "enospc", "enodev", "einval", "short", "verify", "other"}
+
+// ClassOf classifies a failed I/O: errno when the kernel gave one, a short
+// transfer otherwise.
+func ClassOf(errno int, res, want int64) int {
+	switch unix.Errno(errno) {
+	case 0:
+		if res >= 0 && res < want {
+			return ErrShort
+		}
+		return ErrOther
+	case unix.EIO:
+		return ErrIO
+	case unix.ENOSPC, unix.EDQUOT:
+		return ErrNoSpace
+	case unix.ENXIO, unix.ENODEV:
+		return ErrNoDevice
+	case unix.EINVAL, unix.EFAULT:
+		return ErrInvalid
+	case unix.EILSEQ:
+		return ErrVerify
+	}
+	return ErrOther
+}
+
+// IOError describes one failed I/O.
+type IOError struct {
+	Target int
+	Worker int
+	Write  bool
+	Offset int64
+	Len    int64
+	Errno  int
+	Result int64
+	Class  int
+}
+
+func (e *IOError) Error() string {
+	op := "read"
+	if e.Write {
+		op = "write"
+	}
+	what := ErrClassNames[e.Class]
+	if e.Errno != 0 {
+		what = unix.Errno(e.Errno).Error()
+	} else if e.Class == ErrShort {
+		what = fmt.Sprintf("short transfer: %d of %d bytes", e.Result, e.Len)
+	}
+	return fmt.Sprintf("%s of %d bytes at offset %d (target %d, worker %d): %s", op, e.Len, e.Offset, e.Target, e.Worker, what)
+}
+
+// OpStats counts one direction (read or write) of one lane.
+type OpStats struct {
+	Latency result.Histogram // ns; its count is the op count
+	bytes   atomic.Uint64
+	errors  [NumErrClasses]atomic.Uint64
+}
+
+// Bytes transferred by completed I/Os.
+func (o *OpStats) Bytes() uint64 { return o.bytes.Load() }
+
+// ErrorCount returns the failures of class c.
+func (o *OpStats) ErrorCount(c int) uint64 { return o.errors[c].Load() }
+
+// Stats is one single-writer lane: one goroutine (sync) or one ring (uring)
+// records into it; snapshots read it concurrently.
+type Stats struct {
+	Target int
+	Worker int
+	Read   OpStats
+	Write  OpStats
+}
+
+// Done records a completed I/O of len bytes and latency ns.
+func (s *Stats) Done(op *workload.Op, ns int64) {
+	o := &s.Read
+	if op.Write {
+		o = &s.Write
+	}
+	o.Latency.RecordAtomic(ns)
+	o.bytes.Add(uint64(op.Len))
+}
+
+func (s *Stats) countError(write bool, class int) {
+	if write {
+		s.Write.errors[class].Add(1)
+	} else {
+		s.Read.errors[class].Add(1)
+	}
+}
+
+// Complete is the one place an engine reports the outcome of an I/O: res is
+// the syscall or CQE result (bytes, or -errno), t0 and t1 its start and end
+// on the monotonic clock. Counting happens only while the control measures;
+// failures are always reported.
+func Complete(c *Control, s *Stats, op *workload.Op, res int64, t0, t1 int64) {
+	if res == op.Len {
+		if c.Measuring() {
+			s.Done(op, t1-t0)
+		}
+		return
+	}
+	errno := 0
+	if res < 0 {
+		errno = int(-res)
+	}
+	c.Fail(s, op, errno, res)
+}

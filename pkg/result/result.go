@@ -1,0 +1,240 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Schema names. A reader refuses a schema it does not know.
+const (
+	Schema      = "ioprobe.result/v1"
+	SuiteSchema = "ioprobe.suite/v1"
+)
+
+// Run status values.
+const (
+	StatusOK          = "ok"          // ran for its whole duration without I/O errors
+	StatusInterrupted = "interrupted" // stopped early by a signal or a cancelled context
+	StatusErrors      = "errors"      // I/O errors happened (see summary.errors)
+)
+
+// Result is one run: one access specification against one or more targets.
+// The JSON field names are a contract (DESIGN.md); fields may be added, never
+// renamed.
+type Result struct {
+	Schema    string     `json:"schema"`
+	Version   string     `json:"version"`
+	StartedAt time.Time  `json:"started_at"`
+	Status    string     `json:"status"`
+	Message   string     `json:"message,omitempty"` // why a run stopped early, what failed
+	Host      Host       `json:"host"`
+	Workload  Workload   `json:"workload"`
+	Targets   []Target   `json:"targets"`
+	Summary   Summary    `json:"summary"`
+	Histogram Histograms `json:"histogram"`
+	Intervals []Interval `json:"intervals"`
+	// Merged says how many runs and hosts a merged result was made from
+	// (absent for a single run).
+	Merged *MergeInfo `json:"merged,omitempty"`
+}
+
+// Host describes the machine that ran the workload.
+type Host struct {
+	Hostname    string  `json:"hostname"`
+	Kernel      string  `json:"kernel"`
+	CPUModel    string  `json:"cpu_model"`
+	LogicalCPUs int     `json:"logical_cpus"`
+	ClockHz     float64 `json:"clock_hz"`
+}
+
+// Workload is the access specification that ran.
+type Workload struct {
+	Name            string      `json:"name"`
+	BlockSizes      []BlockSize `json:"block_sizes"`
+	ReadPct         int         `json:"read_pct"`
+	RandomPct       int         `json:"random_pct"`
+	QueueDepth      int         `json:"queue_depth"`
+	Workers         int         `json:"workers"`
+	RampSeconds     float64     `json:"ramp_seconds"`
+	DurationSeconds float64     `json:"duration_seconds"`
+	RegionBytes     int64       `json:"region_bytes"`
+	Engine          string      `json:"engine"`                     // the engine that ran
+	EngineRequested string      `json:"engine_requested,omitempty"` // what was asked for (auto, sync, uring)
+	EngineReason    string      `json:"engine_reason,omitempty"`    // why auto chose what it chose
+	AlignBytes      int64       `json:"align_bytes,omitempty"`
+	RateIOPS        int         `json:"rate_iops,omitempty"`
+	Seed            uint64      `json:"seed,omitempty"`
+	Verify          bool        `json:"verify,omitempty"`
+}
+
+// BlockSize is a transfer size and its weight in the mix.
+type BlockSize struct {
+	Bytes  int64 `json:"bytes"`
+	Weight int   `json:"weight"`
+}
+
+// Target describes one target as it was opened.
+type Target struct {
+	Path              string `json:"path"`
+	Kind              string `json:"kind"` // file | block
+	SizeBytes         int64  `json:"size_bytes"`
+	Direct            bool   `json:"direct"`
+	LogicalBlockBytes int64  `json:"logical_block_bytes"`
+	Device            string `json:"device"` // kernel name of the block device the I/O reaches (e.g. "loop0", "vda")
+	Created           bool   `json:"created,omitempty"`
+}
+
+// Summary holds the measured figures of the whole run.
+type Summary struct {
+	Ops                      uint64            `json:"ops"`
+	ReadOps                  uint64            `json:"read_ops"`
+	WriteOps                 uint64            `json:"write_ops"`
+	Bytes                    uint64            `json:"bytes"`
+	ReadBytes                uint64            `json:"read_bytes"`
+	WriteBytes               uint64            `json:"write_bytes"`
+	Errors                   uint64            `json:"errors"`
+	ErrorsByClass            map[string]uint64 `json:"errors_by_class,omitempty"`
+	ElapsedSeconds           float64           `json:"elapsed_seconds"`
+	IOPS                     float64           `json:"iops"`
+	ReadIOPS                 float64           `json:"read_iops"`
+	WriteIOPS                float64           `json:"write_iops"`
+	ThroughputBytesPerSecond float64           `json:"throughput_bytes_per_second"`
+	MBPerSecond              float64           `json:"mb_per_second"`
+	Latency                  Latency           `json:"latency"`
+	ReadLatency              Latency           `json:"read_latency"`
+	WriteLatency             Latency           `json:"write_latency"`
+	CPU                      CPU               `json:"cpu"`
+	Device                   *DeviceStats      `json:"device,omitempty"`
+}
+
+// Latency summarises a latency distribution, in seconds.
+type Latency struct {
+	MeanSeconds   float64            `json:"mean_seconds"`
+	MinSeconds    float64            `json:"min_seconds"`
+	MaxSeconds    float64            `json:"max_seconds"`
+	StddevSeconds float64            `json:"stddev_seconds"`
+	Percentiles   map[string]float64 `json:"percentiles"`
+}
+
+// CPU holds the reports' CPU figures for the measured window.
+type CPU struct {
+	ProcessUserSeconds     float64 `json:"process_user_seconds"`
+	ProcessSystemSeconds   float64 `json:"process_system_seconds"`
+	ProcessCPUSecondsPerIO float64 `json:"process_cpu_seconds_per_io"`
+	HostBusyCores          float64 `json:"host_busy_cores"`
+	HostUtilizationPct     float64 `json:"host_utilization_pct"`
+	HostCPUSecondsPerIO    float64 `json:"host_cpu_seconds_per_io"`
+	CyclesPerIO            float64 `json:"cycles_per_io"`
+	IOPSPerCPUPct          float64 `json:"iops_per_cpu_pct"`
+	MBPerSecondPerCPUPct   float64 `json:"mb_per_second_per_cpu_pct"`
+}
+
+// DeviceStats is the kernel's own count (the /sys/block/DEV/stat delta) over
+// the measured window, summed over the devices the targets sit on.
+type DeviceStats struct {
+	Devices    []string `json:"devices"`
+	ReadOps    uint64   `json:"read_ops"`
+	WriteOps   uint64   `json:"write_ops"`
+	ReadBytes  uint64   `json:"read_bytes"`
+	WriteBytes uint64   `json:"write_bytes"`
+}
+
+// Histograms carries the full latency distributions, per op, so that results
+// merge exactly.
+type Histograms struct {
+	Read  *Histogram `json:"read"`
+	Write *Histogram `json:"write"`
+}
+
+// Interval is one snapshot period of the measured window.
+type Interval struct {
+	TSeconds           float64 `json:"t_seconds"` // end of the interval, from the start of measurement
+	IOPS               float64 `json:"iops"`
+	BytesPerSecond     float64 `json:"bytes_per_second"`
+	LatencyMeanSeconds float64 `json:"latency_mean_seconds"`
+	LatencyP99Seconds  float64 `json:"latency_p99_seconds"`
+	Errors             uint64  `json:"errors,omitempty"`
+}
+
+// MergeInfo records what a merged result was built from.
+type MergeInfo struct {
+	Runs  int      `json:"runs"`
+	Hosts []string `json:"hosts"`
+}
+
+// Suite is the output of `ioprobe suite`.
+type Suite struct {
+	Schema  string    `json:"schema"`
+	Suite   string    `json:"suite"`
+	Results []*Result `json:"results"`
+}
+
+// PercentileKeys are the percentiles every Latency carries, as JSON keys.
+var PercentileKeys = []string{"50", "90", "99", "99.9", "99.99"}
+
+// percentileQ maps a key to its quantile.
+var percentileQ = map[string]float64{"50": 0.50, "90": 0.90, "99": 0.99, "99.9": 0.999, "99.99": 0.9999}
+
+// LatencyOf summarises a histogram in seconds.
+func LatencyOf(h *Histogram) Latency {
+	l := Latency{Percentiles: map[string]float64{}}
+	for _, k := range PercentileKeys {
+		l.Percentiles[k] = 0
+	}
+	if h == nil || h.Count() == 0 {
+		return l
+	}
+	l.MeanSeconds = h.Mean() / 1e9
+	l.MinSeconds = float64(h.Min()) / 1e9
+	l.MaxSeconds = float64(h.Max()) / 1e9
+	l.StddevSeconds = h.Stddev() / 1e9
+	for _, k := range PercentileKeys {
+		l.Percentiles[k] = h.Quantile(percentileQ[k]) / 1e9
+	}
+	return l
+}
+
+// Combined returns the read and write histograms merged.
+func (h Histograms) Combined() *Histogram {
+	out := NewHistogram()
+	if h.Read != nil {
+		out.Merge(h.Read)
+	}
+	if h.Write != nil {
+		out.Merge(h.Write)
+	}
+	return out
+}
+
+// Decode reads a result or a suite file and returns its results. A result
+// file yields one result; a suite yields all of them and its name.
+func Decode(r io.Reader) (suite string, results []*Result, err error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return "", nil, err
+	}
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return "", nil, fmt.Errorf("not an ioprobe result: %v", err)
+	}
+	switch head.Schema {
+	case Schema:
+		var res Result
+		if err := json.Unmarshal(data, &res); err != nil {
+			return "", nil, fmt.Errorf("bad %s document: %v", Schema, err)
+		}
+		return "", []*Result{&res}, nil
+	case SuiteSchema:
+		var s Suite
+		if err := json.Unmarshal(data, &s); err != nil {
+			return "", nil, fmt.Errorf("bad %s document: %v", SuiteSchema, err)
+		}
+		return s.Suite, s.Results, nil
+	default:
+		return "", nil, fmt.Errorf("unknown schema %q (want %s or %s)", head.Schema, Schema, SuiteSchema)
+	}
+}

@@ -1,0 +1,80 @@
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Preset is a named access specification from the reference reports. A
+// preset fixes the pattern (sizes, % read, % random) and, where the report
+// does, the outstanding I/Os; the command line overrides any field.
+type Preset struct {
+	Name        string
+	Description string
+	Source      string // report and section it comes from
+	Spec        Spec
+}
+
+func one(bs int64) []BlockSize { return []BlockSize{{Bytes: bs, Weight: 1}} }
+
+// presets, in the order `ioprobe profiles` lists them.
+var presets = []Preset{
+	{"random-read", "4KiB 100% read, 100% random", "esx2 Table 1 (Random Read)",
+		Spec{BlockSizes: one(4 * KiB), ReadPct: 100, RandomPct: 100}},
+	{"random-write", "4KiB 100% write, 100% random", "esx2 Table 1 (Random Write)",
+		Spec{BlockSizes: one(4 * KiB), ReadPct: 0, RandomPct: 100}},
+	{"sequential-read", "64KiB 100% read, 100% sequential", "esx2 Table 1 (Sequential Read)",
+		Spec{BlockSizes: one(64 * KiB), ReadPct: 100, RandomPct: 0}},
+	{"sequential-write", "64KiB 100% write, 100% sequential", "esx2 Table 1 (Sequential Write)",
+		Spec{BlockSizes: one(64 * KiB), ReadPct: 0, RandomPct: 0}},
+	{"file-server", "8KiB, 90% read, 75% random", "esg appendix: File Server workload",
+		Spec{BlockSizes: one(8 * KiB), ReadPct: 90, RandomPct: 75}},
+	{"oltp", "8KiB, 67% read, 100% random", "esg appendix: OLTP workload",
+		Spec{BlockSizes: one(8 * KiB), ReadPct: 67, RandomPct: 100}},
+	{"exchange-db", "4KiB, 67% read, 100% random", "esg appendix: Exchange Database workload",
+		Spec{BlockSizes: one(4 * KiB), ReadPct: 67, RandomPct: 100}},
+	{"log", "64KiB, 100% write, 100% sequential", "esg appendix: Log workload",
+		Spec{BlockSizes: one(64 * KiB), ReadPct: 0, RandomPct: 0}},
+	{"video-on-demand", "512KiB, 100% read, 100% sequential", "esg appendix: Video on Demand workload",
+		Spec{BlockSizes: one(512 * KiB), ReadPct: 100, RandomPct: 0}},
+	{"cpu-cost", "8KiB, 50% read, 50% random", "esx35: CPU cost per I/O experiment",
+		Spec{BlockSizes: one(8 * KiB), ReadPct: 50, RandomPct: 50}},
+	{"canary", "4KiB random read, 1 outstanding, 20 IOPS: a latency watch that costs nothing", "ioprobe: exporter canary",
+		Spec{BlockSizes: one(4 * KiB), ReadPct: 100, RandomPct: 100, QueueDepth: 1, RateIOPS: 20}},
+}
+
+// Presets returns every preset in listing order.
+func Presets() []Preset {
+	out := make([]Preset, len(presets))
+	copy(out, presets)
+	return out
+}
+
+// LookupPreset finds a preset by name (case-insensitive; "_" and "-" are the
+// same). The error lists the known names.
+func LookupPreset(name string) (Preset, error) {
+	key := normalizeName(name)
+	for _, p := range presets {
+		if normalizeName(p.Name) == key {
+			p.Spec.BlockSizes = append([]BlockSize(nil), p.Spec.BlockSizes...)
+			p.Spec.Name = p.Name
+			return p, nil
+		}
+	}
+	names := make([]string, len(presets))
+	for i, p := range presets {
+		names[i] = p.Name
+	}
+	sort.Strings(names)
+	return Preset{}, fieldErr("--profile", name, "unknown profile (known: %s)", strings.Join(names, ", "))
+}
+
+func normalizeName(s string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-")
+}
+
+// String renders a preset as one listing line.
+func (p Preset) String() string {
+	return fmt.Sprintf("%-17s %s", p.Name, p.Description)
+}

@@ -1,0 +1,273 @@
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BlockSize is one transfer size of an access specification and its weight
+// (relative share of I/Os, as in Iometer's "% of access specification").
+type BlockSize struct {
+	Bytes  int64 `json:"bytes"`
+	Weight int   `json:"weight"`
+}
+
+// Limits that Validate enforces. They are generous on purpose: they exist to
+// catch typos (qd=16000) before anything is allocated, not to second-guess
+// the user.
+const (
+	MinBlockSize  = 512
+	MaxBlockSize  = 64 * MiB
+	MaxBlockSizes = 16
+	MaxQueueDepth = 1024
+	MaxWorkers    = 1024
+	MaxWeight     = 10000
+	MaxDuration   = 365 * 24 * time.Hour
+	MaxRateIOPS   = 100_000_000
+)
+
+// Engine names accepted in Spec.Engine.
+var EngineNames = []string{"auto", "sync", "uring"}
+
+// Spec is an access specification plus the run parameters that Iometer keeps
+// beside it (outstanding I/Os, workers, ramp-up, run time). Zero values mean
+// "the default" wherever a default exists; call WithDefaults before use.
+type Spec struct {
+	Name        string        `json:"name"`
+	BlockSizes  []BlockSize   `json:"block_sizes"`
+	ReadPct     int           `json:"read_pct"`
+	RandomPct   int           `json:"random_pct"`
+	Align       int64         `json:"align_bytes,omitempty"` // 0: the smallest block size
+	RegionBytes int64         `json:"region_bytes"`          // 0: the whole target
+	QueueDepth  int           `json:"queue_depth"`           // outstanding I/Os per worker per target
+	Workers     int           `json:"workers"`               // engine loops
+	Ramp        time.Duration `json:"-"`                     // run, but do not count
+	Duration    time.Duration `json:"-"`                     // measured run time
+	RateIOPS    int           `json:"rate_iops,omitempty"`   // 0: unlimited; total over all workers
+	Engine      string        `json:"engine"`                // auto | sync | uring
+	Seed        uint64        `json:"seed,omitempty"`        // 0: random per run
+	Verify      bool          `json:"verify,omitempty"`      // write self-describing blocks, check them on read
+}
+
+// Defaults: Iometer's (1 worker, 16 outstanding I/Os) and a 4 KiB random
+// read, the figure a storage engineer asks for first.
+const (
+	DefaultQueueDepth = 16
+	DefaultWorkers    = 1
+	DefaultDuration   = 60 * time.Second
+	DefaultRamp       = 10 * time.Second
+	DefaultBlockSize  = 4 * KiB
+	DefaultRegion     = 1 * GiB // for a file target ioprobe creates
+)
+
+// WithDefaults returns a copy with every unset field given its default.
+// ReadPct and RandomPct have no "unset" value; presets set them.
+func (s Spec) WithDefaults() Spec {
+	if len(s.BlockSizes) == 0 {
+		s.BlockSizes = []BlockSize{{Bytes: DefaultBlockSize, Weight: 1}}
+	}
+	if s.QueueDepth == 0 {
+		s.QueueDepth = DefaultQueueDepth
+	}
+	if s.Workers == 0 {
+		s.Workers = DefaultWorkers
+	}
+	if s.Engine == "" {
+		s.Engine = "auto"
+	}
+	bs := make([]BlockSize, len(s.BlockSizes))
+	copy(bs, s.BlockSizes)
+	for i := range bs {
+		if bs[i].Weight == 0 {
+			bs[i].Weight = 1
+		}
+	}
+	s.BlockSizes = bs
+	return s
+}
+
+// MinBlock and MaxBlock return the smallest and largest transfer size.
+func (s *Spec) MinBlock() int64 {
+	var m int64
+	for i, b := range s.BlockSizes {
+		if i == 0 || b.Bytes < m {
+			m = b.Bytes
+		}
+	}
+	return m
+}
+
+// MaxBlock returns the largest transfer size.
+func (s *Spec) MaxBlock() int64 {
+	var m int64
+	for _, b := range s.BlockSizes {
+		if b.Bytes > m {
+			m = b.Bytes
+		}
+	}
+	return m
+}
+
+// Alignment returns the offset alignment in bytes: Align when set, else the
+// smallest transfer size (fio's blockalign default).
+func (s *Spec) Alignment() int64 {
+	if s.Align > 0 {
+		return s.Align
+	}
+	return s.MinBlock()
+}
+
+// WritesData reports whether the workload issues any write.
+func (s *Spec) WritesData() bool { return s.ReadPct < 100 }
+
+// FieldError names the bad field, the value and what is accepted. The CLI
+// maps it to exit status 2.
+type FieldError struct {
+	Field  string
+	Value  string
+	Reason string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s %s: %s", e.Field, e.Value, e.Reason)
+}
+
+func fieldErr(field string, value any, format string, args ...any) error {
+	return &FieldError{Field: field, Value: fmt.Sprint(value), Reason: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks every field against its accepted range and names the
+// first one that is out of it. It does not know the target, so alignment
+// against the device's logical block size is checked later (by the target).
+func (s *Spec) Validate() error {
+	if len(s.BlockSizes) == 0 {
+		return fieldErr("--bs", "(none)", "at least one transfer size is needed")
+	}
+	if len(s.BlockSizes) > MaxBlockSizes {
+		return fieldErr("--bs", len(s.BlockSizes), "at most %d transfer sizes", MaxBlockSizes)
+	}
+	seen := map[int64]bool{}
+	for _, b := range s.BlockSizes {
+		if b.Bytes < MinBlockSize || b.Bytes > MaxBlockSize {
+			return fieldErr("--bs", FormatSize(b.Bytes), "must be between 512B and 64MiB")
+		}
+		if b.Bytes%512 != 0 {
+			return fieldErr("--bs", FormatSize(b.Bytes), "must be a multiple of 512 bytes (direct I/O needs whole sectors)")
+		}
+		if b.Weight < 1 || b.Weight > MaxWeight {
+			return fieldErr("--bs", fmt.Sprintf("%s:%d", FormatSize(b.Bytes), b.Weight), "weight must be between 1 and %d", MaxWeight)
+		}
+		if seen[b.Bytes] {
+			return fieldErr("--bs", FormatSize(b.Bytes), "listed twice")
+		}
+		seen[b.Bytes] = true
+	}
+	if s.ReadPct < 0 || s.ReadPct > 100 {
+		return fieldErr("--read-pct", s.ReadPct, "must be between 0 and 100")
+	}
+	if s.RandomPct < 0 || s.RandomPct > 100 {
+		return fieldErr("--random-pct", s.RandomPct, "must be between 0 and 100")
+	}
+	if s.QueueDepth < 1 || s.QueueDepth > MaxQueueDepth {
+		return fieldErr("--qd", s.QueueDepth, "must be between 1 and %d", MaxQueueDepth)
+	}
+	if s.Workers < 1 || s.Workers > MaxWorkers {
+		return fieldErr("--workers", s.Workers, "must be between 1 and %d", MaxWorkers)
+	}
+	if s.Duration <= 0 || s.Duration > MaxDuration {
+		return fieldErr("--duration", s.Duration, "must be more than 0 and at most 8760h")
+	}
+	if s.Ramp < 0 || s.Ramp > MaxDuration {
+		return fieldErr("--ramp", s.Ramp, "must be between 0 and 8760h")
+	}
+	if s.RateIOPS < 0 || s.RateIOPS > MaxRateIOPS {
+		return fieldErr("--rate-iops", s.RateIOPS, "must be between 0 (unlimited) and %d", MaxRateIOPS)
+	}
+	if s.Align != 0 {
+		if s.Align < 512 || s.Align%512 != 0 || s.Align > MaxBlockSize {
+			return fieldErr("--align", FormatSize(s.Align), "must be a multiple of 512 bytes up to 64MiB")
+		}
+	}
+	align := s.Alignment()
+	if s.RegionBytes < 0 {
+		return fieldErr("--size", s.RegionBytes, "must not be negative")
+	}
+	if s.RegionBytes > 0 {
+		if s.RegionBytes < s.MaxBlock() {
+			return fieldErr("--size", FormatSize(s.RegionBytes), "must hold at least one transfer of %s", FormatSize(s.MaxBlock()))
+		}
+		if s.RegionBytes%align != 0 {
+			return fieldErr("--size", FormatSize(s.RegionBytes), "must be a multiple of the alignment %s", FormatSize(align))
+		}
+	}
+	if !validEngine(s.Engine) {
+		return fieldErr("--engine", s.Engine, "must be one of %s", strings.Join(EngineNames, ", "))
+	}
+	return nil
+}
+
+func validEngine(e string) bool {
+	for _, n := range EngineNames {
+		if e == n {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseBlockSizes parses "4k" or a weighted mix "4k:70,64k:30". A size
+// without a weight has weight 1.
+func ParseBlockSizes(s string) ([]BlockSize, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fieldErr("--bs", `""`, "empty (want e.g. 4k or 4k:70,64k:30)")
+	}
+	var out []BlockSize
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		sz, wt, hasWeight := strings.Cut(part, ":")
+		n, err := ParseSize(sz)
+		if err != nil {
+			return nil, fieldErr("--bs", strconv.Quote(part), "%v", err)
+		}
+		w := 1
+		if hasWeight {
+			w, err = strconv.Atoi(strings.TrimSpace(wt))
+			if err != nil || w < 1 || w > MaxWeight {
+				return nil, fieldErr("--bs", strconv.Quote(part), "weight must be a whole number between 1 and %d", MaxWeight)
+			}
+		}
+		out = append(out, BlockSize{Bytes: n, Weight: w})
+	}
+	return out, nil
+}
+
+// FormatBlockSizes renders a mix the way ParseBlockSizes reads it.
+func FormatBlockSizes(bs []BlockSize) string {
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = FormatSize(b.Bytes)
+		if len(bs) > 1 {
+			parts[i] += ":" + strconv.Itoa(b.Weight)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// Describe gives a short human name for the pattern: "4KiB 100% read 100%
+// random" style, used where a spec has no name.
+func (s *Spec) Describe() string {
+	return fmt.Sprintf("%s %d%% read %d%% random", FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct)
+}
+
+// SortedBlockSizes returns the transfer sizes in ascending order.
+func (s *Spec) SortedBlockSizes() []int64 {
+	out := make([]int64, len(s.BlockSizes))
+	for i, b := range s.BlockSizes {
+		out[i] = b.Bytes
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
