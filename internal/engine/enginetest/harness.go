@@ -1,0 +1,165 @@
+package enginetest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// Factory makes a fresh engine.
+type Factory func() engine.Engine
+
+// traced is one completed I/O as the engine reported it.
+type traced struct {
+	worker int
+	target int
+	write  bool
+	random bool
+	off    int64
+	len    int64
+	res    int64
+}
+
+// harness runs one engine over real workers the way the runner does, and
+// keeps a trace of every I/O.
+type harness struct {
+	t       *testing.T
+	eng     engine.Engine
+	spec    workload.Spec
+	targets []engine.Target
+	ctl     *engine.Control
+	limit   int // stop after this many traced I/Os (0: never)
+
+	mu    sync.Mutex
+	trace []traced
+}
+
+// run starts the workers, lets them run until limit I/Os have completed
+// (or until stop is called from elsewhere), and returns the workers.
+func (h *harness) run() []*engine.Worker {
+	h.t.Helper()
+	spec := h.spec.WithDefaults()
+	if spec.Duration == 0 {
+		spec.Duration = 1
+	}
+	require.NoError(h.t, spec.Validate())
+	if h.ctl == nil {
+		h.ctl = engine.NewControl(0, nil)
+	}
+	h.ctl.SetMeasuring(true)
+	start := make(chan struct{})
+	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: h.targets, Ctl: h.ctl, Start: start, Seed: 42})
+	require.NoError(h.t, err)
+	h.t.Cleanup(func() { engine.CloseWorkers(ws) })
+	for _, w := range ws {
+		w.Trace = h.record
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(ws))
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- h.eng.Run(w)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(h.t, err)
+	}
+	return ws
+}
+
+func (h *harness) record(s *engine.Stats, op *workload.Op, res int64) {
+	h.mu.Lock()
+	h.trace = append(h.trace, traced{worker: s.Worker, target: s.Target, write: op.Write, random: op.Random, off: op.Offset, len: op.Len, res: res})
+	n := len(h.trace)
+	h.mu.Unlock()
+	if h.limit > 0 && n >= h.limit {
+		h.ctl.Stop()
+	}
+}
+
+// tempFile makes a file of size bytes filled with a known pattern (each 4 KiB
+// block starts with its offset) in dir and returns its path.
+func tempFile(t *testing.T, dir string, size int64) string {
+	t.Helper()
+	p := filepath.Join(dir, "enginetest.dat")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	defer f.Close()
+	blk := make([]byte, 1<<20)
+	for off := int64(0); off < size; off += int64(len(blk)) {
+		n := min(int64(len(blk)), size-off)
+		for i := int64(0); i < n; i += 4096 {
+			engine.Stamp(blk[i:i+16], off+i, 0)
+		}
+		_, err := f.WriteAt(blk[:n], off)
+		require.NoError(t, err)
+	}
+	require.NoError(t, f.Sync())
+	return p
+}
+
+// openDirect opens path with O_DIRECT and the given access mode.
+func openDirect(t *testing.T, path string, mode int) int {
+	t.Helper()
+	fd, err := unix.Open(path, mode|unix.O_DIRECT|unix.O_CLOEXEC, 0)
+	if err == unix.EINVAL {
+		t.Skipf("%s does not honour O_DIRECT", path)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd
+}
+
+// loopDevice attaches a loop device over a new file of size bytes and
+// returns its path; it is always detached at cleanup. It skips unless root.
+func loopDevice(t *testing.T, size int64) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("loop device tests need root")
+	}
+	if _, err := exec.LookPath("losetup"); err != nil {
+		t.Skip("losetup not installed")
+	}
+	backing := tempFile(t, t.TempDir(), size)
+	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
+	if err != nil {
+		t.Skipf("cannot attach a loop device: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() {
+		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+			t.Errorf("detach %s: %v: %s", dev, err, out)
+		}
+	})
+	return dev
+}
+
+func pct(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
+}
+
+func describe(tr traced) string {
+	op := "read"
+	if tr.write {
+		op = "write"
+	}
+	return fmt.Sprintf("%s %d@%d (worker %d)", op, tr.len, tr.off, tr.worker)
+}

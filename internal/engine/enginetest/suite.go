@@ -1,0 +1,321 @@
+package enginetest
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+const (
+	fileSize = 64 << 20
+	kib      = int64(1024)
+	mib      = 1024 * kib
+)
+
+// Run runs the conformance suite against engines made by f, on a file in
+// the temp directory and, as root, on a loop device.
+func Run(t *testing.T, f Factory) {
+	if err := f().Available(); err != nil {
+		t.Skipf("engine %s cannot run here: %v", f().Name(), err)
+	}
+	t.Run("file", func(t *testing.T) {
+		path := tempFile(t, t.TempDir(), fileSize)
+		runAll(t, f, path)
+	})
+	t.Run("loop", func(t *testing.T) {
+		runAll(t, f, loopDevice(t, fileSize))
+	})
+}
+
+func runAll(t *testing.T, f Factory, path string) {
+	t.Run("RegionAndAlignment", func(t *testing.T) { testRegion(t, f, path) })
+	t.Run("Mix100k", func(t *testing.T) { testMix(t, f, path) })
+	t.Run("SequentialPerWorker", func(t *testing.T) { testSequential(t, f, path) })
+	t.Run("WritesLandWhereReported", func(t *testing.T) { testWritesLand(t, f, path) })
+	t.Run("ErrorsPerIO", func(t *testing.T) { testErrors(t, f, path) })
+	t.Run("ErrorBudgetStops", func(t *testing.T) { testErrorBudget(t, f, path) })
+	t.Run("RampNotCounted", func(t *testing.T) { testRamp(t, f, path) })
+	t.Run("RateLimit", func(t *testing.T) { testRate(t, f, path) })
+}
+
+func testRegion(t *testing.T, f Factory, path string) {
+	fd := openDirect(t, path, unix.O_RDONLY)
+	region := workload.Region{Start: 3 * mib, Len: 16 * mib}
+	bs, err := workload.ParseBlockSizes("4k:50,8k:30,64k:20")
+	require.NoError(t, err)
+	h := &harness{t: t, eng: f(), limit: 20000,
+		spec:    workload.Spec{BlockSizes: bs, ReadPct: 100, RandomPct: 100, QueueDepth: 8, Workers: 2},
+		targets: []engine.Target{{FD: fd, Region: region}}}
+	ws := h.run()
+	require.GreaterOrEqual(t, len(h.trace), h.limit)
+	sizes := map[int64]int{}
+	for _, tr := range h.trace {
+		require.GreaterOrEqual(t, tr.off, region.Start, describe(tr))
+		require.LessOrEqual(t, tr.off+tr.len, region.Start+region.Len, describe(tr))
+		require.Zero(t, (tr.off-region.Start)%(4*kib), "misaligned: %s", describe(tr))
+		require.Equal(t, tr.len, tr.res, "failed I/O: %s", describe(tr))
+		sizes[tr.len]++
+	}
+	n := len(h.trace)
+	require.InDelta(t, 50, pct(sizes[4*kib], n), 2)
+	require.InDelta(t, 30, pct(sizes[8*kib], n), 2)
+	require.InDelta(t, 20, pct(sizes[64*kib], n), 2)
+	// Every traced I/O was counted, in the lane of its worker and target.
+	var counted uint64
+	for _, w := range ws {
+		for _, l := range w.Lanes() {
+			counted += l.Read.Latency.Count()
+			require.Zero(t, l.Write.Latency.Count())
+		}
+	}
+	require.EqualValues(t, n, counted)
+}
+
+func testMix(t *testing.T, f Factory, path string) {
+	fd := openDirect(t, path, unix.O_RDWR)
+	h := &harness{t: t, eng: f(), limit: 100_000,
+		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 70, RandomPct: 30, QueueDepth: 4, Workers: 1},
+		targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 32 * mib}}}}
+	h.run()
+	n := len(h.trace)
+	require.GreaterOrEqual(t, n, h.limit)
+	reads, random := 0, 0
+	for _, tr := range h.trace {
+		require.Equal(t, tr.len, tr.res, describe(tr))
+		if !tr.write {
+			reads++
+		}
+		if tr.random {
+			random++
+		}
+	}
+	require.InDelta(t, 70, pct(reads, n), 1, "read %%")
+	require.InDelta(t, 30, pct(random, n), 1, "random %%")
+}
+
+func testSequential(t *testing.T, f Factory, path string) {
+	fd := openDirect(t, path, unix.O_RDONLY)
+	const bs = 16 * kib
+	region := workload.Region{Len: 8 * mib} // small, so every stream wraps
+	h := &harness{t: t, eng: f(), limit: 3000,
+		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: bs, Weight: 1}}, ReadPct: 100, RandomPct: 0, QueueDepth: 8, Workers: 3},
+		targets: []engine.Target{{FD: fd, Region: region}}}
+	h.run()
+	byWorker := map[int][]int64{}
+	for _, tr := range h.trace {
+		require.False(t, tr.random)
+		byWorker[tr.worker] = append(byWorker[tr.worker], tr.off)
+	}
+	require.Len(t, byWorker, 3)
+	for w, offs := range byWorker {
+		// The k-th I/O a worker claims is at start + k*bs (mod region):
+		// whatever the completion order, the multiset must match.
+		start := region.Len / 3 * int64(w)
+		start -= start % bs
+		want := make([]int64, len(offs))
+		for k := range want {
+			want[k] = (start + int64(k)*bs) % region.Len
+		}
+		sort.Slice(want, func(i, j int) bool { return want[i] < want[j] })
+		sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
+		require.Equal(t, want, offs, "worker %d is not sequential", w)
+	}
+}
+
+func testWritesLand(t *testing.T, f Factory, path string) {
+	// Zero the first 4 KiB of every block of the region, so that every
+	// stamped block afterwards is one the engine wrote.
+	region := workload.Region{Start: 1 * mib, Len: 4 * mib}
+	inspect := workload.Region{Len: region.Start + region.Len + mib}
+	zeroStamps(t, path, inspect)
+	fd := openDirect(t, path, unix.O_RDWR)
+	h := &harness{t: t, eng: f(), limit: 4000,
+		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 0, RandomPct: 100, QueueDepth: 4, Workers: 2},
+		targets: []engine.Target{{FD: fd, Region: region}}}
+	h.run()
+	written := map[int64]bool{}
+	for _, tr := range h.trace {
+		require.True(t, tr.write)
+		require.Equal(t, tr.len, tr.res, describe(tr))
+		written[tr.off] = true
+	}
+	data := readDirect(t, path, 0, inspect.Len)
+	for off := int64(0); off < int64(len(data)); off += 4 * kib {
+		stampOff := int64(binary.LittleEndian.Uint64(data[off:]))
+		seq := binary.LittleEndian.Uint64(data[off+8:])
+		inRegion := off >= region.Start && off < region.Start+region.Len
+		switch {
+		case written[off]:
+			require.Equal(t, off, stampOff, "block at %d holds the stamp of %d", off, stampOff)
+			require.NotZero(t, seq, "write to %d did not reach the target", off)
+		case inRegion:
+			require.Zero(t, seq, "block %d was written but no write was reported there", off)
+		default:
+			require.Equal(t, off, stampOff, "block %d outside the region was overwritten", off)
+			require.Zero(t, seq, "block %d outside the region was written", off)
+		}
+	}
+}
+
+func testErrors(t *testing.T, f Factory, path string) {
+	t.Run("EBADF", func(t *testing.T) {
+		// Reads on a descriptor opened write-only fail one by one.
+		fd := openDirect(t, path, unix.O_WRONLY)
+		h := &harness{t: t, eng: f(), limit: 500,
+			spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: 4, Workers: 1},
+			targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 4 * mib}}}}
+		ws := h.run()
+		for _, tr := range h.trace {
+			require.Equal(t, -int64(unix.EBADF), tr.res, describe(tr))
+		}
+		var ops, errs uint64
+		for _, l := range ws[0].Lanes() {
+			ops += l.Read.Latency.Count()
+			errs += l.Read.ErrorCount(engine.ErrOther)
+		}
+		require.Zero(t, ops)
+		require.EqualValues(t, len(h.trace), errs)
+		require.EqualValues(t, len(h.trace), h.ctl.Errors())
+		require.NotNil(t, h.ctl.FirstError())
+		require.Contains(t, h.ctl.FirstError().Error(), "bad file descriptor")
+	})
+	t.Run("ShortRead", func(t *testing.T) {
+		if isBlock(t, path) {
+			t.Skip("a block device has no end of file inside its size")
+		}
+		small := tempFile(t, t.TempDir(), 1*mib)
+		fd := openDirect(t, small, unix.O_RDONLY)
+		h := &harness{t: t, eng: f(), limit: 2000,
+			spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: 4, Workers: 1},
+			targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 2 * mib}}}}
+		ws := h.run()
+		short := 0
+		for _, tr := range h.trace {
+			if tr.off >= mib {
+				require.Zero(t, tr.res, describe(tr))
+				short++
+			} else {
+				require.Equal(t, tr.len, tr.res, describe(tr))
+			}
+		}
+		require.Greater(t, short, 0)
+		var shortCounted, ok uint64
+		for _, l := range ws[0].Lanes() {
+			shortCounted += l.Read.ErrorCount(engine.ErrShort)
+			ok += l.Read.Latency.Count()
+		}
+		require.EqualValues(t, short, shortCounted)
+		require.EqualValues(t, len(h.trace)-short, ok)
+	})
+}
+
+func testErrorBudget(t *testing.T, f Factory, path string) {
+	fd := openDirect(t, path, unix.O_WRONLY)
+	stopped := make(chan struct{})
+	ctl := engine.NewControl(5, func() { close(stopped) })
+	h := &harness{t: t, eng: f(), ctl: ctl,
+		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: 8, Workers: 2},
+		targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 4 * mib}}}}
+	h.run() // returns by itself: the budget stops it
+	<-stopped
+	require.GreaterOrEqual(t, ctl.Errors(), uint64(5))
+	// In-flight I/Os may still fail after the budget is spent, never more
+	// than one per outstanding slot.
+	require.LessOrEqual(t, ctl.Errors(), uint64(5+2*8))
+	require.Contains(t, ctl.StopReason(), "stopped after")
+}
+
+func testRamp(t *testing.T, f Factory, path string) {
+	fd := openDirect(t, path, unix.O_RDONLY)
+	h := &harness{t: t, eng: f(), limit: 1000,
+		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: 2, Workers: 1},
+		targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 4 * mib}}}}
+	// Measuring stays off, as during ramp-up: I/O runs but nothing counts.
+	h.ctl = engine.NewControl(0, nil)
+	ws := func() []*engine.Worker {
+		spec := h.spec.WithDefaults()
+		spec.Duration = 1
+		start := make(chan struct{})
+		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: h.targets, Ctl: h.ctl, Start: start, Seed: 7})
+		require.NoError(t, err)
+		t.Cleanup(func() { engine.CloseWorkers(ws) })
+		ws[0].Trace = h.record
+		done := make(chan error, 1)
+		go func() { done <- h.eng.Run(ws[0]) }()
+		close(start)
+		require.NoError(t, <-done)
+		return ws
+	}()
+	require.GreaterOrEqual(t, len(h.trace), h.limit)
+	for _, l := range ws[0].Lanes() {
+		require.Zero(t, l.Read.Latency.Count(), "I/O during ramp-up was counted")
+		require.Zero(t, l.Read.Bytes())
+	}
+}
+
+func testRate(t *testing.T, f Factory, path string) {
+	fd := openDirect(t, path, unix.O_RDONLY)
+	const rate, window = 400, 500 * time.Millisecond
+	h := &harness{t: t, eng: f(),
+		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: 2, Workers: 2, RateIOPS: rate},
+		targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 4 * mib}}}}
+	h.ctl = engine.NewControl(0, nil)
+	began := time.Now()
+	timer := time.AfterFunc(window, h.ctl.Stop)
+	defer timer.Stop()
+	h.run()
+	elapsed := time.Since(began).Seconds()
+	n := float64(len(h.trace))
+	// Never faster than the limit (one I/O per lane may start at once),
+	// and not starved either.
+	require.LessOrEqual(t, n, rate*elapsed+4, "rate limit exceeded")
+	require.GreaterOrEqual(t, n, rate*window.Seconds()*0.5, "rate-limited run did far too little")
+	require.False(t, math.IsNaN(n))
+}
+
+func isBlock(t *testing.T, path string) bool {
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	return st.Mode()&os.ModeDevice != 0
+}
+
+// readDirect reads n bytes at off with O_DIRECT into mmap'd memory.
+func readDirect(t *testing.T, path string, off, n int64) []byte {
+	t.Helper()
+	fd := openDirect(t, path, unix.O_RDONLY)
+	buf, err := engine.NewBuffers(1, int(n), 0)
+	require.NoError(t, err)
+	defer buf.Close()
+	b := buf.Slot(0, n)
+	got, err := unix.Pread(fd, b, off)
+	require.NoError(t, err)
+	require.EqualValues(t, n, got)
+	return append([]byte(nil), b...)
+}
+
+// zeroStamps stamps every 4 KiB block of region with its offset and
+// sequence 0,
+// through O_DIRECT so that device and file are treated alike.
+func zeroStamps(t *testing.T, path string, region workload.Region) {
+	t.Helper()
+	fd := openDirect(t, path, unix.O_RDWR)
+	buf, err := engine.NewBuffers(1, int(region.Len), 0)
+	require.NoError(t, err)
+	defer buf.Close()
+	b := buf.Slot(0, region.Len)
+	for off := int64(0); off < region.Len; off += 4 * kib {
+		engine.Stamp(b[off:off+16], region.Start+off, 0)
+	}
+	n, err := unix.Pwrite(fd, b, region.Start)
+	require.NoError(t, err)
+	require.EqualValues(t, region.Len, n)
+}

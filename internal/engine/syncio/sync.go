@@ -1,0 +1,106 @@
+package syncio
+
+import (
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// Engine is the sync engine.
+type Engine struct{}
+
+// New returns the sync engine.
+func New() *Engine { return &Engine{} }
+
+// Name implements engine.Engine.
+func (*Engine) Name() string { return "sync" }
+
+// Available implements engine.Engine: pread and pwrite are always there.
+func (*Engine) Available() error { return nil }
+
+type lane struct {
+	fd    int
+	buf   []byte
+	gen   *workload.Generator
+	stats *engine.Stats
+	pacer engine.Pacer
+}
+
+// Run implements engine.Engine.
+func (e *Engine) Run(w *engine.Worker) error {
+	n := len(w.Targets) * w.QueueDepth
+	lanes := make([]*lane, 0, n)
+	rate := w.LaneRate(n)
+	for t, tgt := range w.Targets {
+		for q := 0; q < w.QueueDepth; q++ {
+			gen, err := w.Generator(t, q)
+			if err != nil {
+				return err
+			}
+			lanes = append(lanes, &lane{
+				fd:    tgt.FD,
+				buf:   w.Slot(t, q, w.Spec.MaxBlock()),
+				gen:   gen,
+				stats: w.NewLane(t),
+				pacer: engine.NewPacer(rate),
+			})
+		}
+	}
+	var wg sync.WaitGroup
+	for _, l := range lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-w.Start
+			l.run(w)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// run is the hot loop: no allocation, no lock.
+func (l *lane) run(w *engine.Worker) {
+	ctl := w.Ctl
+	paced := l.pacer.Paced()
+	var op workload.Op
+	var seq uint64
+	for !ctl.Stopped() {
+		if paced && !l.pacer.Wait(ctl) {
+			return
+		}
+		l.gen.Next(&op)
+		b := l.buf[:op.Len]
+		var n int
+		var err error
+		var t0 int64
+		if op.Write {
+			seq++
+			engine.Stamp(b, op.Offset, seq)
+			t0 = engine.Nanotime()
+			n, err = unix.Pwrite(l.fd, b, op.Offset)
+		} else {
+			t0 = engine.Nanotime()
+			n, err = unix.Pread(l.fd, b, op.Offset)
+		}
+		t1 := engine.Nanotime()
+		res := int64(n)
+		if err != nil {
+			res = -int64(errnoOf(err))
+		}
+		engine.Complete(ctl, l.stats, &op, res, t0, t1)
+		if w.Trace != nil {
+			w.Trace(l.stats, &op, res)
+		}
+	}
+}
+
+func errnoOf(err error) unix.Errno {
+	if e, ok := err.(unix.Errno); ok {
+		return e
+	}
+	return unix.EIO
+}

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// WorkerSet describes one group of identical workers: one access
+// specification over a set of targets. A run is one or more groups (the
+// business suite's mixed run gives each workload its own workers).
+type WorkerSet struct {
+	Spec    *workload.Spec
+	Targets []Target
+	Ctl     *Control
+	Start   <-chan struct{}
+	Seed    uint64
+	FirstID int // ID of the first worker, so IDs are unique across groups
+}
+
+// NewWorkers builds spec.Workers workers, each with its own page-aligned
+// buffers (queue depth × targets slots of the largest transfer) and its own
+// sequential cursor per target. Cursors of different workers start evenly
+// spread over the region, so sequential workers sharing a target do not
+// read the same blocks (which a cache would serve).
+func NewWorkers(set WorkerSet) ([]*Worker, error) {
+	spec := set.Spec
+	if len(set.Targets) == 0 {
+		return nil, errors.New("no targets")
+	}
+	align := spec.Alignment()
+	var out []*Worker
+	perWorkerRate := 0.0
+	if spec.RateIOPS > 0 {
+		perWorkerRate = float64(spec.RateIOPS) / float64(spec.Workers)
+	}
+	for i := 0; i < spec.Workers; i++ {
+		id := set.FirstID + i
+		bufs, err := NewBuffers(spec.QueueDepth*len(set.Targets), int(spec.MaxBlock()), set.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
+		if err != nil {
+			CloseWorkers(out)
+			return nil, fmt.Errorf("worker %d: %w", id, err)
+		}
+		w := &Worker{
+			ID:         id,
+			Spec:       spec,
+			Targets:    set.Targets,
+			QueueDepth: spec.QueueDepth,
+			Start:      set.Start,
+			Ctl:        set.Ctl,
+			Buffers:    bufs,
+			Seed:       set.Seed,
+			RateIOPS:   perWorkerRate,
+		}
+		for _, t := range set.Targets {
+			start := t.Region.Len / int64(spec.Workers) * int64(i)
+			w.Cursors = append(w.Cursors, workload.NewCursor(start, align))
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// CloseWorkers releases the workers' buffers. Call it only after every
+// engine Run has returned.
+func CloseWorkers(ws []*Worker) {
+	for _, w := range ws {
+		_ = w.Buffers.Close()
+	}
+}
+
+// Slot returns the buffer of lane q on target t of a worker, n bytes long.
+// Lanes of the sync engine map one to one to slots; ring engines use the
+// slot of the I/O's queue position.
+func (w *Worker) Slot(t, q int, n int64) []byte {
+	return w.Buffers.Slot(t*w.QueueDepth+q, n)
+}

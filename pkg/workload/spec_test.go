@@ -1,0 +1,90 @@
+package workload
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func valid() Spec {
+	return Spec{ReadPct: 100, RandomPct: 100, Duration: time.Second}.WithDefaults()
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	cases := []struct {
+		name string
+		mod  func(*Spec)
+		want string
+	}{
+		{"bs too small", func(s *Spec) { s.BlockSizes = []BlockSize{{256, 1}} }, "--bs 256B: must be between 512B and 64MiB"},
+		{"bs too big", func(s *Spec) { s.BlockSizes = []BlockSize{{128 * MiB, 1}} }, "--bs 128MiB: must be between 512B and 64MiB"},
+		{"bs not sector", func(s *Spec) { s.BlockSizes = []BlockSize{{1000, 1}} }, "--bs 1000B: must be a multiple of 512 bytes"},
+		{"bs twice", func(s *Spec) { s.BlockSizes = []BlockSize{{4096, 1}, {4096, 2}} }, "--bs 4KiB: listed twice"},
+		{"read pct", func(s *Spec) { s.ReadPct = 101 }, "--read-pct 101: must be between 0 and 100"},
+		{"random pct", func(s *Spec) { s.RandomPct = -1 }, "--random-pct -1: must be between 0 and 100"},
+		{"qd", func(s *Spec) { s.QueueDepth = 5000 }, "--qd 5000: must be between 1 and 1024"},
+		{"workers", func(s *Spec) { s.Workers = -2 }, "--workers -2: must be between 1 and 1024"},
+		{"duration", func(s *Spec) { s.Duration = 0 }, "--duration 0s: must be more than 0"},
+		{"ramp", func(s *Spec) { s.Ramp = -time.Second }, "--ramp -1s: must be between 0 and 8760h"},
+		{"rate", func(s *Spec) { s.RateIOPS = -5 }, "--rate-iops -5"},
+		{"region small", func(s *Spec) { s.RegionBytes = 2048 }, "--size 2KiB: must hold at least one transfer of 4KiB"},
+		{"region misaligned", func(s *Spec) { s.RegionBytes = 4096*10 + 512 }, "must be a multiple of the alignment 4KiB"},
+		{"engine", func(s *Spec) { s.Engine = "aio" }, "--engine aio: must be one of auto, sync, uring"},
+		{"align", func(s *Spec) { s.Align = 100 }, "--align 100B: must be a multiple of 512 bytes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := valid()
+			c.mod(&s)
+			err := s.Validate()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), c.want)
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe)
+		})
+	}
+	s := valid()
+	require.NoError(t, s.Validate())
+}
+
+func TestParseBlockSizes(t *testing.T) {
+	bs, err := ParseBlockSizes("4k:70,64k:30")
+	require.NoError(t, err)
+	require.Equal(t, []BlockSize{{4096, 70}, {65536, 30}}, bs)
+	require.Equal(t, "4KiB:70,64KiB:30", FormatBlockSizes(bs))
+	bs, err = ParseBlockSizes("8k")
+	require.NoError(t, err)
+	require.Equal(t, []BlockSize{{8192, 1}}, bs)
+	for _, bad := range []string{"", "4k:0", "4k:x", "4q", "4k:70,"} {
+		_, err := ParseBlockSizes(bad)
+		require.Error(t, err, bad)
+		require.Contains(t, err.Error(), "--bs")
+	}
+}
+
+func TestPresets(t *testing.T) {
+	p, err := LookupPreset("OLTP")
+	require.NoError(t, err)
+	require.Equal(t, 67, p.Spec.ReadPct)
+	require.Equal(t, 100, p.Spec.RandomPct)
+	require.Equal(t, int64(8*KiB), p.Spec.BlockSizes[0].Bytes)
+	require.Equal(t, "oltp", p.Spec.Name)
+	_, err = LookupPreset("nope")
+	require.ErrorContains(t, err, "unknown profile (known: ")
+	for _, p := range Presets() {
+		s := p.Spec
+		s.Duration = time.Second
+		s = s.WithDefaults()
+		require.NoError(t, s.Validate(), p.Name)
+	}
+	// The esg appendix workloads, exactly as the report lists them.
+	for name, want := range map[string][3]int64{
+		"file-server": {8 * KiB, 90, 75}, "oltp": {8 * KiB, 67, 100}, "exchange-db": {4 * KiB, 67, 100},
+		"log": {64 * KiB, 0, 0}, "video-on-demand": {512 * KiB, 100, 0},
+	} {
+		p, err := LookupPreset(name)
+		require.NoError(t, err)
+		require.Equal(t, want, [3]int64{p.Spec.BlockSizes[0].Bytes, int64(p.Spec.ReadPct), int64(p.Spec.RandomPct)}, name)
+	}
+}
