@@ -56,3 +56,13 @@ func TestIEC(t *testing.T) {
 		require.Equal(t, want, iec(n), n)
 	}
 }
+
+func TestSeconds(t *testing.T) {
+	for v, want := range map[float64]string{
+		0.5: "0.5 s", 10: "10 s", 60: "60 s", 599: "599 s", 900: "15 min 0 s", 3725: "1 h 2 min",
+	} {
+		require.Equal(t, want, seconds(v), v)
+	}
+	require.Equal(t, "-", pct(1, 0))
+	require.Equal(t, "50.0%", pct(1, 2))
+}
