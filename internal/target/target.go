@@ -136,12 +136,20 @@ type geometry struct {
 	pageSize     int64
 }
 
-// checkAlign normalises Align and MaxBlock (0: defaults) and checks them
-// against the logical block size and the memory alignment.
-func checkAlign(path string, o *Options, g geometry) error {
+// checkSigns refuses negative sizes, first of all.
+func checkSigns(path string, o Options) error {
 	if o.Align < 0 || o.MaxBlock < 0 || o.Region < 0 || o.DefaultFileSize < 0 {
 		return inputErr(path, "negative size in options (align %d, max block %d, region %d, default file size %d)",
 			o.Align, o.MaxBlock, o.Region, o.DefaultFileSize)
+	}
+	return nil
+}
+
+// checkAlign normalises Align and MaxBlock (0: defaults) and checks them
+// against the logical block size and the memory alignment.
+func checkAlign(path string, o *Options, g geometry) error {
+	if err := checkSigns(path, *o); err != nil {
+		return err
 	}
 	if g.memAlign > g.pageSize {
 		return inputErr(path, "the kernel wants direct-I/O buffers aligned to %d bytes, more than a page (%d)", g.memAlign, g.pageSize)
@@ -167,6 +175,9 @@ func checkAlign(path string, o *Options, g geometry) error {
 // checkRegion resolves the region for a target of size bytes (region 0: the
 // whole target rounded down to the alignment) and checks it.
 func checkRegion(path string, region, size int64, o Options) (int64, error) {
+	if size == 0 {
+		return 0, inputErr(path, "is empty (0 bytes)")
+	}
 	if region == 0 {
 		region = size / o.Align * o.Align
 		if region == 0 {

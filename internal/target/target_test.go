@@ -86,6 +86,7 @@ func TestCheckRegion(t *testing.T) {
 		{"not a multiple of the alignment", 1<<20 - 512, 1 << 20, 0, "region 1048064 is not a multiple of the alignment 4096"},
 		{"smaller than a transfer", 8192, 1 << 20, 0, "region 8192 is smaller than the largest transfer 65536"},
 		{"target smaller than the alignment", 0, 1000, 0, "size 1000 is smaller than the alignment 4096"},
+		{"empty target", 0, 0, 0, "target x: is empty (0 bytes)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
