@@ -16,8 +16,6 @@ type blockDev struct {
 	Major, Minor uint32
 }
 
-func (b blockDev) String() string { return fmt.Sprintf("%s (%d:%d)", b.Name, b.Major, b.Minor) }
-
 // blockFamily is a block device with its relatives: the whole disk it is a
 // partition of, and that disk's partitions. A write to any member can
 // destroy what another member holds, so the safety checks look at them all.
