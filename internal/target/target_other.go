@@ -1,0 +1,11 @@
+//go:build !linux
+
+package target
+
+// Open is supported only on Linux; elsewhere it returns ErrUnsupported.
+func Open(path string, opts Options) (*Target, error) {
+	return nil, ErrUnsupported
+}
+
+// Close does nothing: no Target can be opened on this system.
+func (t *Target) Close() error { return nil }
