@@ -198,9 +198,9 @@ func (r *Registry) Resolve(name string) (e Engine, reason string, err error) {
 				why = append(why, fmt.Sprintf("%s unavailable: %v", n, aerr))
 				continue
 			}
-			reason = fmt.Sprintf("auto: %s is available", n)
+			reason = fmt.Sprintf("%s is available", n)
 			if len(why) > 0 {
-				reason = "auto: " + strings.Join(why, "; ") + "; using " + n
+				reason = strings.Join(why, "; ") + "; using " + n
 			}
 			return cand, reason, nil
 		}

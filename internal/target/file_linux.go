@@ -133,29 +133,8 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 // checks that can be made before it exists are made first; on any failure
 // afterwards the partial file is removed.
 func (e env) createFile(path, resolved string, opts Options) (*Target, error) {
-	dir := filepath.Dir(resolved)
-	if err := checkBufferedFS(path, dir); err != nil {
-		return nil, err
-	}
-	size := opts.Region
-	if size == 0 {
-		size = opts.DefaultFileSize
-	}
-	if size <= 0 {
-		return nil, inputErr(path, "does not exist, and no size was given to create it with (--size)")
-	}
-	g, err := e.probeDir(path, dir)
+	size, o, err := e.checkNew(path, resolved, opts)
 	if err != nil {
-		return nil, err
-	}
-	o := opts
-	if err := checkAlign(path, &o, g); err != nil {
-		return nil, err
-	}
-	if _, err := checkRegion(path, size, size, o); err != nil {
-		return nil, err
-	}
-	if err := e.checkSpace(path, dir, size); err != nil {
 		return nil, err
 	}
 
@@ -175,7 +154,7 @@ func (e env) createFile(path, resolved string, opts Options) (*Target, error) {
 		removeIfSame(resolved, plain)
 		unix.Close(plain)
 		if errors.Is(err, unix.EINVAL) {
-			return nil, noDirectIO(path, dir)
+			return nil, noDirectIO(path, filepath.Dir(resolved))
 		}
 		return nil, &InputError{Path: path, Msg: "cannot open the new file with O_DIRECT", Err: err}
 	}
@@ -190,6 +169,37 @@ func (e env) createFile(path, resolved string, opts Options) (*Target, error) {
 		return nil, fmt.Errorf("target %s: close after filling: %w", path, err)
 	}
 	return e.openFile(path, resolved, opts, true)
+}
+
+// checkNew makes every check that can be made before a new file target
+// exists, and returns its size and the options with alignment resolved.
+func (e env) checkNew(path, resolved string, opts Options) (int64, Options, error) {
+	dir := filepath.Dir(resolved)
+	if err := checkBufferedFS(path, dir); err != nil {
+		return 0, opts, err
+	}
+	size := opts.Region
+	if size == 0 {
+		size = opts.DefaultFileSize
+	}
+	if size <= 0 {
+		return 0, opts, inputErr(path, "does not exist, and no size was given to create it with (--size)")
+	}
+	g, err := e.probeDir(path, dir)
+	if err != nil {
+		return 0, opts, err
+	}
+	o := opts
+	if err := checkAlign(path, &o, g); err != nil {
+		return 0, opts, err
+	}
+	if _, err := checkRegion(path, size, size, o); err != nil {
+		return 0, opts, err
+	}
+	if err := e.checkSpace(path, dir, size); err != nil {
+		return 0, opts, err
+	}
+	return size, o, nil
 }
 
 // prepare preallocates, fills, syncs and marks a freshly created file.

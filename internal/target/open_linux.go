@@ -31,6 +31,34 @@ func Open(path string, opts Options) (*Target, error) {
 	return defaultEnv().open(path, opts)
 }
 
+// Check makes every check Open would make without creating or changing
+// anything: a file that does not exist is checked as Open would before
+// creating it; an existing target is opened and closed again. A run with
+// several targets checks them all before it creates the first, so that bad
+// input touches nothing.
+func Check(path string, opts Options) error {
+	e := defaultEnv()
+	if path == "" {
+		return inputErr(path, "empty path")
+	}
+	if err := checkSigns(path, opts); err != nil {
+		return err
+	}
+	resolved, _, exists, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		_, _, err := e.checkNew(path, resolved, opts)
+		return err
+	}
+	t, err := e.open(path, opts)
+	if err != nil {
+		return err
+	}
+	return t.Close()
+}
+
 func (e env) open(path string, opts Options) (*Target, error) {
 	if path == "" {
 		return nil, inputErr(path, "empty path")

@@ -1,3 +1,5 @@
+//go:build linux
+
 package enginetest
 
 import (
@@ -94,7 +96,7 @@ func (h *harness) record(s *engine.Stats, op *workload.Op, res int64) {
 
 // tempFile makes a file of size bytes filled with a known pattern (each 4 KiB
 // block starts with its offset) in dir and returns its path.
-func tempFile(t *testing.T, dir string, size int64) string {
+func tempFile(t testing.TB, dir string, size int64) string {
 	t.Helper()
 	p := filepath.Join(dir, "enginetest.dat")
 	f, err := os.Create(p)
