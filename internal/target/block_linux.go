@@ -107,7 +107,7 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		}
 		err = refuse(reasons)
 	} else if !o.AllowDestructive {
-		err = &SafetyError{Path: path, Write: true, Reason: "block devices are read-only unless --allow-destructive is given", Override: "--allow-destructive"}
+		err = &SafetyError{Path: path, Write: true, Reason: "block devices are read-only by default, and no filesystem, partition table or other signature was found on it", Override: "--allow-destructive"}
 	}
 	if err != nil {
 		if wfd >= 0 {

@@ -34,7 +34,7 @@ func TestBlockDeviceRefusals(t *testing.T) {
 			name:     "plain device without --allow-destructive",
 			setup:    func(t *testing.T, b string) string { return attachLoop(t, b) },
 			opts:     Options{Write: true, Align: 4096},
-			reason:   "block devices are read-only unless --allow-destructive is given",
+			reason:   "block devices are read-only by default, and no filesystem, partition table or other signature was found on it",
 			override: "--allow-destructive",
 		},
 		{
