@@ -194,7 +194,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 					if spec.RegionBytes > 0 {
 						region = spec.RegionBytes
 					}
-					ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index})
+					ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path})
 					spec.RegionBytes = region
 				}
 			}
