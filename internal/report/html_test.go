@@ -191,7 +191,7 @@ func TestHTMLSectionsAndCharts(t *testing.T) {
 		{"two_targets", twoTargetSuite(), map[string][]string{
 			"data-size-access-pattern-esx2-tables-2-5-figures": {"throughput", "response-time", "tables", "efficiency", "side-by-side", "latency-distribution"},
 			"runs": {"runs"},
-		}, 2 * (1 + 1 + 2 + 4) + 4*2},
+		}, 2*(1+1+2+4) + 4*2},
 		{"business", businessSuite(), map[string][]string{
 			"business-workloads-esg-appendix-figures-8-10-13": {"throughput", "response-time", "tables", "efficiency", "latency-distribution"},
 			"runs": {"runs"},
