@@ -194,7 +194,7 @@ func deltaCell(d result.Delta) string {
 	if d.Noise {
 		return "≈" + s
 	}
-	if d.NoisePct == 0 {
+	if d.NoisePct == 0 && d.Pct != 0 {
 		return s + "?"
 	}
 	return s

@@ -120,16 +120,21 @@ func pageMeta(s *result.Suite) [][2]string {
 	}
 	add("Points", pointsLine(s))
 	add("Hosts", distinct(rs, func(r *result.Result) string { return hostLine(r.Host) }))
-	add("Targets", distinct(rs, func(r *result.Result) string {
-		var t []string
+	var targets []string
+	for _, r := range rs {
 		for _, x := range r.Targets {
-			t = append(t, x.Path+" ("+x.Kind+")")
+			if t := x.Path + " (" + x.Kind + ")"; indexOf(targets, t) < 0 {
+				targets = append(targets, t)
+			}
 		}
-		return strings.Join(t, ", ")
-	}))
+	}
+	add("Targets", strings.Join(targets, ", "))
 	add("Engine", distinct(rs, func(r *result.Result) string { return engineLine(r.Workload) }))
 	add("Time", distinct(rs, func(r *result.Result) string {
-		return seconds(r.Workload.DurationSeconds) + " measured after " + seconds(r.Workload.RampSeconds) + " ramp-up"
+		if r.Workload.RampSeconds == 0 {
+			return seconds(r.Workload.DurationSeconds) + " measured per point, no ramp-up"
+		}
+		return seconds(r.Workload.DurationSeconds) + " measured per point after " + seconds(r.Workload.RampSeconds) + " ramp-up"
 	}))
 	add("Merged", mergedLine(rs))
 	add("Repeat", repeatLine(rs))
@@ -178,6 +183,26 @@ func xLabel(ds []dim) string {
 }
 
 func rowLabel(r row) string { return strings.Join(r.labels, " · ") }
+
+// rowLegend names a row in a legend, with its units: "4KB", "QD 4",
+// "8 workers", "2 targets".
+func rowLegend(ds []dim, r row) string {
+	var parts []string
+	for i, d := range ds {
+		v := r.key[i]
+		switch d.key {
+		case "size":
+			parts = append(parts, sizeLabel(v))
+		case "qd":
+			parts = append(parts, "QD "+itoa(v))
+		case "workers":
+			parts = append(parts, itoa(v)+" "+plural(int(v), "worker", "workers"))
+		case "targets":
+			parts = append(parts, itoa(v)+" "+plural(int(v), "target", "targets"))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
 
 func yLabel(m metric) string {
 	switch m.key {
@@ -331,7 +356,7 @@ func (p *page) section(i int, sec *section) *htmlSection {
 			var rs []*result.Result
 			for i, r := range g.rows {
 				if c := g.cells[i][j]; c != nil {
-					names = append(names, rowLabel(r))
+					names = append(names, rowLegend(sec.rowDims, r))
 					rs = append(rs, c)
 				}
 			}
@@ -339,7 +364,7 @@ func (p *page) section(i int, sec *section) *htmlSection {
 			if g.side != "" {
 				title += " — " + g.side
 			}
-			lat.Figures = append(lat.Figures, p.figure(latencyChart(title, names, rs), "Response time at each percentile, one curve per "+strings.ToLower(xLabel(sec.rowDims))+"."))
+			lat.Figures = append(lat.Figures, p.figure(latencyChart(title, names, rs), "Response time at each percentile, one curve per run."))
 		}
 	}
 	if len(sec.grids) > 1 {

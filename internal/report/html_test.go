@@ -270,3 +270,9 @@ func TestHTMLChecksCatchDefects(t *testing.T) {
 	root := parseHTML(t, []byte(`<html><body><section class="suite-section" data-section="a"><section class="part" data-part="tables"></section></section></body></html>`))
 	require.Equal(t, map[string][]string{"a": {"tables"}}, parts(root))
 }
+
+func TestWrapLegend(t *testing.T) {
+	require.Equal(t, []string{"Random Read, 16", "outstanding"}, wrap("Random Read, 16 outstanding", 22, 2))
+	require.Equal(t, []string{"4KB"}, wrap("4KB", 22, 2))
+	require.Equal(t, []string{"aaaa bbbb", "cccc dddd…"}, wrap("aaaa bbbb cccc dddd eeee", 9, 2))
+}

@@ -24,12 +24,12 @@ func measured(h result.Host, p result.Point, wl result.Workload, iops, cpuPct fl
 		Schema: result.Schema, Version: "0.3.0", Status: result.StatusOK,
 		StartedAt: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(p.Index) * 11 * time.Second),
 		Host:      h, Workload: wl,
-		Targets:   []result.Target{{Path: p.Target, Kind: "block", SizeBytes: 4 << 30, Direct: true, LogicalBlockBytes: 512, Device: "sd" + p.Target[len(p.Target)-1:]}},
 		Histogram: result.Histograms{Read: result.NewHistogram(), Write: result.NewHistogram()},
 		Point:     &p,
 	}
-	if p.Target == "" {
-		r.Targets = nil
+	if p.Target != "" {
+		r.Targets = []result.Target{{Path: p.Target, Kind: "block", SizeBytes: 4 << 30, Direct: true, LogicalBlockBytes: 512, Device: "sd" + p.Target[len(p.Target)-1:]}}
+	} else {
 		for i := 0; i < max(p.Targets, 1); i++ {
 			r.Targets = append(r.Targets, result.Target{Path: fmt.Sprintf("/dev/sd%c", 'b'+i), Kind: "block", SizeBytes: 4 << 30, Direct: true, LogicalBlockBytes: 512, Device: fmt.Sprintf("sd%c", 'b'+i)})
 		}

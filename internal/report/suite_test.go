@@ -100,3 +100,18 @@ func TestWriteSuiteTextErrors(t *testing.T) {
 	require.Error(t, WriteSuiteText(&bytes.Buffer{}, nil))
 	require.Error(t, WriteSuiteText(&bytes.Buffer{}, &result.Suite{}))
 }
+
+func TestSuiteTextTargetsAtOnceAreRows(t *testing.T) {
+	var rs []*result.Result
+	for i, n := range []int{1, 2, 4} {
+		p := result.Point{Suite: "peak-iops", Name: "targets-8k-qd16-t" + string(rune('0'+n)), Section: "Scaling over targets",
+			Pattern: "Random Read, 16 outstanding", SizeBytes: 8192, Targets: n, Index: i}
+		rs = append(rs, measured(esxHost, p, wl(p.Name, 8192, 100, 100, 16, 1), 1000*float64(n), 5, i))
+	}
+	var b bytes.Buffer
+	require.NoError(t, WriteSuiteText(&b, suiteDoc("peak-iops", rs)))
+	out := b.String()
+	require.Contains(t, out, "Table 1. I/O operations per second\n", "no side: all targets at once")
+	require.Regexp(t, `(?m)^Targets +Random Read, 16 outstanding$`, out)
+	require.Regexp(t, `(?m)^4 +4,000$`, out)
+}

@@ -281,10 +281,10 @@ func (c *chart) svg() string {
 		b.WriteString(`</g>`)
 	}
 
-	// Legend.
+	// Legend: long names wrap onto a second line rather than run off.
 	b.WriteString(`<g class="legend">`)
+	ly := marginT + 8
 	for si, s := range c.series {
-		ly := marginT + 8 + si*legendLineH
 		colour := palette[si%len(palette)]
 		if c.lines {
 			fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2.5" stroke-dasharray="%s"/>`,
@@ -292,10 +292,50 @@ func (c *chart) svg() string {
 		} else {
 			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="14" height="12" fill="%s"/>`, legendX, ly-6, colour)
 		}
-		fmt.Fprintf(&b, `<text class="legend-item" x="%d" y="%d">%s</text>`, legendX+24, ly+4, esc(truncate(s.name, 26)))
+		lines := wrap(s.name, legendChars, 2)
+		fmt.Fprintf(&b, `<text class="legend-item" x="%d" y="%d">`, legendX+24, ly+4)
+		for i, l := range lines {
+			if i == 0 {
+				fmt.Fprintf(&b, `<tspan>%s</tspan>`, esc(l))
+			} else {
+				fmt.Fprintf(&b, `<tspan x="%d" dy="14">%s</tspan>`, legendX+24, esc(l))
+			}
+		}
+		b.WriteString(`</text>`)
+		ly += legendLineH + 14*(len(lines)-1)
 	}
 	b.WriteString(`</g></svg>`)
 	return b.String()
+}
+
+// legendChars is what fits in the legend's width at its font size.
+const legendChars = 22
+
+// wrap breaks s at spaces into at most n lines of about width runes, the
+// last one cut with "…" if it must be.
+func wrap(s string, width, n int) []string {
+	var lines []string
+	cur := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = w
+		case len([]rune(cur))+1+len([]rune(w)) <= width:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur = w
+		}
+	}
+	lines = append(lines, cur)
+	if len(lines) > n {
+		lines[n-1] = strings.Join(lines[n-1:], " ")
+		lines = lines[:n]
+	}
+	for i, l := range lines {
+		lines[i] = truncate(l, width+2)
+	}
+	return lines
 }
 
 func (c *chart) tooltip(name string, i int, v float64) string {
@@ -319,5 +359,5 @@ func truncate(s string, n int) string {
 	if len(r) <= n {
 		return s
 	}
-	return string(r[:n-1]) + "…"
+	return strings.TrimRight(string(r[:n-1]), " ") + "…"
 }

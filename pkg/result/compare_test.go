@@ -138,7 +138,8 @@ func TestPointOfPlainRun(t *testing.T) {
 	p := PointOf(r)
 	require.Equal(t, Point{Name: "4KiB random read", Section: SectionRuns, Pattern: "Random Read", SizeBytes: 65536, Target: "/dev/sdb"}, p)
 	r.Targets = append(r.Targets, Target{Path: "/dev/sdc"})
-	require.Equal(t, "2 targets", PointOf(r).Side())
+	require.Equal(t, 2, PointOf(r).Targets)
+	require.Empty(t, PointOf(r).Side(), "several targets at once are no one side")
 	r.Groups = []Workload{{}, {}}
 	require.Equal(t, "Mixed", PointOf(r).Pattern)
 }

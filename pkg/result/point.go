@@ -64,17 +64,10 @@ func PointOf(r *Result) Point {
 // Key pairs the same point across files: section and name.
 func (p Point) Key() string { return p.Section + "\x00" + p.Name }
 
-// Side is the target label of a point for side-by-side tables: the target
-// it ran on, or "N targets" for one that ran on several at once.
-func (p Point) Side() string {
-	if p.Target != "" {
-		return p.Target
-	}
-	if p.Targets > 1 {
-		return fmt.Sprintf("%d targets", p.Targets)
-	}
-	return ""
-}
+// Side is the target a point ran on, for side-by-side tables; "" for a
+// point that ran on several targets at once (those scale over targets:
+// the count is a dimension of their rows, not a side).
+func (p Point) Side() string { return p.Target }
 
 // PatternLabel names an access pattern the way the reports head their
 // columns: "Random Read", "Sequential Write", or "67% Read 100% Random".
