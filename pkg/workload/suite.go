@@ -97,6 +97,9 @@ const (
 	SectionCustom       = "Custom access specification"
 )
 
+// CustomSuite is the suite made of run's access specification.
+const CustomSuite = "custom"
+
 var suiteDefs = []suiteDef{
 	{SuiteInfo{"characterize", "{random write, random read, sequential write, sequential read} × {4, 8, 16, 32, 64 KiB}, 16 outstanding, 1 worker (20 points)",
 		"esx2-buslogic-vs-lsilogic: Table 1; Tables 2–5, Figures 2–9", []string{CycleBS}}, buildCharacterize},
@@ -108,7 +111,7 @@ var suiteDefs = []suiteDef{
 		"esg-iscsi-vmware: appendix workloads, Figures 8–10, 13", nil}, buildBusiness},
 	{SuiteInfo{"scaling", "64 KiB sequential read and 8 KiB random read with 1, 2, 4, 8, 16, 32 workers (12 points)",
 		"esx35-storage-protocols Figure 5, vsphere5-million-iops Figure 2", []string{CycleWorkers}}, buildScaling},
-	{SuiteInfo{"custom", "the access specification of run's flags (--bs, --read-pct, --random-pct, --profile …), cycled with --cycle",
+	{SuiteInfo{CustomSuite, "the access specification of run's flags (--bs, --read-pct, --random-pct, --profile …), cycled with --cycle",
 		"Iometer's cycling of outstanding I/Os and workers", nil}, buildCustom},
 }
 
@@ -142,7 +145,7 @@ func BuildSuite(name string, o SuiteOptions) (*Suite, error) {
 	if def == nil {
 		return nil, fieldErr("suite", name, "unknown suite (known: %s)", strings.Join(SuiteNames(), ", "))
 	}
-	if def.Name == "custom" && o.Custom == nil {
+	if def.Name == CustomSuite && o.Custom == nil {
 		return nil, fieldErr("suite", name, "the custom suite needs an access specification")
 	}
 	b := &suiteBuilder{o: o, cycles: map[string][]int64{}, used: map[string]bool{}}
