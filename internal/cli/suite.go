@@ -111,7 +111,7 @@ func (u unit) label() string {
 	if u.side != "" {
 		return u.point.Name + " on " + u.side
 	}
-	return fmt.Sprintf("%s on %d targets", u.point.Name, len(u.targets))
+	return fmt.Sprintf("%s on %d %s at once", u.point.Name, len(u.targets), plural(len(u.targets), "target", "targets"))
 }
 
 func (u unit) planned() time.Duration {
@@ -296,40 +296,27 @@ func checkOut(path string) error {
 // It stops at an interrupt or at a point whose I/O failed, and returns the
 // error that sets the exit status.
 func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *workload.Suite, units []unit, doc *result.Suite) error {
-	total := len(units) * o.repeat
-	var remaining time.Duration // planned time of the runs not yet started
-	for _, u := range units {
-		remaining += time.Duration(o.repeat) * u.planned()
-	}
+	clock := newSuiteClock(units, o.repeat)
 	var pr *progress
-	done := 0
-	var current string
-	var pointStart time.Time
-	var pointPlanned time.Duration
 	if g.stderrTTY {
 		pr = newProgress(g.stderr)
-		pr.prefix = func() string {
-			left := remaining + max(pointPlanned-time.Since(pointStart), 0)
-			return fmt.Sprintf("[%d/%d %s, suite %s left] ", done+1, total, current, left.Round(time.Second))
-		}
+		pr.prefix = clock.prefix
 		defer pr.clear()
 	}
 	for _, u := range units {
 		var runs []*result.Result
 		for k := 0; k < o.repeat; k++ {
-			current = u.label()
+			label := u.label()
 			if o.repeat > 1 {
-				current += fmt.Sprintf(" run %d/%d", k+1, o.repeat)
+				label += fmt.Sprintf(" run %d/%d", k+1, o.repeat)
 			}
-			pointStart, pointPlanned = time.Now(), u.planned()
-			remaining -= u.planned()
+			clock.begin(label, u.planned())
 			plan := o.plan(g, u)
 			if pr != nil {
 				plan.Observers = append(plan.Observers, pr)
 				plan.Progress = pr.preparing
 			}
 			res, err := runner.Run(ctx, plan)
-			done++
 			if err != nil {
 				if len(runs) > 0 {
 					o.keep(doc, s, u, runs)
@@ -356,6 +343,39 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 		}
 	}
 	return nil
+}
+
+// suiteClock knows which run of how many is under way and estimates the
+// time left from the planned ramp-up and run time of every run to come.
+type suiteClock struct {
+	total, started int
+	remaining      time.Duration // planned time of the runs not yet started
+	current        string
+	start          time.Time
+	planned        time.Duration
+	now            func() time.Time
+}
+
+func newSuiteClock(units []unit, repeat int) *suiteClock {
+	c := &suiteClock{total: len(units) * repeat, now: time.Now}
+	for _, u := range units {
+		c.remaining += time.Duration(repeat) * u.planned()
+	}
+	return c
+}
+
+// begin marks the start of the next run.
+func (c *suiteClock) begin(label string, planned time.Duration) {
+	c.started++
+	c.current, c.start, c.planned = label, c.now(), planned
+	c.remaining -= planned
+}
+
+// prefix starts each progress line: "[3/20 random-write-16k on /dev/sdb,
+// suite 12m5s left] ".
+func (c *suiteClock) prefix() string {
+	left := c.remaining + max(c.planned-c.now().Sub(c.start), 0)
+	return fmt.Sprintf("[%d/%d %s, suite %s left] ", c.started, c.total, c.current, left.Round(time.Second))
 }
 
 // keep records a unit's runs: one result, or the repeats merged with
