@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -34,7 +35,9 @@ func WriteHTML(w io.Writer, s *result.Suite) error {
 	}
 	p := &page{Title: pageTitle(s)}
 	p.Meta = pageMeta(s)
-	for i, sec := range pivot(s.Results) {
+	secs := pivot(s.Results)
+	shortenSides(secs)
+	for i, sec := range secs {
 		hs := p.section(i, sec)
 		p.Sections = append(p.Sections, hs)
 	}
@@ -97,6 +100,54 @@ type htmlTable struct {
 type htmlCell struct {
 	Text string
 	Num  bool
+}
+
+// shortenSides names targets in titles and legends by their base name
+// when that is unambiguous (/data/ssd/probe.dat → probe.dat, /dev/sdb →
+// sdb); the page's header lists the full paths.
+func shortenSides(secs []*section) {
+	full := map[string]bool{}
+	for _, sec := range secs {
+		for _, g := range sec.grids {
+			if sec.turned {
+				for _, c := range g.cols {
+					full[c] = true
+				}
+			} else {
+				full[g.side] = true
+			}
+		}
+	}
+	short := map[string]string{}
+	taken := map[string]int{}
+	base := func(side string) string {
+		host, path, ok := strings.Cut(side, ":")
+		if !ok {
+			return filepath.Base(side)
+		}
+		return host + ":" + filepath.Base(path)
+	}
+	for side := range full {
+		if side != "" {
+			taken[base(side)]++
+		}
+	}
+	for side := range full {
+		short[side] = side
+		if side != "" && taken[base(side)] == 1 {
+			short[side] = base(side)
+		}
+	}
+	for _, sec := range secs {
+		for _, g := range sec.grids {
+			g.side = short[g.side]
+			if sec.turned {
+				for i := range g.cols {
+					g.cols[i] = short[g.cols[i]]
+				}
+			}
+		}
+	}
 }
 
 func pageTitle(s *result.Suite) string {

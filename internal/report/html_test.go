@@ -235,7 +235,7 @@ func TestHTMLBusinessSideBySide(t *testing.T) {
 	require.Contains(t, parts(root)["business-workloads-esg-appendix-figures-8-10-13"], "side-by-side")
 	_, problems := chartProblems(root)
 	require.Empty(t, problems)
-	require.Contains(t, root.allText(), "IOPS relative to /dev/sdb")
+	require.Contains(t, root.allText(), "IOPS relative to sdb", "targets by their short names")
 }
 
 // The checks must fail on what they exist to catch.

@@ -189,7 +189,7 @@ func (c *chart) svg() string {
 	fmt.Fprintf(&b, `<svg class="chart" id="%s" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="%s-title">`,
 		esc(c.id), chartW, chartH, chartW, chartH, esc(c.id))
 	fmt.Fprintf(&b, `<title id="%s-title">%s</title>`, esc(c.id), esc(c.title))
-	fmt.Fprintf(&b, `<text class="title" x="%d" y="20">%s</text>`, marginL, esc(c.title))
+	fmt.Fprintf(&b, `<text class="title" x="%d" y="20">%s</text>`, marginL, esc(truncate(c.title, titleChars)))
 	if !c.hasData() {
 		fmt.Fprintf(&b, `<text class="empty" x="%d" y="%d">no data</text></svg>`, marginL+plotW/2, marginT+plotH/2)
 		return b.String()
@@ -263,8 +263,9 @@ func (c *chart) svg() string {
 					f1(xpos(i)), f1(y.pos(v)), colour, esc(c.tooltip(s.name, i, v)))
 			}
 		} else {
-			group := float64(plotW) / float64(n) * 0.8
-			w := group / float64(len(c.series))
+			// Bars no wider than maxBar, so one lone bar does not fill the plot.
+			w := math.Min(float64(plotW)/float64(n)*0.8/float64(len(c.series)), maxBar)
+			group := w * float64(len(c.series))
 			for i, v := range s.values {
 				if !drawable(v, c.logY) {
 					continue
@@ -307,6 +308,13 @@ func (c *chart) svg() string {
 	b.WriteString(`</g></svg>`)
 	return b.String()
 }
+
+// titleChars is what fits in a chart's title line; the full title stays
+// in the chart's <title>.
+const titleChars = 84
+
+// maxBar is the widest a bar is drawn.
+const maxBar = 64
 
 // legendChars is what fits in the legend's width at its font size.
 const legendChars = 22
