@@ -92,6 +92,10 @@ type Comparison struct {
 // pairs with any one target: comparing two devices is the point). A side
 // holding the same point twice (several hosts) must be merged first.
 func Compare(base, other []*Result) (*Comparison, error) {
+	if mb, mo := multiTarget(base), multiTarget(other); mb != mo {
+		return nil, fmt.Errorf("base measured %d targets in turn and other %d: compare files that measured one target each, or the same targets",
+			len(targetsOf(base)), len(targetsOf(other)))
+	}
 	bIdx, bOrder, err := indexPoints("base", base, multiTarget(base) && multiTarget(other))
 	if err != nil {
 		return nil, err
@@ -139,16 +143,19 @@ func listOr(v []string) string {
 	return strings.Join(v, ", ")
 }
 
-// multiTarget says whether rs measured more than one target in turn.
-func multiTarget(rs []*Result) bool {
+// targetsOf lists the targets rs measured in turn.
+func targetsOf(rs []*Result) map[string]bool {
 	seen := map[string]bool{}
 	for _, r := range rs {
 		if p := PointOf(r); p.Target != "" {
 			seen[p.Target] = true
 		}
 	}
-	return len(seen) > 1
+	return seen
 }
+
+// multiTarget says whether rs measured more than one target in turn.
+func multiTarget(rs []*Result) bool { return len(targetsOf(rs)) > 1 }
 
 func indexPoints(side string, rs []*Result, byTarget bool) (map[string]*Result, []string, error) {
 	idx := map[string]*Result{}

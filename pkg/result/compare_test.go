@@ -128,6 +128,9 @@ func TestComparePairing(t *testing.T) {
 	require.ErrorContains(t, err, "base holds point x on /dev/sdb twice")
 	require.ErrorContains(t, err, "--merge")
 
+	_, err = Compare(base, one("/dev/sdb", "x"))
+	require.ErrorContains(t, err, "base measured 2 targets in turn and other 1")
+
 	_, err = Compare(one("/a", "x"), one("/a", "y"))
 	require.ErrorContains(t, err, "no point in common (base has x on /a; other has y on /a)")
 }
