@@ -406,10 +406,13 @@ func (p *page) section(i int, sec *section) *htmlSection {
 			var names []string
 			var rs []*result.Result
 			for i, r := range g.rows {
-				if c := g.cells[i][j]; c != nil {
+				if c := g.cells[i][j]; c != nil && c.Summary.Ops > 0 {
 					names = append(names, rowLegend(sec.rowDims, r))
 					rs = append(rs, c)
 				}
+			}
+			if len(rs) == 0 {
+				continue // nothing completed: no distribution to draw
 			}
 			title := "Latency distribution: " + col
 			if g.side != "" {
@@ -500,8 +503,11 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 			}
 			c.series = append(c.series, s)
 		}
-		rel.Figures = append(rel.Figures, p.figure(c, "Positive: more IOPS than "+g.cols[0]+"."))
-		hs.Parts = append(hs.Parts, rel)
+		// Only workloads measured on the first target and another compare.
+		if c.hasData() {
+			rel.Figures = append(rel.Figures, p.figure(c, "Positive: more IOPS than "+g.cols[0]+"."))
+			hs.Parts = append(hs.Parts, rel)
+		}
 	}
 	lat := &htmlPart{Key: "latency-distribution", Title: "Latency distribution of each run",
 		Intro: "Each curve is one run's response-time distribution from its histogram: the value below which that share of its I/Os completed."}
@@ -509,10 +515,13 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 		var names []string
 		var rs []*result.Result
 		for i, r := range g.rows {
-			if c := g.cells[i][j]; c != nil {
+			if c := g.cells[i][j]; c != nil && c.Summary.Ops > 0 {
 				names = append(names, r.labels[0])
 				rs = append(rs, c)
 			}
+		}
+		if len(rs) == 0 {
+			continue // nothing completed: no distribution to draw
 		}
 		title := "Latency distribution"
 		if side != "" {
@@ -520,7 +529,9 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 		}
 		lat.Figures = append(lat.Figures, p.figure(latencyChart(title, names, rs), "Response time at each percentile, one curve per workload."))
 	}
-	hs.Parts = append(hs.Parts, lat)
+	if len(lat.Figures) > 0 {
+		hs.Parts = append(hs.Parts, lat)
+	}
 	markWide(hs.Parts)
 }
 

@@ -276,3 +276,17 @@ func TestWrapLegend(t *testing.T) {
 	require.Equal(t, []string{"4KB"}, wrap("4KB", 22, 2))
 	require.Equal(t, []string{"aaaa bbbb", "cccc dddd…"}, wrap("aaaa bbbb cccc dddd eeee", 9, 2))
 }
+
+func TestHTMLPlainRuns(t *testing.T) {
+	var rs []*result.Result
+	for _, f := range fixtures {
+		rs = append(rs, f.result())
+	}
+	root := renderHTML(t, "runs", &result.Suite{Results: rs})
+	p := parts(root)
+	require.Contains(t, p, "runs")
+	require.NotEmpty(t, p["runs"])
+	_, problems := chartProblems(root)
+	require.Empty(t, problems)
+	require.Contains(t, root.allText(), "Merged")
+}
