@@ -150,7 +150,8 @@ func TestSuiteBlockDeviceNeedsAllowDestructive(t *testing.T) {
 	o := ioprobe(t, t.TempDir(), "suite", "business", "--target", dev, "--duration", "200ms", "--ramp", "0s")
 	require.Equal(t, 2, o.code, o.stderr)
 	require.Contains(t, o.stderr, "point file-server on "+dev)
-	require.Contains(t, o.stderr, "block devices are read-only unless --allow-destructive is given")
+	require.Contains(t, o.stderr, "refusing to write to "+dev)
+	require.Contains(t, o.stderr, "(--allow-destructive overrides this)")
 	require.Contains(t, o.stderr, "nothing was run")
 
 	o = ioprobe(t, t.TempDir(), "suite", "business", "--target", dev, "--duration", "200ms", "--ramp", "0s", "--allow-destructive", "--output", "json")
