@@ -49,6 +49,9 @@ CPU each I/O costs.`,
 	})
 	root.AddCommand(
 		newRunCommand(g),
+		newSuiteCommand(g),
+		newReportCommand(g),
+		newCompareCommand(g),
 		newProfilesCommand(g),
 		newVersionCommand(g),
 	)

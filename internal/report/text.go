@@ -83,7 +83,7 @@ func writeHeader(ew *errWriter, r *result.Result) {
 		kv.add("Status", s)
 	}
 	if m := r.Merged; m != nil {
-		kv.add("Merged", fmt.Sprintf("%d runs from %d hosts (%s)", m.Runs, len(m.Hosts), strings.Join(m.Hosts, ", ")))
+		kv.add("Merged", fmt.Sprintf("%d runs from %d %s (%s)", m.Runs, len(m.Hosts), plural(len(m.Hosts), "host", "hosts"), strings.Join(m.Hosts, ", ")))
 	}
 	kv.add("Host", hostLine(r.Host))
 	kv.add("Workload", workloadLine(r.Workload))

@@ -118,9 +118,10 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 	return p.execute(ctx, targets, engines, reasons)
 }
 
-// openTargets opens every distinct path once, for writing if any group
-// writes to it, with the strictest alignment and largest region asked.
-func (p *Plan) openTargets() ([]*openTarget, error) {
+// targetOptions gives every distinct path of the plan, in order, its
+// options: for writing if any group writes to it, with the strictest
+// alignment and largest region asked.
+func (p *Plan) targetOptions() ([]string, map[string]*openTarget, map[string]*target.Options) {
 	var order []string
 	byPath := map[string]*openTarget{}
 	opts := map[string]*target.Options{}
@@ -141,6 +142,34 @@ func (p *Plan) openTargets() ([]*openTarget, error) {
 			o.MaxBlock = max(o.MaxBlock, s.MaxBlock())
 		}
 	}
+	return order, byPath, opts
+}
+
+// Check makes every check Run would make before measuring, without
+// creating, filling or writing anything: bad input, engines, and the
+// safety rules of every target. A suite checks all its points this way
+// before it runs the first.
+func Check(p Plan) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	for _, g := range p.Groups {
+		if _, _, err := p.Engines.Resolve(g.Spec.Engine); err != nil {
+			return &workload.FieldError{Field: "--engine", Value: g.Spec.Engine, Reason: err.Error()}
+		}
+	}
+	order, _, opts := p.targetOptions()
+	for _, path := range order {
+		if err := target.Check(path, *opts[path]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openTargets opens every distinct path once (see targetOptions).
+func (p *Plan) openTargets() ([]*openTarget, error) {
+	order, byPath, opts := p.targetOptions()
 	// Check every target before creating or opening any, so that a bad
 	// second target does not leave a freshly filled first one behind.
 	for _, path := range order {

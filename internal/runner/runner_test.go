@@ -167,3 +167,26 @@ func TestBadSecondTargetCreatesNothing(t *testing.T) {
 	_, statErr := os.Stat(good)
 	require.True(t, os.IsNotExist(statErr), "the first target was created although the second was refused")
 }
+
+func TestCheckTouchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, "new.dat")
+	s := spec(t, "4k", 0, 100, 4, time.Second)
+	require.NoError(t, Check(plan(Group{Spec: s, Targets: []string{fresh}})))
+	_, err := os.Stat(fresh)
+	require.True(t, os.IsNotExist(err), "Check created the target")
+
+	foreign := filepath.Join(dir, "foreign.dat")
+	data := make([]byte, 32<<20)
+	data[0] = 'x'
+	require.NoError(t, os.WriteFile(foreign, data, 0o644))
+	err = Check(plan(Group{Spec: s, Targets: []string{foreign}}))
+	require.ErrorContains(t, err, "refusing to write to")
+	require.ErrorContains(t, err, "--allow-destructive")
+	reads := spec(t, "4k", 100, 100, 4, time.Second)
+	require.NoError(t, Check(plan(Group{Spec: reads, Targets: []string{foreign}})))
+
+	bad := s
+	bad.Engine = "aio"
+	require.ErrorContains(t, Check(plan(Group{Spec: bad, Targets: []string{fresh}})), "--engine aio")
+}
