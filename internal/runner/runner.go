@@ -106,7 +106,7 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 		}
 		engines[i], reasons[i] = e, why
 	}
-	targets, err := p.openTargets()
+	targets, err := p.openTargets(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,8 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 
 // openTargets opens every distinct path once, for writing if any group
 // writes to it, with the strictest alignment and largest region asked.
-func (p *Plan) openTargets() ([]*openTarget, error) {
+// Cancelling ctx stops the filling of a new file (which is then removed).
+func (p *Plan) openTargets(ctx context.Context) ([]*openTarget, error) {
 	var order []string
 	byPath := map[string]*openTarget{}
 	opts := map[string]*target.Options{}
@@ -128,7 +129,7 @@ func (p *Plan) openTargets() ([]*openTarget, error) {
 		for _, path := range g.Targets {
 			o, ok := opts[path]
 			if !ok {
-				o = &target.Options{AllowDestructive: p.AllowDestructive, DefaultFileSize: workload.DefaultRegion}
+				o = &target.Options{AllowDestructive: p.AllowDestructive, DefaultFileSize: workload.DefaultRegion, Cancel: ctx.Done()}
 				opts[path] = o
 				order = append(order, path)
 				byPath[path] = &openTarget{index: len(order) - 1}

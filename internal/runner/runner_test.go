@@ -15,6 +15,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
+	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -166,4 +167,18 @@ func TestBadSecondTargetCreatesNothing(t *testing.T) {
 	require.Error(t, err)
 	_, statErr := os.Stat(good)
 	require.True(t, os.IsNotExist(statErr), "the first target was created although the second was refused")
+}
+
+// A cancelled context stops the preparation of a new file target: Run
+// returns at once and leaves no partial file behind.
+func TestCancelDuringPreparation(t *testing.T) {
+	tgt := filepath.Join(t.TempDir(), "new.dat")
+	s := spec(t, "4k", 100, 100, 1, time.Second)
+	s.RegionBytes = 256 << 20
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, plan(Group{Spec: s, Targets: []string{tgt}}))
+	require.ErrorIs(t, err, target.ErrCancelled)
+	_, statErr := os.Stat(tgt)
+	require.True(t, os.IsNotExist(statErr), "the partial file was left behind")
 }
