@@ -72,4 +72,3 @@ func Benchmark(b *testing.B, f Factory, qd int) {
 		b.Fatalf("%d I/O errors", errs)
 	}
 }
-
