@@ -49,6 +49,7 @@ CPU each I/O costs.`,
 	})
 	root.AddCommand(
 		newRunCommand(g),
+		newServeCommand(g),
 		newProfilesCommand(g),
 		newVersionCommand(g),
 	)
