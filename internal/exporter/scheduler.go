@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // Job states, as /api/v1/jobs shows them.
@@ -84,6 +85,15 @@ func (s *scheduler) apply(cfg *config.Config) {
 		r := &jobRunner{job: j, cancel: cancel, done: make(chan struct{}), trigger: make(chan struct{}, 1)}
 		s.jobs[name] = r
 		s.d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
+		// Counters exist from the start, so that rate() and alerts see
+		// their first increase.
+		for _, st := range []string{result.StatusOK, result.StatusErrors, result.StatusInterrupted, statusFailed} {
+			s.d.m.jobRuns.WithLabelValues(j.Name, st)
+		}
+		if j.Mode == config.Scheduled {
+			s.d.m.jobSkipped.WithLabelValues(j.Name, skipDeviceBusy)
+			s.d.m.jobSkipped.WithLabelValues(j.Name, skipStillRunning)
+		}
 		if j.Mode == config.Continuous {
 			s.d.m.canaryPaused.WithLabelValues(j.Target.Name, j.Name).Set(0)
 		}
