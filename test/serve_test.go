@@ -314,6 +314,26 @@ func TestServeWithPrometheus(t *testing.T) {
 	}
 	checkGolden(t, metrics)
 
+	// SIGHUP reloads: a bad file changes nothing and says so; a good one
+	// swaps in (here: one more module).
+	require.NoError(t, os.WriteFile(cfgPath, []byte("jobs: ["), 0o644))
+	require.NoError(t, d.cmd.Process.Signal(syscall.SIGHUP))
+	require.Eventually(t, func() bool {
+		return strings.Contains(fetch(t, ioprobeURL+"/metrics"), "ioprobe_config_last_reload_successful 0")
+	}, 10*time.Second, 100*time.Millisecond)
+	withModule := strings.ReplaceAll(serveConfig, "DIR", dir) + "  again: {profile: random-read, max_duration: 200ms}\n"
+	require.NoError(t, os.WriteFile(cfgPath, []byte(withModule), 0o644))
+	require.NoError(t, d.cmd.Process.Signal(syscall.SIGHUP))
+	require.Eventually(t, func() bool {
+		return strings.Contains(fetch(t, ioprobeURL+"/metrics"), "ioprobe_config_last_reload_successful 1")
+	}, 10*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(ioprobeURL + "/probe?target=data&module=again")
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK // 503 while a job holds the device
+	}, 10*time.Second, 100*time.Millisecond)
+
 	// SIGTERM during a run: exit 0 within a second, the file intact.
 	resp, err = http.Post(ioprobeURL+"/api/v1/jobs/long/run", "", nil)
 	require.NoError(t, err)
