@@ -55,15 +55,15 @@ func (d *Daemon) handleRuns(w http.ResponseWriter, r *http.Request) {
 
 // JobInfo is one job as GET /api/v1/jobs lists it.
 type JobInfo struct {
-	Name     string     `json:"name"`
-	Target   string     `json:"target"`
-	Mode     string     `json:"mode"`
-	Every    string     `json:"every,omitempty"`
-	Points   []string   `json:"points"`
-	State    string     `json:"state"` // idle, waiting (for its device), running, stopped
-	Paused   bool       `json:"paused,omitempty"`
-	NextRun  *time.Time `json:"next_run,omitempty"`
-	RunsDone uint64     `json:"runs_started"`
+	Name        string     `json:"name"`
+	Target      string     `json:"target"`
+	Mode        string     `json:"mode"`
+	Every       string     `json:"every,omitempty"`
+	Points      []string   `json:"points"`
+	State       string     `json:"state"` // idle, waiting (for its device), running, stopped
+	Paused      bool       `json:"paused,omitempty"`
+	NextRun     *time.Time `json:"next_run,omitempty"`
+	RunsStarted uint64     `json:"runs_started"`
 }
 
 func (d *Daemon) handleJobs(w http.ResponseWriter, r *http.Request) {
@@ -80,7 +80,7 @@ func (d *Daemon) handleJobs(w http.ResponseWriter, r *http.Request) {
 		if jr := d.sched.runner(j.Name); jr != nil {
 			info.State = stateNames[jr.state.Load()]
 			info.Paused = jr.paused.Load()
-			info.RunsDone = jr.runs.Load()
+			info.RunsStarted = jr.runs.Load()
 			if ns := jr.next.Load(); ns != 0 && j.Mode == config.Scheduled {
 				t := time.Unix(0, ns).UTC()
 				info.NextRun = &t
