@@ -143,6 +143,7 @@ func TestFullConfigResolves(t *testing.T) {
 	require.Equal(t, workload.DefaultRamp, mix.Ramp)
 
 	require.Equal(t, OnDemand, cfg.Jobs["adhoc"].Mode)
+	require.Zero(t, cfg.Jobs["adhoc"].Points[0].Specs[0].Ramp, "ramp: 0 needs no unit")
 
 	q := cfg.Modules["quick"]
 	require.Equal(t, 3*time.Second, q.MaxDuration)

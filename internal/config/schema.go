@@ -202,6 +202,9 @@ func (w *walker) value(path string, n *yaml.Node, f field) {
 			w.ps.add(path, "want a size like 4k, 64KiB or 1GiB, got %s", describe(n))
 		}
 	case t == durationType:
+		if isScalar(n, "!!int") && n.Value == "0" {
+			break // "ramp: 0" is unambiguous
+		}
 		if !isScalar(n, "!!str") {
 			w.ps.add(path, "want a duration like 30s or 1h, got %s", describe(n))
 		} else if _, err := time.ParseDuration(n.Value); err != nil {
