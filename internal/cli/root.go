@@ -50,6 +50,7 @@ CPU each I/O costs.`,
 	root.AddCommand(
 		newRunCommand(g),
 		newSuiteCommand(g),
+		newServeCommand(g),
 		newReportCommand(g),
 		newCompareCommand(g),
 		newProfilesCommand(g),

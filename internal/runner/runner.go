@@ -106,7 +106,7 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 		}
 		engines[i], reasons[i] = e, why
 	}
-	targets, err := p.openTargets()
+	targets, err := p.openTargets(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +120,9 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 
 // targetOptions gives every distinct path of the plan, in order, its
 // options: for writing if any group writes to it, with the strictest
-// alignment and largest region asked.
-func (p *Plan) targetOptions() ([]string, map[string]*openTarget, map[string]*target.Options) {
+// alignment and largest region asked. Cancelling ctx stops the filling of
+// a new file (which is then removed).
+func (p *Plan) targetOptions(ctx context.Context) ([]string, map[string]*openTarget, map[string]*target.Options) {
 	var order []string
 	byPath := map[string]*openTarget{}
 	opts := map[string]*target.Options{}
@@ -129,7 +130,7 @@ func (p *Plan) targetOptions() ([]string, map[string]*openTarget, map[string]*ta
 		for _, path := range g.Targets {
 			o, ok := opts[path]
 			if !ok {
-				o = &target.Options{AllowDestructive: p.AllowDestructive, DefaultFileSize: workload.DefaultRegion}
+				o = &target.Options{AllowDestructive: p.AllowDestructive, DefaultFileSize: workload.DefaultRegion, Cancel: ctx.Done()}
 				opts[path] = o
 				order = append(order, path)
 				byPath[path] = &openTarget{index: len(order) - 1}
@@ -158,7 +159,7 @@ func Check(p Plan) error {
 			return &workload.FieldError{Field: "--engine", Value: g.Spec.Engine, Reason: err.Error()}
 		}
 	}
-	order, _, opts := p.targetOptions()
+	order, _, opts := p.targetOptions(context.Background())
 	for _, path := range order {
 		if err := target.Check(path, *opts[path]); err != nil {
 			return err
@@ -168,8 +169,8 @@ func Check(p Plan) error {
 }
 
 // openTargets opens every distinct path once (see targetOptions).
-func (p *Plan) openTargets() ([]*openTarget, error) {
-	order, byPath, opts := p.targetOptions()
+func (p *Plan) openTargets(ctx context.Context) ([]*openTarget, error) {
+	order, byPath, opts := p.targetOptions(ctx)
 	// Check every target before creating or opening any, so that a bad
 	// second target does not leave a freshly filled first one behind.
 	for _, path := range order {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
+	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -189,4 +190,18 @@ func TestCheckTouchesNothing(t *testing.T) {
 	bad := s
 	bad.Engine = "aio"
 	require.ErrorContains(t, Check(plan(Group{Spec: bad, Targets: []string{fresh}})), "--engine aio")
+}
+
+// A cancelled context stops the preparation of a new file target: Run
+// returns at once and leaves no partial file behind.
+func TestCancelDuringPreparation(t *testing.T) {
+	tgt := filepath.Join(t.TempDir(), "new.dat")
+	s := spec(t, "4k", 100, 100, 1, time.Second)
+	s.RegionBytes = 256 << 20
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, plan(Group{Spec: s, Targets: []string{tgt}}))
+	require.ErrorIs(t, err, target.ErrCancelled)
+	_, statErr := os.Stat(tgt)
+	require.True(t, os.IsNotExist(statErr), "the partial file was left behind")
 }

@@ -239,7 +239,7 @@ func (e env) grow(path string, fd int, from, to int64, o Options) error {
 	if err != nil {
 		return fmt.Errorf("target %s: preallocate %d bytes: %w", path, to-from, err)
 	}
-	if err := fillDirect(fd, from, to, rand.Uint64(), o.Progress, e.fillHook); err != nil {
+	if err := fillDirect(fd, from, to, rand.Uint64(), o.Progress, cancelHook(o.Cancel, e.fillHook)); err != nil {
 		return fmt.Errorf("target %s: fill with random data: %w", path, err)
 	}
 	if err := unix.Fsync(fd); err != nil {
@@ -253,6 +253,25 @@ func (e env) grow(path string, fd int, from, to int64, o Options) error {
 		return fmt.Errorf("target %s: mark as ioprobe's (xattr %s): %w", path, markerXattr, err)
 	}
 	return nil
+}
+
+// cancelHook makes a fill hook that fails once cancel is closed, before
+// calling the test hook (if any).
+func cancelHook(cancel <-chan struct{}, hook func(off int64) error) func(off int64) error {
+	if cancel == nil {
+		return hook
+	}
+	return func(off int64) error {
+		select {
+		case <-cancel:
+			return ErrCancelled
+		default:
+		}
+		if hook != nil {
+			return hook(off)
+		}
+		return nil
+	}
 }
 
 // extend grows a file ioprobe filled from oldSize to newSize bytes, filling

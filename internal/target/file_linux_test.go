@@ -361,3 +361,22 @@ func TestENOSPC(t *testing.T) {
 	require.NoError(t, err, "still ioprobe's")
 	require.NoError(t, tg.Close())
 }
+
+// Closing Options.Cancel stops a fill between chunks and removes the
+// partial file, so a daemon can stop at once without leaving a half-filled
+// file that later runs would mistake for data.
+func TestCancelledFillRemovesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cancelled.dat")
+	cancel := make(chan struct{})
+	e := defaultEnv()
+	e.fillHook = func(off int64) error {
+		if off >= 4*mib {
+			close(cancel)
+		}
+		return nil
+	}
+	_, err := e.open(path, Options{Region: 16 * mib, Cancel: cancel})
+	require.ErrorIs(t, err, ErrCancelled)
+	require.ErrorContains(t, err, "removed the partial file "+path)
+	requireNoEntry(t, path)
+}

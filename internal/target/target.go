@@ -41,7 +41,18 @@ type Options struct {
 	// Progress, when set, is called after each chunk while a new file (or
 	// the new part of an extended one) is being filled.
 	Progress func(done, total int64)
+	// Cancel, when set, aborts the filling of a new file (or of the new part
+	// of an extended one) once it is closed: the fill stops before its next
+	// chunk, the partial file is removed (an extended one is cut back to the
+	// size its marker records) and Open returns an error that wraps
+	// ErrCancelled. A daemon must stop within a second of SIGTERM, and
+	// filling a large file takes longer than that.
+	Cancel <-chan struct{}
 }
+
+// ErrCancelled is wrapped by the error Open returns when Options.Cancel
+// stopped the preparation of a file.
+var ErrCancelled = errors.New("preparation cancelled")
 
 // Target is an opened target. Its FD is what engines issue I/O on.
 type Target struct {
