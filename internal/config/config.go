@@ -78,8 +78,23 @@ type Schedule struct {
 // Point is one run of a job: one or more access specifications run at once
 // on their own workers (a suite's mixed run has several).
 type Point struct {
-	Name  string
+	Name string
+	// Pattern is the reports' column for a suite point ("Random Read",
+	// "File Server"); "" for a job that is not a suite.
+	Pattern string
+	// Size is the reports' row: the data size in bytes (0 when none).
+	Size  int64
 	Specs []workload.Spec // defaults applied, validated, RegionBytes = the target's Size
+}
+
+// Label is what the point's runs are called in metrics: the reports'
+// pattern for a suite point (so that dashboards pivot sizes against
+// patterns as the reports' tables do), else the point's name.
+func (p Point) Label() string {
+	if p.Pattern != "" {
+		return p.Pattern
+	}
+	return p.Name
 }
 
 // Job is a named, configured run (or series of runs, for a suite) on one

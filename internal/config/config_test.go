@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,8 @@ var badConfigs = map[string]string{
 	"several-problems": `:6: jobs.a.queue_depth: must be between 1 and 1024 (got 0)
 testdata/bad/several-problems.yaml:8: jobs.b.target: unknown target "nowhere" (known: data)`,
 	"snapshot-interval":    `:2: global.snapshot_interval: must be between 100ms and 1m (got 10ms)`,
-	"suite":                `:6: jobs.nightly.suite: unknown suite "characterize" (this build of ioprobe defines no suites yet)`,
+	"suite":                `:6: jobs.nightly.suite: unknown suite "tpc-c" (known: characterize, protocols, peak-iops, business, scaling)`,
+	"suite-custom":         `:6: jobs.nightly.suite: the "custom" suite takes run's flags on the command line; give the job workload fields and a profile instead`,
 	"suite-with-workload":  `:7: jobs.nightly.queue_depth: cannot be combined with suite (a suite defines its own workloads)`,
 	"unknown-key":          `:7: jobs.oltp: unknown key "evry" (did you mean "every"?)`,
 	"unknown-key-no-match": `:4: targets.data: unknown key "colour" (known: allow_destructive, path, size)`,
@@ -201,4 +203,20 @@ jobs:
 func TestMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "none.yaml"), Options{})
 	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestCharacterizeSuiteJob(t *testing.T) {
+	cfg, err := Load("testdata/good/suite.yaml", Options{})
+	require.NoError(t, err)
+	j := cfg.Jobs["characterize"]
+	require.Len(t, j.Points, 20, "esx2 Table 1: 4 patterns × 5 sizes")
+	cells := map[string]bool{}
+	for _, p := range j.Points {
+		require.NotEmpty(t, p.Pattern)
+		require.Equal(t, p.Pattern, p.Label())
+		require.Equal(t, 2*time.Second, p.Specs[0].Duration)
+		require.EqualValues(t, 256*workload.MiB, p.Specs[0].RegionBytes)
+		cells[fmt.Sprintf("%s/%d", p.Pattern, p.Size)] = true
+	}
+	require.Len(t, cells, 20, "every (pattern, size) cell once")
 }

@@ -315,7 +315,7 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 			return nil
 		}
 		for _, p := range points {
-			pt := Point{Name: p.Name}
+			pt := Point{Name: p.Name, Pattern: p.Pattern, Size: p.Size}
 			for _, s := range p.Specs {
 				s = s.WithDefaults()
 				s.Duration, s.Ramp, s.RegionBytes = duration, ramp, size

@@ -99,7 +99,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 	res, err := runner.Run(ctx, p)
 	now := time.Now()
 	rec := &Run{Job: j.Name, Target: j.Target.Name, Point: pt.Name, Trigger: trigger, FinishedAt: now.UTC(), Result: res}
-	sh := shapeOf(j.Target.Name, j.Name, pt.Name, pt.Specs)
+	sh := shapeOf(j.Target.Name, j.Name, pt.Label(), pt.Specs)
 	log := d.logger.With("job", j.Name, "target", j.Target.Name, "point", pt.Name, "trigger", trigger)
 	switch {
 	case err != nil && ctx.Err() != nil:
