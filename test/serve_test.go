@@ -219,8 +219,6 @@ global:
   scrape_timeout: 1s
 scrape_configs:
   - job_name: ioprobe
-    # ioprobe's series carry its own job label; keep it (see configs/prometheus.yml).
-    honor_labels: true
     static_configs:
       - targets: ['%s']
 `, ioprobe)
@@ -266,30 +264,30 @@ func TestServeWithPrometheus(t *testing.T) {
 	classic := startPrometheus(t, scrapeConfig(d.addr, false))
 
 	// Live I/O, as a rate.
-	eventually(t, native, `rate(ioprobe_io_operations_total{job="canary",op="read",target="data"}[1m]) > 0`, 20*time.Second)
+	eventually(t, native, `rate(ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}[1m]) > 0`, 20*time.Second)
 	// The native histogram, and a quantile from it.
-	s := eventually(t, native, `ioprobe_io_latency_seconds{job="canary"}`, 10*time.Second)
+	s := eventually(t, native, `ioprobe_io_latency_seconds{ioprobe_job="canary"}`, 10*time.Second)
 	require.NotEmpty(t, s[0].Histogram, "a native histogram sample: %+v", s[0])
-	s = eventually(t, native, `histogram_quantile(0.99, rate(ioprobe_io_latency_seconds{job="canary"}[1m])) > 0`, 10*time.Second)
+	s = eventually(t, native, `histogram_quantile(0.99, rate(ioprobe_io_latency_seconds{ioprobe_job="canary"}[1m])) > 0`, 10*time.Second)
 	p99, err := strconv.ParseFloat(s[0].Value[1].(string), 64)
 	require.NoError(t, err)
 	require.Less(t, p99, 1.0, "a p99 of a second or more on a local file")
 	// Classic buckets, on the Prometheus without native histograms.
-	eventually(t, classic, `ioprobe_io_latency_seconds_bucket{job="canary",le="0.001"}`, 10*time.Second)
-	eventually(t, classic, `histogram_quantile(0.99, sum by (le) (rate(ioprobe_io_latency_seconds_bucket{job="canary"}[1m]))) > 0`, 10*time.Second)
+	eventually(t, classic, `ioprobe_io_latency_seconds_bucket{ioprobe_job="canary",le="0.001"}`, 10*time.Second)
+	eventually(t, classic, `histogram_quantile(0.99, sum by (le) (rate(ioprobe_io_latency_seconds_bucket{ioprobe_job="canary"}[1m]))) > 0`, 10*time.Second)
 	eventually(t, native, `sum(rate(ioprobe_host_cpu_seconds_total[1m])) > 0`, 10*time.Second)
 
 	// Last-run gauges of the scheduled job (it first runs at start).
-	s = eventually(t, native, `ioprobe_run_iops{job="scheduled",target="data",workload="random-read",block_size_bytes="4096",read_pct="100",random_pct="100",queue_depth="2",workers="1"} > 0`, 20*time.Second)
-	eventually(t, native, `ioprobe_run_success{job="scheduled"} == 1`, 5*time.Second)
-	eventually(t, native, `ioprobe_run_latency_seconds{job="scheduled",percentile="99"} > 0`, 5*time.Second)
+	s = eventually(t, native, `ioprobe_run_iops{ioprobe_job="scheduled",target="data",workload="random-read",block_size_bytes="4096",read_pct="100",random_pct="100",queue_depth="2",workers="1"} > 0`, 20*time.Second)
+	eventually(t, native, `ioprobe_run_success{ioprobe_job="scheduled"} == 1`, 5*time.Second)
+	eventually(t, native, `ioprobe_run_latency_seconds{ioprobe_job="scheduled",percentile="99"} > 0`, 5*time.Second)
 
 	// A job triggered through the API.
 	resp, err := http.Post(ioprobeURL+"/api/v1/jobs/adhoc/run", "", nil)
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	eventually(t, native, `ioprobe_run_throughput_bytes_per_second{job="adhoc",block_size_bytes="65536",random_pct="0"} > 0`, 20*time.Second)
+	eventually(t, native, `ioprobe_run_throughput_bytes_per_second{ioprobe_job="adhoc",block_size_bytes="65536",random_pct="0"} > 0`, 20*time.Second)
 
 	// /probe through Prometheus' multi-target relabelling.
 	eventually(t, native, `ioprobe_probe_success{job="ioprobe-probe",instance="data"} == 1`, 20*time.Second)
@@ -340,7 +338,7 @@ func TestServeWithPrometheus(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Eventually(t, func() bool {
-		return strings.Contains(fetch(t, ioprobeURL+"/metrics"), `ioprobe_run_active{job="long",target="data"} 1`)
+		return strings.Contains(fetch(t, ioprobeURL+"/metrics"), `ioprobe_run_active{ioprobe_job="long",target="data"} 1`)
 	}, 20*time.Second, 100*time.Millisecond)
 	time.Sleep(300 * time.Millisecond) // into the measured window
 	t0 := time.Now()

@@ -48,14 +48,14 @@ func TestDaemonEndToEnd(t *testing.T) {
 	d, _ := newDaemon(t, canaryConfig, WebOptions{EnableAdminAPI: true})
 	base, stop := start(t, d)
 	reg := d.Registry()
-	canary := map[string]string{"job": "canary", "target": "data", "op": "read"}
+	canary := map[string]string{"ioprobe_job": "canary", "target": "data", "op": "read"}
 
 	require.Eventually(t, func() bool {
 		return value(t, reg, "ioprobe_io_operations_total", canary) > 20
 	}, 10*time.Second, 50*time.Millisecond, "the canary feeds the live counters")
-	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_active", map[string]string{"job": "canary"}))
-	require.Equal(t, 0.0, value(t, reg, "ioprobe_io_errors_total", map[string]string{"job": "canary", "error": "eio"}), "error series exist before any error")
-	require.Equal(t, -1.0, value(t, reg, "ioprobe_io_operations_total", map[string]string{"job": "canary", "op": "write"}), "a read-only job has no write series")
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "canary"}))
+	require.Equal(t, 0.0, value(t, reg, "ioprobe_io_errors_total", map[string]string{"ioprobe_job": "canary", "error": "eio"}), "error series exist before any error")
+	require.Equal(t, -1.0, value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "canary", "op": "write"}), "a read-only job has no write series")
 	h := find(t, reg, "ioprobe_io_latency_seconds", canary).GetHistogram()
 	require.NotNil(t, h)
 	require.EqualValues(t, nativeSchema, h.GetSchema())
@@ -67,16 +67,16 @@ func TestDaemonEndToEnd(t *testing.T) {
 	code, body = do(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run")
 	require.Equal(t, http.StatusConflict, code, body)
 	require.Contains(t, body, `job \"adhoc\" is already`)
-	shape := map[string]string{"job": "adhoc", "target": "data", "workload": "random-read", "block_size_bytes": "4096",
+	shape := map[string]string{"ioprobe_job": "adhoc", "target": "data", "workload": "random-read", "block_size_bytes": "4096",
 		"read_pct": "100", "random_pct": "100", "queue_depth": "2", "workers": "1"}
 	require.Eventually(t, func() bool {
 		return value(t, reg, "ioprobe_run_success", shape) == 1
 	}, 10*time.Second, 50*time.Millisecond, "the triggered run's last-run gauges")
 	require.Greater(t, value(t, reg, "ioprobe_run_iops", shape), 0.0)
-	require.Greater(t, value(t, reg, "ioprobe_run_latency_seconds", map[string]string{"job": "adhoc", "percentile": "99"}), 0.0)
+	require.Greater(t, value(t, reg, "ioprobe_run_latency_seconds", map[string]string{"ioprobe_job": "adhoc", "percentile": "99"}), 0.0)
 	require.InDelta(t, 0.5, value(t, reg, "ioprobe_run_duration_seconds", shape), 0.1)
-	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"job": "adhoc", "status": "ok"}))
-	require.Greater(t, value(t, reg, "ioprobe_job_runs_total", map[string]string{"job": "canary", "status": "interrupted"}), 0.0,
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "adhoc", "status": "ok"}))
+	require.Greater(t, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "canary", "status": "interrupted"}), 0.0,
 		"the canary was stopped for the job")
 
 	// The live counters went on through the pause and never went back.
@@ -84,7 +84,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return value(t, reg, "ioprobe_io_operations_total", canary) > before
 	}, 5*time.Second, 50*time.Millisecond, "the canary resumed")
-	require.Equal(t, 0.0, value(t, reg, "ioprobe_canary_paused", map[string]string{"job": "canary"}))
+	require.Equal(t, 0.0, value(t, reg, "ioprobe_canary_paused", map[string]string{"ioprobe_job": "canary"}))
 
 	// The runs API lists the result documents.
 	code, body = get(t, base+"/api/v1/runs?job=adhoc")
@@ -225,13 +225,13 @@ jobs:
 	_, stop := start(t, d)
 	reg := d.Registry()
 	require.Eventually(t, func() bool {
-		return value(t, reg, "ioprobe_io_operations_total", map[string]string{"job": "long"}) > 100
+		return value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "long"}) > 100
 	}, 10*time.Second, 20*time.Millisecond)
 	err, took := stop()
 	require.NoError(t, err)
 	require.Less(t, took, time.Second)
-	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"job": "long", "status": "interrupted"}))
-	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_success", map[string]string{"job": "long"}), "an interrupted run is not a result")
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "long", "status": "interrupted"}))
+	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_success", map[string]string{"ioprobe_job": "long"}), "an interrupted run is not a result")
 
 	// Polled by hand: require.Eventually runs the condition on a goroutine of its own.
 	for deadline := time.Now().Add(2 * time.Second); runtime.NumGoroutine() > baseline && time.Now().Before(deadline); {

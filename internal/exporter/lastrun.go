@@ -21,7 +21,7 @@ type shape struct {
 	target, job, workload, blockSize, readPct, randomPct, queueDepth, workers string
 }
 
-var shapeLabels = []string{"target", "job", "workload", "block_size_bytes", "read_pct", "random_pct", "queue_depth", "workers"}
+var shapeLabels = []string{"target", jobLabel, "workload", "block_size_bytes", "read_pct", "random_pct", "queue_depth", "workers"}
 
 func (s shape) values() []string {
 	return []string{s.target, s.job, s.workload, s.blockSize, s.readPct, s.randomPct, s.queueDepth, s.workers}

@@ -125,7 +125,13 @@ func (o *liveObserver) add(ls *liveSeries, cur *runner.OpCounters, p *opState) {
 	}
 }
 
-var liveLabels = []string{"target", "job", "op"}
+// jobLabel names the configured job a series belongs to. It is not "job":
+// Prometheus sets that on every scraped series to the scrape job's name, and
+// an exporter's own "job" would be renamed exported_job unless every scrape
+// config honoured its labels (which many Prometheus Operator setups forbid).
+const jobLabel = "ioprobe_job"
+
+var liveLabels = []string{"target", jobLabel, "op"}
 
 // liveCollector exports the live series.
 type liveCollector struct {

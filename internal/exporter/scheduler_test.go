@@ -55,22 +55,22 @@ jobs:
 `, WebOptions{EnableAdminAPI: true})
 	base, _ := start(t, d)
 	reg := d.Registry()
-	ok := map[string]string{"job": "tick", "status": "ok"}
+	ok := map[string]string{"ioprobe_job": "tick", "status": "ok"}
 	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_runs_total", ok) >= 1 }, 5*time.Second, 20*time.Millisecond)
 	// Hold the device (same file, another target name) for 2.5 s: at least one start waits a whole period.
 	require.Eventually(t, func() bool {
 		code, _ := do(t, http.MethodPost, base+"/api/v1/jobs/hog/run")
 		return code == http.StatusAccepted
 	}, 5*time.Second, 20*time.Millisecond)
-	busy := map[string]string{"job": "tick", "reason": skipDeviceBusy}
+	busy := map[string]string{"ioprobe_job": "tick", "reason": skipDeviceBusy}
 	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_skipped_total", busy) >= 1 }, 5*time.Second, 20*time.Millisecond)
 	require.Eventually(t, func() bool {
-		return value(t, reg, "ioprobe_job_runs_total", map[string]string{"job": "hog", "status": "ok"}) == 1
+		return value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "hog", "status": "ok"}) == 1
 	}, 5*time.Second, 20*time.Millisecond)
 	n := value(t, reg, "ioprobe_job_runs_total", ok)
 	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_runs_total", ok) > n }, 5*time.Second, 20*time.Millisecond,
 		"tick runs again once the device is free")
-	require.Greater(t, value(t, reg, "ioprobe_job_next_run_timestamp_seconds", map[string]string{"job": "tick"}), float64(time.Now().Unix()-1))
+	require.Greater(t, value(t, reg, "ioprobe_job_next_run_timestamp_seconds", map[string]string{"ioprobe_job": "tick"}), float64(time.Now().Unix()-1))
 }
 
 // A suite job publishes one set of last-run gauges per point, told apart
@@ -111,7 +111,7 @@ jobs:
 	code, body := do(t, http.MethodPost, base+"/api/v1/jobs/suite/run")
 	require.Equal(t, http.StatusAccepted, code, body)
 	point := func(name, bs, random, qd string) map[string]string {
-		return map[string]string{"job": "suite", "workload": name, "block_size_bytes": bs, "random_pct": random, "queue_depth": qd}
+		return map[string]string{"ioprobe_job": "suite", "workload": name, "block_size_bytes": bs, "random_pct": random, "queue_depth": qd}
 	}
 	require.Eventually(t, func() bool {
 		return value(t, reg, "ioprobe_run_success", point("mixed", "4096+65536", "100+0", "16+16")) == 1
@@ -144,8 +144,8 @@ jobs:
 	code, body = do(t, http.MethodPost, base+"/-/reload")
 	require.Equal(t, http.StatusOK, code, body)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_config_last_reload_successful", nil))
-	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_success", map[string]string{"job": "suite"}), "a removed job's gauges go")
-	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_active", map[string]string{"job": "suite"}))
+	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_success", map[string]string{"ioprobe_job": "suite"}), "a removed job's gauges go")
+	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "suite"}))
 	require.Same(t, canaryRunner, d.sched.runner("canary"), "an unchanged job is not restarted")
 	code, _ = do(t, http.MethodPost, base+"/api/v1/jobs/suite/run")
 	require.Equal(t, http.StatusNotFound, code)
