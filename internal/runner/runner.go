@@ -277,13 +277,11 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	}
 
 	// Measure.
-	win := startWindow(targets)
-	ctl.SetMeasuring(true)
+	win := startWindow(targets, ctl)
 	snap.begin(win.t0)
 	snap.phase = PhaseMeasure
 	p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), snap, &res.Intervals)
-	ctl.SetMeasuring(false)
-	win.stop()
+	win.stop(ctl)
 	stopWorkers()
 	return p.finish(res, snap, win, ctx, ctl, runErrs)
 }

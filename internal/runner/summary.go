@@ -142,10 +142,11 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 			if !okA || !okB {
 				continue
 			}
-			d.ReadOps += b.ReadOps - a.ReadOps
-			d.WriteOps += b.WriteOps - a.WriteOps
-			d.ReadBytes += (b.ReadSectors - a.ReadSectors) * 512
-			d.WriteBytes += (b.WriteSectors - a.WriteSectors) * 512
+			// Each map holds the sum of two readings: halve the difference.
+			d.ReadOps += (b.ReadOps - a.ReadOps) / 2
+			d.WriteOps += (b.WriteOps - a.WriteOps) / 2
+			d.ReadBytes += (b.ReadSectors - a.ReadSectors) / 2 * 512
+			d.WriteBytes += (b.WriteSectors - a.WriteSectors) / 2 * 512
 		}
 		s.Device = d
 	}
