@@ -211,6 +211,10 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	groupOf := map[*engine.Worker]int{}
 	specs := make([]workload.Spec, len(p.Groups))
 	seed := uint64(started.UnixNano())
+	verifier, err := p.verifier(targets, seed)
+	if err != nil {
+		return nil, err
+	}
 	for gi, g := range p.Groups {
 		spec := g.Spec
 		if spec.Seed != 0 {
@@ -230,7 +234,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			}
 		}
 		specs[gi] = spec
-		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all)})
+		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all), Verify: verifier})
 		if err != nil {
 			engine.CloseWorkers(all)
 			return nil, err
@@ -263,6 +267,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 
 	snap := newSnapshotter(p, targets, all)
 	res := p.baseResult(started, specs, engines, reasons, targets)
+	snap.verifier = verifier
 
 	// Ramp-up: I/O runs, nothing counts.
 	close(start)
@@ -354,4 +359,39 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 		o.Observe(snap.current)
 	}
 	return res, nil
+}
+
+// verifier builds --verify's state when any group asks for it: a file
+// ioprobe filled is checked on every read; elsewhere a bitmap remembers
+// which units this run wrote, in units of the largest size that divides
+// every offset and transfer of every group on that target.
+func (p *Plan) verifier(targets []*openTarget, run uint64) (*engine.Verifier, error) {
+	on := false
+	for _, g := range p.Groups {
+		on = on || g.Spec.Verify
+	}
+	if !on {
+		return nil, nil
+	}
+	vts := make([]engine.VerifyTarget, len(targets))
+	for _, ot := range targets {
+		unit := int64(0)
+		for _, gi := range ot.groups {
+			s := &p.Groups[gi].Spec
+			unit = gcd(unit, s.Alignment())
+			for _, b := range s.BlockSizes {
+				unit = gcd(unit, b.Bytes)
+			}
+		}
+		unit = max(unit-unit%512, 512)
+		vts[ot.index] = engine.VerifyTarget{Formatted: ot.t.Formatted, Region: ot.t.Region, Unit: unit}
+	}
+	return engine.NewVerifier(run, vts)
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

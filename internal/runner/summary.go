@@ -115,6 +115,21 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	s.Ops = s.ReadOps + s.WriteOps
 	s.Bytes = s.ReadBytes + s.WriteBytes
 	res.Histogram = result.Histograms{Read: read, Write: write}
+	if v := snap.verifier; v != nil {
+		vs := &result.VerifySummary{}
+		for i := range snap.current.Targets {
+			t := &snap.current.Targets[i]
+			vs.ReadsVerified += t.Read.Verified
+			vs.ReadsUnverified += t.Read.Unverified
+		}
+		n, sectors, truncated := v.Failures()
+		vs.Failures = uint64(n)
+		for _, f := range sectors {
+			vs.FailedSectors = append(vs.FailedSectors, result.VerifyFailure{Target: res.Targets[f.Target].Path, Offset: f.Offset, Problem: f.Problem})
+		}
+		vs.FailedSectorsTruncated = truncated
+		s.Verify = vs
+	}
 	s.Latency = result.LatencyOf(res.Histogram.Combined())
 	s.ReadLatency = result.LatencyOf(read)
 	s.WriteLatency = result.LatencyOf(write)

@@ -71,6 +71,10 @@ type Target struct {
 	// else 512.
 	LogicalBlock int64
 	MemAlign     int64 // statx dio_mem_align when known, else 4096
+	// Formatted says every sector of the target is in --verify's
+	// self-describing format (a file ioprobe filled), so any read of it can
+	// be verified; elsewhere only what the run itself wrote can be.
+	Formatted bool
 	// Device is the kernel name of the block device the I/O reaches
 	// ("vda", "loop3", "nvme0n1p2"), for ReadDiskStats; "" when there is
 	// none (an anonymous st_dev, as on btrfs or overlayfs).

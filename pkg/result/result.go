@@ -115,6 +115,27 @@ type Summary struct {
 	WriteLatency             Latency           `json:"write_latency"`
 	CPU                      CPU               `json:"cpu"`
 	Device                   *DeviceStats      `json:"device,omitempty"`
+	Verify                   *VerifySummary    `json:"verify,omitempty"`
+}
+
+// VerifySummary is what --verify found: reads whose data was checked,
+// reads it could not check (data this run had not written, on a target
+// ioprobe did not fill), and the sectors that failed.
+type VerifySummary struct {
+	ReadsVerified   uint64 `json:"reads_verified"`
+	ReadsUnverified uint64 `json:"reads_unverified"`
+	Failures        uint64 `json:"failures"`
+	// FailedSectors lists distinct failing sectors in offset order (at most
+	// 1000; FailedSectorsTruncated says when there were more).
+	FailedSectors          []VerifyFailure `json:"failed_sectors,omitempty"`
+	FailedSectorsTruncated bool            `json:"failed_sectors_truncated,omitempty"`
+}
+
+// VerifyFailure is one sector that failed verification.
+type VerifyFailure struct {
+	Target  string `json:"target"`
+	Offset  int64  `json:"offset"`
+	Problem string `json:"problem"`
 }
 
 // Latency summarises a latency distribution, in seconds.
