@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/ioprobe/ioprobe/internal/version.Version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build run test test-deps unit bench bench-fio lint fmt clean
+.PHONY: all build run test test-deps unit bench bench-fio lint fmt clean dashboards
 
 all: build
 
@@ -42,3 +42,7 @@ fmt:
 
 clean:
 	rm -rf bin ioprobe.dat
+
+# grafana/ from internal/dashboards (a test fails when it is stale).
+dashboards:
+	$(GO) run ./internal/dashboards/cmd/gen -out grafana

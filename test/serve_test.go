@@ -1,13 +1,9 @@
 package test
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -65,152 +60,6 @@ modules:
     queue_depth: 2
     max_duration: 1s
 `
-
-// daemon is a running `ioprobe serve`.
-type daemon struct {
-	cmd    *exec.Cmd
-	addr   string
-	mu     sync.Mutex
-	stderr bytes.Buffer
-	exited chan struct{}
-}
-
-func (d *daemon) log() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.stderr.String()
-}
-
-var listenRE = regexp.MustCompile(`msg="Listening on" address=(\S+)`)
-
-// startDaemon starts the binary on a free port of 127.0.0.1 and returns
-// once it listens.
-func startDaemon(t *testing.T, args ...string) *daemon {
-	t.Helper()
-	d := &daemon{exited: make(chan struct{})}
-	d.cmd = exec.Command(binary, append([]string{"serve", "--web.listen-address", "127.0.0.1:0"}, args...)...)
-	pipe, err := d.cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, d.cmd.Start())
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			line := sc.Text()
-			d.mu.Lock()
-			d.stderr.WriteString(line + "\n")
-			d.mu.Unlock()
-			if m := listenRE.FindStringSubmatch(line); m != nil {
-				select {
-				case addr <- m[1]:
-				default:
-				}
-			}
-		}
-		close(d.exited)
-	}()
-	t.Cleanup(func() {
-		_ = d.cmd.Process.Kill()
-		<-d.exited
-		_ = d.cmd.Wait()
-		if t.Failed() {
-			t.Logf("ioprobe serve stderr:\n%s", d.log())
-		}
-	})
-	select {
-	case d.addr = <-addr:
-	case <-d.exited:
-		t.Fatalf("ioprobe serve exited:\n%s", d.log())
-	case <-time.After(10 * time.Second):
-		t.Fatalf("ioprobe serve did not listen:\n%s", d.log())
-	}
-	return d
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// startPrometheus runs a Prometheus of its own on a free port.
-func startPrometheus(t *testing.T, cfg string, flags ...string) string {
-	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644))
-	addr := freePort(t)
-	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	require.NoError(t, err)
-	cmd := exec.Command("prometheus", append([]string{
-		"--config.file=" + filepath.Join(dir, "prometheus.yml"),
-		"--storage.tsdb.path=" + filepath.Join(dir, "data"),
-		"--web.listen-address=" + addr,
-	}, flags...)...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("prometheus %v log (tail):\n%s", flags, tail(string(b), 3000))
-		}
-	})
-	base := "http://" + addr
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + "/-/ready")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
-	}, 20*time.Second, 100*time.Millisecond, "prometheus did not become ready")
-	return base
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
-}
-
-// sample is one element of a Prometheus instant query's result.
-type sample struct {
-	Metric    map[string]string `json:"metric"`
-	Value     []any             `json:"value"`
-	Histogram []any             `json:"histogram"`
-}
-
-func query(t *testing.T, prom, q string) []sample {
-	t.Helper()
-	resp, err := http.Get(prom + "/api/v1/query?query=" + url.QueryEscape(q))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	var r struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []sample `json:"result"`
-		} `json:"data"`
-	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
-	require.Equal(t, "success", r.Status, "%s: %s", q, r.Error)
-	return r.Data.Result
-}
-
-// eventually polls a query until it returns at least one sample.
-func eventually(t *testing.T, prom, q string, within time.Duration) []sample {
-	t.Helper()
-	var got []sample
-	require.Eventually(t, func() bool {
-		got = query(t, prom, q)
-		return len(got) > 0
-	}, within, 250*time.Millisecond, "no result for %s", q)
-	return got
-}
 
 func scrapeConfig(ioprobe string, withProbe bool) string {
 	cfg := fmt.Sprintf(`

@@ -1,0 +1,128 @@
+package dashboards
+
+import (
+	"fmt"
+
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
+)
+
+// Tag is on every ioprobe dashboard; the dashboards link to each other by it.
+const Tag = "ioprobe"
+
+// datasourceVar picks the Prometheus every query goes to.
+func datasourceVar() *dashboard.DatasourceVariableBuilder {
+	return dashboard.NewDatasourceVariableBuilder("datasource").Label("Data source").Type("prometheus")
+}
+
+// labelVar is a variable over the values of a label: `label_values(series,
+// label)`. A multi-valued one offers All, which matches everything (.*)
+// rather than listing every value, so queries stay short on large fleets;
+// queries use it as `label=~"$name"`. A single-valued one is used as
+// `label="$name"`.
+func labelVar(name, label, series, lbl string, multi bool) *dashboard.QueryVariableBuilder {
+	q := fmt.Sprintf("label_values(%s, %s)", series, lbl)
+	v := dashboard.NewQueryVariableBuilder(name).Label(label).Datasource(ds).
+		Query(dashboard.StringOrMap{String: ptr(q)}).Definition(q).
+		Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
+		Sort(dashboard.VariableSortAlphabeticalAsc)
+	if multi {
+		v.Multi(true).IncludeAll(true).AllValue(".*").
+			Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{ArrayOfString: []string{"All"}},
+				Value: dashboard.StringOrArrayOfString{ArrayOfString: []string{"$__all"}}})
+	}
+	return v
+}
+
+// preferred makes a single-valued variable start on value when it exists.
+func preferred(v *dashboard.QueryVariableBuilder, value string) *dashboard.QueryVariableBuilder {
+	return v.Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr(value)},
+		Value: dashboard.StringOrArrayOfString{String: ptr(value)}})
+}
+
+// row is a dashboard row and the panels under it.
+type row struct {
+	title     string
+	collapsed bool
+	panels    []cog.Builder[dashboard.Panel]
+}
+
+// board is what each dashboard declares; build turns it into Grafana's model.
+type board struct {
+	uid, title, description string
+	timeFrom, refresh       string
+	vars                    []cog.Builder[dashboard.VariableModel]
+	annotations             []cog.Builder[dashboard.AnnotationQuery]
+	rows                    []row
+}
+
+func (b board) build() (dashboard.Dashboard, error) {
+	d := dashboard.NewDashboardBuilder(b.title).Uid(b.uid).Description(b.description).
+		Tags([]string{Tag}).Editable().Timezone(common.TimeZoneBrowser).
+		Time(b.timeFrom, "now").Refresh(b.refresh).
+		Tooltip(dashboard.DashboardCursorSyncCrosshair).
+		Link(dashboard.NewDashboardLinkBuilder("ioprobe").Type(dashboard.DashboardLinkTypeDashboards).
+			Tags([]string{Tag}).AsDropdown(true).IncludeVars(true).KeepTime(true)).
+		WithVariable(datasourceVar())
+	for _, v := range b.vars {
+		d.WithVariable(v)
+	}
+	// Grafana's own annotations (alerts, manual notes) stay available.
+	d.Annotation(dashboard.NewAnnotationQueryBuilder().Name("Annotations & Alerts").BuiltIn(1).Hide(true).
+		Enable(true).IconColor("rgba(0, 211, 255, 1)").Type("dashboard").
+		Datasource(common.DataSourceRef{Type: ptr("grafana"), Uid: ptr("-- Grafana --")}))
+	for _, a := range b.annotations {
+		d.Annotation(a)
+	}
+	for _, r := range b.rows {
+		rb := dashboard.NewRowBuilder(r.title).Collapsed(r.collapsed)
+		if r.collapsed {
+			for _, p := range r.panels {
+				rb.WithPanel(p)
+			}
+			d.WithRow(rb)
+			continue
+		}
+		d.WithRow(rb)
+		for _, p := range r.panels {
+			d.WithPanel(p)
+		}
+	}
+	out, err := d.Build()
+	if err != nil {
+		return out, fmt.Errorf("dashboard %s: %w", b.uid, err)
+	}
+	numberPanels(&out)
+	return out, nil
+}
+
+// numberPanels gives every panel and row the id Grafana would otherwise
+// make up on load, so links to a panel (viewPanel=N) stay valid.
+func numberPanels(d *dashboard.Dashboard) {
+	id := uint32(0)
+	next := func() uint32 { id++; return id }
+	for i := range d.Panels {
+		p := &d.Panels[i]
+		if p.Panel != nil {
+			p.Panel.Id = ptr(next())
+		}
+		if p.RowPanel != nil {
+			p.RowPanel.Id = next()
+			for j := range p.RowPanel.Panels {
+				p.RowPanel.Panels[j].Id = ptr(next())
+			}
+		}
+	}
+}
+
+// promAnnotation marks events on every time series panel from a Prometheus
+// query. Without useValueForTime, each stretch of samples above zero is one
+// region; with it, the sample's value (in milliseconds) is the event's time.
+func promAnnotation(name, color, expr, title, text, tags string, useValueForTime, enabled bool) *dashboard.AnnotationQueryBuilder {
+	return dashboard.NewAnnotationQueryBuilder().Name(name).Datasource(ds).Enable(enabled).Hide(false).
+		IconColor(color).
+		Target(prometheus.NewDataqueryBuilder().RefId("Anno").Expr(expr)).
+		Step("15s").TitleFormat(title).TextFormat(text).TagKeys(tags).UseValueForTime(useValueForTime)
+}

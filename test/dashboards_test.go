@@ -1,0 +1,316 @@
+package test
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/dashboards/dashquery"
+)
+
+// dashboardsConfig runs the characterize and business suites at short
+// points (every must exceed a whole run of the job) and a canary.
+const dashboardsConfig = `
+global:
+  snapshot_interval: 500ms
+targets:
+  data: {path: DIR/probe.dat, size: 32MiB}
+jobs:
+  canary:
+    target: data
+    profile: canary
+    rate_iops: 100
+    continuous: true
+    duration: 5s
+  characterize:
+    target: data
+    suite: characterize
+    duration: 250ms
+    ramp: 0s
+    every: 2m
+  business:
+    target: data
+    suite: business
+    duration: 250ms
+    ramp: 0s
+    every: 2m
+`
+
+// rulesPrometheus is a Prometheus config that scrapes the daemons every
+// second and evaluates configs/prometheus's rules every second.
+func rulesPrometheus(t *testing.T, addrs ...string) string {
+	t.Helper()
+	var files []string
+	for _, f := range []string{"rules.yml", "alerts.yml"} {
+		p, err := filepath.Abs(filepath.Join("..", "configs", "prometheus", f))
+		require.NoError(t, err)
+		files = append(files, fmt.Sprintf("  - %q", p))
+	}
+	return fmt.Sprintf(`
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+%s
+scrape_configs:
+  - job_name: ioprobe
+    static_configs:
+      - targets: ['%s']
+`, strings.Join(files, "\n"), strings.Join(addrs, "', '"))
+}
+
+// classicOnly matches the queries that read the classic buckets of the
+// latency histogram, which a Prometheus 2.x ingesting native histograms
+// does not keep.
+var classicOnly = regexp.MustCompile(`ioprobe_io_latency_seconds_(bucket|sum|count)\b`)
+
+// dashboardRun is what a Grafana would have when it draws a dashboard:
+// Prometheus servers, a time range, the macros, the chosen variables.
+type dashboardRun struct {
+	native, classic string
+	start, end      time.Time
+	macros          dashquery.Macros
+	// choose names the value of each single-valued variable; pick, those
+	// of the multi-valued variables not set to All.
+	choose, pick map[string]string
+	// queries counts the queries run on each server.
+	queries map[string]int
+}
+
+func newDashboardRun(native, classic string, start, end time.Time, rateInterval string) *dashboardRun {
+	// A whole number of 1s steps, so that the range query's last step is
+	// the instant queries' time.
+	start = end.Add(-end.Sub(start).Round(time.Second) - time.Second)
+	return &dashboardRun{native: native, classic: classic, start: start, end: end, queries: map[string]int{},
+		macros: dashquery.Macros{
+			// Grafana: max($__interval + scrape interval, 4 × scrape interval).
+			"__rate_interval": rateInterval,
+			"__interval":      "1s",
+			"__interval_ms":   "1000",
+			"__range":         fmt.Sprintf("%ds", int(end.Sub(start).Seconds())),
+			"__range_s":       strconv.Itoa(int(end.Sub(start).Seconds())),
+		}}
+}
+
+// variables resolves a dashboard's query variables in order, as Grafana
+// does on load: each query must list values, and the chosen one must be
+// among them.
+func (r *dashboardRun) variables(t *testing.T, d *dashquery.Dashboard) map[string][]string {
+	t.Helper()
+	values := map[string][]string{}
+	for _, v := range d.Variables {
+		if v.Type != "query" {
+			continue
+		}
+		q, err := dashquery.Interpolate(v.QueryString(), d.Variables, values, r.macros)
+		require.NoError(t, err, "%s: variable %s", d.Title, v.Name)
+		series, label, ok := dashquery.LabelValues(q)
+		require.True(t, ok, "%s: variable %s: %s is not label_values(...)", d.Title, v.Name, q)
+		params := url.Values{"start": {unix(r.start)}, "end": {unix(r.end)}}
+		if series != "" {
+			params.Set("match[]", series)
+		}
+		var got []string
+		require.NoError(t, promGet(r.native, "/api/v1/label/"+label+"/values", params, &got), "%s: variable %s: %s", d.Title, v.Name, q)
+		require.NotEmpty(t, got, "%s: variable %s: %s lists no values", d.Title, v.Name, q)
+		want, ok := r.choose[v.Name]
+		if v.Multi || v.IncludeAll {
+			want, ok = r.pick[v.Name]
+			if !ok {
+				values[v.Name] = []string{dashquery.All}
+				continue
+			}
+		}
+		require.True(t, ok, "%s: the test chooses no value for %s", d.Title, v.Name)
+		require.Contains(t, got, want, "%s: variable %s: %s", d.Title, v.Name, q)
+		values[v.Name] = []string{want}
+	}
+	return values
+}
+
+// query runs one of a dashboard's queries as Grafana would: an instant
+// query at the end of the range, or a range query over it; on the
+// Prometheus without native histograms when it reads classic buckets.
+func (r *dashboardRun) query(t *testing.T, what, expr string, instant bool, values map[string][]string, d *dashquery.Dashboard) []sample {
+	t.Helper()
+	q, err := dashquery.Interpolate(expr, d.Variables, values, r.macros)
+	require.NoError(t, err, what)
+	prom := r.native
+	if classicOnly.MatchString(q) {
+		prom = r.classic
+	}
+	r.queries[prom]++
+	var res promResult
+	if instant {
+		res, err = queryAt(prom, q, r.end)
+	} else {
+		res, err = queryRange(prom, q, r.start, r.end, time.Second)
+	}
+	require.NoError(t, err, "%s: %s", what, q)
+	if len(res.Result) == 0 {
+		now, err := queryAt(prom, q, time.Now())
+		t.Fatalf("%s returned no data from %s to %s: %s (now: %v %v)", what, r.start, r.end, q, now, err)
+	}
+	if !instant {
+		points := 0
+		for _, s := range res.Result {
+			points += len(s.Values) + len(s.Histograms)
+		}
+		require.Positive(t, points, "%s: %s", what, q)
+	}
+	return res.Result
+}
+
+// cell is a row and column of a panel's grid.
+type cell struct{ row, col string }
+
+// grid checks that a panel laid out as a matrix gets what its
+// groupingToMatrix needs (a row and a column label on every sample, one
+// sample per cell, rows that are numbers when converted to numbers) and
+// returns its cells.
+func grid(t *testing.T, p dashquery.Panel, samples []sample) map[cell]float64 {
+	t.Helper()
+	row, col, numeric, ok := p.Grid()
+	if !ok {
+		return nil
+	}
+	cells := map[cell]float64{}
+	for _, s := range samples {
+		c := cell{s.Metric[row], s.Metric[col]}
+		require.NotEmpty(t, c.row, "%q: a sample without %s: %v", p.Title, row, s.Metric)
+		require.NotEmpty(t, c.col, "%q: a sample without %s: %v", p.Title, col, s.Metric)
+		_, dup := cells[c]
+		require.False(t, dup, "%q: two samples for the cell %v", p.Title, c)
+		if numeric {
+			_, err := strconv.ParseFloat(c.row, 64)
+			require.NoError(t, err, "%q sorts %s as numbers", p.Title, row)
+		}
+		cells[c] = s.float(t)
+	}
+	return cells
+}
+
+// runDashboard runs every panel, annotation and variable query of a
+// dashboard and returns each panel's result by title and refId.
+func (r *dashboardRun) runDashboard(t *testing.T, d *dashquery.Dashboard) map[string][]sample {
+	t.Helper()
+	values := r.variables(t, d)
+	out := map[string][]sample{}
+	for _, p := range d.Panels {
+		require.NotEmpty(t, p.Targets, "%s: %q", d.Title, p.Title)
+		for _, tg := range p.Targets {
+			what := fmt.Sprintf("%s: panel %q query %s", d.Title, p.Title, tg.RefID)
+			res := r.query(t, what, tg.Expr, tg.Instant, values, d)
+			if tg.Instant && len(p.Targets) == 1 {
+				grid(t, p, res)
+			}
+			out[p.Title+"/"+tg.RefID] = res
+		}
+	}
+	for _, a := range d.Annotations {
+		if a.Expr == "" {
+			continue // Grafana's own
+		}
+		r.query(t, fmt.Sprintf("%s: annotation %q", d.Title, a.Name), a.Expr, false, values, d)
+	}
+	return out
+}
+
+func loadDashboards(t *testing.T) map[string]*dashquery.Dashboard {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "grafana", "dashboards", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 3)
+	out := map[string]*dashquery.Dashboard{}
+	for _, f := range files {
+		d, err := dashquery.Load(f)
+		require.NoError(t, err, f)
+		out[d.UID] = d
+	}
+	return out
+}
+
+func needPrometheus(t *testing.T) {
+	if _, err := exec.LookPath("prometheus"); err != nil {
+		t.Skip("prometheus is not installed (make test-deps installs Debian's package)")
+	}
+}
+
+// TestDashboardsAgainstPrometheus runs a daemon with the characterize and
+// business suites and a canary under two real Prometheus servers with the
+// recording rules loaded (one ingesting native histograms, one not), and
+// runs every query of every dashboard in grafana/ through Prometheus' HTTP
+// API as Grafana would: each must parse and return data.
+func TestDashboardsAgainstPrometheus(t *testing.T) {
+	needPrometheus(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.ReplaceAll(dashboardsConfig, "DIR", dir)), 0o644))
+	start := time.Now().Add(-time.Second)
+	d := startDaemon(t, "--config", cfg)
+	native := startPrometheus(t, rulesPrometheus(t, d.addr), "--enable-feature=native-histograms")
+	classic := startPrometheus(t, rulesPrometheus(t, d.addr))
+
+	// Both suites have run, the rules have seen them, the canary has run
+	// since, on both servers (the rules read native or classic buckets,
+	// whichever the server keeps).
+	eventually(t, native, `count(shape:ioprobe_run_iops:ratio_to_median_7d{ioprobe_job="characterize"}) == 20`, 60*time.Second)
+	eventually(t, native, `count(shape:ioprobe_run_iops_per_cpu_percent:ratio{ioprobe_job="business"}) == 6`, 30*time.Second)
+	for _, prom := range []string{native, classic} {
+		eventually(t, prom, `target:ioprobe_io_latency_seconds:quantile_rate1m{ioprobe_job="canary",quantile="0.99"}`, 30*time.Second)
+	}
+	eventually(t, native, `instance:ioprobe_process_cpu_seconds_per_io:rate1m`, 10*time.Second)
+	eventually(t, classic, `ioprobe_io_latency_seconds_bucket{ioprobe_job="canary"}`, 10*time.Second)
+
+	run := newDashboardRun(native, classic, start, time.Now(), "4s")
+	run.choose = map[string]string{
+		"instance": d.addr, "target": "data", "ioprobe_job": "characterize",
+		"baseline_instance": d.addr, "baseline_target": "data",
+	}
+	boards := loadDashboards(t)
+	results := map[string]map[string][]sample{}
+	for uid, b := range boards {
+		results[uid] = run.runDashboard(t, b)
+	}
+	t.Logf("ran %d queries on the native-histogram Prometheus, %d on the classic one", run.queries[native], run.queries[classic])
+	require.Positive(t, run.queries[classic], "the classic-bucket panels ran against the Prometheus that keeps classic buckets")
+
+	// The esx2 table: 5 data sizes × 4 access patterns, in the report's
+	// column order, one cell each.
+	var iops dashquery.Panel
+	for _, p := range boards["ioprobe-characterization"].Panels {
+		if p.Title == "I/O operations per second" {
+			iops = p
+		}
+	}
+	res := results["ioprobe-characterization"]["I/O operations per second/A"]
+	require.Len(t, res, 20, "the characterization table has 20 cells")
+	cells := grid(t, iops, res)
+	require.Len(t, cells, 20)
+	rows, cols := map[string]bool{}, map[string]bool{}
+	for c, v := range cells {
+		rows[c.row], cols[c.col] = true, true
+		require.Positive(t, v, "%v", c)
+	}
+	require.Equal(t, map[string]bool{"4096": true, "8192": true, "16384": true, "32768": true, "65536": true}, rows)
+	var got []string
+	for c := range cols {
+		got = append(got, c)
+	}
+	sort.Strings(got)
+	want := append([]string(nil), iops.Columns()...)
+	sort.Strings(want)
+	require.Equal(t, want, got, "the table's columns are the workloads its organize transformation orders")
+	require.Len(t, want, 4)
+}
