@@ -3,6 +3,8 @@ package result
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // Point identifies the point of a suite a result measured, so that tables
@@ -40,7 +42,7 @@ func PointOf(r *Result) Point {
 		return *r.Point
 	}
 	w := r.Workload
-	p := Point{Name: w.Name, Section: SectionRuns, Pattern: PatternLabel(w.ReadPct, w.RandomPct)}
+	p := Point{Name: w.Name, Section: SectionRuns, Pattern: workload.PatternLabel(w.ReadPct, w.RandomPct)}
 	for _, b := range w.BlockSizes {
 		p.SizeBytes = max(p.SizeBytes, b.Bytes)
 	}
@@ -68,17 +70,6 @@ func (p Point) Key() string { return p.Section + "\x00" + p.Name }
 // point that ran on several targets at once (those scale over targets:
 // the count is a dimension of their rows, not a side).
 func (p Point) Side() string { return p.Target }
-
-// PatternLabel names an access pattern the way the reports head their
-// columns: "Random Read", "Sequential Write", or "67% Read 100% Random".
-func PatternLabel(readPct, randomPct int) string {
-	kind := map[int]string{100: "Random", 0: "Sequential"}[randomPct]
-	op := map[int]string{100: "Read", 0: "Write"}[readPct]
-	if kind != "" && op != "" {
-		return kind + " " + op
-	}
-	return fmt.Sprintf("%d%% Read %d%% Random", readPct, randomPct)
-}
 
 // runs is how many runs r stands for.
 func runs(r *Result) int {
