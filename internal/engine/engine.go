@@ -49,6 +49,10 @@ type Worker struct {
 	RateIOPS float64
 	// Trace, when set (tests only), sees every completed I/O.
 	Trace func(lane *Stats, op *workload.Op, res int64)
+	// Issue, when set (tests only), sees every I/O just before the engine
+	// hands it to the kernel. With Trace it tells how many I/Os a lane
+	// has in flight, so the conformance suite can check the queue depth.
+	Issue func(lane *Stats, op *workload.Op)
 
 	mu    sync.Mutex
 	lanes []*Stats

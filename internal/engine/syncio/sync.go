@@ -74,6 +74,9 @@ func (l *lane) run(w *engine.Worker) {
 		}
 		l.gen.Next(&op)
 		b := l.buf[:op.Len]
+		if w.Issue != nil {
+			w.Issue(l.stats, &op)
+		}
 		var n int
 		var err error
 		var t0 int64
