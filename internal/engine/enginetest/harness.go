@@ -119,7 +119,7 @@ func (h *harness) record(s *engine.Stats, op *workload.Op, res int64) {
 
 // tempFile makes a file of size bytes filled with a known pattern (each 4 KiB
 // block starts with its offset) in dir and returns its path.
-func tempFile(t *testing.T, dir string, size int64) string {
+func tempFile(t testing.TB, dir string, size int64) string {
 	t.Helper()
 	p := filepath.Join(dir, "enginetest.dat")
 	f, err := os.Create(p)
@@ -139,7 +139,7 @@ func tempFile(t *testing.T, dir string, size int64) string {
 }
 
 // openDirect opens path with O_DIRECT and the given access mode.
-func openDirect(t *testing.T, path string, mode int) int {
+func openDirect(t testing.TB, path string, mode int) int {
 	t.Helper()
 	fd, err := unix.Open(path, mode|unix.O_DIRECT|unix.O_CLOEXEC, 0)
 	if err == unix.EINVAL {
