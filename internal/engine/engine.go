@@ -28,7 +28,8 @@ type Engine interface {
 type Target struct {
 	FD     int
 	Region workload.Region
-	Index  int // position in the run's target list (for per-target stats)
+	Index  int    // position in the run's target list (for per-target stats)
+	Path   string // for error messages
 }
 
 // Worker is everything one engine loop needs. The runner builds it; the
@@ -61,7 +62,7 @@ type Worker struct {
 // NewLane registers the statistics of one single-writer I/O stream of this
 // worker on target t. Engines call it before waiting on Start.
 func (w *Worker) NewLane(t int) *Stats {
-	s := &Stats{Target: t, Worker: w.ID}
+	s := &Stats{Target: t, Worker: w.ID, Path: w.Targets[t].Path}
 	w.mu.Lock()
 	w.lanes = append(w.lanes, s)
 	w.mu.Unlock()
@@ -155,7 +156,7 @@ func (c *Control) Fail(s *Stats, op *workload.Op, errno int, res int64) {
 	n := c.errors.Add(1)
 	c.mu.Lock()
 	if c.firstErr == nil {
-		c.firstErr = &IOError{Target: s.Target, Worker: s.Worker, Write: op.Write, Offset: op.Offset, Len: op.Len, Errno: errno, Result: res, Class: class}
+		c.firstErr = &IOError{Target: s.Target, Path: s.Path, Worker: s.Worker, Write: op.Write, Offset: op.Offset, Len: op.Len, Errno: errno, Result: res, Class: class}
 	}
 	stopNow := c.maxErrors > 0 && n >= c.maxErrors && !c.stop.Load()
 	if stopNow {
@@ -202,9 +203,9 @@ func (r *Registry) Resolve(name string) (e Engine, reason string, err error) {
 				why = append(why, fmt.Sprintf("%s unavailable: %v", n, aerr))
 				continue
 			}
-			reason = fmt.Sprintf("auto: %s is available", n)
+			reason = fmt.Sprintf("%s is available", n)
 			if len(why) > 0 {
-				reason = "auto: " + strings.Join(why, "; ") + "; using " + n
+				reason = strings.Join(why, "; ") + "; using " + n
 			}
 			return cand, reason, nil
 		}

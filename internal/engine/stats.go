@@ -52,6 +52,7 @@ func ClassOf(errno int, res, want int64) int {
 // IOError describes one failed I/O.
 type IOError struct {
 	Target int
+	Path   string
 	Worker int
 	Write  bool
 	Offset int64
@@ -72,7 +73,11 @@ func (e *IOError) Error() string {
 	} else if e.Class == ErrShort {
 		what = fmt.Sprintf("short transfer: %d of %d bytes", e.Result, e.Len)
 	}
-	return fmt.Sprintf("%s of %d bytes at offset %d (target %d, worker %d): %s", op, e.Len, e.Offset, e.Target, e.Worker, what)
+	where := e.Path
+	if where == "" {
+		where = fmt.Sprintf("target %d", e.Target)
+	}
+	return fmt.Sprintf("%s of %d bytes at offset %d of %s (worker %d): %s", op, e.Len, e.Offset, where, e.Worker, what)
 }
 
 // OpStats counts one direction (read or write) of one lane.
@@ -91,7 +96,8 @@ func (o *OpStats) ErrorCount(c int) uint64 { return o.errors[c].Load() }
 // Stats is one single-writer lane: one goroutine (sync) or one ring (uring)
 // records into it; snapshots read it concurrently.
 type Stats struct {
-	Target int
+	Target int    // index into the worker's Targets
+	Path   string // that target's path
 	Worker int
 	Read   OpStats
 	Write  OpStats

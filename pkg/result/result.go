@@ -24,13 +24,16 @@ const (
 // The JSON field names are a contract (DESIGN.md); fields may be added, never
 // renamed.
 type Result struct {
-	Schema    string     `json:"schema"`
-	Version   string     `json:"version"`
-	StartedAt time.Time  `json:"started_at"`
-	Status    string     `json:"status"`
-	Message   string     `json:"message,omitempty"` // why a run stopped early, what failed
-	Host      Host       `json:"host"`
-	Workload  Workload   `json:"workload"`
+	Schema    string    `json:"schema"`
+	Version   string    `json:"version"`
+	StartedAt time.Time `json:"started_at"`
+	Status    string    `json:"status"`
+	Message   string    `json:"message,omitempty"` // why a run stopped early, what failed
+	Host      Host      `json:"host"`
+	Workload  Workload  `json:"workload"`
+	// Groups lists each access specification of a run that ran several at
+	// once on their own workers (the business suite's mixed run).
+	Groups    []Workload `json:"groups,omitempty"`
 	Targets   []Target   `json:"targets"`
 	Summary   Summary    `json:"summary"`
 	Histogram Histograms `json:"histogram"`

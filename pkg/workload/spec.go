@@ -256,10 +256,25 @@ func FormatBlockSizes(bs []BlockSize) string {
 	return strings.Join(parts, ",")
 }
 
-// Describe gives a short human name for the pattern: "4KiB 100% read 100%
-// random" style, used where a spec has no name.
+// Describe gives a short human name for the pattern, used where a spec has
+// no name: "4KiB random read", "64KiB sequential write", or
+// "8KiB 67% read 75% random" for a mix.
 func (s *Spec) Describe() string {
-	return fmt.Sprintf("%s %d%% read %d%% random", FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct)
+	sizes := FormatBlockSizes(s.BlockSizes)
+	var pattern string
+	switch s.RandomPct {
+	case 100:
+		pattern = "random"
+	case 0:
+		pattern = "sequential"
+	}
+	switch {
+	case pattern != "" && s.ReadPct == 100:
+		return sizes + " " + pattern + " read"
+	case pattern != "" && s.ReadPct == 0:
+		return sizes + " " + pattern + " write"
+	}
+	return fmt.Sprintf("%s %d%% read %d%% random", sizes, s.ReadPct, s.RandomPct)
 }
 
 // SortedBlockSizes returns the transfer sizes in ascending order.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package enginetest
 
 import (
@@ -16,60 +18,61 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
-// zramDevice is the RAM block device the benchmarks use when it has a size:
-// it costs no disk time, so a benchmark on it measures the engine's CPU.
-const zramDevice = "/dev/zram0"
+// defaultBenchDev is the RAM block device the benchmarks read when it has a
+// size: it costs no disk time, so a benchmark on it measures the engine's
+// CPU. $IOPROBE_BENCH_DEV names another device.
+const defaultBenchDev = "/dev/zram0"
 
-// Bench runs 4 KiB random reads through engines made by f at queue depths 1
-// and 32, on a file in the temp directory and on /dev/zram0 when it has a
-// size (read-only there). One benchmark op is one I/O, so allocs/op with
-// -benchmem is allocations per I/O (setup included, spread over b.N I/Os).
+// Benchmark measures one engine doing 4 KiB random reads at queue depth qd,
+// in two sub-benchmarks: "file" on a 64 MiB file in the temp directory, and
+// "dev" on $IOPROBE_BENCH_DEV or /dev/zram0 (read only; skipped when the
+// device is missing or has no size). One b.N op is one I/O, so -benchmem's
+// allocs/op is allocations per I/O (set-up included, spread over b.N).
 // Besides ns/op (wall time per I/O) it reports:
 //
-//	cpu-ns/op      process CPU (user+system, all threads) per I/O
+//	cpu-ns/op      process CPU (user+system, every thread: io_uring's kernel
+//	               workers count) per I/O
 //	iops/cpu-s     I/Os per second of process CPU
-//	hot-allocs/op  heap allocations per I/O counted between the 1000th and
-//	               the last I/O, so set-up and tear-down are left out
-func Bench(b *testing.B, f Factory) {
+//	hot-allocs/op  heap allocations per I/O counted from the 1000th to the
+//	               last I/O, so set-up and tear-down are left out
+func Benchmark(b *testing.B, f Factory, qd int) {
 	if err := f().Available(); err != nil {
-		b.Skipf("engine %s cannot run here: %v", f().Name(), err)
+		b.Skipf("engine %s: %v", f().Name(), err)
 	}
-	file := tempFile(b, b.TempDir(), fileSize)
-	targets := []struct{ name, path string }{{"file", file}, {"zram", zramDevice}}
-	for _, tg := range targets {
-		for _, qd := range []int{1, 32} {
-			b.Run(tg.name+"/qd"+strconv.Itoa(qd), func(b *testing.B) {
-				size := int64(fileSize)
-				if tg.path == zramDevice {
-					size = zramSize(b)
-				}
-				benchRead(b, f, tg.path, size, qd)
-			})
+	b.Run("file", func(b *testing.B) {
+		benchRead(b, f, tempFile(b, b.TempDir(), fileSize), fileSize, qd)
+	})
+	b.Run("dev", func(b *testing.B) {
+		dev := os.Getenv("IOPROBE_BENCH_DEV")
+		if dev == "" {
+			dev = defaultBenchDev
 		}
-	}
+		benchRead(b, f, dev, devSize(b, dev), qd)
+	})
 }
 
-// zramSize returns the disk size of /dev/zram0 (capped at 1 GiB), or skips.
-func zramSize(b *testing.B) int64 {
-	raw, err := os.ReadFile("/sys/block/zram0/disksize")
+// devSize returns the size of block device dev (capped at 1 GiB), or skips.
+func devSize(b *testing.B, dev string) int64 {
+	name := strings.TrimPrefix(dev, "/dev/")
+	raw, err := os.ReadFile("/sys/class/block/" + name + "/size")
 	if err != nil {
-		b.Skipf("no %s: %v", zramDevice, err)
+		b.Skipf("no block device %s: %v", dev, err)
 	}
-	n, _ := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
-	if n == 0 {
-		b.Skipf("%s has no size (echo 2G > /sys/block/zram0/disksize)", zramDevice)
+	sectors, _ := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
+	if sectors == 0 {
+		b.Skipf("%s has no size (for zram: echo 2G > /sys/block/zram0/disksize)", dev)
 	}
-	return min(n, 1<<30)
+	return min(sectors*512, 1<<30)
 }
 
 func benchRead(b *testing.B, f Factory, path string, size int64, qd int) {
 	fd := openDirect(b, path, unix.O_RDONLY)
-	spec := workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1}.WithDefaults()
+	spec := workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1}.WithDefaults()
 	require.NoError(b, spec.Validate())
 	ctl := engine.NewControl(0, nil)
 	ctl.SetMeasuring(true)
 	start := make(chan struct{})
-	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: size}}}, Ctl: ctl, Start: start, Seed: 1})
+	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: size}, Path: path}}, Ctl: ctl, Start: start, Seed: 1})
 	require.NoError(b, err)
 	defer engine.CloseWorkers(ws)
 
@@ -77,11 +80,7 @@ func benchRead(b *testing.B, f Factory, path string, size int64, qd int) {
 	total := uint64(b.N) + warm
 	var done atomic.Uint64
 	var m0, m1 runtime.MemStats
-	var failed atomic.Bool
-	ws[0].Trace = func(_ *engine.Stats, op *workload.Op, res int64) {
-		if res != op.Len {
-			failed.Store(true)
-		}
+	ws[0].Trace = func(*engine.Stats, *workload.Op, int64) {
 		switch done.Add(1) {
 		case warm:
 			runtime.ReadMemStats(&m0)
@@ -98,21 +97,18 @@ func benchRead(b *testing.B, f Factory, path string, size int64, qd int) {
 		runErr = f().Run(ws[0])
 	}()
 	var r0, r1 unix.Rusage
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &r0)
+	require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &r0))
+	b.ReportAllocs()
 	b.ResetTimer()
 	close(start)
 	wg.Wait()
 	b.StopTimer()
-	_ = unix.Getrusage(unix.RUSAGE_SELF, &r1)
+	require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &r1))
 	require.NoError(b, runErr)
-	require.False(b, failed.Load(), "an I/O failed")
+	require.Nil(b, ctl.FirstError(), "I/O failed")
 	ios := float64(done.Load())
-	cpu := float64(cpuNs(&r1) - cpuNs(&r0))
+	cpu := float64(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
 	b.ReportMetric(cpu/ios, "cpu-ns/op")
 	b.ReportMetric(ios/(cpu/1e9), "iops/cpu-s")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(b.N), "hot-allocs/op")
-}
-
-func cpuNs(r *unix.Rusage) int64 {
-	return r.Utime.Nano() + r.Stime.Nano()
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package enginetest is the conformance suite every engine passes:
 // enginetest.Run(t, factory) checks, on a real O_DIRECT file in the temp
 // directory and (as root) on a loop device over one, that offsets stay in the

@@ -1,3 +1,5 @@
+//go:build linux
+
 package syncio_test
 
 import (
@@ -10,4 +12,16 @@ import (
 
 func TestConformance(t *testing.T) {
 	enginetest.Run(t, func() engine.Engine { return syncio.New() })
+}
+
+func BenchmarkRandRead4kQD1(b *testing.B) {
+	enginetest.Benchmark(b, func() engine.Engine { return syncio.New() }, 1)
+}
+
+func BenchmarkRandRead4kQD16(b *testing.B) {
+	enginetest.Benchmark(b, func() engine.Engine { return syncio.New() }, 16)
+}
+
+func BenchmarkRandRead4kQD32(b *testing.B) {
+	enginetest.Benchmark(b, func() engine.Engine { return syncio.New() }, 32)
 }

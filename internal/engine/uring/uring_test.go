@@ -1,3 +1,5 @@
+//go:build linux
+
 package uring_test
 
 import (
@@ -8,6 +10,11 @@ import (
 	"github.com/ioprobe/ioprobe/internal/engine/uring"
 )
 
-func TestConformance(t *testing.T) {
-	enginetest.Run(t, func() engine.Engine { return uring.New() })
-}
+func factory() engine.Engine { return uring.New() }
+
+func TestConformance(t *testing.T) { enginetest.Run(t, factory) }
+
+// One op is one 4 KiB random read; see enginetest.Benchmark.
+func BenchmarkRandRead4kQD1(b *testing.B)  { enginetest.Benchmark(b, factory, 1) }
+func BenchmarkRandRead4kQD16(b *testing.B) { enginetest.Benchmark(b, factory, 16) }
+func BenchmarkRandRead4kQD32(b *testing.B) { enginetest.Benchmark(b, factory, 32) }

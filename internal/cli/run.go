@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/internal/version"
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// DefaultTarget is the file `ioprobe run` creates and measures when no
+// --target is given, in the current directory.
+const DefaultTarget = "ioprobe.dat"
+
+// runOptions are the flags of `ioprobe run`.
+type runOptions struct {
+	targets          []string
+	size             string
+	bs               string
+	readPct          int
+	randomPct        int
+	qd               int
+	workers          int
+	duration         time.Duration
+	ramp             time.Duration
+	engine           string
+	rateIOPS         int
+	profile          string
+	output           string
+	allowDestructive bool
+	align            string
+	seed             uint64
+	maxErrors        uint64
+	interval         time.Duration
+
+	changed func(name string) bool
+}
+
+// AddFlags registers the flags with their Iometer defaults.
+func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&o.targets, "target", nil, "file or block device to measure (repeat for several; default ./"+DefaultTarget+", created if missing)")
+	fs.StringVar(&o.size, "size", "", "access region: bytes of each target that I/O touches (e.g. 1GiB; default: the whole target, 1GiB for a new file)")
+	fs.StringVar(&o.bs, "bs", "4k", "transfer size, or a weighted mix like 4k:70,64k:30 (k/KiB = 1024, kB = 1000)")
+	fs.IntVar(&o.readPct, "read-pct", 100, "percent of I/Os that are reads (the rest are writes)")
+	fs.IntVar(&o.randomPct, "random-pct", 100, "percent of I/Os at random offsets (the rest continue sequentially)")
+	fs.IntVar(&o.qd, "qd", workload.DefaultQueueDepth, "outstanding I/Os per worker per target")
+	fs.IntVar(&o.workers, "workers", workload.DefaultWorkers, "workers (engine loops), each with its own outstanding I/Os")
+	fs.DurationVar(&o.duration, "duration", workload.DefaultDuration, "measured run time")
+	fs.DurationVar(&o.ramp, "ramp", workload.DefaultRamp, "ramp-up before measuring: I/O runs but is not counted")
+	fs.StringVar(&o.engine, "engine", "auto", "I/O engine: auto, sync or uring")
+	fs.IntVar(&o.rateIOPS, "rate-iops", 0, "cap total IOPS (0: unlimited)")
+	fs.StringVar(&o.profile, "profile", "", "start from a named profile (see 'ioprobe profiles'); explicit flags override it")
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: text, json or csv")
+	fs.BoolVar(&o.allowDestructive, "allow-destructive", false, "allow writes to a block device or an existing file that ioprobe did not create")
+	fs.StringVar(&o.align, "align", "", "offset alignment (default: the smallest transfer size)")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed for offsets (0: a new one each run)")
+	fs.Uint64Var(&o.maxErrors, "max-errors", 1, "stop after this many failed I/Os (0: never stop, count them)")
+	fs.DurationVar(&o.interval, "interval", time.Second, "snapshot period for the interval log and progress")
+}
+
+func newRunCommand(g *globalOptions) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Run one access specification against one or more targets",
+		Example: `  ioprobe run --target /data/probe.dat --size 1GiB --bs 4k --read-pct 100 --random-pct 100 --qd 16 --duration 60s --ramp 10s
+  ioprobe run --target /dev/nvme1n1 --profile oltp --output json > oltp.json
+  ioprobe run --duration 10s --ramp 2s          # ./ioprobe.dat, created on first use`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.changed = cmd.Flags().Changed
+			return runRun(cmd.Context(), g, o)
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// spec builds the access specification: the profile first, then every
+// flag the user gave explicitly.
+func (o *runOptions) spec() (workload.Spec, error) {
+	changed := o.changed
+	if changed == nil {
+		changed = func(string) bool { return true }
+	}
+	s := workload.Spec{ReadPct: 100, RandomPct: 100}
+	if o.profile != "" {
+		p, err := workload.LookupPreset(o.profile)
+		if err != nil {
+			return s, err
+		}
+		s = p.Spec
+	}
+	// Defaults first, so that an explicit flag is validated as given
+	// (--qd 0 is an error, not "the default").
+	s = s.WithDefaults()
+	if changed("bs") || o.profile == "" {
+		bs, err := workload.ParseBlockSizes(o.bs)
+		if err != nil {
+			return s, err
+		}
+		s.BlockSizes = bs
+	}
+	if changed("read-pct") {
+		s.ReadPct = o.readPct
+	}
+	if changed("random-pct") {
+		s.RandomPct = o.randomPct
+	}
+	if changed("qd") || o.profile == "" {
+		s.QueueDepth = o.qd
+	}
+	if changed("workers") || o.profile == "" {
+		s.Workers = o.workers
+	}
+	if changed("rate-iops") {
+		s.RateIOPS = o.rateIOPS
+	}
+	s.Duration, s.Ramp, s.Engine, s.Seed = o.duration, o.ramp, o.engine, o.seed
+	if o.size != "" {
+		n, err := workload.ParseSize(o.size)
+		if err != nil {
+			return s, &workload.FieldError{Field: "--size", Value: o.size, Reason: err.Error()}
+		}
+		s.RegionBytes = n
+	}
+	if o.align != "" {
+		n, err := workload.ParseSize(o.align)
+		if err != nil {
+			return s, &workload.FieldError{Field: "--align", Value: o.align, Reason: err.Error()}
+		}
+		s.Align = n
+	}
+	return s, s.Validate()
+}
+
+func (o *runOptions) validateOutput(allowed ...string) error {
+	for _, a := range allowed {
+		if o.output == a {
+			return nil
+		}
+	}
+	return &workload.FieldError{Field: "--output", Value: o.output, Reason: fmt.Sprintf("must be one of %v", allowed)}
+}
+
+// runRun is `ioprobe run`.
+func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
+	if err := o.validateOutput("text", "json", "csv"); err != nil {
+		return err
+	}
+	spec, err := o.spec()
+	if err != nil {
+		return err
+	}
+	if o.interval < 10*time.Millisecond {
+		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	}
+	targets := o.targets
+	if len(targets) == 0 {
+		targets = []string{DefaultTarget}
+		fmt.Fprintf(g.stderr, "ioprobe: no --target given: measuring ./%s (created and filled on first use)\n", DefaultTarget)
+	}
+	plan := runner.Plan{
+		Groups:           []runner.Group{{Spec: spec, Targets: targets}},
+		AllowDestructive: o.allowDestructive,
+		MaxErrors:        o.maxErrors,
+		Interval:         o.interval,
+		Version:          version.Version,
+		Engines:          g.engines,
+	}
+	if g.stderrTTY {
+		pr := newProgress(g.stderr)
+		plan.Observers = append(plan.Observers, pr)
+		plan.Progress = pr.preparing
+		defer pr.clear()
+	}
+	res, err := runner.Run(ctx, plan)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{code: ExitInterrupted, err: errors.New("interrupted while preparing")}
+		}
+		return err
+	}
+	if err := writeResult(g, o.output, res); err != nil {
+		return err
+	}
+	switch {
+	case ctx.Err() != nil:
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the result above is partial")}
+	case res.Status == result.StatusErrors:
+		return &exitError{code: ExitIOErrors, err: errors.New(res.Message)}
+	}
+	return nil
+}
+
+func writeResult(g *globalOptions, format string, res *result.Result) error {
+	switch format {
+	case "json":
+		return report.WriteJSON(g.stdout, res)
+	case "csv":
+		return report.WriteCSV(g.stdout, []*result.Result{res}, true)
+	default:
+		return report.WriteText(g.stdout, res)
+	}
+}

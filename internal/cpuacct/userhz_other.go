@@ -1,0 +1,5 @@
+//go:build !linux
+
+package cpuacct
+
+func userHZ() uint64 { return defaultUserHZ }

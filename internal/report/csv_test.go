@@ -1,0 +1,57 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+func TestWriteCSV(t *testing.T) {
+	var rs []*result.Result
+	for _, f := range fixtures {
+		rs = append(rs, f.result())
+	}
+	var b bytes.Buffer
+	require.NoError(t, WriteCSV(&b, rs, true))
+	golden(t, "results.csv", b.Bytes())
+
+	rows, err := csv.NewReader(bytes.NewReader(b.Bytes())).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 1+len(rs))
+	require.Equal(t, CSVColumns, rows[0])
+	seen := map[string]bool{}
+	for _, c := range CSVColumns {
+		require.False(t, seen[c], "duplicate column %s", c)
+		seen[c] = true
+	}
+	col := func(row []string, name string) string {
+		for i, c := range CSVColumns {
+			if c == name {
+				return row[i]
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return ""
+	}
+	require.Equal(t, "8192:1", col(rows[1], "block_sizes"))
+	require.Equal(t, "/data/probe.dat", strings.Split(col(rows[1], "targets"), ";")[1])
+	require.Equal(t, "eio=2;short=1", col(rows[1], "errors_by_class"))
+	require.Equal(t, "4096:70;65536:30", col(rows[3], "block_sizes"))
+	require.Empty(t, col(rows[3], "device_read_ops"), "no device known")
+	require.Equal(t, "0", col(rows[4], "device_read_ops"), "device known, nothing counted")
+	require.Contains(t, CSVColumns, "read_latency_p99_9_seconds")
+
+	b.Reset()
+	require.NoError(t, WriteCSV(&b, rs[:1], false))
+	rows, err = csv.NewReader(&b).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 1, "no header")
+	require.Equal(t, "db01", col(rows[0], "hostname"))
+
+	require.Error(t, WriteCSV(&bytes.Buffer{}, []*result.Result{nil}, true))
+}

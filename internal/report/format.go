@@ -1,0 +1,116 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// num formats v with the given decimals and thousands separators
+// ("12,345.67"). NaN and Inf, which a hand-edited file could hold, read
+// as "-".
+func num(v float64, decimals int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+func count(n uint64) string { return num(float64(n), 0) }
+
+// iec renders a byte count in binary units with a space: "512 B",
+// "8 KiB", "1.5 GiB", "931.51 GiB" (exact when a unit divides it).
+func iec(n int64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, u := float64(n), -1
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f %s", v, units[u])
+	}
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".") + " " + units[u]
+}
+
+// pct renders a share as a percentage with one decimal ("100.0%").
+func pct(part, whole float64) string {
+	if whole == 0 {
+		return "-"
+	}
+	return num(100*part/whole, 1) + "%"
+}
+
+// table aligns columns: the first left, the others as align says ('l' or
+// 'r'; missing means 'r'). A row with a single cell is a heading and does
+// not widen the first column.
+type table struct {
+	align string
+	rows  [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer, indent string) error {
+	var widths []int
+	for _, r := range t.rows {
+		if len(r) == 1 {
+			continue
+		}
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range t.rows {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			pad := 0
+			if len(r) > 1 {
+				pad = widths[i] - utf8.RuneCountInString(c)
+			}
+			left := i == 0 || (i < len(t.align) && t.align[i] == 'l')
+			if !left {
+				b.WriteString(strings.Repeat(" ", pad))
+			}
+			b.WriteString(c)
+			if left && i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", pad))
+			}
+		}
+		if _, err := io.WriteString(w, strings.TrimRight(b.String(), " ")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,329 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// Group is one access specification over its targets, run by its own
+// workers. A plan with several groups runs them all at once (Iometer's
+// per-worker access specifications; the business suite's mixed run).
+type Group struct {
+	Spec    workload.Spec // defaults applied and validated by the caller
+	Targets []string
+}
+
+// Plan is what to run.
+type Plan struct {
+	Name             string // names the run when it has several groups
+	Groups           []Group
+	AllowDestructive bool
+	MaxErrors        uint64        // stop after this many failed I/Os (0: never)
+	Interval         time.Duration // snapshot period (default 1s)
+	Observers        []Observer
+	Version          string
+	Engines          *engine.Registry
+	// Progress, when set, hears about slow preparation (filling a new file).
+	Progress func(path string, done, total int64)
+	// Labels are carried into every snapshot (the exporter's job name).
+	Job string
+}
+
+// Phase of a run as observers see it.
+type Phase string
+
+// Phases.
+const (
+	PhaseRamp    Phase = "ramp"
+	PhaseMeasure Phase = "measure"
+	PhaseDone    Phase = "done"
+)
+
+// Observer receives a snapshot every interval and a final one. Observe runs
+// on the runner's goroutine and must be quick; the snapshot is only valid
+// during the call.
+type Observer interface {
+	Observe(s *Snapshot)
+}
+
+// ObserverFunc adapts a function.
+type ObserverFunc func(s *Snapshot)
+
+// Observe implements Observer.
+func (f ObserverFunc) Observe(s *Snapshot) { f(s) }
+
+func (p *Plan) validate() error {
+	if len(p.Groups) == 0 {
+		return errors.New("nothing to run")
+	}
+	for _, g := range p.Groups {
+		if len(g.Targets) == 0 {
+			return &workload.FieldError{Field: "--target", Value: "(none)", Reason: "at least one target is needed"}
+		}
+		if err := g.Spec.Validate(); err != nil {
+			return err
+		}
+	}
+	if p.Engines == nil {
+		return errors.New("no engine registry")
+	}
+	return nil
+}
+
+// openTarget is one distinct target of the plan.
+type openTarget struct {
+	t      *target.Target
+	index  int
+	groups []int
+}
+
+// Run executes the plan. The returned result is complete even when ctx is
+// cancelled mid-run (status "interrupted"); an error means nothing was
+// measured (bad input, a refused or unopenable target).
+func Run(ctx context.Context, p Plan) (*result.Result, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	if p.Interval <= 0 {
+		p.Interval = time.Second
+	}
+	// Resolve engines first: a wrong engine must not leave a file behind.
+	engines := make([]engine.Engine, len(p.Groups))
+	reasons := make([]string, len(p.Groups))
+	for i, g := range p.Groups {
+		e, why, err := p.Engines.Resolve(g.Spec.Engine)
+		if err != nil {
+			return nil, &workload.FieldError{Field: "--engine", Value: g.Spec.Engine, Reason: err.Error()}
+		}
+		engines[i], reasons[i] = e, why
+	}
+	targets, err := p.openTargets()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, ot := range targets {
+			_ = ot.t.Close()
+		}
+	}()
+	return p.execute(ctx, targets, engines, reasons)
+}
+
+// openTargets opens every distinct path once, for writing if any group
+// writes to it, with the strictest alignment and largest region asked.
+func (p *Plan) openTargets() ([]*openTarget, error) {
+	var order []string
+	byPath := map[string]*openTarget{}
+	opts := map[string]*target.Options{}
+	for gi, g := range p.Groups {
+		for _, path := range g.Targets {
+			o, ok := opts[path]
+			if !ok {
+				o = &target.Options{AllowDestructive: p.AllowDestructive, DefaultFileSize: workload.DefaultRegion}
+				opts[path] = o
+				order = append(order, path)
+				byPath[path] = &openTarget{index: len(order) - 1}
+			}
+			byPath[path].groups = append(byPath[path].groups, gi)
+			s := &g.Spec
+			o.Write = o.Write || s.WritesData()
+			o.Region = max(o.Region, s.RegionBytes)
+			o.Align = max(o.Align, s.Alignment())
+			o.MaxBlock = max(o.MaxBlock, s.MaxBlock())
+		}
+	}
+	// Check every target before creating or opening any, so that a bad
+	// second target does not leave a freshly filled first one behind.
+	for _, path := range order {
+		if err := target.Check(path, *opts[path]); err != nil {
+			return nil, err
+		}
+	}
+	var out []*openTarget
+	for _, path := range order {
+		o := opts[path]
+		if p.Progress != nil {
+			path := path
+			o.Progress = func(done, total int64) { p.Progress(path, done, total) }
+		}
+		t, err := target.Open(path, *o)
+		if err != nil {
+			for _, ot := range out {
+				_ = ot.t.Close()
+			}
+			return nil, err
+		}
+		ot := byPath[path]
+		ot.t = t
+		out = append(out, ot)
+	}
+	return out, nil
+}
+
+// execute runs the opened plan.
+func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []engine.Engine, reasons []string) (*result.Result, error) {
+	started := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ctl := engine.NewControl(p.MaxErrors, cancel)
+	start := make(chan struct{})
+
+	var all []*engine.Worker
+	groupOf := map[*engine.Worker]int{}
+	specs := make([]workload.Spec, len(p.Groups))
+	seed := uint64(started.UnixNano())
+	for gi, g := range p.Groups {
+		spec := g.Spec
+		if spec.Seed != 0 {
+			seed = spec.Seed
+		}
+		var ets []engine.Target
+		for _, path := range g.Targets {
+			for _, ot := range targets {
+				if ot.t.Path == path {
+					region := ot.t.Region
+					if spec.RegionBytes > 0 {
+						region = spec.RegionBytes
+					}
+					ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path})
+					spec.RegionBytes = region
+				}
+			}
+		}
+		specs[gi] = spec
+		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all)})
+		if err != nil {
+			engine.CloseWorkers(all)
+			return nil, err
+		}
+		for _, w := range ws {
+			groupOf[w] = gi
+		}
+		all = append(all, ws...)
+	}
+	defer engine.CloseWorkers(all)
+
+	var wg sync.WaitGroup
+	runErrs := make(chan error, len(all))
+	for _, w := range all {
+		wg.Add(1)
+		e := engines[groupOf[w]]
+		go func() {
+			defer wg.Done()
+			if err := e.Run(w); err != nil {
+				runErrs <- fmt.Errorf("engine %s, worker %d: %w", e.Name(), w.ID, err)
+				ctl.Stop()
+				cancel()
+			}
+		}()
+	}
+	stopWorkers := func() {
+		ctl.Stop()
+		wg.Wait()
+	}
+
+	snap := newSnapshotter(p, targets, all)
+	res := p.baseResult(started, specs, engines, reasons, targets)
+
+	// Ramp-up: I/O runs, nothing counts.
+	close(start)
+	ramp := p.Groups[0].Spec.Ramp
+	if ramp > 0 {
+		snap.phase = PhaseRamp
+		rampEnd := time.Now().Add(ramp)
+		if !p.tick(ctx, rampEnd, snap, nil) {
+			stopWorkers()
+			return p.finish(res, snap, nil, ctx, ctl, runErrs)
+		}
+	}
+
+	// Measure.
+	win := startWindow(targets)
+	ctl.SetMeasuring(true)
+	snap.begin(win.t0)
+	snap.phase = PhaseMeasure
+	p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), snap, &res.Intervals)
+	ctl.SetMeasuring(false)
+	win.stop()
+	stopWorkers()
+	return p.finish(res, snap, win, ctx, ctl, runErrs)
+}
+
+// tick sleeps until end, taking a snapshot every interval. It returns false
+// when the run was cancelled or stopped before end.
+func (p *Plan) tick(ctx context.Context, end time.Time, snap *snapshotter, intervals *[]result.Interval) bool {
+	t := time.NewTicker(p.Interval)
+	defer t.Stop()
+	deadline := time.NewTimer(time.Until(end))
+	defer deadline.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return true
+		case now := <-t.C:
+			iv := snap.take(now)
+			if intervals != nil {
+				*intervals = append(*intervals, iv)
+			}
+			for _, o := range p.Observers {
+				o.Observe(snap.current)
+			}
+		}
+	}
+}
+
+// finish assembles the result after every worker has stopped.
+func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx context.Context, ctl *engine.Control, runErrs chan error) (*result.Result, error) {
+	close(runErrs)
+	var engErrs []string
+	for err := range runErrs {
+		engErrs = append(engErrs, err.Error())
+	}
+	end := time.Now()
+	if win != nil {
+		end = win.t1
+	}
+	snap.phase = PhaseDone
+	prevTick := snap.last
+	last := snap.take(end)
+	// The measured window rarely ends on a tick: keep its last part.
+	if win != nil && end.Sub(prevTick) >= 10*time.Millisecond {
+		res.Intervals = append(res.Intervals, last)
+	}
+	summarize(res, snap, win)
+	switch {
+	case len(engErrs) > 0:
+		res.Status = result.StatusErrors
+		res.Message = strings.Join(engErrs, "; ")
+	case ctl.Errors() > 0:
+		res.Status = result.StatusErrors
+		if why := ctl.StopReason(); why != "" {
+			res.Message = why
+		} else if fe := ctl.FirstError(); fe != nil {
+			res.Message = fmt.Sprintf("%d I/O error(s); first: %s", ctl.Errors(), fe)
+		}
+	case ctx.Err() != nil:
+		res.Status = result.StatusInterrupted
+		res.Message = "interrupted before the run time was over"
+	default:
+		res.Status = result.StatusOK
+	}
+	if ctl.Errors() > 0 && ctx.Err() != nil && ctl.StopReason() == "" {
+		res.Message += "; interrupted"
+	}
+	for _, o := range p.Observers {
+		o.Observe(snap.current)
+	}
+	return res, nil
+}

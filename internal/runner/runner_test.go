@@ -1,0 +1,169 @@
+//go:build linux
+
+package runner
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/engine/syncio"
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+func spec(t *testing.T, bs string, read, random, qd int, d time.Duration) workload.Spec {
+	t.Helper()
+	b, err := workload.ParseBlockSizes(bs)
+	require.NoError(t, err)
+	s := workload.Spec{BlockSizes: b, ReadPct: read, RandomPct: random, QueueDepth: qd, Workers: 1, Duration: d, RegionBytes: 32 << 20}.WithDefaults()
+	require.NoError(t, s.Validate())
+	return s
+}
+
+func plan(groups ...Group) Plan {
+	return Plan{Groups: groups, Engines: engine.NewRegistry(syncio.New()), Version: "test", Interval: 250 * time.Millisecond}
+}
+
+// loop attaches a loop device over a zero-filled file; detached at cleanup.
+func loop(t *testing.T, size int64) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a loop device")
+	}
+	f := filepath.Join(t.TempDir(), "backing")
+	require.NoError(t, os.WriteFile(f, nil, 0o600))
+	require.NoError(t, os.Truncate(f, size))
+	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", f).CombinedOutput()
+	if err != nil {
+		t.Skipf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
+	return dev
+}
+
+func TestKernelCountAgreesOnRandomReads(t *testing.T) {
+	dev := loop(t, 256<<20)
+	s := spec(t, "4k", 100, 100, 16, 2*time.Second)
+	s.RegionBytes = 0 // the whole device
+	s.Ramp = 200 * time.Millisecond
+	res, err := Run(context.Background(), plan(Group{Spec: s, Targets: []string{dev}}))
+	require.NoError(t, err)
+	require.Equal(t, result.StatusOK, res.Status, res.Message)
+	require.Equal(t, "block", res.Targets[0].Kind)
+	require.NotNil(t, res.Summary.Device)
+	require.Equal(t, []string{filepath.Base(dev)}, res.Summary.Device.Devices)
+	ours, kernel := float64(res.Summary.ReadOps), float64(res.Summary.Device.ReadOps)
+	require.Greater(t, ours, 1000.0)
+	require.InEpsilon(t, ours, kernel, 0.02, "ioprobe counted %v reads, the kernel %v", ours, kernel)
+	require.InEpsilon(t, float64(res.Summary.ReadBytes), float64(res.Summary.Device.ReadBytes), 0.02)
+	require.Zero(t, res.Summary.Device.WriteOps, "a read-only run wrote to the device")
+}
+
+func TestSummaryIsConsistent(t *testing.T) {
+	tgt := filepath.Join(t.TempDir(), "t.dat")
+	s := spec(t, "4k:70,16k:30", 70, 50, 4, 1500*time.Millisecond)
+	res, err := Run(context.Background(), plan(Group{Spec: s, Targets: []string{tgt}}))
+	require.NoError(t, err)
+	require.Equal(t, result.StatusOK, res.Status)
+	sum := res.Summary
+	require.Equal(t, sum.ReadOps+sum.WriteOps, sum.Ops)
+	require.Equal(t, sum.Ops, res.Histogram.Read.Count()+res.Histogram.Write.Count())
+	require.InDelta(t, 0.70, float64(sum.ReadOps)/float64(sum.Ops), 0.05)
+	require.InEpsilon(t, float64(sum.Ops)/sum.ElapsedSeconds, sum.IOPS, 1e-9)
+	require.InEpsilon(t, float64(sum.Bytes)/1e6/sum.ElapsedSeconds, sum.MBPerSecond, 1e-9)
+	require.InEpsilon(t, float64(res.Histogram.Combined().Sum())/float64(sum.Ops)/1e9, sum.Latency.MeanSeconds, 1e-9)
+	// The intervals cover the window: their ops add up to the total.
+	require.GreaterOrEqual(t, len(res.Intervals), 6)
+	var ops, prev float64
+	for _, iv := range res.Intervals {
+		ops += iv.IOPS * (iv.TSeconds - prev)
+		prev = iv.TSeconds
+	}
+	require.InEpsilon(t, float64(sum.Ops), ops, 0.01)
+	require.InDelta(t, sum.ElapsedSeconds, prev, 0.01)
+	require.Greater(t, sum.CPU.ProcessCPUSecondsPerIO, 0.0)
+	require.Greater(t, sum.CPU.HostUtilizationPct, 0.0)
+	require.Equal(t, "4KiB:70,16KiB:30 70% read 50% random", res.Workload.Name)
+}
+
+func TestMixedGroupsRunTogether(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.dat"), filepath.Join(dir, "b.dat")
+	reads := spec(t, "4k", 100, 100, 2, time.Second)
+	reads.Name = "reader"
+	writes := spec(t, "64k", 0, 0, 2, time.Second)
+	writes.Name, writes.Workers = "logger", 2
+	p := plan(Group{Spec: reads, Targets: []string{a, b}}, Group{Spec: writes, Targets: []string{b}})
+	p.Name = "mixed"
+	res, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Equal(t, result.StatusOK, res.Status, res.Message)
+	require.Equal(t, "mixed", res.Workload.Name)
+	require.Len(t, res.Groups, 2)
+	require.Equal(t, "logger", res.Groups[1].Name)
+	require.Equal(t, 2, res.Groups[1].Workers)
+	require.Len(t, res.Targets, 2)
+	require.Greater(t, res.Summary.ReadOps, uint64(0))
+	require.Greater(t, res.Summary.WriteOps, uint64(0))
+	require.EqualValues(t, 64<<10, res.Summary.WriteBytes/res.Summary.WriteOps)
+}
+
+func TestCancelGivesPartialInterruptedResult(t *testing.T) {
+	tgt := filepath.Join(t.TempDir(), "t.dat")
+	s := spec(t, "4k", 100, 100, 2, time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	p := plan(Group{Spec: s, Targets: []string{tgt}})
+	p.Observers = []Observer{ObserverFunc(func(s *Snapshot) {
+		if s.Phase == PhaseMeasure && s.Elapsed > 500*time.Millisecond {
+			cancel()
+		}
+	})}
+	began := time.Now()
+	res, err := Run(ctx, p)
+	require.NoError(t, err)
+	require.Less(t, time.Since(began), 10*time.Second)
+	require.Equal(t, result.StatusInterrupted, res.Status)
+	require.Greater(t, res.Summary.Ops, uint64(0))
+	require.Less(t, res.Summary.ElapsedSeconds, 5.0)
+}
+
+func TestErrorBudgetStopsTheRun(t *testing.T) {
+	// Reads start failing (short reads) when the file is truncated behind
+	// the runner's back; the budget of 3 errors stops the run.
+	tgt := filepath.Join(t.TempDir(), "t.dat")
+	s := spec(t, "4k", 100, 100, 2, time.Minute)
+	p := plan(Group{Spec: s, Targets: []string{tgt}})
+	p.MaxErrors = 3
+	shrunk := false
+	p.Observers = []Observer{ObserverFunc(func(snap *Snapshot) {
+		if !shrunk {
+			shrunk = true
+			require.NoError(t, os.Truncate(tgt, 0))
+		}
+	})}
+	res, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Equal(t, result.StatusErrors, res.Status)
+	require.GreaterOrEqual(t, res.Summary.Errors, uint64(3))
+	require.Contains(t, res.Message, "stopped after 3 I/O error(s)")
+	require.Contains(t, res.Summary.ErrorsByClass, "short")
+}
+
+func TestBadSecondTargetCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.dat")
+	s := spec(t, "4k", 100, 100, 2, time.Second)
+	_, err := Run(context.Background(), plan(Group{Spec: s, Targets: []string{good, "/dev/shm/ioprobe-runner-test.dat"}}))
+	require.Error(t, err)
+	_, statErr := os.Stat(good)
+	require.True(t, os.IsNotExist(statErr), "the first target was created although the second was refused")
+}

@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ioprobe/ioprobe/internal/cpuacct"
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// runName names the run: the plan's name, else the group's workload.
+func (p *Plan) runName() string {
+	if p.Name != "" {
+		return p.Name
+	}
+	var names []string
+	for _, g := range p.Groups {
+		n := g.Spec.Name
+		if n == "" {
+			n = g.Spec.Describe()
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, " + ")
+}
+
+func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string) result.Workload {
+	w := result.Workload{
+		Name:            name,
+		ReadPct:         s.ReadPct,
+		RandomPct:       s.RandomPct,
+		QueueDepth:      s.QueueDepth,
+		Workers:         s.Workers,
+		RampSeconds:     s.Ramp.Seconds(),
+		DurationSeconds: s.Duration.Seconds(),
+		RegionBytes:     s.RegionBytes,
+		Engine:          e.Name(),
+		EngineRequested: s.Engine,
+		EngineReason:    reason,
+		AlignBytes:      s.Alignment(),
+		RateIOPS:        s.RateIOPS,
+		Seed:            s.Seed,
+		Verify:          s.Verify,
+	}
+	for _, b := range s.BlockSizes {
+		w.BlockSizes = append(w.BlockSizes, result.BlockSize{Bytes: b.Bytes, Weight: b.Weight})
+	}
+	return w
+}
+
+// baseResult fills what is known before the run starts.
+func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []engine.Engine, reasons []string, targets []*openTarget) *result.Result {
+	host, _ := cpuacct.Reader{}.Host()
+	if host.Hostname == "" {
+		host.Hostname, _ = os.Hostname()
+	}
+	res := &result.Result{
+		Schema:    result.Schema,
+		Version:   p.Version,
+		StartedAt: started.UTC(),
+		Host:      host,
+		Intervals: []result.Interval{},
+	}
+	name := p.runName()
+	res.Workload = workloadOf(&specs[0], name, engines[0], reasons[0])
+	if len(specs) > 1 {
+		for i := range specs {
+			n := specs[i].Name
+			if n == "" {
+				n = specs[i].Describe()
+			}
+			res.Groups = append(res.Groups, workloadOf(&specs[i], n, engines[i], reasons[i]))
+		}
+	}
+	for _, ot := range targets {
+		t := ot.t
+		res.Targets = append(res.Targets, result.Target{
+			Path:              t.Path,
+			Kind:              string(t.Kind),
+			SizeBytes:         t.Size,
+			Direct:            true,
+			LogicalBlockBytes: t.LogicalBlock,
+			Device:            t.Device,
+			Created:           t.Created,
+		})
+	}
+	return res
+}
+
+// summarize computes the summary from the final snapshot and the window.
+func summarize(res *result.Result, snap *snapshotter, win *window) {
+	s := &res.Summary
+	read, write := result.NewHistogram(), result.NewHistogram()
+	classes := map[string]uint64{}
+	for i := range snap.current.Targets {
+		t := &snap.current.Targets[i]
+		read.Merge(&t.Read.Latency)
+		write.Merge(&t.Write.Latency)
+		s.ReadBytes += t.Read.Bytes
+		s.WriteBytes += t.Write.Bytes
+		for c := 0; c < engine.NumErrClasses; c++ {
+			if n := t.Read.Errors[c] + t.Write.Errors[c]; n > 0 {
+				classes[engine.ErrClassNames[c]] += n
+				s.Errors += n
+			}
+		}
+	}
+	if len(classes) > 0 {
+		s.ErrorsByClass = classes
+	}
+	s.ReadOps, s.WriteOps = read.Count(), write.Count()
+	s.Ops = s.ReadOps + s.WriteOps
+	s.Bytes = s.ReadBytes + s.WriteBytes
+	res.Histogram = result.Histograms{Read: read, Write: write}
+	s.Latency = result.LatencyOf(res.Histogram.Combined())
+	s.ReadLatency = result.LatencyOf(read)
+	s.WriteLatency = result.LatencyOf(write)
+	if win == nil {
+		return
+	}
+	s.ElapsedSeconds = win.t1.Sub(win.t0).Seconds()
+	if s.ElapsedSeconds > 0 {
+		e := s.ElapsedSeconds
+		s.IOPS = float64(s.Ops) / e
+		s.ReadIOPS = float64(s.ReadOps) / e
+		s.WriteIOPS = float64(s.WriteOps) / e
+		s.ThroughputBytesPerSecond = float64(s.Bytes) / e
+		s.MBPerSecond = s.ThroughputBytesPerSecond / 1e6
+	}
+	s.CPU = cpuacct.Derive(win.usage, cpuacct.Work{
+		Ops: s.Ops, Bytes: s.Bytes, ElapsedSeconds: s.ElapsedSeconds,
+		LogicalCPUs: res.Host.LogicalCPUs, ClockHz: res.Host.ClockHz,
+	})
+	if len(win.devices) > 0 {
+		d := &result.DeviceStats{Devices: win.devices}
+		for _, dev := range win.devices {
+			a, okA := win.disk0[dev]
+			b, okB := win.disk1[dev]
+			if !okA || !okB {
+				continue
+			}
+			d.ReadOps += b.ReadOps - a.ReadOps
+			d.WriteOps += b.WriteOps - a.WriteOps
+			d.ReadBytes += (b.ReadSectors - a.ReadSectors) * 512
+			d.WriteBytes += (b.WriteSectors - a.WriteSectors) * 512
+		}
+		s.Device = d
+	}
+}

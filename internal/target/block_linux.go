@@ -1,0 +1,233 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// openBlock opens a block device: read-only unless writes are needed and
+// allowed, and never writable while it or a relative is in use or while it
+// holds anything recognisable.
+func (e env) openBlock(path, resolved string, opts Options) (*Target, error) {
+	fd, err := openDirect(resolved, unix.O_RDONLY, 0)
+	if errors.Is(err, unix.EINVAL) {
+		return nil, noDirectIO(path, resolved)
+	}
+	if err != nil {
+		return nil, &InputError{Path: path, Msg: "cannot open", Err: err}
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			unix.Close(fd)
+		}
+	}()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("target %s: fstat: %w", path, err)
+	}
+	t := &Target{Path: path, Resolved: resolved, Kind: KindBlock,
+		Device: devName(e.sysRoot, unix.Major(st.Rdev), unix.Minor(st.Rdev))}
+	if t.Size, err = blkSize64(fd); err != nil {
+		return nil, fmt.Errorf("target %s: BLKGETSIZE64: %w", path, err)
+	}
+	lbs, err := unix.IoctlGetInt(fd, unix.BLKSSZGET)
+	if err != nil || lbs <= 0 {
+		return nil, fmt.Errorf("target %s: BLKSSZGET: %v", path, err)
+	}
+	g := geometry{logicalBlock: int64(lbs), memAlign: 4096, pageSize: int64(unix.Getpagesize())}
+	if _, dio, err := statxFD(fd); err == nil && dio.known && dio.mem > 0 {
+		g.memAlign = dio.mem
+	}
+	t.LogicalBlock, t.MemAlign = g.logicalBlock, g.memAlign
+	o := opts
+	if err := checkAlign(path, &o, g); err != nil {
+		return nil, err
+	}
+	if t.Region, err = checkRegion(path, o.Region, t.Size, o); err != nil {
+		return nil, err
+	}
+	if o.Write {
+		wfd, err := e.writableBlock(path, resolved, t, fd, o)
+		if err != nil {
+			return nil, err
+		}
+		unix.Close(fd)
+		fd = wfd
+		t.Writable = true
+	}
+	t.FD = fd
+	ok = true
+	return t, nil
+}
+
+// writableBlock runs every check a device must pass before ioprobe writes
+// to it and returns an O_RDWR|O_EXCL descriptor. The checks that no flag
+// overrides come first, so the user hears the real reason, not just
+// "read-only by default".
+func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options) (int, error) {
+	refuse := func(reasons []string) error {
+		return &SafetyError{Path: path, Write: true, Reason: joinReasons(reasons)}
+	}
+	if reasons := e.inUse(t.Device); len(reasons) > 0 {
+		return -1, refuse(reasons)
+	}
+	sigFD, wfd := rfd, -1
+	if o.AllowDestructive {
+		// O_EXCL on a block device claims it: it fails with EBUSY when a
+		// filesystem, swap, device-mapper or md holds it (in any mount
+		// namespace), and nothing can claim it while ioprobe writes.
+		var err error
+		wfd, err = openDirect(resolved, unix.O_RDWR|unix.O_EXCL, 0)
+		if errors.Is(err, unix.EBUSY) {
+			return -1, refuse([]string{"it is in use: the kernel refused exclusive access (mounted, active swap, or claimed by device-mapper, md or another program, possibly in another mount namespace)"})
+		}
+		if err != nil {
+			return -1, &InputError{Path: path, Msg: "cannot open for writing", Err: err}
+		}
+		var a, b unix.Stat_t
+		if unix.Fstat(rfd, &a) != nil || unix.Fstat(wfd, &b) != nil || a.Rdev != b.Rdev {
+			unix.Close(wfd)
+			return -1, fmt.Errorf("target %s: %s changed while being opened", path, resolved)
+		}
+		sigFD = wfd // read what is there now that nobody else can claim it
+	}
+	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock)
+	if err != nil {
+		err = refuse([]string{"cannot read it to look for filesystems and labels: " + err.Error()})
+	} else if len(sigs) > 0 {
+		reasons := make([]string, len(sigs))
+		for i, s := range sigs {
+			reasons[i] = "it holds " + s.String()
+		}
+		err = refuse(reasons)
+	} else if !o.AllowDestructive {
+		err = &SafetyError{Path: path, Write: true, Reason: "block devices are read-only by default, and no filesystem, partition table or other signature was found on it", Override: "--allow-destructive"}
+	}
+	if err != nil {
+		if wfd >= 0 {
+			unix.Close(wfd)
+		}
+		return -1, err
+	}
+	return wfd, nil
+}
+
+// readSignatures reads the head and tail windows of a device with O_DIRECT
+// and looks for signatures in them.
+func readSignatures(fd int, size, lbs int64) ([]Signature, error) {
+	headLen := min(int64(sigHead), size) / lbs * lbs
+	head, err := readDirect(fd, 0, int(headLen))
+	if err != nil {
+		return nil, err
+	}
+	tailOff := max(0, size-sigTail) / lbs * lbs
+	tail, err := readDirect(fd, tailOff, int(size-tailOff))
+	if err != nil {
+		return nil, err
+	}
+	return DetectSignatures(windowReader{head: head, tail: tail, tailOff: tailOff}, size, lbs), nil
+}
+
+// inUse lists why the device (named dev, in sysfs) or a relative of it is
+// in use: mounted, active swap, held by another block driver, or
+// partitioned. It fails closed: what it cannot check is a reason.
+func (e env) inUse(dev string) []string {
+	if dev == "" {
+		return []string{"it has no entry under " + filepath.Join(e.sysRoot, "dev/block") + ", so ioprobe cannot tell whether it is mounted or in use"}
+	}
+	fam, err := readFamily(e.sysRoot, dev)
+	if err != nil {
+		return []string{fmt.Sprintf("cannot read its sysfs entry to check whether it is in use: %v", err)}
+	}
+	subject := func(m blockDev) string {
+		switch {
+		case m.Name == fam.Self.Name:
+			return "it"
+		case fam.Disk != nil && m.Name == fam.Disk.Name:
+			return "it is a partition of " + m.Name + ", and that disk"
+		case fam.Disk == nil:
+			return "its partition " + m.Name
+		default:
+			return "it is a partition of " + fam.Disk.Name + ", and " + m.Name + " on the same disk"
+		}
+	}
+	members := fam.Members()
+	var reasons []string
+
+	mounts, err := readMounts(filepath.Join(e.procSelf, "mountinfo"))
+	if err != nil {
+		reasons = append(reasons, "cannot read the mount table: "+err.Error())
+	}
+	swaps, _ := readSwapDevs(e.swaps) // absent without CONFIG_SWAP: nothing is swap then
+	sources := map[string]blockDev{}
+	for _, mt := range mounts {
+		if d, ok := devNode(mt.Source); ok {
+			sources[mt.Source] = d
+		}
+	}
+	for _, m := range members {
+		for _, mt := range mounts {
+			src, ok := sources[mt.Source]
+			if mt.Major == m.Major && mt.Minor == m.Minor || ok && src.Major == m.Major && src.Minor == m.Minor {
+				reasons = append(reasons, fmt.Sprintf("%s is mounted at %s (%s)", subject(m), mt.MountPoint, mt.FSType))
+			}
+		}
+		for _, s := range swaps {
+			if d, ok := devNode(s); ok && d.Major == m.Major && d.Minor == m.Minor {
+				reasons = append(reasons, fmt.Sprintf("%s is active swap (%s)", subject(m), s))
+			}
+		}
+		hs, err := holders(e.sysRoot, m.Name)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("cannot list the holders of %s: %v", m.Name, err))
+		} else if len(hs) > 0 {
+			reasons = append(reasons, fmt.Sprintf("%s is held by %s (device-mapper/LVM, md RAID or bcache is using it)", subject(m), strings.Join(hs, ", ")))
+		}
+	}
+	if fam.Disk == nil && len(fam.Partitions) > 0 {
+		names := make([]string, len(fam.Partitions))
+		for i, p := range fam.Partitions {
+			names[i] = p.Name
+		}
+		reasons = append(reasons, "it has partitions ("+strings.Join(names, ", ")+")")
+	}
+	return reasons
+}
+
+func readMounts(path string) ([]mount, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseMountInfo(f)
+}
+
+func readSwapDevs(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseSwaps(f)
+}
+
+// devNode returns the block device that name (a mount's source, a swap
+// area's file name) is a node of: btrfs mounts show an anonymous
+// major:minor, so their source is the only link to the device.
+func devNode(name string) (blockDev, bool) {
+	if !strings.HasPrefix(name, "/") {
+		return blockDev{}, false
+	}
+	var st unix.Stat_t
+	if unix.Stat(name, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFBLK {
+		return blockDev{}, false
+	}
+	return blockDev{Name: name, Major: unix.Major(st.Rdev), Minor: unix.Minor(st.Rdev)}, true
+}

@@ -1,0 +1,137 @@
+package target
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+)
+
+// openDirect opens path with O_DIRECT and O_CLOEXEC added to flags,
+// retrying on EINTR.
+func openDirect(path string, flags int, perm uint32) (int, error) {
+	for {
+		fd, err := unix.Open(path, flags|unix.O_DIRECT|unix.O_CLOEXEC, perm)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// dioAlign is what statx says about direct I/O on an open file.
+type dioAlign struct {
+	known  bool  // the kernel reported STATX_DIOALIGN
+	offset int64 // dio_offset_align; 0 with known: no direct I/O on this file
+	mem    int64 // dio_mem_align
+}
+
+func statxFD(fd int) (unix.Statx_t, dioAlign, error) {
+	var st unix.Statx_t
+	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_BASIC_STATS|unix.STATX_DIOALIGN, &st); err != nil {
+		return st, dioAlign{}, err
+	}
+	d := dioAlign{known: st.Mask&unix.STATX_DIOALIGN != 0}
+	if d.known {
+		d.offset, d.mem = int64(st.Dio_offset_align), int64(st.Dio_mem_align)
+	}
+	return st, d, nil
+}
+
+// blkSize64 is the BLKGETSIZE64 ioctl: the device size in bytes.
+func blkSize64(fd int) (int64, error) {
+	var size uint64
+	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(unix.BLKGETSIZE64), uintptr(unsafe.Pointer(&size)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int64(size), nil
+}
+
+// readDirect reads n bytes at off through O_DIRECT fd into anonymous mmap'd
+// memory (never a Go slice: see DESIGN.md "Safety") and returns a copy.
+// off and n must be multiples of the device's logical block size.
+func readDirect(fd int, off int64, n int) ([]byte, error) {
+	page := unix.Getpagesize()
+	mem, err := unix.Mmap(-1, 0, (n+page-1)/page*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %d bytes: %w", n, err)
+	}
+	defer unix.Munmap(mem)
+	for done := 0; done < n; {
+		got, err := unix.Pread(fd, mem[done:n], off+int64(done))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %d bytes at %d: %w", n-done, off+int64(done), err)
+		}
+		if got == 0 {
+			return nil, fmt.Errorf("read at %d: unexpected end of device", off+int64(done))
+		}
+		done += got
+	}
+	return append([]byte(nil), mem[:n]...), nil
+}
+
+// fillChunk is the size of each O_DIRECT write that fills a new file.
+const fillChunk = 4 << 20
+
+// fillDirect writes incompressible pseudo-random data over [from, to) of
+// O_DIRECT fd, fillChunk bytes at a time, from mmap'd memory. Every chunk
+// gets its own stream, so no two blocks of the file are alike and neither
+// compression nor deduplication flatters later reads. from and to must be
+// multiples of the file's direct-I/O alignment. hook (tests only) may fail
+// the fill before the chunk at off is written.
+func fillDirect(fd int, from, to int64, seed uint64, progress func(done, total int64), hook func(off int64) error) error {
+	if to <= from {
+		return nil
+	}
+	chunk := int64(fillChunk)
+	if to-from < chunk {
+		chunk = to - from
+	}
+	buf, err := engine.NewBuffers(1, int(chunk), seed)
+	if err != nil {
+		return err
+	}
+	defer buf.Close()
+	mem := buf.Slot(0, chunk)
+	total := to - from
+	for off := from; off < to; {
+		n := min(chunk, to-off)
+		p := mem[:n]
+		engine.FillRandom(p, mix64(seed^uint64(off)))
+		if hook != nil {
+			if err := hook(off); err != nil {
+				return err
+			}
+		}
+		for w := int64(0); w < n; {
+			got, err := unix.Pwrite(fd, p[w:], off+w)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("write %d bytes at %d: %w", n-w, off+w, err)
+			}
+			if got == 0 {
+				return fmt.Errorf("write at %d: no progress", off+w)
+			}
+			w += int64(got)
+		}
+		off += n
+		if progress != nil {
+			progress(off-from, total)
+		}
+	}
+	return nil
+}
+
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}

@@ -1,0 +1,29 @@
+// Package target opens the things ioprobe measures, a regular file or a block
+// device, for O_DIRECT I/O, and it is where every safety rule of DESIGN.md
+// ("a probe must never destroy data") is enforced.
+//
+// It owns:
+//
+//   - resolving and classifying a target (file, block device; anything else
+//     is refused), its size, logical block size, memory alignment and the
+//     kernel name of the block device under it;
+//   - checking alignment, transfer sizes and the access region against the
+//     target before anything is created or opened for writing;
+//   - preparing file targets: creating, preallocating, filling with
+//     incompressible data through O_DIRECT from mmap'd memory, and marking
+//     them (xattr user.ioprobe) so later runs reuse them without refilling;
+//   - the refusals: writes to files ioprobe did not create, to block devices
+//     without --allow-destructive, and, whatever the flags, to devices that
+//     are mounted, in use by the kernel, partitioned, or hold a partition
+//     table, filesystem, LVM, RAID or other signature; targets on tmpfs,
+//     ramfs, or filesystems that refuse O_DIRECT. A refusal is a
+//     *SafetyError; bad input is an *InputError; IsBadInput tells the CLI
+//     which errors mean exit status 2;
+//   - the kernel's block-layer counters (/sys/class/block/DEV/stat) for the
+//     device a target reaches, so a run can report what the device really saw.
+//
+// Detection and parsing (signatures, mountinfo, diskstats, sysfs) are pure
+// functions over bytes, readers and a sysfs root, testable with fixtures;
+// the system calls live in *_linux.go. On other systems Open reports that
+// it is unsupported.
+package target

@@ -1,0 +1,157 @@
+package target
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (loop devices, mount)")
+	}
+}
+
+// requireTool skips the test when a command it needs is not installed.
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is not installed", name)
+	}
+	return p
+}
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	require.NoError(t, err, "%s %s: %s", name, strings.Join(args, " "), out)
+	return strings.TrimSpace(string(out))
+}
+
+// newBacking makes a sparse file of size bytes in the test's temporary
+// directory (ext4 under /tmp, which honours O_DIRECT).
+func newBacking(t *testing.T, size int64) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "backing.img")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(size))
+	require.NoError(t, f.Close())
+	return p
+}
+
+// writeAt writes p into a backing file before it is attached.
+func writeAt(t *testing.T, path string, off int64, p []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(p, off)
+	require.NoError(t, err)
+	require.NoError(t, f.Sync())
+	require.NoError(t, f.Close())
+}
+
+// attachLoop attaches backing to a free loop device with direct I/O and
+// detaches it when the test ends.
+func attachLoop(t *testing.T, backing string, extra ...string) string {
+	t.Helper()
+	requireRoot(t)
+	requireTool(t, "losetup")
+	args := append([]string{"-f", "--show", "--direct-io=on"}, extra...)
+	dev := run(t, "losetup", append(args, backing)...)
+	require.True(t, strings.HasPrefix(dev, "/dev/loop"), dev)
+	t.Cleanup(func() {
+		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
+		}
+	})
+	fam, err := readFamily("", filepath.Base(dev))
+	require.NoError(t, err)
+	require.Empty(t, fam.Partitions, "%s has partitions left from an earlier run; remove them with delpart", dev)
+	return dev
+}
+
+// mountAt mounts dev on a new directory and unmounts it when the test ends.
+// Refusal tests mount read-only, so the device's bytes stay put.
+func mountAt(t *testing.T, dev, mode string) string {
+	t.Helper()
+	dir := t.TempDir()
+	run(t, "mount", "-o", mode, dev, dir)
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// addPartitions registers partitions (start and length in 512-byte sectors)
+// on dev with BLKPG (addpart), which works even where the kernel has no
+// partition-table parsers, and removes them when the test ends.
+func addPartitions(t *testing.T, dev string, parts ...[2]int64) []string {
+	t.Helper()
+	requireTool(t, "addpart")
+	var names []string
+	for i, p := range parts {
+		n := i + 1
+		run(t, "addpart", dev, itoa(n), itoa(int(p[0])), itoa(int(p[1])))
+		t.Cleanup(func() {
+			if out, err := exec.Command("delpart", dev, itoa(n)).CombinedOutput(); err != nil {
+				t.Errorf("delpart %s %d: %v: %s", dev, n, err, out)
+			}
+		})
+		name := dev + "p" + itoa(n)
+		require.Eventually(t, func() bool { _, err := os.Stat(name); return err == nil }, 5e9, 1e7, "%s did not appear", name)
+		names = append(names, name)
+	}
+	return names
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func sha256File(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	require.NoError(t, err)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// openFlags returns the status flags of fd (O_ACCMODE, O_DIRECT).
+func openFlags(t *testing.T, fd int) int {
+	t.Helper()
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	require.NoError(t, err)
+	return fl
+}
+
+// requireSafetyError checks that err is a refusal with the reason and
+// override given.
+func requireSafetyError(t *testing.T, err error, reason, override string) *SafetyError {
+	t.Helper()
+	var se *SafetyError
+	require.ErrorAs(t, err, &se)
+	require.Contains(t, se.Reason, reason)
+	require.Equal(t, override, se.Override)
+	if override == "" {
+		require.NotContains(t, se.Error(), "overrides", "a refusal nothing overrides must not suggest a flag")
+	} else {
+		require.Contains(t, se.Error(), "("+override+" overrides this)")
+	}
+	require.True(t, IsBadInput(err))
+	return se
+}

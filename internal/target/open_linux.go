@@ -1,0 +1,163 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// env is where Open looks at the system. Tests change it; Open uses the
+// real one.
+type env struct {
+	sysRoot    string // "/sys"
+	procSelf   string // "/proc/self"
+	swaps      string // "/proc/swaps"
+	spaceCheck bool   // check free space before creating a file (tests turn it off to reach ENOSPC)
+	fillHook   func(off int64) error
+}
+
+func defaultEnv() env {
+	return env{sysRoot: "/sys", procSelf: "/proc/self", swaps: "/proc/swaps", spaceCheck: true}
+}
+
+// Open resolves path, checks it against opts and every safety rule, and
+// opens it with O_DIRECT. A file that does not exist is created, filled and
+// marked first (Created is then set). A refusal is a *SafetyError and bad
+// input an *InputError; in both cases nothing has been created or changed.
+func Open(path string, opts Options) (*Target, error) {
+	return defaultEnv().open(path, opts)
+}
+
+// Check makes every check Open would make without creating or changing
+// anything: a file that does not exist is checked as Open would before
+// creating it; an existing target is opened and closed again. A run with
+// several targets checks them all before it creates the first, so that bad
+// input touches nothing.
+func Check(path string, opts Options) error {
+	e := defaultEnv()
+	if path == "" {
+		return inputErr(path, "empty path")
+	}
+	if err := checkSigns(path, opts); err != nil {
+		return err
+	}
+	resolved, _, exists, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		_, _, err := e.checkNew(path, resolved, opts)
+		return err
+	}
+	t, err := e.open(path, opts)
+	if err != nil {
+		return err
+	}
+	return t.Close()
+}
+
+func (e env) open(path string, opts Options) (*Target, error) {
+	if path == "" {
+		return nil, inputErr(path, "empty path")
+	}
+	if err := checkSigns(path, opts); err != nil {
+		return nil, err
+	}
+	resolved, st, exists, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return e.createFile(path, resolved, opts)
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return e.openFile(path, resolved, opts, false)
+	case unix.S_IFBLK:
+		return e.openBlock(path, resolved, opts)
+	case unix.S_IFDIR:
+		return nil, inputErr(path, "is a directory; a target is a regular file or a block device")
+	case unix.S_IFCHR:
+		return nil, inputErr(path, "is a character device; a target is a regular file or a block device")
+	case unix.S_IFIFO:
+		return nil, inputErr(path, "is a FIFO; a target is a regular file or a block device")
+	case unix.S_IFSOCK:
+		return nil, inputErr(path, "is a socket; a target is a regular file or a block device")
+	default:
+		return nil, inputErr(path, "is not a regular file or a block device (mode %#o)", st.Mode)
+	}
+}
+
+// resolve follows symlinks. For a path that does not exist it resolves the
+// parent directory, which must exist: ioprobe creates files, not directories.
+func resolve(path string) (resolved string, st unix.Stat_t, exists bool, err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", st, false, &InputError{Path: path, Msg: "cannot make the path absolute", Err: err}
+	}
+	resolved, err = filepath.EvalSymlinks(abs)
+	if err == nil {
+		if err := unix.Stat(resolved, &st); err != nil {
+			return "", st, false, &InputError{Path: path, Msg: "cannot stat " + resolved, Err: err}
+		}
+		return resolved, st, true, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", st, false, &InputError{Path: path, Msg: "cannot resolve the path", Err: err}
+	}
+	var lst unix.Stat_t
+	if unix.Lstat(abs, &lst) == nil {
+		return "", st, false, inputErr(path, "is a symlink whose target does not exist; point ioprobe at the file itself")
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return "", st, false, inputErr(path, "cannot create it: directory %s does not exist", filepath.Dir(abs))
+	}
+	var pst unix.Stat_t
+	if err := unix.Stat(parent, &pst); err != nil || pst.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return "", st, false, inputErr(path, "cannot create it: %s is not a directory", filepath.Dir(abs))
+	}
+	return filepath.Join(parent, filepath.Base(abs)), st, false, nil
+}
+
+// Close closes the target's file descriptor. It is safe to call twice.
+func (t *Target) Close() error {
+	if t == nil || t.closed {
+		return nil
+	}
+	t.closed = true
+	if err := unix.Close(t.FD); err != nil {
+		return fmt.Errorf("close %s: %w", t.Path, err)
+	}
+	return nil
+}
+
+// checkBufferedFS refuses filesystems whose "direct" I/O is served from
+// memory: tmpfs has accepted O_DIRECT since Linux 6.6 and caches anyway;
+// ramfs is memory. dir is any path on the filesystem.
+func checkBufferedFS(path, dir string) error {
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(dir, &sfs); err != nil {
+		return &InputError{Path: path, Msg: "cannot statfs " + dir, Err: err}
+	}
+	var name string
+	switch uint32(sfs.Type) {
+	case unix.TMPFS_MAGIC:
+		name = "tmpfs"
+	case unix.RAMFS_MAGIC:
+		name = "ramfs"
+	default:
+		return nil
+	}
+	return &SafetyError{Path: path,
+		Reason: fmt.Sprintf("%s is on %s, which serves direct I/O from memory, so a benchmark would measure RAM, not storage", dir, name)}
+}
+
+// noDirectIO is the refusal for a filesystem that rejects O_DIRECT: ioprobe
+// never falls back to buffered I/O.
+func noDirectIO(path, where string) *SafetyError {
+	return &SafetyError{Path: path, Reason: fmt.Sprintf("the filesystem of %s does not support direct I/O (O_DIRECT), and ioprobe never falls back to buffered I/O", where)}
+}

@@ -1,0 +1,200 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind says what a target is.
+type Kind string
+
+// Target kinds, as the result JSON spells them.
+const (
+	KindFile  Kind = "file"
+	KindBlock Kind = "block"
+)
+
+// Options says what a run will do with a target; Open checks the target
+// against it before anything is created or opened for writing.
+type Options struct {
+	// Write is set when the workload issues writes.
+	Write bool
+	// AllowDestructive is --allow-destructive: writes to a block device or
+	// to a file ioprobe did not create. It never overrides the refusals that
+	// protect data that is in use or recognisably there (mounts,
+	// partitions, partition tables, filesystem, LVM or RAID signatures).
+	AllowDestructive bool
+	// Region is the number of bytes, from offset 0, that I/O will touch.
+	// 0 means the whole target (rounded down to Align), or DefaultFileSize
+	// for a file ioprobe creates.
+	Region int64
+	// DefaultFileSize is the size of a file ioprobe creates when Region is 0.
+	DefaultFileSize int64
+	// Align is the alignment of every I/O and the smallest transfer; it must
+	// be a multiple of the target's logical block size. 0 means the logical
+	// block size.
+	Align int64
+	// MaxBlock is the largest transfer; it must be a multiple of the logical
+	// block size and fit in the region. 0 means Align.
+	MaxBlock int64
+	// Progress, when set, is called after each chunk while a new file (or
+	// the new part of an extended one) is being filled.
+	Progress func(done, total int64)
+}
+
+// Target is an opened target. Its FD is what engines issue I/O on.
+type Target struct {
+	Path     string // as given
+	Resolved string // after symlinks
+	Kind     Kind
+	// FD was opened with O_DIRECT: O_RDONLY unless writes are both needed
+	// (Options.Write) and allowed, then O_RDWR (and O_EXCL for a device, so
+	// nothing can mount or claim it while ioprobe writes).
+	FD     int
+	Size   int64 // bytes: the file size, or BLKGETSIZE64
+	Region int64 // bytes I/O may touch, from offset 0: <= Size, a multiple of Align
+	// LogicalBlock is BLKSSZGET for a device; for a file the kernel's
+	// direct-I/O offset alignment (statx STATX_DIOALIGN) when it reports
+	// one, else the logical block size of the device under the filesystem,
+	// else 512.
+	LogicalBlock int64
+	MemAlign     int64 // statx dio_mem_align when known, else 4096
+	// Device is the kernel name of the block device the I/O reaches
+	// ("vda", "loop3", "nvme0n1p2"), for ReadDiskStats; "" when there is
+	// none (an anonymous st_dev, as on btrfs or overlayfs).
+	Device   string
+	Created  bool // ioprobe created, or extended, the file in this Open
+	Writable bool
+
+	closed bool
+}
+
+// SafetyError is a refusal to use or to write to a target. The CLI maps it
+// to exit status 2.
+type SafetyError struct {
+	Path  string // the target as given
+	Write bool   // the refusal is about writing; false: about using it at all
+	// Reason says what was found and where, e.g. "it holds an ext4
+	// filesystem (signature at byte 1080)"; several reasons are joined by "; ".
+	Reason string
+	// Override is the flag that would override this refusal, "" when nothing
+	// may override it.
+	Override string
+}
+
+func (e *SafetyError) Error() string {
+	verb := "use"
+	if e.Write {
+		verb = "write to"
+	}
+	msg := fmt.Sprintf("refusing to %s %s: %s", verb, e.Path, e.Reason)
+	if e.Override != "" {
+		msg += fmt.Sprintf(" (%s overrides this)", e.Override)
+	}
+	return msg
+}
+
+// InputError is bad input: a path that is not a usable target, or sizes and
+// alignments that do not fit it. Nothing has been created or changed when
+// Open returns one.
+type InputError struct {
+	Path string
+	Msg  string
+	Err  error // the underlying error, if any
+}
+
+func (e *InputError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("target %s: %s: %v", e.Path, e.Msg, e.Err)
+	}
+	return fmt.Sprintf("target %s: %s", e.Path, e.Msg)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// IsBadInput reports whether err is a refusal or bad input (exit status 2)
+// rather than a failure of the system (I/O error, out of space while filling).
+func IsBadInput(err error) bool {
+	var s *SafetyError
+	var in *InputError
+	return errors.As(err, &s) || errors.As(err, &in)
+}
+
+// ErrUnsupported is returned by Open where O_DIRECT targets are not
+// implemented (every system but Linux).
+var ErrUnsupported = fmt.Errorf("target: O_DIRECT targets are supported only on Linux: %w", errors.ErrUnsupported)
+
+func inputErr(path, format string, args ...any) *InputError {
+	return &InputError{Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// geometry is what Open checks the options against.
+type geometry struct {
+	logicalBlock int64
+	memAlign     int64
+	pageSize     int64
+}
+
+// checkSigns refuses negative sizes, first of all.
+func checkSigns(path string, o Options) error {
+	if o.Align < 0 || o.MaxBlock < 0 || o.Region < 0 || o.DefaultFileSize < 0 {
+		return inputErr(path, "negative size in options (align %d, max block %d, region %d, default file size %d)",
+			o.Align, o.MaxBlock, o.Region, o.DefaultFileSize)
+	}
+	return nil
+}
+
+// checkAlign normalises Align and MaxBlock (0: defaults) and checks them
+// against the logical block size and the memory alignment.
+func checkAlign(path string, o *Options, g geometry) error {
+	if err := checkSigns(path, *o); err != nil {
+		return err
+	}
+	if g.memAlign > g.pageSize {
+		return inputErr(path, "the kernel wants direct-I/O buffers aligned to %d bytes, more than a page (%d)", g.memAlign, g.pageSize)
+	}
+	if o.Align == 0 {
+		o.Align = g.logicalBlock
+	}
+	if o.MaxBlock == 0 {
+		o.MaxBlock = o.Align
+	}
+	if o.Align%g.logicalBlock != 0 {
+		return inputErr(path, "alignment %d is not a multiple of the logical block size %d", o.Align, g.logicalBlock)
+	}
+	if o.MaxBlock%g.logicalBlock != 0 {
+		return inputErr(path, "transfer size %d is not a multiple of the logical block size %d", o.MaxBlock, g.logicalBlock)
+	}
+	if o.MaxBlock < o.Align {
+		return inputErr(path, "largest transfer %d is smaller than the alignment %d", o.MaxBlock, o.Align)
+	}
+	return nil
+}
+
+// checkRegion resolves the region for a target of size bytes (region 0: the
+// whole target rounded down to the alignment) and checks it.
+func checkRegion(path string, region, size int64, o Options) (int64, error) {
+	if size == 0 {
+		return 0, inputErr(path, "is empty (0 bytes)")
+	}
+	if region == 0 {
+		region = size / o.Align * o.Align
+		if region == 0 {
+			return 0, inputErr(path, "size %d is smaller than the alignment %d", size, o.Align)
+		}
+	}
+	if region > size {
+		return 0, inputErr(path, "region %d is larger than the target's size %d", region, size)
+	}
+	if region%o.Align != 0 {
+		return 0, inputErr(path, "region %d is not a multiple of the alignment %d", region, o.Align)
+	}
+	if region < o.MaxBlock {
+		return 0, inputErr(path, "region %d is smaller than the largest transfer %d", region, o.MaxBlock)
+	}
+	return region, nil
+}
+
+// joinReasons joins findings into one SafetyError reason.
+func joinReasons(reasons []string) string { return strings.Join(reasons, "; ") }

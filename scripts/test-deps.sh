@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs, from Debian's packages, when it is
+# missing. Without root or apt-get it says what is missing and carries on:
+# the tests that need it skip with a message.
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have losetup   || need+=(util-linux)
+have mkfs.ext4 || need+=(e2fsprogs)
+have sfdisk    || need+=(fdisk)
+have strace    || need+=(strace)
+have prometheus || need+=(prometheus)
+have promtool  || need+=(prometheus)
+
+if [ ${#need[@]} -eq 0 ]; then
+	echo "test-deps: everything is installed"
+	exit 0
+fi
+mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+if [ "$(id -u)" -ne 0 ] || ! have apt-get; then
+	echo "test-deps: missing ${need[*]} (not root or no apt-get): the tests that need them will skip" >&2
+	exit 0
+fi
+echo "test-deps: installing ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+# The Debian package starts a Prometheus on :9090; the tests start their own.
+if have systemctl && systemctl is-active --quiet prometheus 2>/dev/null; then
+	systemctl stop prometheus || true
+fi
+pkill -x prometheus 2>/dev/null || true
+echo "test-deps: done"

@@ -1,0 +1,163 @@
+package test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// underStrace runs ioprobe under strace with syscall fault injection. It
+// skips when strace is missing or may not trace here.
+func underStrace(t *testing.T, dir string, inject []string, args ...string) outcome {
+	t.Helper()
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("strace is not installed (apt-get install strace): fault injection tests skipped")
+	}
+	if err := exec.Command("strace", "-o", "/dev/null", "true").Run(); err != nil {
+		t.Skipf("strace cannot trace here: %v", err)
+	}
+	sargs := []string{"-f", "-o", "/dev/null"}
+	for _, in := range inject {
+		sys, _, _ := strings.Cut(in, ":")
+		sargs = append(sargs, "-e", "trace="+sys, "-e", "inject="+in)
+	}
+	sargs = append(sargs, binary)
+	sargs = append(sargs, args...)
+	cmd := exec.Command("strace", sargs...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// prepared makes a target file with a clean run, so that fault injection
+// hits the measurement, not the preparation.
+func prepared(t *testing.T, dir string) string {
+	tgt := filepath.Join(dir, "probe.dat")
+	o := ioprobe(t, dir, "run", "--target", tgt, "--size", "16MiB", "--duration", "100ms", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	return tgt
+}
+
+func TestReadEIOStopsAtFirstError(t *testing.T) {
+	dir := t.TempDir()
+	tgt := prepared(t, dir)
+	began := time.Now()
+	o := underStrace(t, dir, []string{"pread64:error=EIO:when=40+"},
+		"run", "--engine", "sync", "--target", tgt, "--qd", "4", "--duration", "20s", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 1, o.code, "I/O errors exit 1: %s", o.stderr)
+	require.Less(t, time.Since(began), 15*time.Second, "the first error must stop the run")
+	r := decodeResult(t, o.stdout)
+	require.Equal(t, result.StatusErrors, r.Status)
+	require.GreaterOrEqual(t, r.Summary.ErrorsByClass["eio"], uint64(1))
+	require.LessOrEqual(t, r.Summary.Errors, uint64(4), "at most the I/Os in flight fail after the first")
+	require.Contains(t, r.Message, "input/output error")
+	require.Contains(t, r.Message, tgt)
+	require.Contains(t, o.stderr, "input/output error")
+}
+
+func TestReadEIOCountedWhenToldToGoOn(t *testing.T) {
+	dir := t.TempDir()
+	tgt := prepared(t, dir)
+	o := underStrace(t, dir, []string{"pread64:error=EIO:when=40+2"},
+		"run", "--engine", "sync", "--target", tgt, "--qd", "2", "--duration", "1s", "--ramp", "0s", "--max-errors", "0", "--output", "json")
+	require.Equal(t, 1, o.code, o.stderr)
+	r := decodeResult(t, o.stdout)
+	require.Equal(t, result.StatusErrors, r.Status)
+	require.InDelta(t, 1.0, r.Summary.ElapsedSeconds, 0.3, "the run went on for its whole duration")
+	require.Greater(t, r.Summary.Errors, uint64(10))
+	require.Equal(t, r.Summary.Errors, r.Summary.ErrorsByClass["eio"])
+	// Every other read succeeds: both are counted, neither is lost.
+	require.Greater(t, r.Summary.ReadOps, uint64(10))
+	var ivErrs uint64
+	for _, iv := range r.Intervals {
+		ivErrs += iv.Errors
+	}
+	require.Equal(t, r.Summary.Errors, ivErrs, "interval error counts add up to the total")
+}
+
+func TestWriteEIO(t *testing.T) {
+	dir := t.TempDir()
+	tgt := prepared(t, dir)
+	o := underStrace(t, dir, []string{"pwrite64:error=EIO:when=20+"},
+		"run", "--engine", "sync", "--target", tgt, "--read-pct", "0", "--qd", "2", "--duration", "10s", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 1, o.code, o.stderr)
+	r := decodeResult(t, o.stdout)
+	require.Equal(t, result.StatusErrors, r.Status)
+	require.GreaterOrEqual(t, r.Summary.ErrorsByClass["eio"], uint64(1))
+	require.Contains(t, r.Message, "write of 4096 bytes")
+}
+
+func TestENOSPCWhilePreparingRemovesThePartialFile(t *testing.T) {
+	for _, inject := range []string{"fallocate:error=ENOSPC", "pwrite64:error=ENOSPC:when=3"} {
+		t.Run(strings.Split(inject, ":")[0], func(t *testing.T) {
+			dir := t.TempDir()
+			tgt := filepath.Join(dir, "new.dat")
+			o := underStrace(t, dir, []string{inject}, "run", "--engine", "sync", "--target", tgt, "--size", "64MiB", "--duration", "1s", "--ramp", "0s")
+			require.NotEqual(t, 0, o.code)
+			require.Contains(t, o.stderr, "no space left on device")
+			require.Empty(t, o.stdout)
+			_, err := os.Stat(tgt)
+			require.True(t, os.IsNotExist(err), "the partial file was left behind")
+		})
+	}
+}
+
+func TestLoopDeviceVanishesMidRun(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a loop device")
+	}
+	dir := t.TempDir()
+	backing := filepath.Join(dir, "backing.img")
+	require.NoError(t, os.WriteFile(backing, bytes.Repeat([]byte{0x5a}, 64<<20), 0o600))
+	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
+	if err != nil {
+		t.Skipf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
+
+	cmd := exec.Command(binary, "run", "--engine", "sync", "--target", dev, "--qd", "4", "--duration", "30s", "--ramp", "0s", "--max-errors", "0", "--output", "json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	time.Sleep(time.Second)
+	// Detach (deferred by the kernel while ioprobe holds it open) and take
+	// the storage away: every further read fails.
+	require.NoError(t, exec.Command("losetup", "-d", dev).Run())
+	require.NoError(t, os.Truncate(backing, 0))
+	time.Sleep(time.Second)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("ioprobe hung on a vanished device")
+	}
+	require.Equal(t, 130, cmd.ProcessState.ExitCode(), stderr.String())
+	r := decodeResult(t, stdout.String())
+	require.Greater(t, r.Summary.ReadOps, uint64(0), "reads before the device went away were counted")
+	require.Greater(t, r.Summary.Errors, uint64(0), "reads after it went away failed")
+	// ioprobe closed the device: the deferred detach has happened.
+	require.Eventually(t, func() bool {
+		out, _ := exec.Command("losetup", "-a").CombinedOutput()
+		return !strings.Contains(string(out), backing)
+	}, 5*time.Second, 100*time.Millisecond, "the loop device is still attached: ioprobe leaked its descriptor")
+}

@@ -1,0 +1,163 @@
+package test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+func decodeResult(t *testing.T, s string) *result.Result {
+	t.Helper()
+	var r result.Result
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&r), "stdout must be exactly one result document:\n%s", s)
+	require.False(t, dec.More(), "stdout holds more than the JSON document")
+	require.Equal(t, result.Schema, r.Schema)
+	return &r
+}
+
+func TestRunCreatesFileAndMeasures(t *testing.T) {
+	dir := t.TempDir()
+	tgt := filepath.Join(dir, "probe.dat")
+	o := ioprobe(t, dir, "run", "--target", tgt, "--size", "64MiB", "--bs", "4k", "--read-pct", "100",
+		"--random-pct", "100", "--qd", "8", "--duration", "1s", "--ramp", "200ms", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	r := decodeResult(t, o.stdout)
+	require.Equal(t, result.StatusOK, r.Status)
+	require.Greater(t, r.Summary.ReadOps, uint64(100))
+	require.Zero(t, r.Summary.WriteOps)
+	require.Equal(t, r.Summary.ReadOps, r.Histogram.Read.Count())
+	require.InDelta(t, 1.0, r.Summary.ElapsedSeconds, 0.2)
+	require.Equal(t, "file", r.Targets[0].Kind)
+	require.True(t, r.Targets[0].Direct)
+	require.True(t, r.Targets[0].Created)
+	require.EqualValues(t, 64<<20, r.Workload.RegionBytes)
+	require.Equal(t, "sync", r.Workload.Engine)
+	require.NotEmpty(t, r.Intervals)
+	require.Greater(t, r.Summary.Latency.Percentiles["99"], 0.0)
+	st, err := os.Stat(tgt)
+	require.NoError(t, err)
+	require.EqualValues(t, 64<<20, st.Size())
+
+	// Second run reuses the file and says it did not create it.
+	o = ioprobe(t, dir, "run", "--target", tgt, "--size", "64MiB", "--duration", "300ms", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	r = decodeResult(t, o.stdout)
+	require.False(t, r.Targets[0].Created)
+}
+
+func TestRunOutputs(t *testing.T) {
+	dir := t.TempDir()
+	tgt := filepath.Join(dir, "probe.dat")
+	o := ioprobe(t, dir, "run", "--target", tgt, "--size", "16MiB", "--profile", "oltp", "--qd", "4", "--duration", "500ms", "--ramp", "0s")
+	require.Equal(t, 0, o.code, o.stderr)
+	for _, want := range []string{"oltp", "IOPS", "MB/s", "99.9"} {
+		require.Contains(t, o.stdout, want)
+	}
+	o = ioprobe(t, dir, "run", "--target", tgt, "--size", "16MiB", "--duration", "300ms", "--ramp", "0s", "--output", "csv")
+	require.Equal(t, 0, o.code, o.stderr)
+	lines := strings.Split(strings.TrimSpace(o.stdout), "\n")
+	require.Len(t, lines, 2, "header and one row")
+	require.Equal(t, strings.Count(lines[0], ","), strings.Count(lines[1], ","))
+	o = ioprobe(t, dir, "profiles")
+	require.Equal(t, 0, o.code)
+	for _, p := range []string{"oltp", "file-server", "exchange-db", "log", "video-on-demand", "random-read"} {
+		require.Contains(t, o.stdout, p)
+	}
+}
+
+func TestBadInputExits2AndTouchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	tgt := filepath.Join(dir, "never.dat")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad size", []string{"--size", "12zz"}, "--size 12zz"},
+		{"bad bs", []string{"--bs", "3000"}, "--bs"},
+		{"bad read pct", []string{"--read-pct", "120"}, "--read-pct 120: must be between 0 and 100"},
+		{"bad qd", []string{"--qd", "0"}, "--qd 0"},
+		{"misaligned size", []string{"--size", "10000k", "--bs", "64k"}, "multiple of the alignment"},
+		{"unknown flag", []string{"--nope"}, "unknown flag: --nope"},
+		{"unknown profile", []string{"--profile", "tpcc"}, "unknown profile"},
+		{"bad engine", []string{"--engine", "aio"}, "--engine aio"},
+		{"bad output", []string{"--output", "xml"}, "--output xml"},
+		{"bad duration", []string{"--duration", "-1s"}, "--duration"},
+		{"missing dir", []string{"--target", filepath.Join(dir, "no/such/dir/x.dat")}, "no/such/dir"},
+		{"tmpfs", []string{"--target", "/dev/shm/ioprobe-e2e.dat"}, "tmpfs"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := []string{"run", "--target", tgt, "--size", "16MiB", "--duration", "1s", "--ramp", "0s"}
+			args = append(args, c.args...)
+			o := ioprobe(t, dir, args...)
+			require.Equal(t, 2, o.code, "stderr: %s", o.stderr)
+			require.Empty(t, o.stdout)
+			lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
+			require.Len(t, lines, 1, "one clear line: %q", o.stderr)
+			require.True(t, strings.HasPrefix(lines[0], "ioprobe: "), lines[0])
+			require.Contains(t, lines[0], c.want)
+			_, err := os.Stat(tgt)
+			require.True(t, os.IsNotExist(err), "bad input created the target")
+			_, err = os.Stat("/dev/shm/ioprobe-e2e.dat")
+			require.True(t, os.IsNotExist(err), "bad input created a file on tmpfs")
+		})
+	}
+}
+
+func TestForeignFileIsReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	tgt := filepath.Join(dir, "precious.dat")
+	data := bytes.Repeat([]byte("user data "), 1<<20)
+	require.NoError(t, os.WriteFile(tgt, data[:8<<20], 0o644))
+	o := ioprobe(t, dir, "run", "--target", tgt, "--read-pct", "0", "--duration", "300ms", "--ramp", "0s")
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Contains(t, o.stderr, "--allow-destructive")
+	got, err := os.ReadFile(tgt)
+	require.NoError(t, err)
+	require.Equal(t, data[:8<<20], got, "a refused run changed the file")
+	// Reading it is fine.
+	o = ioprobe(t, dir, "run", "--target", tgt, "--duration", "300ms", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	r := decodeResult(t, o.stdout)
+	require.False(t, r.Targets[0].Created)
+	require.EqualValues(t, 8<<20, r.Workload.RegionBytes)
+}
+
+func TestInterruptPrintsPartialResult(t *testing.T) {
+	dir := t.TempDir()
+	tgt := filepath.Join(dir, "probe.dat")
+	cmd := exec.Command(binary, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1m", "--ramp", "0s", "--output", "json")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	// Wait until the run is measuring (the file exists and is filled).
+	require.Eventually(t, func() bool {
+		st, err := os.Stat(tgt)
+		return err == nil && st.Size() == 16<<20
+	}, 30*time.Second, 20*time.Millisecond)
+	time.Sleep(1500 * time.Millisecond)
+	began := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	require.Less(t, time.Since(began), 5*time.Second, "SIGINT must stop the run at once")
+	ee, ok := err.(*exec.ExitError)
+	require.True(t, ok, "want exit status 130, got %v", err)
+	require.Equal(t, 130, ee.ExitCode(), errb.String())
+	r := decodeResult(t, out.String())
+	require.Equal(t, result.StatusInterrupted, r.Status)
+	require.Greater(t, r.Summary.Ops, uint64(0))
+	require.Less(t, r.Summary.ElapsedSeconds, 30.0)
+}
