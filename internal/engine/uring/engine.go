@@ -32,3 +32,10 @@ func (e *Engine) Describe() string {
 	}
 	return e.probeInfo
 }
+
+// Suits implements engine.TargetChecker. io_uring issues an I/O without
+// blocking only when the file takes non-blocking I/O (FMODE_NOWAIT); on
+// anything else (zram and other bio-based drivers, some network file
+// systems) it hands every I/O to an io-wq kernel thread, and two context
+// switches per I/O cost more CPU than the blocking pread of the sync engine.
+func (*Engine) Suits(fd int) error { return suits(fd) }

@@ -74,3 +74,22 @@ func sysctl(name string) string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// suits reads one page at offset 0 with RWF_NOWAIT: the kernel refuses the
+// flag with EOPNOTSUPP, before any I/O, exactly when the file cannot take
+// non-blocking I/O, which is also when io_uring punts every request to a
+// worker thread. Any other outcome (data, EAGAIN, an alignment EINVAL on a
+// device with larger blocks) means the flag was accepted.
+func suits(fd int) error {
+	page := unix.Getpagesize()
+	buf, err := unix.Mmap(-1, 0, page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil // cannot tell; io_uring still works
+	}
+	defer unix.Munmap(buf)
+	_, err = unix.Preadv2(fd, [][]byte{buf}, 0, unix.RWF_NOWAIT)
+	if errors.Is(err, unix.EOPNOTSUPP) {
+		return errors.New("cannot take non-blocking I/O (RWF_NOWAIT refused), so io_uring would hand every I/O to a kernel worker thread, which costs more CPU than blocking pread/pwrite")
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package uring
 
 import (
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -97,4 +98,32 @@ func TestLoopRegistersFilesAndBuffers(t *testing.T) {
 	}
 	require.Len(t, l.free, 6)
 	require.EqualValues(t, 0, l.free[len(l.free)-1])
+}
+
+func TestSuits(t *testing.T) {
+	// A regular file on ext4 or xfs takes RWF_NOWAIT; elsewhere the temp
+	// directory's file system decides, so only those are asserted.
+	f, err := os.CreateTemp(t.TempDir(), "suits")
+	require.NoError(t, err)
+	_, err = f.Write(make([]byte, 8192))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	fd, err := unix.Open(f.Name(), unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	var st unix.Statfs_t
+	require.NoError(t, unix.Fstatfs(fd, &st))
+	if st.Type == unix.EXT4_SUPER_MAGIC || st.Type == unix.XFS_SUPER_MAGIC {
+		require.NoError(t, New().Suits(fd))
+	}
+	// zram is bio-based and cannot take non-blocking I/O.
+	zfd, err := unix.Open("/dev/zram0", unix.O_RDONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		t.Skipf("no /dev/zram0: %v", err)
+	}
+	defer unix.Close(zfd)
+	if sz, _ := os.ReadFile("/sys/block/zram0/disksize"); string(sz) == "0\n" {
+		t.Skip("/dev/zram0 has no size")
+	}
+	require.ErrorContains(t, New().Suits(zfd), "cannot take non-blocking I/O")
 }
