@@ -68,6 +68,7 @@ func (l *lane) run(w *engine.Worker) {
 	paced := l.pacer.Paced()
 	var op workload.Op
 	var seq uint64
+	var y engine.Yielder
 	for !ctl.Stopped() {
 		if paced && !l.pacer.Wait(ctl) {
 			return
@@ -98,6 +99,7 @@ func (l *lane) run(w *engine.Worker) {
 		if w.Trace != nil {
 			w.Trace(l.stats, &op, res)
 		}
+		y.Tick(t1, t1-t0)
 	}
 }
 

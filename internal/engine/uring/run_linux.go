@@ -137,6 +137,7 @@ func newLoop(w *engine.Worker) (*loop, error) {
 // every I/O in flight has completed. It allocates nothing and takes no lock.
 func (l *loop) run() error {
 	ctl := l.w.Ctl
+	var y engine.Yielder
 	for {
 		var waitNs int64
 		if !ctl.Stopped() {
@@ -163,6 +164,7 @@ func (l *loop) run() error {
 			return fmt.Errorf("uring: worker %d: io_uring_enter: %w", l.w.ID, errno)
 		}
 		l.reap(t1)
+		y.Tick(t1, t1-t0)
 	}
 }
 
