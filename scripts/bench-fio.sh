@@ -3,6 +3,7 @@
 #
 #   make bench-fio                    # or: scripts/bench-fio.sh
 #   ROUNDS=5 DURATION=10 scripts/bench-fio.sh
+#   WORKLOADS=1-randread-4k-qd1 scripts/bench-fio.sh
 #
 # The device is /dev/zram0 (a RAM disk: the figures are the tools' CPU, not
 # a disk's), given a 2 GiB size if it has none, else a loop device over a
@@ -106,9 +107,11 @@ candidates() {
 }
 
 # Reads come first, on the random fill; the write workload runs last.
-WORKLOADS=(1-randread-4k-qd1 2-randread-4k-qd32 3-seqread-64k-qd16 4-randwrite-4k-qd16)
+# WORKLOADS="1-randread-4k-qd1" picks some.
+read -r -a WORKLOADS <<<"${WORKLOADS:-1-randread-4k-qd1 2-randread-4k-qd32 3-seqread-64k-qd16 4-randwrite-4k-qd16}"
 for w in "${WORKLOADS[@]}"; do
 	mapfile -t cands < <(candidates "$w")
+	[ ${#cands[@]} -gt 0 ] || die "unknown workload $w"
 	for round in $(seq 1 "$ROUNDS"); do
 		order=("${cands[@]}")
 		if [ $((round % 2)) -eq 0 ]; then

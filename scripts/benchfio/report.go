@@ -33,6 +33,13 @@ func (s sample) cpuSeconds() float64 { return s.rec.UserSeconds + s.rec.SystemSe
 func (s sample) perCPU() float64  { return s.ops / s.cpuSeconds() }
 func (s sample) perHost() float64 { return s.ops / s.rec.HostBusySeconds }
 
+// others is the CPU, in cores, that the rest of the host was busy with
+// while the run lasted: the host's busy time less the tool's own. On a
+// shared machine it says how much a run was disturbed.
+func (s sample) others() float64 {
+	return max(0, s.rec.HostBusySeconds-s.cpuSeconds()) / s.rec.WallSeconds
+}
+
 // load reads every run in dir.
 func load(dir string) ([]sample, error) {
 	recs, err := filepath.Glob(filepath.Join(dir, "*.rec.json"))
@@ -161,7 +168,7 @@ type candidateStats struct {
 	name                                            string
 	runs                                            int
 	iops, cpu, hostBusy, perCPU, perHost, mean, p99 float64
-	engine                                          string
+	others                                          float64 // cores busy with other work
 }
 
 func stats(name string, runs []sample) candidateStats {
@@ -181,6 +188,7 @@ func stats(name string, runs []sample) candidateStats {
 		perHost:  col(sample.perHost),
 		mean:     col(func(s sample) float64 { return s.meanLat }),
 		p99:      col(func(s sample) float64 { return s.p99Lat }),
+		others:   col(sample.others),
 	}
 }
 
@@ -270,23 +278,25 @@ func report(w io.Writer, dir string) error {
 	fmt.Fprintf(w, "Machine: %s, Linux %s, %s, %d logical CPUs.\n\n", host.Hostname, host.Kernel, host.CPUModel, host.LogicalCPUs)
 	fmt.Fprintln(w, "Ratios are ioprobe ÷ fio: the median of the per-round ratios of each tool's best candidate (most I/Os per process CPU-second). Above 1 is better for ioprobe, except latency, where below 1 is.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| workload | ioprobe | fio | rounds | IOPS | I/Os per CPU-s | I/Os per host CPU-s | mean latency | p99 latency |")
-	fmt.Fprintln(w, "| --- | --- | --- | --: | --: | --: | --: | --: | --: |")
+	fmt.Fprintln(w, "| workload | ioprobe | fio | rounds | IOPS | I/Os per CPU-s | I/Os per host CPU-s | mean latency | p99 latency | other load (cores) |")
+	fmt.Fprintln(w, "| --- | --- | --- | --: | --: | --: | --: | --: | --: | --: |")
 	for _, r := range res {
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
-			r.name, r.ioprobe.name, r.fio.name, r.rounds, r.iops, r.perCPU, r.perHost, r.mean, r.p99)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f / %.2f |\n",
+			r.name, r.ioprobe.name, r.fio.name, r.rounds, r.iops, r.perCPU, r.perHost, r.mean, r.p99, r.ioprobe.others, r.fio.others)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Other load: the host's busy CPU, less the measured tool's own, during the runs (median; ioprobe's runs / fio's). Above a few tenths of a core the machine was shared while it ran, and the host-CPU column means little.")
 	for _, r := range res {
 		fmt.Fprintf(w, "\n#### %s\n\n", r.name)
-		fmt.Fprintln(w, "| candidate | runs | IOPS | process CPU s | host busy s | I/Os per CPU-s | I/Os per host CPU-s | mean µs | p99 µs |")
-		fmt.Fprintln(w, "| --- | --: | --: | --: | --: | --: | --: | --: | --: |")
+		fmt.Fprintln(w, "| candidate | runs | IOPS | process CPU s | host busy s | I/Os per CPU-s | I/Os per host CPU-s | mean µs | p99 µs | other load |")
+		fmt.Fprintln(w, "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |")
 		for _, c := range r.candidates {
 			mark := ""
 			if c.name == r.ioprobe.name || c.name == r.fio.name {
 				mark = " **(best)**"
 			}
-			fmt.Fprintf(w, "| %s%s | %d | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f | %.1f |\n",
-				c.name, mark, c.runs, c.iops, c.cpu, c.hostBusy, c.perCPU, c.perHost, c.mean*1e6, c.p99*1e6)
+			fmt.Fprintf(w, "| %s%s | %d | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f | %.1f | %.2f |\n",
+				c.name, mark, c.runs, c.iops, c.cpu, c.hostBusy, c.perCPU, c.perHost, c.mean*1e6, c.p99*1e6, c.others)
 		}
 	}
 	return nil

@@ -43,7 +43,7 @@ func TestAnalysePairsTheBestCandidatesRoundByRound(t *testing.T) {
 func TestReportPrintsTheTables(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, report(&out, "testdata/run"))
-	require.Contains(t, out.String(), "| 1-qd1 | ioprobe-sync | fio-psync | 3 | 1.10 | 1.10 | 1.10 | 0.90 | 1.00 |")
+	require.Contains(t, out.String(), "| 1-qd1 | ioprobe-sync | fio-psync | 3 | 1.10 | 1.10 | 1.10 | 0.90 | 1.00 | 0.00 / 0.00 |")
 	require.Contains(t, out.String(), "| fio-psync32jobs **(best)** | 1 | 500000 |")
 }
 
@@ -75,4 +75,11 @@ func TestMeasureRecordsTheChildsCPU(t *testing.T) {
 	require.Equal(t, "{\"ok\":1}\n", string(b))
 
 	require.ErrorContains(t, run([]string{"measure", rec, out, "--", "sh", "-c", "exit 3"}), "exited with status 3")
+}
+
+func TestOthersIsTheRestOfTheHostsBusyCPU(t *testing.T) {
+	s := sample{rec: record{WallSeconds: 10, UserSeconds: 1, SystemSeconds: 9, HostBusySeconds: 15}}
+	require.InDelta(t, 0.5, s.others(), 1e-9)
+	s.rec.HostBusySeconds = 9.5 // tick rounding: never negative
+	require.Zero(t, s.others())
 }
