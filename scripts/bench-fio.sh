@@ -4,6 +4,7 @@
 #   make bench-fio                    # or: scripts/bench-fio.sh
 #   ROUNDS=5 DURATION=10 scripts/bench-fio.sh
 #   WORKLOADS=1-randread-4k-qd1 scripts/bench-fio.sh
+#   BENCH_DEVICE=loop scripts/bench-fio.sh      # a loop device even if zram0 exists
 #
 # The device is /dev/zram0 (a RAM disk: the figures are the tools' CPU, not
 # a disk's), given a 2 GiB size if it has none, else a loop device over a
@@ -37,7 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ -b /dev/zram0 ]; then
+if [ -b /dev/zram0 ] && [ "${BENCH_DEVICE:-}" != loop ]; then
 	DEV=/dev/zram0
 	if [ "$(cat /sys/block/zram0/disksize)" = 0 ]; then
 		echo 2G > /sys/block/zram0/disksize
