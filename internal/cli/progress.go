@@ -16,11 +16,16 @@ type progress struct {
 	w     io.Writer
 	last  time.Time
 	width int
+	// prefix, when set, starts every line (a suite's "[3/20 …]").
+	prefix func() string
 }
 
 func newProgress(w io.Writer) *progress { return &progress{w: w} }
 
 func (p *progress) line(s string) {
+	if p.prefix != nil {
+		s = p.prefix() + s
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pad := ""

@@ -51,6 +51,10 @@ CPU each I/O costs.`,
 	})
 	root.AddCommand(
 		newRunCommand(g),
+		newSuiteCommand(g),
+		newServeCommand(g),
+		newReportCommand(g),
+		newCompareCommand(g),
 		newProfilesCommand(g),
 		newVersionCommand(g),
 	)

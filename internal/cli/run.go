@@ -40,6 +40,7 @@ type runOptions struct {
 	seed             uint64
 	maxErrors        uint64
 	interval         time.Duration
+	verify           bool
 
 	changed func(name string) bool
 }
@@ -64,6 +65,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed for offsets (0: a new one each run)")
 	fs.Uint64Var(&o.maxErrors, "max-errors", 1, "stop after this many failed I/Os (0: never stop, count them)")
 	fs.DurationVar(&o.interval, "interval", time.Second, "snapshot period for the interval log and progress")
+	fs.BoolVar(&o.verify, "verify", false, "write self-checking sectors (offset, run id, CRC-32C) and check every read that can be checked; mismatches are errors of class verify")
 }
 
 func newRunCommand(g *globalOptions) *cobra.Command {
@@ -124,7 +126,7 @@ func (o *runOptions) spec() (workload.Spec, error) {
 	if changed("rate-iops") {
 		s.RateIOPS = o.rateIOPS
 	}
-	s.Duration, s.Ramp, s.Engine, s.Seed = o.duration, o.ramp, o.engine, o.seed
+	s.Duration, s.Ramp, s.Engine, s.Seed, s.Verify = o.duration, o.ramp, o.engine, o.seed, o.verify
 	if o.size != "" {
 		n, err := workload.ParseSize(o.size)
 		if err != nil {

@@ -48,6 +48,9 @@ type Worker struct {
 	// IntervalNs is this worker's pacing interval per lane (0: unpaced).
 	// Set by the runner from the rate limit; see NewPacer.
 	RateIOPS float64
+	// Verify, when set, is --verify: engines prepare writes and reads and
+	// report completions through PrepareWrite, PrepareRead and Complete.
+	Verify *Verifier
 	// Trace, when set (tests only), sees every completed I/O.
 	Trace func(lane *Stats, op *workload.Op, res int64)
 	// Issue, when set (tests only), sees every I/O just before the engine
@@ -151,12 +154,15 @@ func (c *Control) StopReason() string {
 // (always, ramp-up included: an error is never noise) and stops the run
 // once the error budget is spent. Failures are rare, so this path may lock.
 func (c *Control) Fail(s *Stats, op *workload.Op, errno int, res int64) {
-	class := ClassOf(errno, res, op.Len)
-	s.countError(op.Write, class)
+	c.fail(s, &IOError{Target: s.Target, Path: s.Path, Worker: s.Worker, Write: op.Write, Offset: op.Offset, Len: op.Len, Errno: errno, Result: res, Class: ClassOf(errno, res, op.Len)})
+}
+
+func (c *Control) fail(s *Stats, e *IOError) {
+	s.countError(e.Write, e.Class)
 	n := c.errors.Add(1)
 	c.mu.Lock()
 	if c.firstErr == nil {
-		c.firstErr = &IOError{Target: s.Target, Path: s.Path, Worker: s.Worker, Write: op.Write, Offset: op.Offset, Len: op.Len, Errno: errno, Result: res, Class: class}
+		c.firstErr = e
 	}
 	stopNow := c.maxErrors > 0 && n >= c.maxErrors && !c.stop.Load()
 	if stopNow {

@@ -53,6 +53,7 @@ func ClassOf(errno int, res, want int64) int {
 type IOError struct {
 	Target int
 	Path   string
+	Detail string // what verification found, for class verify
 	Worker int
 	Write  bool
 	Offset int64
@@ -68,7 +69,9 @@ func (e *IOError) Error() string {
 		op = "write"
 	}
 	what := ErrClassNames[e.Class]
-	if e.Errno != 0 {
+	if e.Detail != "" {
+		what = e.Detail
+	} else if e.Errno != 0 {
 		what = unix.Errno(e.Errno).Error()
 	} else if e.Class == ErrShort {
 		what = fmt.Sprintf("short transfer: %d of %d bytes", e.Result, e.Len)
@@ -85,7 +88,16 @@ type OpStats struct {
 	Latency result.Histogram // ns; its count is the op count
 	bytes   atomic.Uint64
 	errors  [NumErrClasses]atomic.Uint64
+	// With --verify, reads whose data was checked and found sound, and
+	// reads that could not be checked (not written by this run).
+	verified, unverified atomic.Uint64
 }
+
+// Verified is the number of reads whose data was checked and sound.
+func (o *OpStats) Verified() uint64 { return o.verified.Load() }
+
+// Unverified is the number of reads --verify could not check.
+func (o *OpStats) Unverified() uint64 { return o.unverified.Load() }
 
 // Bytes transferred by completed I/Os.
 func (o *OpStats) Bytes() uint64 { return o.bytes.Load() }

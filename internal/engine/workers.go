@@ -16,7 +16,8 @@ type WorkerSet struct {
 	Ctl     *Control
 	Start   <-chan struct{}
 	Seed    uint64
-	FirstID int // ID of the first worker, so IDs are unique across groups
+	FirstID int       // ID of the first worker, so IDs are unique across groups
+	Verify  *Verifier // --verify, shared by every worker of the run (nil: off)
 }
 
 // NewWorkers builds spec.Workers workers, each with its own page-aligned
@@ -52,6 +53,7 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 			Buffers:    bufs,
 			Seed:       set.Seed,
 			RateIOPS:   perWorkerRate,
+			Verify:     set.Verify,
 		}
 		for _, t := range set.Targets {
 			start := t.Region.Len / int64(spec.Workers) * int64(i)

@@ -170,6 +170,54 @@ func buildCSVColumns() []csvColumn {
 		dev("device_read_bytes", func(d *result.DeviceStats) uint64 { return d.ReadBytes }),
 		dev("device_write_bytes", func(d *result.DeviceStats) uint64 { return d.WriteBytes }),
 	)
+
+	// Suite points, so a spreadsheet can pivot by size and pattern; empty
+	// for a plain run.
+	pt := func(name string, f func(p *result.Point) string) csvColumn {
+		return csvColumn{name, func(r *result.Result) string {
+			if r.Point == nil {
+				return ""
+			}
+			return f(r.Point)
+		}}
+	}
+	cols = append(cols,
+		pt("suite", func(p *result.Point) string { return p.Suite }),
+		pt("point", func(p *result.Point) string { return p.Name }),
+		pt("point_section", func(p *result.Point) string { return p.Section }),
+		pt("point_pattern", func(p *result.Point) string { return p.Pattern }),
+		pt("point_size_bytes", func(p *result.Point) string { return strconv.FormatInt(p.SizeBytes, 10) }),
+		pt("point_target", func(p *result.Point) string { return p.Target }),
+		pt("point_targets", func(p *result.Point) string { return strconv.Itoa(p.Targets) }),
+	)
+	// The run-to-run spread of --repeat; empty without.
+	sp := func(name string, f func(s *result.Spread) string) csvColumn {
+		return csvColumn{name, func(r *result.Result) string {
+			if r.Spread == nil {
+				return ""
+			}
+			return f(r.Spread)
+		}}
+	}
+	cols = append(cols,
+		sp("spread_runs", func(s *result.Spread) string { return strconv.Itoa(s.Runs) }),
+		sp("spread_iops_stddev", func(s *result.Spread) string { return float(s.IOPS.Stddev) }),
+		sp("spread_iops_min", func(s *result.Spread) string { return float(s.IOPS.Min) }),
+		sp("spread_iops_max", func(s *result.Spread) string { return float(s.IOPS.Max) }),
+		sp("spread_latency_p99_stddev_seconds", func(s *result.Spread) string { return float(s.LatencyP99Seconds.Stddev) }),
+		str("merged_runs", func(r *result.Result) string {
+			if r.Merged == nil {
+				return ""
+			}
+			return strconv.Itoa(r.Merged.Runs)
+		}),
+		str("merged_hosts", func(r *result.Result) string {
+			if r.Merged == nil {
+				return ""
+			}
+			return strings.Join(r.Merged.Hosts, ";")
+		}),
+	)
 	return cols
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,9 @@ func TestWriteCSV(t *testing.T) {
 	require.Empty(t, col(rows[3], "device_read_ops"), "no device known")
 	require.Equal(t, "0", col(rows[4], "device_read_ops"), "device known, nothing counted")
 	require.Contains(t, CSVColumns, "read_latency_p99_9_seconds")
+	require.Equal(t, "2", col(rows[2], "merged_runs"))
+	require.Equal(t, "esx-lab;esx-lab2", col(rows[2], "merged_hosts"))
+	require.Empty(t, col(rows[1], "point"), "a plain run is no suite point")
 
 	b.Reset()
 	require.NoError(t, WriteCSV(&b, rs[:1], false))
@@ -54,4 +58,32 @@ func TestWriteCSV(t *testing.T) {
 	require.Equal(t, "db01", col(rows[0], "hostname"))
 
 	require.Error(t, WriteCSV(&bytes.Buffer{}, []*result.Result{nil}, true))
+}
+
+func TestWriteCSVSuitePoints(t *testing.T) {
+	s := businessSuite()
+	var b bytes.Buffer
+	require.NoError(t, WriteCSV(&b, s.Results, true))
+	rows, err := csv.NewReader(&b).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 1+6, "one row per point")
+	at := func(row []string, name string) string {
+		for i, c := range CSVColumns {
+			if c == name {
+				return row[i]
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return ""
+	}
+	require.Equal(t, "business", at(rows[1], "suite"))
+	require.Equal(t, "file-server", at(rows[1], "point"))
+	require.Equal(t, "File Server", at(rows[1], "point_pattern"))
+	require.Equal(t, "8192", at(rows[1], "point_size_bytes"))
+	require.Equal(t, "3", at(rows[1], "spread_runs"))
+	require.Equal(t, "3007", at(rows[1], "spread_iops_min"))
+	require.Equal(t, "3193", at(rows[1], "spread_iops_max"))
+	require.Empty(t, at(rows[6], "spread_runs"), "the mixed run ran once")
+	// The existing columns keep their places: new ones only at the end.
+	require.Equal(t, "device_write_bytes", CSVColumns[slices.Index(CSVColumns, "suite")-1])
 }

@@ -83,7 +83,7 @@ func writeHeader(ew *errWriter, r *result.Result) {
 		kv.add("Status", s)
 	}
 	if m := r.Merged; m != nil {
-		kv.add("Merged", fmt.Sprintf("%d runs from %d hosts (%s)", m.Runs, len(m.Hosts), strings.Join(m.Hosts, ", ")))
+		kv.add("Merged", fmt.Sprintf("%d runs from %d %s (%s)", m.Runs, len(m.Hosts), plural(len(m.Hosts), "host", "hosts"), strings.Join(m.Hosts, ", ")))
 	}
 	kv.add("Host", hostLine(r.Host))
 	kv.add("Workload", workloadLine(r.Workload))
@@ -321,6 +321,17 @@ func errorsTable(r *result.Result) *table {
 		parts = append(parts, fmt.Sprintf("%s %s", c, count(s.ErrorsByClass[c])))
 	}
 	t.add("Errors", count(s.Errors), strings.Join(parts, ", "))
+	if v := s.Verify; v != nil {
+		t.add("Verified", count(v.ReadsVerified), fmt.Sprintf("reads checked sound; %s not checkable (not written by this run), %s failed",
+			count(v.ReadsUnverified), count(v.Failures)))
+		for i, f := range v.FailedSectors {
+			if i == 10 {
+				t.add("", "", fmt.Sprintf("… and %d more sectors (see the JSON)", len(v.FailedSectors)-10))
+				break
+			}
+			t.add("", "", fmt.Sprintf("%s at byte %d: %s", f.Target, f.Offset, f.Problem))
+		}
+	}
 	if iv := r.Intervals; len(iv) > 0 {
 		lo, hi := iv[0].IOPS, iv[0].IOPS
 		for _, i := range iv {

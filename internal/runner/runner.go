@@ -106,7 +106,7 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 		}
 		engines[i], reasons[i] = e, why
 	}
-	targets, err := p.openTargets()
+	targets, err := p.openTargets(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +129,11 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 	return p.execute(ctx, targets, engines, reasons)
 }
 
-// openTargets opens every distinct path once, for writing if any group
-// writes to it, with the strictest alignment and largest region asked.
-func (p *Plan) openTargets() ([]*openTarget, error) {
+// targetOptions gives every distinct path of the plan, in order, its
+// options: for writing if any group writes to it, with the strictest
+// alignment and largest region asked. Cancelling ctx stops the filling of
+// a new file (which is then removed).
+func (p *Plan) targetOptions(ctx context.Context) ([]string, map[string]*openTarget, map[string]*target.Options) {
 	var order []string
 	byPath := map[string]*openTarget{}
 	opts := map[string]*target.Options{}
@@ -139,7 +141,7 @@ func (p *Plan) openTargets() ([]*openTarget, error) {
 		for _, path := range g.Targets {
 			o, ok := opts[path]
 			if !ok {
-				o = &target.Options{AllowDestructive: p.AllowDestructive, DefaultFileSize: workload.DefaultRegion}
+				o = &target.Options{AllowDestructive: p.AllowDestructive, DefaultFileSize: workload.DefaultRegion, Cancel: ctx.Done()}
 				opts[path] = o
 				order = append(order, path)
 				byPath[path] = &openTarget{index: len(order) - 1}
@@ -152,6 +154,34 @@ func (p *Plan) openTargets() ([]*openTarget, error) {
 			o.MaxBlock = max(o.MaxBlock, s.MaxBlock())
 		}
 	}
+	return order, byPath, opts
+}
+
+// Check makes every check Run would make before measuring, without
+// creating, filling or writing anything: bad input, engines, and the
+// safety rules of every target. A suite checks all its points this way
+// before it runs the first.
+func Check(p Plan) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	for _, g := range p.Groups {
+		if _, _, err := p.Engines.Resolve(g.Spec.Engine); err != nil {
+			return &workload.FieldError{Field: "--engine", Value: g.Spec.Engine, Reason: err.Error()}
+		}
+	}
+	order, _, opts := p.targetOptions(context.Background())
+	for _, path := range order {
+		if err := target.Check(path, *opts[path]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openTargets opens every distinct path once (see targetOptions).
+func (p *Plan) openTargets(ctx context.Context) ([]*openTarget, error) {
+	order, byPath, opts := p.targetOptions(ctx)
 	// Check every target before creating or opening any, so that a bad
 	// second target does not leave a freshly filled first one behind.
 	for _, path := range order {
@@ -205,6 +235,10 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	groupOf := map[*engine.Worker]int{}
 	specs := make([]workload.Spec, len(p.Groups))
 	seed := uint64(started.UnixNano())
+	verifier, err := p.verifier(targets, seed)
+	if err != nil {
+		return nil, err
+	}
 	for gi, g := range p.Groups {
 		spec := g.Spec
 		if spec.Seed != 0 {
@@ -220,7 +254,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			spec.RegionBytes = region
 		}
 		specs[gi] = spec
-		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all)})
+		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all), Verify: verifier})
 		if err != nil {
 			engine.CloseWorkers(all)
 			return nil, err
@@ -253,6 +287,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 
 	snap := newSnapshotter(p, targets, all)
 	res := p.baseResult(started, specs, engines, reasons, targets)
+	snap.verifier = verifier
 
 	// Ramp-up: I/O runs, nothing counts.
 	close(start)
@@ -267,13 +302,11 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	}
 
 	// Measure.
-	win := startWindow(targets)
-	ctl.SetMeasuring(true)
+	win := startWindow(targets, ctl)
 	snap.begin(win.t0)
 	snap.phase = PhaseMeasure
 	p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), snap, &res.Intervals)
-	ctl.SetMeasuring(false)
-	win.stop()
+	win.stop(ctl)
 	stopWorkers()
 	return p.finish(res, snap, win, ctx, ctl, runErrs)
 }
@@ -346,4 +379,39 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 		o.Observe(snap.current)
 	}
 	return res, nil
+}
+
+// verifier builds --verify's state when any group asks for it: a file
+// ioprobe filled is checked on every read; elsewhere a bitmap remembers
+// which units this run wrote, in units of the largest size that divides
+// every offset and transfer of every group on that target.
+func (p *Plan) verifier(targets []*openTarget, run uint64) (*engine.Verifier, error) {
+	on := false
+	for _, g := range p.Groups {
+		on = on || g.Spec.Verify
+	}
+	if !on {
+		return nil, nil
+	}
+	vts := make([]engine.VerifyTarget, len(targets))
+	for _, ot := range targets {
+		unit := int64(0)
+		for _, gi := range ot.groups {
+			s := &p.Groups[gi].Spec
+			unit = gcd(unit, s.Alignment())
+			for _, b := range s.BlockSizes {
+				unit = gcd(unit, b.Bytes)
+			}
+		}
+		unit = max(unit-unit%512, 512)
+		vts[ot.index] = engine.VerifyTarget{Formatted: ot.t.Formatted, Region: ot.t.Region, Unit: unit}
+	}
+	return engine.NewVerifier(run, vts)
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
+	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -188,4 +189,41 @@ func TestAutoPassesOverAnEngineTheTargetsDoNotSuit(t *testing.T) {
 	require.False(t, pk.ran)
 	require.Equal(t, "sync", res.Workload.Engine)
 	require.Equal(t, "picky passed over: "+tgt+": invalid argument; using sync", res.Workload.EngineReason)
+}
+
+func TestCheckTouchesNothing(t *testing.T) {
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, "new.dat")
+	s := spec(t, "4k", 0, 100, 4, time.Second)
+	require.NoError(t, Check(plan(Group{Spec: s, Targets: []string{fresh}})))
+	_, err := os.Stat(fresh)
+	require.True(t, os.IsNotExist(err), "Check created the target")
+
+	foreign := filepath.Join(dir, "foreign.dat")
+	data := make([]byte, 32<<20)
+	data[0] = 'x'
+	require.NoError(t, os.WriteFile(foreign, data, 0o644))
+	err = Check(plan(Group{Spec: s, Targets: []string{foreign}}))
+	require.ErrorContains(t, err, "refusing to write to")
+	require.ErrorContains(t, err, "--allow-destructive")
+	reads := spec(t, "4k", 100, 100, 4, time.Second)
+	require.NoError(t, Check(plan(Group{Spec: reads, Targets: []string{foreign}})))
+
+	bad := s
+	bad.Engine = "aio"
+	require.ErrorContains(t, Check(plan(Group{Spec: bad, Targets: []string{fresh}})), "--engine aio")
+}
+
+// A cancelled context stops the preparation of a new file target: Run
+// returns at once and leaves no partial file behind.
+func TestCancelDuringPreparation(t *testing.T) {
+	tgt := filepath.Join(t.TempDir(), "new.dat")
+	s := spec(t, "4k", 100, 100, 1, time.Second)
+	s.RegionBytes = 256 << 20
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, plan(Group{Spec: s, Targets: []string{tgt}}))
+	require.ErrorIs(t, err, target.ErrCancelled)
+	_, statErr := os.Stat(tgt)
+	require.True(t, os.IsNotExist(statErr), "the partial file was left behind")
 }

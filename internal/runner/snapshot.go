@@ -15,10 +15,13 @@ type OpCounters struct {
 	Bytes   uint64
 	Errors  [engine.NumErrClasses]uint64
 	Latency result.Histogram
+	// Verified and Unverified count reads --verify checked and could not
+	// check (Errors[engine.ErrVerify] counts the ones that failed).
+	Verified, Unverified uint64
 }
 
 func (o *OpCounters) reset() {
-	o.Ops, o.Bytes = 0, 0
+	o.Ops, o.Bytes, o.Verified, o.Unverified = 0, 0, 0, 0
 	o.Errors = [engine.NumErrClasses]uint64{}
 	o.Latency.Reset()
 }
@@ -56,18 +59,19 @@ type Snapshot struct {
 }
 
 type snapshotter struct {
-	workers []*engine.Worker
-	phase   Phase
-	t0      time.Time
-	last    time.Time
-	current *Snapshot
-	scratch result.Histogram
-	all     result.Histogram // every op of every target, cumulative
-	delta   result.Histogram // all minus prevAll: the interval's own distribution
-	prevAll result.Histogram
-	prevOps uint64
-	prevB   uint64
-	prevE   uint64
+	workers  []*engine.Worker
+	verifier *engine.Verifier // --verify (nil: off)
+	phase    Phase
+	t0       time.Time
+	last     time.Time
+	current  *Snapshot
+	scratch  result.Histogram
+	all      result.Histogram // every op of every target, cumulative
+	delta    result.Histogram // all minus prevAll: the interval's own distribution
+	prevAll  result.Histogram
+	prevOps  uint64
+	prevB    uint64
+	prevE    uint64
 }
 
 func newSnapshotter(p *Plan, targets []*openTarget, ws []*engine.Worker) *snapshotter {
@@ -114,6 +118,8 @@ func (s *snapshotter) take(now time.Time) result.Interval {
 				src.Latency.SnapshotInto(&s.scratch)
 				dst.Latency.Merge(&s.scratch)
 				dst.Bytes += src.Bytes()
+				dst.Verified += src.Verified()
+				dst.Unverified += src.Unverified()
 				for c := range dst.Errors {
 					dst.Errors[c] += src.ErrorCount(c)
 				}

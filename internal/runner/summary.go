@@ -115,6 +115,21 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	s.Ops = s.ReadOps + s.WriteOps
 	s.Bytes = s.ReadBytes + s.WriteBytes
 	res.Histogram = result.Histograms{Read: read, Write: write}
+	if v := snap.verifier; v != nil {
+		vs := &result.VerifySummary{}
+		for i := range snap.current.Targets {
+			t := &snap.current.Targets[i]
+			vs.ReadsVerified += t.Read.Verified
+			vs.ReadsUnverified += t.Read.Unverified
+		}
+		n, sectors, truncated := v.Failures()
+		vs.Failures = uint64(n)
+		for _, f := range sectors {
+			vs.FailedSectors = append(vs.FailedSectors, result.VerifyFailure{Target: res.Targets[f.Target].Path, Offset: f.Offset, Problem: f.Problem})
+		}
+		vs.FailedSectorsTruncated = truncated
+		s.Verify = vs
+	}
 	s.Latency = result.LatencyOf(res.Histogram.Combined())
 	s.ReadLatency = result.LatencyOf(read)
 	s.WriteLatency = result.LatencyOf(write)
@@ -142,10 +157,11 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 			if !okA || !okB {
 				continue
 			}
-			d.ReadOps += b.ReadOps - a.ReadOps
-			d.WriteOps += b.WriteOps - a.WriteOps
-			d.ReadBytes += (b.ReadSectors - a.ReadSectors) * 512
-			d.WriteBytes += (b.WriteSectors - a.WriteSectors) * 512
+			// Each map holds the sum of two readings: halve the difference.
+			d.ReadOps += (b.ReadOps - a.ReadOps) / 2
+			d.WriteOps += (b.WriteOps - a.WriteOps) / 2
+			d.ReadBytes += (b.ReadSectors - a.ReadSectors) / 2 * 512
+			d.WriteBytes += (b.WriteSectors - a.WriteSectors) / 2 * 512
 		}
 		s.Device = d
 	}

@@ -5,22 +5,32 @@ import (
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/cpuacct"
+	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/target"
 )
 
 // window is the measured period: wall time, CPU, and the kernel's own
 // block-layer counters of every device under the targets.
+//
+// The kernel's counters are read just before and just after counting is
+// switched on (and off), and the window takes the midpoint of each pair:
+// on a loaded host the runner can be descheduled between the two steps,
+// and every I/O that completes in that gap is one side's and not the
+// other's. The midpoint halves that error and does not lean either way.
 type window struct {
 	t0, t1  time.Time
 	cpu     *cpuacct.Window
 	usage   cpuacct.Usage
 	cpuErr  error
 	devices []string
-	disk0   map[string]target.DiskStats
-	disk1   map[string]target.DiskStats
+	// disk0 and disk1 hold the sums of the two readings around the start
+	// and the end (halve their difference for the delta).
+	disk0 map[string]target.DiskStats
+	disk1 map[string]target.DiskStats
 }
 
-func startWindow(targets []*openTarget) *window {
+// startWindow samples everything and switches counting on.
+func startWindow(targets []*openTarget, ctl *engine.Control) *window {
 	w := &window{disk0: map[string]target.DiskStats{}, disk1: map[string]target.DiskStats{}}
 	seen := map[string]bool{}
 	for _, ot := range targets {
@@ -30,22 +40,46 @@ func startWindow(targets []*openTarget) *window {
 		}
 	}
 	sort.Strings(w.devices)
-	w.readDisks(w.disk0)
+	before := w.readDisks()
 	w.cpu = cpuacct.Start()
 	w.t0 = time.Now()
+	ctl.SetMeasuring(true)
+	w.disk0 = sumStats(before, w.readDisks())
 	return w
 }
 
-func (w *window) stop() {
+// stop switches counting off and samples everything again.
+func (w *window) stop(ctl *engine.Control) {
+	before := w.readDisks()
+	ctl.SetMeasuring(false)
 	w.t1 = time.Now()
 	w.usage, w.cpuErr = w.cpu.Stop()
-	w.readDisks(w.disk1)
+	w.disk1 = sumStats(before, w.readDisks())
 }
 
-func (w *window) readDisks(into map[string]target.DiskStats) {
+func (w *window) readDisks() map[string]target.DiskStats {
+	out := map[string]target.DiskStats{}
 	for _, d := range w.devices {
 		if st, err := target.ReadDiskStats("", d); err == nil {
-			into[d] = st
+			out[d] = st
 		}
 	}
+	return out
+}
+
+// sumStats adds two readings of the counters the window uses, per device
+// read both times.
+func sumStats(a, b map[string]target.DiskStats) map[string]target.DiskStats {
+	out := map[string]target.DiskStats{}
+	for d, x := range a {
+		y, ok := b[d]
+		if !ok {
+			continue
+		}
+		out[d] = target.DiskStats{
+			ReadOps: x.ReadOps + y.ReadOps, ReadSectors: x.ReadSectors + y.ReadSectors,
+			WriteOps: x.WriteOps + y.WriteOps, WriteSectors: x.WriteSectors + y.WriteSectors,
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/verify"
 )
 
 // openDirect opens path with O_DIRECT and O_CLOEXEC added to flags,
@@ -78,7 +79,8 @@ func readDirect(fd int, off int64, n int) ([]byte, error) {
 // fillChunk is the size of each O_DIRECT write that fills a new file.
 const fillChunk = 4 << 20
 
-// fillDirect writes incompressible pseudo-random data over [from, to) of
+// fillDirect writes incompressible pseudo-random data, every sector in
+// --verify's self-describing format (internal/verify), over [from, to) of
 // O_DIRECT fd, fillChunk bytes at a time, from mmap'd memory. Every chunk
 // gets its own stream, so no two blocks of the file are alike and neither
 // compression nor deduplication flatters later reads. from and to must be
@@ -103,6 +105,7 @@ func fillDirect(fd int, from, to int64, seed uint64, progress func(done, total i
 		n := min(chunk, to-off)
 		p := mem[:n]
 		engine.FillRandom(p, mix64(seed^uint64(off)))
+		verify.Format(p, off, seed, 0)
 		if hook != nil {
 			if err := hook(off); err != nil {
 				return err

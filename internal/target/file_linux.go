@@ -12,6 +12,7 @@ import (
 // ownership is what the marker says about an existing file.
 type ownership struct {
 	owned     bool  // ioprobe created and filled it, and its size is what ioprobe left
+	formatted bool  // every sector is in the verify format
 	staleSize int64 // the marker's size when it no longer matches the file's (else 0)
 }
 
@@ -21,14 +22,14 @@ func readOwnership(fd int, size int64) ownership {
 	if err != nil {
 		return ownership{}
 	}
-	msize, ok := parseMarker(buf[:n])
+	msize, formatted, ok := parseMarker(buf[:n])
 	if !ok {
 		return ownership{}
 	}
 	if msize != size {
 		return ownership{staleSize: msize}
 	}
-	return ownership{owned: true}
+	return ownership{owned: true, formatted: formatted}
 }
 
 // fileGeometry derives the logical block and memory alignment of a file (or
@@ -88,7 +89,11 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 		return nil, err
 	}
 	own := readOwnership(fd, st.Size)
-	own.owned = own.owned || justCreated
+	if justCreated {
+		// Where the filesystem keeps no xattrs the marker is missing, but
+		// this Open filled every sector itself.
+		own.owned, own.formatted = true, true
+	}
 
 	if own.owned && o.Region > t.Size {
 		// Ours but too small: check the bigger region, then extend and fill
@@ -96,7 +101,7 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 		if _, err := checkRegion(path, o.Region, o.Region, o); err != nil {
 			return nil, err
 		}
-		if err := e.extend(path, resolved, t.Size, o.Region, o); err != nil {
+		if err := e.extend(path, resolved, t.Size, o.Region, own.formatted, o); err != nil {
 			return nil, err
 		}
 		t.Size, t.Created = o.Region, true
@@ -125,6 +130,7 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 		t.Writable = true
 	}
 	t.FD = fd
+	t.Formatted = own.formatted
 	ok = true
 	return t, nil
 }
@@ -219,15 +225,17 @@ func (e env) prepare(path, resolved string, fd int, size int64, o Options) error
 	if err := checkAlign(path, &o, e.fileGeometry(dio, e.devOf(&st))); err != nil {
 		return err
 	}
-	if err := e.grow(path, fd, 0, size, o); err != nil {
+	if err := e.grow(path, fd, 0, size, true, o); err != nil {
 		return fmt.Errorf("%w (removed the partial file %s)", err, resolved)
 	}
 	return nil
 }
 
 // grow preallocates [from, to) of fd, fills it, syncs and marks the file as
-// ioprobe's with size to.
-func (e env) grow(path string, fd int, from, to int64, o Options) error {
+// ioprobe's with size to. formatted says whether [0, from) is in the verify
+// format: the new part always is, so the whole file is when the old part
+// was (or when there is no old part).
+func (e env) grow(path string, fd int, from, to int64, formatted bool, o Options) error {
 	err := unix.Fallocate(fd, 0, from, to-from)
 	if errors.Is(err, unix.EOPNOTSUPP) {
 		// No preallocation here: filling allocates every block anyway.
@@ -239,7 +247,7 @@ func (e env) grow(path string, fd int, from, to int64, o Options) error {
 	if err != nil {
 		return fmt.Errorf("target %s: preallocate %d bytes: %w", path, to-from, err)
 	}
-	if err := fillDirect(fd, from, to, rand.Uint64(), o.Progress, e.fillHook); err != nil {
+	if err := fillDirect(fd, from, to, rand.Uint64(), o.Progress, cancelHook(o.Cancel, e.fillHook)); err != nil {
 		return fmt.Errorf("target %s: fill with random data: %w", path, err)
 	}
 	if err := unix.Fsync(fd); err != nil {
@@ -248,17 +256,36 @@ func (e env) grow(path string, fd int, from, to int64, o Options) error {
 	// Mark last: only a completely filled file is ioprobe's. Where the
 	// filesystem has no user xattrs the file works for this run but will
 	// look foreign to the next.
-	err = unix.Fsetxattr(fd, markerXattr, []byte(formatMarker(to)), 0)
+	err = unix.Fsetxattr(fd, markerXattr, []byte(formatMarker(to, formatted || from == 0)), 0)
 	if err != nil && !errors.Is(err, unix.ENOTSUP) {
 		return fmt.Errorf("target %s: mark as ioprobe's (xattr %s): %w", path, markerXattr, err)
 	}
 	return nil
 }
 
+// cancelHook makes a fill hook that fails once cancel is closed, before
+// calling the test hook (if any).
+func cancelHook(cancel <-chan struct{}, hook func(off int64) error) func(off int64) error {
+	if cancel == nil {
+		return hook
+	}
+	return func(off int64) error {
+		select {
+		case <-cancel:
+			return ErrCancelled
+		default:
+		}
+		if hook != nil {
+			return hook(off)
+		}
+		return nil
+	}
+}
+
 // extend grows a file ioprobe filled from oldSize to newSize bytes, filling
 // only the new part; on failure the file is cut back to oldSize, so it stays
 // exactly what its marker describes.
-func (e env) extend(path, resolved string, oldSize, newSize int64, o Options) error {
+func (e env) extend(path, resolved string, oldSize, newSize int64, formatted bool, o Options) error {
 	if err := e.checkSpace(path, filepath.Dir(resolved), newSize-oldSize); err != nil {
 		return err
 	}
@@ -267,7 +294,7 @@ func (e env) extend(path, resolved string, oldSize, newSize int64, o Options) er
 		return &InputError{Path: path, Msg: "cannot open to extend", Err: err}
 	}
 	defer unix.Close(fd)
-	if err := e.grow(path, fd, oldSize, newSize, o); err != nil {
+	if err := e.grow(path, fd, oldSize, newSize, formatted, o); err != nil {
 		if terr := unix.Ftruncate(fd, oldSize); terr != nil {
 			return fmt.Errorf("%w (and cutting it back to %d bytes failed: %v)", err, oldSize, terr)
 		}

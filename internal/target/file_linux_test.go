@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/verify"
 )
 
 const mib = 1 << 20
@@ -77,11 +79,13 @@ func TestNewFileCreatedFilledMarkedReused(t *testing.T) {
 	require.FileExists(t, filepath.Join("/sys/class/block", tg.Device, "stat"))
 	require.NoError(t, tg.Close())
 
-	require.Equal(t, "ioprobe.target/v1 size=9437184", marker(t, path))
+	require.Equal(t, "ioprobe.target/v1 size=9437184 sectors=v1", marker(t, path))
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Len(t, data, 9*mib)
 	requireRandomContent(t, data)
+	// Every sector is in --verify's format, for the offset it is at.
+	require.Equal(t, verify.OK, verify.Check(data, 0).Problem)
 	var st unix.Stat_t
 	require.NoError(t, unix.Stat(path, &st))
 	require.GreaterOrEqual(t, st.Blocks*512, int64(9*mib), "preallocated, not sparse")
@@ -135,7 +139,7 @@ func TestMarkedFileExtended(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, old, data[:4*mib], "the old part is untouched")
 	requireRandomContent(t, data)
-	require.Equal(t, formatMarker(6*mib), marker(t, path))
+	require.Equal(t, formatMarker(6*mib, true), marker(t, path))
 }
 
 func TestDefaultFileSize(t *testing.T) {
@@ -186,7 +190,7 @@ func TestStaleMarkerIsForeign(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, tg.Close())
 	require.NoError(t, os.WriteFile(path, bytes.Repeat([]byte{1}, 2*mib), 0o644)) // truncates and rewrites in place
-	require.Equal(t, formatMarker(mib), marker(t, path))
+	require.Equal(t, formatMarker(mib, true), marker(t, path))
 
 	_, err = Open(path, Options{Write: true})
 	requireSafetyError(t, err, "its size changed from 1048576 to 2097152 bytes since ioprobe filled it", "--allow-destructive")
@@ -356,8 +360,27 @@ func TestENOSPC(t *testing.T) {
 	require.ErrorIs(t, err, unix.ENOSPC)
 	require.ErrorContains(t, err, "cut it back to its previous 4194304 bytes")
 	require.Equal(t, before, sha256File(t, path))
-	require.Equal(t, formatMarker(4*mib), marker(t, path))
+	require.Equal(t, formatMarker(4*mib, true), marker(t, path))
 	tg, err = Open(path, Options{Write: true})
 	require.NoError(t, err, "still ioprobe's")
 	require.NoError(t, tg.Close())
+}
+
+// Closing Options.Cancel stops a fill between chunks and removes the
+// partial file, so a daemon can stop at once without leaving a half-filled
+// file that later runs would mistake for data.
+func TestCancelledFillRemovesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cancelled.dat")
+	cancel := make(chan struct{})
+	e := defaultEnv()
+	e.fillHook = func(off int64) error {
+		if off >= 4*mib {
+			close(cancel)
+		}
+		return nil
+	}
+	_, err := e.open(path, Options{Region: 16 * mib, Cancel: cancel})
+	require.ErrorIs(t, err, ErrCancelled)
+	require.ErrorContains(t, err, "removed the partial file "+path)
+	requireNoEntry(t, path)
 }

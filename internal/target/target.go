@@ -41,7 +41,18 @@ type Options struct {
 	// Progress, when set, is called after each chunk while a new file (or
 	// the new part of an extended one) is being filled.
 	Progress func(done, total int64)
+	// Cancel, when set, aborts the filling of a new file (or of the new part
+	// of an extended one) once it is closed: the fill stops before its next
+	// chunk, the partial file is removed (an extended one is cut back to the
+	// size its marker records) and Open returns an error that wraps
+	// ErrCancelled. A daemon must stop within a second of SIGTERM, and
+	// filling a large file takes longer than that.
+	Cancel <-chan struct{}
 }
+
+// ErrCancelled is wrapped by the error Open returns when Options.Cancel
+// stopped the preparation of a file.
+var ErrCancelled = errors.New("preparation cancelled")
 
 // Target is an opened target. Its FD is what engines issue I/O on.
 type Target struct {
@@ -60,6 +71,10 @@ type Target struct {
 	// else 512.
 	LogicalBlock int64
 	MemAlign     int64 // statx dio_mem_align when known, else 4096
+	// Formatted says every sector of the target is in --verify's
+	// self-describing format (a file ioprobe filled), so any read of it can
+	// be verified; elsewhere only what the run itself wrote can be.
+	Formatted bool
 	// Device is the kernel name of the block device the I/O reaches
 	// ("vda", "loop3", "nvme0n1p2"), for ReadDiskStats; "" when there is
 	// none (an anonymous st_dev, as on btrfs or overlayfs).

@@ -41,6 +41,11 @@ type Result struct {
 	// Merged says how many runs and hosts a merged result was made from
 	// (absent for a single run).
 	Merged *MergeInfo `json:"merged,omitempty"`
+	// Point says which point of a suite this is (absent for a plain run).
+	Point *Point `json:"point,omitempty"`
+	// Spread is the run-to-run variation of a point run several times
+	// (--repeat); the result itself is then those runs merged.
+	Spread *Spread `json:"spread,omitempty"`
 }
 
 // Host describes the machine that ran the workload.
@@ -110,6 +115,27 @@ type Summary struct {
 	WriteLatency             Latency           `json:"write_latency"`
 	CPU                      CPU               `json:"cpu"`
 	Device                   *DeviceStats      `json:"device,omitempty"`
+	Verify                   *VerifySummary    `json:"verify,omitempty"`
+}
+
+// VerifySummary is what --verify found: reads whose data was checked,
+// reads it could not check (data this run had not written, on a target
+// ioprobe did not fill), and the sectors that failed.
+type VerifySummary struct {
+	ReadsVerified   uint64 `json:"reads_verified"`
+	ReadsUnverified uint64 `json:"reads_unverified"`
+	Failures        uint64 `json:"failures"`
+	// FailedSectors lists distinct failing sectors in offset order (at most
+	// 1000; FailedSectorsTruncated says when there were more).
+	FailedSectors          []VerifyFailure `json:"failed_sectors,omitempty"`
+	FailedSectorsTruncated bool            `json:"failed_sectors_truncated,omitempty"`
+}
+
+// VerifyFailure is one sector that failed verification.
+type VerifyFailure struct {
+	Target  string `json:"target"`
+	Offset  int64  `json:"offset"`
+	Problem string `json:"problem"`
 }
 
 // Latency summarises a latency distribution, in seconds.
@@ -167,11 +193,34 @@ type MergeInfo struct {
 	Hosts []string `json:"hosts"`
 }
 
-// Suite is the output of `ioprobe suite`.
+// Suite is the output of `ioprobe suite`: one result per point and
+// target, in the order they ran.
 type Suite struct {
 	Schema  string    `json:"schema"`
 	Suite   string    `json:"suite"`
 	Results []*Result `json:"results"`
+	// Title and Source describe the suite and the report it rebuilds.
+	Title  string `json:"title,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Version and StartedAt are those of the ioprobe that ran it.
+	Version   string    `json:"version,omitempty"`
+	StartedAt time.Time `json:"started_at,omitzero"`
+	// Options records what the command line set for every point.
+	Options *SuiteOptions `json:"options,omitempty"`
+}
+
+// SuiteOptions records the command line of a suite run.
+type SuiteOptions struct {
+	Targets         []string `json:"targets"`
+	DurationSeconds float64  `json:"duration_seconds"`
+	RampSeconds     float64  `json:"ramp_seconds"`
+	RegionBytes     int64    `json:"region_bytes,omitempty"`
+	QueueDepth      int      `json:"queue_depth,omitempty"`
+	Workers         int      `json:"workers,omitempty"`
+	Cycles          []string `json:"cycles,omitempty"`
+	Repeat          int      `json:"repeat,omitempty"`
+	ReadOnly        bool     `json:"read_only,omitempty"`
+	Engine          string   `json:"engine,omitempty"`
 }
 
 // PercentileKeys are the percentiles every Latency carries, as JSON keys.

@@ -56,6 +56,9 @@ type Op struct {
 	Offset  int64 // absolute byte offset in the target
 	Len     int64
 	SizeIdx int // index into the spec's BlockSizes
+	// Verify is set by the engine when a read is issued whose data can be
+	// checked (--verify); the generator leaves it false.
+	Verify bool
 }
 
 // Generator draws the I/Os of one stream (an outstanding-I/O slot, or a whole

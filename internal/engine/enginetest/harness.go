@@ -40,6 +40,7 @@ type harness struct {
 	spec    workload.Spec
 	targets []engine.Target
 	ctl     *engine.Control
+	verify  *engine.Verifier
 	limit   int // stop after this many traced I/Os (0: never)
 
 	mu    sync.Mutex
@@ -68,7 +69,7 @@ func (h *harness) run() []*engine.Worker {
 	}
 	h.ctl.SetMeasuring(true)
 	start := make(chan struct{})
-	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: h.targets, Ctl: h.ctl, Start: start, Seed: 42})
+	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: h.targets, Ctl: h.ctl, Start: start, Seed: 42, Verify: h.verify})
 	require.NoError(h.t, err)
 	h.t.Cleanup(func() { engine.CloseWorkers(ws) })
 	for _, w := range ws {

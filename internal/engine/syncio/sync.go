@@ -83,10 +83,11 @@ func (l *lane) run(w *engine.Worker) {
 		var t0 int64
 		if op.Write {
 			seq++
-			engine.Stamp(b, op.Offset, seq)
+			w.PrepareWrite(&op, b, seq)
 			t0 = engine.Nanotime()
 			n, err = unix.Pwrite(l.fd, b, op.Offset)
 		} else {
+			w.PrepareRead(l.stats, &op)
 			t0 = engine.Nanotime()
 			n, err = unix.Pread(l.fd, b, op.Offset)
 		}
@@ -95,7 +96,7 @@ func (l *lane) run(w *engine.Worker) {
 		if err != nil {
 			res = -int64(errnoOf(err))
 		}
-		engine.Complete(ctl, l.stats, &op, res, t0, t1)
+		w.Complete(l.stats, &op, b, res, t0, t1)
 		if w.Trace != nil {
 			w.Trace(l.stats, &op, res)
 		}

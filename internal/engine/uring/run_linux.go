@@ -197,8 +197,10 @@ func (l *loop) prep(i uint32) {
 	opcode := l.readOp
 	if s.op.Write {
 		t.seq++
-		engine.Stamp(s.buf[:s.op.Len], s.op.Offset, t.seq)
+		l.w.PrepareWrite(&s.op, s.buf[:s.op.Len], t.seq)
 		opcode = l.writeOp
+	} else {
+		l.w.PrepareRead(t.lane, &s.op)
 	}
 	*l.r.nextSQE() = sqe{
 		opcode:   opcode,
@@ -223,14 +225,14 @@ func (l *loop) prep(i uint32) {
 // to the loop's length (well under a microsecond per CQE) early.
 func (l *loop) reap(t1 int64) {
 	r := l.r
-	ctl, trace := l.w.Ctl, l.w.Trace
+	w, trace := l.w, l.w.Trace
 	head := r.cqHeadLocal
 	tail := atomic.LoadUint32(r.cqTail)
 	for ; head != tail; head++ {
 		c := &r.cqes[head&r.cqMask]
 		i, res := uint32(c.userData), int64(c.res)
 		s := &l.slots[i]
-		engine.Complete(ctl, s.tgt.lane, &s.op, res, s.t0, t1)
+		w.Complete(s.tgt.lane, &s.op, s.buf, res, s.t0, t1)
 		if trace != nil {
 			trace(s.tgt.lane, &s.op, res)
 		}

@@ -1,0 +1,19 @@
+# A static ioprobe on a distroless base, running as a non-root user.
+#   docker build -t ioprobe .
+#   docker run --rm -p 9816:9816 -v /var/lib/ioprobe:/data \
+#     -v $PWD/configs/ioprobe.yaml:/etc/ioprobe/ioprobe.yaml:ro ioprobe
+# (with the config's target path under /data). The data directory must be
+# on a disk, not tmpfs, and writable by uid 65532.
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 make build
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /src/bin/ioprobe /usr/local/bin/ioprobe
+USER 65532:65532
+EXPOSE 9816
+ENTRYPOINT ["/usr/local/bin/ioprobe"]
+CMD ["serve", "--config", "/etc/ioprobe/ioprobe.yaml"]

@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// reportOptions are the flags of `ioprobe report`.
+type reportOptions struct {
+	merge  bool
+	output string
+	out    string
+}
+
+// AddFlags registers the flags.
+func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.merge, "merge", false, "merge the results of the same point from many hosts: histograms merged, counts exact, rates summed")
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (suite tables, run summaries), html (charts), json or csv")
+	fs.StringVar(&o.out, "out", "", "write the output to this file instead of stdout")
+}
+
+func newReportCommand(g *globalOptions) *cobra.Command {
+	o := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report FILE.json ... [flags]",
+		Short: "Tables, charts or a merge of saved result and suite files",
+		Long: `Reads result files ('ioprobe run --output json') and suite files ('ioprobe
+suite --output json') and prints the suites' tables and the runs' summaries
+(text), or writes one self-contained HTML page with the reports' figures
+drawn from the results (html): throughput and response time by data size,
+IOPS and CPU tables, IOPS and MB/s per %CPU, scaling over workers, targets
+side by side and each run's latency distribution.
+
+--merge combines the same point measured on many hosts at once (a suite run
+on every node against shared storage): counts are exact, rates are summed
+over hosts, percentiles come from the merged histograms. It says how many
+runs and hosts it merged. Points pair by suite point and, when a file
+measured several targets, by target.`,
+		Example: `  ioprobe report characterize.json --output html --out characterize.html
+  ioprobe report --merge node1.json node2.json node3.json
+  ioprobe report --merge node*.json --output json --out cluster.json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("report: name at least one result or suite file (see 'ioprobe report --help')")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReport(g, o, args)
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// loaded is the results of several files, as one suite document.
+type loaded struct {
+	doc   *result.Suite
+	files map[*result.Result]string
+	// multiTarget says that some file measured several targets in turn.
+	multiTarget bool
+}
+
+// load decodes every file. A file that cannot be read or is not an
+// ioprobe document is bad input.
+func load(files []string) (*loaded, error) {
+	l := &loaded{doc: &result.Suite{Schema: result.SuiteSchema}, files: map[*result.Result]string{}}
+	var names, sources, versions []string
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		suite, rs, err := result.Decode(fh)
+		fh.Close()
+		if err != nil {
+			return nil, usagef("%s: %v", f, err)
+		}
+		if len(rs) == 0 {
+			return nil, usagef("%s holds no results", f)
+		}
+		sides := map[string]bool{}
+		for i, r := range rs {
+			if r == nil {
+				return nil, usagef("%s: result %d is null", f, i)
+			}
+			l.files[r] = f
+			if p := result.PointOf(r); p.Target != "" {
+				sides[p.Target] = true
+			}
+			if r.Point != nil && r.Point.Suite != "" {
+				suite = r.Point.Suite
+			}
+			versions = append(versions, r.Version)
+			if l.doc.StartedAt.IsZero() || (!r.StartedAt.IsZero() && r.StartedAt.Before(l.doc.StartedAt)) {
+				l.doc.StartedAt = r.StartedAt
+			}
+		}
+		l.multiTarget = l.multiTarget || len(sides) > 1
+		names = append(names, suite)
+		l.doc.Results = append(l.doc.Results, rs...)
+		if s, err := sourceOf(f); err == nil && s != "" {
+			sources = append(sources, s)
+		}
+	}
+	l.doc.Suite = joinSet(names)
+	l.doc.Source = joinSet(sources)
+	l.doc.Version = joinSet(versions)
+	return l, nil
+}
+
+// sourceOf reads a suite file's source line again (Decode returns only
+// the results).
+func sourceOf(path string) (string, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer fh.Close()
+	var s struct {
+		Source string `json:"source"`
+	}
+	err = json.NewDecoder(fh).Decode(&s)
+	return s.Source, err
+}
+
+func joinSet(v []string) string {
+	var out []string
+	for _, s := range v {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// runReport is `ioprobe report`.
+func runReport(g *globalOptions, o *reportOptions, files []string) error {
+	if o.output != "text" && o.output != "html" && o.output != "json" && o.output != "csv" {
+		return usagef("--output %s: must be one of text, html, json or csv", o.output)
+	}
+	if err := checkOut(o.out); err != nil {
+		return err
+	}
+	l, err := load(files)
+	if err != nil {
+		return err
+	}
+	doc := l.doc
+	if o.merge {
+		n := len(doc.Results)
+		merged, err := result.MergeByPoint(doc.Results, l.multiTarget)
+		if err != nil {
+			return usagef("--merge: %v", err)
+		}
+		doc.Results = merged
+		runs, hosts := 0, map[string]bool{}
+		for _, r := range merged {
+			runs += r.Merged.Runs
+			for _, h := range r.Merged.Hosts {
+				hosts[h] = true
+			}
+		}
+		fmt.Fprintf(g.stderr, "ioprobe: merged %d results (%d runs from %d %s) into %d\n", n, runs, len(hosts), plural(len(hosts), "host", "hosts"), len(merged))
+	}
+	return writeOut(g, o.out, func(w io.Writer) error {
+		switch o.output {
+		case "html":
+			return report.WriteHTML(w, doc)
+		case "csv":
+			return report.WriteCSV(w, doc.Results, true)
+		case "json":
+			if len(doc.Results) == 1 && doc.Results[0].Point == nil {
+				return report.WriteJSON(w, doc.Results[0])
+			}
+			return report.WriteJSON(w, doc)
+		}
+		return writeReportText(w, doc)
+	})
+}
+
+// writeReportText prints the suites' tables, then the summary of each
+// plain run.
+func writeReportText(w io.Writer, doc *result.Suite) error {
+	var points, plain []*result.Result
+	for _, r := range doc.Results {
+		if r.Point != nil {
+			points = append(points, r)
+		} else {
+			plain = append(plain, r)
+		}
+	}
+	if len(points) > 0 {
+		s := *doc
+		s.Results = points
+		if err := report.WriteSuiteText(w, &s); err != nil {
+			return err
+		}
+	}
+	for i, r := range plain {
+		if i > 0 || len(points) > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if err := report.WriteText(w, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

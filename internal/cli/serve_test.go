@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func testGlobals() (*globalOptions, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &globalOptions{stdout: &out, stderr: &errb, engines: newEngines()}, &out, &errb
+}
+
+func TestServeConfigCheck(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	require.NoError(t, os.WriteFile(good, []byte("targets:\n  d: {path: /srv/p.dat}\njobs:\n  c: {target: d, profile: canary, continuous: true}\n"), 0o644))
+	g, out, _ := testGlobals()
+	require.Equal(t, ExitOK, execute(context.Background(), g, []string{"serve", "--config.check", good}))
+	require.Equal(t, good+": ok: 1 target(s), 1 job(s) [c (continuous)], 0 module(s) []\n", out.String())
+
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("targets:\n  d: {path: p.dat}\nmodules:\n  m: {profile: nope}\n"), 0o644))
+	g, out, errb := testGlobals()
+	require.Equal(t, ExitBadInput, execute(context.Background(), g, []string{"serve", "--config.check", bad}))
+	require.Empty(t, out.String())
+	require.Equal(t, "ioprobe: "+bad+`:2: targets.d.path: must be an absolute path (got "p.dat")`+"\n"+
+		"ioprobe: "+bad+`:4: modules.m.profile: unknown profile "nope" (known: canary, cpu-cost, exchange-db, file-server, log, oltp, random-read, random-write, sequential-read, sequential-write, video-on-demand)`+"\n", errb.String())
+
+	for _, args := range [][]string{
+		{"serve"},
+		{"serve", "--config.check", filepath.Join(dir, "missing.yaml")},
+		{"serve", "--config", good, "--log.level", "loud"},
+		{"serve", "--config", good, "--web.config.file", filepath.Join(dir, "missing-web.yml")},
+	} {
+		g, _, errb := testGlobals()
+		require.Equal(t, ExitBadInput, execute(context.Background(), g, args), "%v: %s", args, errb.String())
+		require.NotEmpty(t, errb.String())
+	}
+}
+
+// runServe returns nil (exit 0) when its context ends.
+func TestServeStopsOnCancel(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("targets:\n  d: {path: "+dir+"/p.dat, size: 4MiB}\nmodules:\n  m: {profile: random-read}\n"), 0o644))
+	g, _, errb := testGlobals()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		done <- execute(ctx, g, []string{"serve", "--config", cfg, "--web.listen-address", "127.0.0.1:0"})
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	select {
+	case code := <-done:
+		require.Equal(t, ExitOK, code, errb.String())
+	case <-time.After(5 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}

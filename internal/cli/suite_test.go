@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+func TestSuiteUnitsRunEachTargetInTurnThenSpans(t *testing.T) {
+	s, err := workload.BuildSuite("peak-iops", workload.SuiteOptions{Targets: 2,
+		Base: workload.Spec{Duration: time.Second, Ramp: time.Second}})
+	require.NoError(t, err)
+	units := suiteUnits(s, []string{"/dev/sdb", "/dev/sdc"})
+	require.Len(t, units, 2*14+2)
+	require.Equal(t, "random-read-512b-qd16 on /dev/sdb", units[0].label())
+	require.Equal(t, "random-read-512b-qd16 on /dev/sdc", units[14].label())
+	require.Equal(t, "targets-8k-qd16-t1 on 1 target at once", units[28].label())
+	require.Equal(t, []string{"/dev/sdb", "/dev/sdc"}, units[29].targets)
+	require.Equal(t, 2*time.Second, units[0].planned())
+}
+
+func TestSuiteClockEstimatesTimeLeft(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	s, err := workload.BuildSuite("business", workload.SuiteOptions{Targets: 1,
+		Base: workload.Spec{Duration: 2 * time.Second, Ramp: time.Second}})
+	require.NoError(t, err)
+	c := newSuiteClock(suiteUnits(s, []string{"/t"}), 2)
+	c.now = func() time.Time { return now }
+	c.begin("file-server on /t run 1/2", 3*time.Second)
+	require.Equal(t, "[1/12 file-server on /t run 1/2, suite 36s left] ", c.prefix())
+	now = now.Add(2 * time.Second)
+	require.Equal(t, "[1/12 file-server on /t run 1/2, suite 34s left] ", c.prefix())
+	now = now.Add(5 * time.Second) // a run that overruns its plan (filling a file) counts as done
+	require.Equal(t, "[1/12 file-server on /t run 1/2, suite 33s left] ", c.prefix())
+	c.begin("file-server on /t run 2/2", 3*time.Second)
+	require.Equal(t, "[2/12 file-server on /t run 2/2, suite 33s left] ", c.prefix())
+}
+
+func TestRunSuiteBadInputTouchesNothing(t *testing.T) {
+	var out, errb bytes.Buffer
+	g := &globalOptions{stdout: &out, stderr: &errb, engines: newEngines()}
+	o := &suiteOptions{runOptions: runOptions{output: "text", duration: time.Second, interval: time.Second, qd: 16, workers: 1, engine: "auto"}, repeat: 1}
+	o.targets = []string{t.TempDir() + "/x"}
+	o.changed = func(name string) bool { return name == "read-pct" }
+	err := runSuite(context.Background(), g, o, "characterize")
+	require.ErrorContains(t, err, "--read-pct applies to 'ioprobe suite custom' only")
+	require.Equal(t, ExitBadInput, exitCode(err))
+
+	o.changed = func(string) bool { return false }
+	o.cycles = []string{"qd=1..4"}
+	err = runSuite(context.Background(), g, o, "characterize")
+	require.ErrorContains(t, err, "needs a step")
+	require.Equal(t, ExitBadInput, exitCode(err))
+	require.Empty(t, out.String())
+}

@@ -1,0 +1,222 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// Every file in testdata/bad is rejected with exactly this text (all of
+// its problems, one per line, in file order).
+var badConfigs = map[string]string{
+	"align-without-every":     `:7: jobs.oltp.align: needs every`,
+	"bad-block-size":          `:6: jobs.mix.block_size: size "4x": unknown unit "x" (want k, KiB, M, MiB, G, GiB, T, TiB, or kB, MB, GB, TB)`,
+	"bad-engine":              `:6: jobs.mix.engine: must be one of auto, sync, uring (got aio)`,
+	"bad-size-unit":           `:4: targets.data.size: size "1XB": unknown unit "XB" (want k, KiB, M, MiB, G, GiB, T, TiB, or kB, MB, GB, TB)`,
+	"bad-target-size":         `:4: targets.data.size: must be a positive multiple of 512 bytes (got 1000B)`,
+	"continuous-and-every":    `:8: jobs.canary.every: cannot be combined with continuous`,
+	"continuous-without-rate": `:7: jobs.canary.continuous: a continuous job needs rate_iops (or profile: canary): it runs all the time and must not saturate the device`,
+	"duplicate-key":           `:5: jobs: key "oltp" is given twice (first on line 4)`,
+	"duration-without-unit":   `:7: jobs.oltp.every: want a duration like 30s or 1h, got 3600`,
+	"every-too-short":         `:7: jobs.oltp.every: 1m is not longer than a run of the job (1m10s = ramp 10s + duration 1m)`,
+	"jitter-not-shorter":      `:8: jobs.oltp.jitter: must be shorter than every (5m)`,
+	"missing-path":            `:2: targets.data: path is required`,
+	"missing-target":          `:4: jobs.oltp: target is required (the name of one of targets)`,
+	"module-suite":            `:5: modules.all: unknown key "suite" (known: block_align, block_size, engine, max_duration, max_errors, profile, queue_depth, ramp, random_pct, rate_iops, read_pct, workers)`,
+	"no-value":                `:7: jobs.oltp.every: has no value`,
+	"not-a-bool":              `:7: jobs.canary.continuous: want true or false, got "yes"`,
+	"not-a-number":            `:7: jobs.oltp.queue_depth: want a whole number, got "sixteen"`,
+	"nothing-to-do":           `: nothing to do: define at least one job or module`,
+	"probe-too-long":          `:6: modules.long.max_duration: must be between 100ms and 5m (got 10m): /probe is for short probes, use a job for longer runs`,
+	"queue-depth-range":       `:7: jobs.oltp.queue_depth: must be between 1 and 1024 (got 2000)`,
+	"read-pct-range":          `:6: jobs.mix.read_pct: must be between 0 and 100 (got 120)`,
+	"region-too-small":        `:5: jobs.seq.target: the size of target "tiny" must hold at least one transfer of 64KiB (got 4KiB)`,
+	"relative-path":           `:3: targets.data.path: must be an absolute path (got "probe.dat")`,
+	"section-not-a-mapping":   `:3: jobs: want a mapping of names to definitions, got a list`,
+	"several-problems": `:6: jobs.a.queue_depth: must be between 1 and 1024 (got 0)
+testdata/bad/several-problems.yaml:8: jobs.b.target: unknown target "nowhere" (known: data)`,
+	"snapshot-interval":    `:2: global.snapshot_interval: must be between 100ms and 1m (got 10ms)`,
+	"suite":                `:6: jobs.nightly.suite: unknown suite "tpc-c" (known: characterize, protocols, peak-iops, business, scaling)`,
+	"suite-custom":         `:6: jobs.nightly.suite: the "custom" suite takes run's flags on the command line; give the job workload fields and a profile instead`,
+	"suite-with-workload":  `:7: jobs.nightly.queue_depth: cannot be combined with suite (a suite defines its own workloads)`,
+	"unknown-key":          `:7: jobs.oltp: unknown key "evry" (did you mean "every"?)`,
+	"unknown-key-no-match": `:4: targets.data: unknown key "colour" (known: allow_destructive, path, size)`,
+	"unknown-profile":      `:6: jobs.oltp.profile: unknown profile "oltpp" (known: canary, cpu-cost, exchange-db, file-server, log, oltp, random-read, random-write, sequential-read, sequential-write, video-on-demand)`,
+	"unknown-section":      `:3: unknown key "job" (did you mean "jobs"?)`,
+	"unknown-target":       `:6: jobs.oltp.target: unknown target "dta" (known: data, logs)`,
+	"uppercase-name":       `:2: targets.Data: bad name: use lowercase letters, digits, '-' and '_', starting with a letter or digit`,
+	"yaml-syntax":          `: yaml: line 1: did not find expected ',' or '}'`,
+}
+
+func TestBadConfigs(t *testing.T) {
+	files, err := filepath.Glob("testdata/bad/*.yaml")
+	require.NoError(t, err)
+	require.Len(t, files, len(badConfigs), "every bad config needs its expected message here, and every message a file")
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			want, ok := badConfigs[name]
+			require.True(t, ok, "no expected message for %s", f)
+			cfg, err := Load(f, Options{})
+			require.Nil(t, cfg)
+			require.EqualError(t, err, f+want)
+		})
+	}
+}
+
+func TestGoodConfigs(t *testing.T) {
+	files, err := filepath.Glob("testdata/good/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			cfg, err := Load(f, Options{})
+			require.NoError(t, err)
+			require.Equal(t, f, cfg.File)
+			for name, j := range cfg.Jobs {
+				require.Equal(t, name, j.Name)
+				require.NotNil(t, j.Target)
+				require.NotEmpty(t, j.Points)
+				for _, p := range j.Points {
+					for _, s := range p.Specs {
+						require.NoError(t, s.Validate())
+					}
+				}
+			}
+			for _, m := range cfg.Modules {
+				require.NoError(t, m.Spec.Validate())
+			}
+		})
+	}
+}
+
+// Defaults, profiles with overrides, inline workloads, merge keys and the
+// schedule all resolve as documented.
+func TestFullConfigResolves(t *testing.T) {
+	cfg, err := Load("testdata/good/full.yaml", Options{})
+	require.NoError(t, err)
+	require.Equal(t, Global{SnapshotInterval: 2 * time.Second, KeepFiles: false, RunHistory: 5, MaxConcurrentProbes: 2}, cfg.Global)
+
+	require.Equal(t, &Target{Name: "data", Path: "/var/lib/ioprobe/probe.dat", Size: workload.GiB}, cfg.Targets["data"])
+	require.True(t, cfg.Targets["nvme"].AllowDestructive)
+	require.Zero(t, cfg.Targets["nvme"].Size)
+
+	canary := cfg.Jobs["canary"]
+	require.Equal(t, Continuous, canary.Mode)
+	require.Equal(t, "canary", canary.Profile)
+	s := canary.Points[0].Specs[0]
+	require.Equal(t, 20, s.RateIOPS)
+	require.Equal(t, 1, s.QueueDepth)
+	require.Equal(t, 30*time.Second, s.Duration)
+	require.Zero(t, s.Ramp, "a continuous job does not ramp up by default")
+	require.Equal(t, workload.GiB, s.RegionBytes)
+
+	oltp := cfg.Jobs["oltp"]
+	require.Equal(t, Scheduled, oltp.Mode)
+	require.Equal(t, Schedule{Every: time.Hour, Align: true, Jitter: 30 * time.Second}, oltp.Schedule)
+	s = oltp.Points[0].Specs[0]
+	require.Equal(t, "oltp", s.Name)
+	require.Equal(t, 32, s.QueueDepth, "an explicit field overrides the profile")
+	require.Equal(t, 67, s.ReadPct)
+	require.Equal(t, 2*time.Minute, s.Duration)
+	require.Equal(t, 15*time.Second, s.Ramp)
+
+	log := cfg.Jobs["log"]
+	require.Equal(t, oltp.Schedule, log.Schedule, "merged from oltp's anchor")
+	require.Equal(t, "log", log.Points[0].Specs[0].Name, "its own profile wins over the merged one")
+	require.Equal(t, 4, log.Points[0].Specs[0].QueueDepth)
+	require.Equal(t, 2*time.Minute, log.Points[0].Specs[0].Duration)
+
+	mix := cfg.Jobs["mix"].Points[0].Specs[0]
+	require.Equal(t, []workload.BlockSize{{Bytes: 4096, Weight: 70}, {Bytes: 65536, Weight: 30}}, mix.BlockSizes)
+	require.Equal(t, "4KiB:70,64KiB:30 70% read 100% random", mix.Name)
+	require.Equal(t, "sync", mix.Engine)
+	require.Equal(t, 2, mix.Workers)
+	require.EqualValues(t, 10, cfg.Jobs["mix"].MaxErrors)
+	require.Equal(t, 16*workload.MiB, mix.RegionBytes)
+	require.Equal(t, workload.DefaultDuration, mix.Duration)
+	require.Equal(t, workload.DefaultRamp, mix.Ramp)
+
+	require.Equal(t, OnDemand, cfg.Jobs["adhoc"].Mode)
+	require.Zero(t, cfg.Jobs["adhoc"].Points[0].Specs[0].Ramp, "ramp: 0 needs no unit")
+
+	q := cfg.Modules["quick"]
+	require.Equal(t, 3*time.Second, q.MaxDuration)
+	require.Equal(t, 3*time.Second, q.Spec.Duration)
+	require.Equal(t, 4, q.Spec.QueueDepth)
+	require.Equal(t, "random-read", q.Profile)
+	l := cfg.Modules["latency"]
+	require.Equal(t, DefaultProbeDuration, l.MaxDuration)
+	require.EqualValues(t, 4096, l.Spec.BlockSizes[0].Bytes, "a size given as a YAML number")
+	require.Zero(t, l.Spec.Ramp)
+}
+
+func TestMinimalDefaults(t *testing.T) {
+	cfg, err := Load("testdata/good/minimal.yaml", Options{})
+	require.NoError(t, err)
+	require.Equal(t, Global{SnapshotInterval: DefaultSnapshotInterval, KeepFiles: true, RunHistory: DefaultRunHistory, MaxConcurrentProbes: DefaultMaxConcurrentProbes}, cfg.Global)
+	require.Equal(t, DefaultContinuousDuration, cfg.Jobs["canary"].Points[0].Specs[0].Duration)
+}
+
+// A suite job has one point per run of the suite, each with the job's
+// durations and the target's region; the schedule must fit all of them.
+func TestSuiteJob(t *testing.T) {
+	suites := func(name string) ([]Point, error) {
+		require.Equal(t, "two", name)
+		a, _ := workload.LookupPreset("random-read")
+		b, _ := workload.LookupPreset("sequential-read")
+		return []Point{{Name: "a", Specs: []workload.Spec{a.Spec}}, {Name: "b", Specs: []workload.Spec{b.Spec}}}, nil
+	}
+	doc := `
+targets:
+  data: {path: /srv/p.dat, size: 64MiB}
+jobs:
+  two:
+    target: data
+    suite: two
+    duration: 10s
+    ramp: 1s
+    every: %s
+`
+	cfg, err := Parse("suite.yaml", []byte(strings.Replace(doc, "%s", "1m", 1)), Options{Suites: suites})
+	require.NoError(t, err)
+	j := cfg.Jobs["two"]
+	require.Equal(t, "two", j.Suite)
+	require.Len(t, j.Points, 2)
+	for _, p := range j.Points {
+		require.Equal(t, 10*time.Second, p.Specs[0].Duration)
+		require.Equal(t, time.Second, p.Specs[0].Ramp)
+		require.Equal(t, 64*workload.MiB, p.Specs[0].RegionBytes)
+		require.Equal(t, workload.DefaultQueueDepth, p.Specs[0].QueueDepth)
+	}
+	_, err = Parse("suite.yaml", []byte(strings.Replace(doc, "%s", "20s", 1)), Options{Suites: suites})
+	require.EqualError(t, err, "suite.yaml:10: jobs.two.every: 20s is not longer than a run of the job (22s = 2 points × (ramp 1s + duration 10s))")
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "none.yaml"), Options{})
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestCharacterizeSuiteJob(t *testing.T) {
+	cfg, err := Load("testdata/good/suite.yaml", Options{})
+	require.NoError(t, err)
+	j := cfg.Jobs["characterize"]
+	require.Len(t, j.Points, 20, "esx2 Table 1: 4 patterns × 5 sizes")
+	cells := map[string]bool{}
+	for _, p := range j.Points {
+		require.NotEmpty(t, p.Pattern)
+		require.Equal(t, p.Pattern, p.Label())
+		require.Equal(t, 2*time.Second, p.Specs[0].Duration)
+		require.EqualValues(t, 256*workload.MiB, p.Specs[0].RegionBytes)
+		cells[fmt.Sprintf("%s/%d", p.Pattern, p.Size)] = true
+	}
+	require.Len(t, cells, 20, "every (pattern, size) cell once")
+}

@@ -1,0 +1,220 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/engine"
+)
+
+// Options configure a Daemon.
+type Options struct {
+	// Config is the configuration to start with (already loaded and valid).
+	Config *config.Config
+	// Load reads the configuration again, for SIGHUP and POST /-/reload.
+	Load    func() (*config.Config, error)
+	Engines *engine.Registry
+	Logger  *slog.Logger
+	// ProcRoot is where /proc is (for ioprobe_host_cpu_seconds_total).
+	ProcRoot string
+	Web      WebOptions
+	// ProbeTimeoutOffset is taken off a scrape's timeout to leave time
+	// for the answer to reach Prometheus.
+	ProbeTimeoutOffset time.Duration
+	// Listener, when set, is served instead of Web.ListenAddresses (tests).
+	Listener net.Listener
+}
+
+// WebOptions are the --web.* flags.
+type WebOptions struct {
+	ListenAddresses []string
+	ConfigFile      string // exporter-toolkit web config: TLS and basic auth
+	SystemdSocket   bool
+	// EnableLifecycle allows POST /-/reload.
+	EnableLifecycle bool
+	// EnableAdminAPI allows POST /api/v1/jobs/NAME/run.
+	EnableAdminAPI bool
+}
+
+// DefaultProbeTimeoutOffset is blackbox_exporter's.
+const DefaultProbeTimeoutOffset = 500 * time.Millisecond
+
+// shutdownGrace bounds the wait for HTTP requests in flight at shutdown.
+const shutdownGrace = 500 * time.Millisecond
+
+// Daemon is `ioprobe serve`.
+type Daemon struct {
+	opts    Options
+	logger  *slog.Logger
+	cfg     atomic.Pointer[config.Config]
+	reg     *prometheus.Registry
+	m       *metrics
+	live    *liveStore
+	runs    *runStore
+	history *history
+	devices *devices
+	sched   *scheduler
+	probes  probeLimiter
+	ready   atomic.Bool
+
+	reloadMu sync.Mutex
+	// runCtx ends when the daemon stops; every run and probe ends with it.
+	runCtx    context.Context
+	stopRuns  context.CancelFunc
+	createdMu sync.Mutex
+	created   map[string]bool // files the daemon's runs created
+}
+
+// New builds a daemon; Run starts it.
+func New(o Options) (*Daemon, error) {
+	if o.Config == nil || o.Engines == nil || o.Logger == nil {
+		return nil, errors.New("exporter: Config, Engines and Logger are required")
+	}
+	if o.ProbeTimeoutOffset < 0 {
+		return nil, fmt.Errorf("probe timeout offset %s is negative", o.ProbeTimeoutOffset)
+	}
+	d := &Daemon{
+		opts:    o,
+		logger:  o.Logger,
+		live:    newLiveStore(),
+		runs:    newRunStore(),
+		history: newHistory(),
+		devices: newDevices(),
+		created: map[string]bool{},
+	}
+	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
+	d.reg, d.m = newRegistry(d.live, d.runs, o.ProcRoot, o.Logger)
+	d.sched = newScheduler(d)
+	d.cfg.Store(o.Config)
+	d.m.reloadOK.Set(1)
+	d.m.reloadTime.SetToCurrentTime()
+	return d, nil
+}
+
+// Registry is the daemon's own registry (tests lint and gather it).
+func (d *Daemon) Registry() *prometheus.Registry { return d.reg }
+
+// Config is the live configuration.
+func (d *Daemon) Config() *config.Config { return d.cfg.Load() }
+
+// Run starts the jobs and the HTTP server and blocks until ctx ends or the
+// server fails. When ctx ends, every run is stopped (within a second:
+// runs stop at their next snapshot tick or chunk of file preparation), the
+// server is shut down, files the daemon created are removed unless
+// keep_files says otherwise, and Run returns nil.
+func (d *Daemon) Run(ctx context.Context) error {
+	defer d.stopRuns()
+	stop := context.AfterFunc(ctx, d.stopRuns)
+	defer stop()
+	cfg := d.cfg.Load()
+	d.logger.Info("starting", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules), "targets", len(cfg.Targets))
+	d.sched.start(d.runCtx, cfg)
+
+	server := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- d.serve(server) }()
+	d.ready.Store(true)
+
+	var err error
+	select {
+	case <-d.runCtx.Done():
+		d.logger.Info("stopping: runs in progress are interrupted")
+	case err = <-errc:
+		d.logger.Error("HTTP server failed", "err", err)
+	}
+	d.ready.Store(false)
+	d.stopRuns()
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.sched.stop()
+	}()
+	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if serr := server.Shutdown(shutCtx); serr != nil {
+		_ = server.Close()
+	}
+	if err == nil {
+		if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+			err = serr
+		}
+	}
+	wg.Wait()
+	d.removeCreated()
+	d.logger.Info("stopped")
+	return err
+}
+
+// serve runs the HTTP server with exporter-toolkit (TLS, basic auth,
+// systemd socket activation) until it is shut down.
+func (d *Daemon) serve(server *http.Server) error {
+	w := d.opts.Web
+	addrs := append([]string(nil), w.ListenAddresses...)
+	flags := &web.FlagConfig{WebListenAddresses: &addrs, WebSystemdSocket: &w.SystemdSocket, WebConfigFile: &w.ConfigFile}
+	if d.opts.Listener != nil {
+		return web.Serve(d.opts.Listener, server, flags, d.logger)
+	}
+	return web.ListenAndServe(server, flags, d.logger)
+}
+
+// Reload reads the configuration again and, if it is valid, swaps it in:
+// jobs whose definition changed are stopped and started again, removed
+// ones stopped, unchanged ones go on undisturbed. A bad configuration
+// changes nothing.
+func (d *Daemon) Reload() error {
+	d.reloadMu.Lock()
+	defer d.reloadMu.Unlock()
+	if d.opts.Load == nil {
+		return errors.New("no way to reload the configuration")
+	}
+	cfg, err := d.opts.Load()
+	if err != nil {
+		d.m.reloadOK.Set(0)
+		d.logger.Error("reloading the configuration failed; keeping the running one", "err", err)
+		return err
+	}
+	d.cfg.Store(cfg)
+	d.sched.apply(cfg)
+	d.runs.forget(func(job string) bool { return cfg.Jobs[job] != nil })
+	d.m.reloadOK.Set(1)
+	d.m.reloadTime.SetToCurrentTime()
+	d.logger.Info("configuration reloaded", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules))
+	return nil
+}
+
+// noteCreated remembers files that runs created, for keep_files: false.
+func (d *Daemon) noteCreated(path string) {
+	d.createdMu.Lock()
+	defer d.createdMu.Unlock()
+	d.created[path] = true
+}
+
+func (d *Daemon) removeCreated() {
+	if d.cfg.Load().Global.KeepFiles {
+		return
+	}
+	d.createdMu.Lock()
+	defer d.createdMu.Unlock()
+	for path := range d.created {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			d.logger.Warn("could not remove a target file ioprobe created", "path", path, "err", err)
+			continue
+		}
+		d.logger.Info("removed a target file ioprobe created (keep_files: false)", "path", path)
+		delete(d.created, path)
+	}
+}

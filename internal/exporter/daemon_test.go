@@ -1,0 +1,271 @@
+package exporter
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// A canary on one target and an on-demand job on the same device: the
+// canary pauses for the job; a run triggered through the API publishes its
+// last-run gauges; every series is promlint-clean.
+const canaryConfig = `
+global:
+  snapshot_interval: 100ms
+targets:
+  data: {path: DIR/probe.dat, size: 16MiB}
+jobs:
+  canary:
+    target: data
+    profile: canary
+    rate_iops: 200
+    continuous: true
+    duration: 1s
+  adhoc:
+    target: data
+    profile: random-read
+    queue_depth: 2
+    duration: 500ms
+    ramp: 100ms
+modules:
+  quick:
+    profile: random-read
+    queue_depth: 2
+    max_duration: 300ms
+`
+
+func TestDaemonEndToEnd(t *testing.T) {
+	d, _ := newDaemon(t, canaryConfig, WebOptions{EnableAdminAPI: true})
+	base, stop := start(t, d)
+	reg := d.Registry()
+	canary := map[string]string{"ioprobe_job": "canary", "target": "data", "op": "read"}
+
+	require.Eventually(t, func() bool {
+		return value(t, reg, "ioprobe_io_operations_total", canary) > 20
+	}, 10*time.Second, 50*time.Millisecond, "the canary feeds the live counters")
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "canary"}))
+	require.Equal(t, 0.0, value(t, reg, "ioprobe_io_errors_total", map[string]string{"ioprobe_job": "canary", "error": "eio"}), "error series exist before any error")
+	require.Equal(t, -1.0, value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "canary", "op": "write"}), "a read-only job has no write series")
+	h := find(t, reg, "ioprobe_io_latency_seconds", canary).GetHistogram()
+	require.NotNil(t, h)
+	require.EqualValues(t, nativeSchema, h.GetSchema())
+	require.NotEmpty(t, h.GetPositiveDelta(), "native buckets")
+	require.Len(t, h.GetBucket(), len(classicBounds), "classic buckets")
+
+	code, body := do(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run")
+	require.Equal(t, http.StatusAccepted, code, body)
+	code, body = do(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run")
+	require.Equal(t, http.StatusConflict, code, body)
+	require.Contains(t, body, `job \"adhoc\" is already`)
+	shape := map[string]string{"ioprobe_job": "adhoc", "target": "data", "workload": "random-read", "block_size_bytes": "4096",
+		"read_pct": "100", "random_pct": "100", "queue_depth": "2", "workers": "1"}
+	require.Eventually(t, func() bool {
+		return value(t, reg, "ioprobe_run_success", shape) == 1
+	}, 10*time.Second, 50*time.Millisecond, "the triggered run's last-run gauges")
+	require.Greater(t, value(t, reg, "ioprobe_run_iops", shape), 0.0)
+	require.Greater(t, value(t, reg, "ioprobe_run_latency_seconds", map[string]string{"ioprobe_job": "adhoc", "percentile": "99"}), 0.0)
+	require.InDelta(t, 0.5, value(t, reg, "ioprobe_run_duration_seconds", shape), 0.1)
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "adhoc", "status": "ok"}))
+	require.Greater(t, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "canary", "status": "interrupted"}), 0.0,
+		"the canary was stopped for the job")
+
+	// The live counters went on through the pause and never went back.
+	before := value(t, reg, "ioprobe_io_operations_total", canary)
+	require.Eventually(t, func() bool {
+		return value(t, reg, "ioprobe_io_operations_total", canary) > before
+	}, 5*time.Second, 50*time.Millisecond, "the canary resumed")
+	require.Equal(t, 0.0, value(t, reg, "ioprobe_canary_paused", map[string]string{"ioprobe_job": "canary"}))
+
+	// The runs API lists the result documents.
+	code, body = get(t, base+"/api/v1/runs?job=adhoc")
+	require.Equal(t, http.StatusOK, code)
+	var runs struct{ Runs []Run }
+	require.NoError(t, json.Unmarshal([]byte(body), &runs))
+	require.Len(t, runs.Runs, 1)
+	require.Equal(t, "api", runs.Runs[0].Trigger)
+	require.Equal(t, result.Schema, runs.Runs[0].Result.Schema)
+	require.Equal(t, result.StatusOK, runs.Runs[0].Result.Status)
+
+	problems, err := testutil.GatherAndLint(reg)
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	for name, c := range map[string]subCollector{"io": newLiveCollector(d.live), "runs": newRunCollector(d.runs), "host_cpu": newHostCPUCollector("")} {
+		problems, err := testutil.CollectAndLint(&scrapeCollector{collectors: map[string]subCollector{name: c}, logger: d.logger})
+		require.NoError(t, err)
+		require.Empty(t, problems, name)
+	}
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_scrape_collector_success", map[string]string{"collector": "host_cpu"}))
+
+	err, took := stop()
+	require.NoError(t, err)
+	require.Less(t, took, time.Second)
+}
+
+func TestHTTPRefusals(t *testing.T) {
+	d, dir := newDaemon(t, canaryConfig, WebOptions{})
+	base, _ := start(t, d)
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		body         string
+	}{
+		{"GET", "/probe?target=data&module=nope", 400, `unknown module "nope"`},
+		{"GET", "/probe?target=data", 400, "module parameter is missing"},
+		{"GET", "/probe?module=quick", 400, "target parameter is missing"},
+		{"GET", "/probe?target=other&module=quick", 400, `unknown target "other": /probe measures only targets named in the config`},
+		{"GET", "/probe?target=/etc/passwd&module=quick", 400, `unknown target "/etc/passwd"`},
+		{"GET", "/probe?target=" + dir + "/elsewhere.dat&module=quick", 400, "unknown target"},
+		{"POST", "/api/v1/jobs/adhoc/run", 403, "the admin API is disabled: start ioprobe serve with --web.enable-admin-api"},
+		{"POST", "/-/reload", 403, "Lifecycle API is not enabled"},
+		{"GET", "/-/reload", 405, ""},
+		{"GET", "/api/v1/runs?limit=x", 400, `bad limit \"x\"`},
+		{"GET", "/-/healthy", 200, "Healthy."},
+		{"GET", "/", 200, "<html"},
+		{"GET", "/nothing-here", 404, ""},
+	} {
+		code, body := do(t, tc.method, base+tc.path)
+		require.Equal(t, tc.code, code, "%s %s: %s", tc.method, tc.path, body)
+		require.Contains(t, body, tc.body, "%s %s", tc.method, tc.path)
+	}
+	_, err := os.Stat(filepath.Join(dir, "elsewhere.dat"))
+	require.True(t, os.IsNotExist(err), "a refused probe created a file")
+}
+
+// /probe measures a configured module on a configured target (by name or
+// by its path), within the scrape timeout, in a fresh registry.
+func TestProbe(t *testing.T) {
+	d, dir := newDaemon(t, `
+targets:
+  data: {path: DIR/probe.dat, size: 16MiB}
+modules:
+  quick: {profile: random-read, queue_depth: 2, max_duration: 5s}
+`, WebOptions{})
+	base, _ := start(t, d)
+	t0 := time.Now()
+	code, body := get(t, base+"/probe?target=data&module=quick", "X-Prometheus-Scrape-Timeout-Seconds", "1")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Less(t, time.Since(t0), time.Second, "the budget is the scrape timeout minus the offset")
+	require.Contains(t, body, "ioprobe_probe_success 1")
+	require.Contains(t, body, "ioprobe_probe_duration_seconds")
+	require.Contains(t, body, `ioprobe_probe_latency_seconds{percentile="99"}`)
+	require.NotContains(t, body, "ioprobe_io_operations_total", "a fresh registry per probe")
+
+	code, body = get(t, base+"/probe?target="+dir+"/probe.dat&module=quick&debug=true", "X-Prometheus-Scrape-Timeout-Seconds", "1")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Contains(t, body, "Logs for the probe:")
+	require.Contains(t, body, "probe succeeded")
+	require.Contains(t, body, "Metrics that would have been returned:")
+
+	code, body = get(t, base+"/probe?target=data&module=quick", "X-Prometheus-Scrape-Timeout-Seconds", "0.6")
+	require.Equal(t, http.StatusOK, code, "a failed probe is data, not an HTTP error")
+	require.Contains(t, body, "ioprobe_probe_success 0")
+	require.Equal(t, 0.0, value(t, d.Registry(), "ioprobe_probe_rejected_total", map[string]string{"reason": "concurrency"}))
+}
+
+// With a web config, every endpoint wants credentials.
+func TestBasicAuth(t *testing.T) {
+	dir := t.TempDir()
+	webCfg := filepath.Join(dir, "web.yml")
+	// bcrypt of "s3cret"
+	require.NoError(t, os.WriteFile(webCfg, []byte("basic_auth_users:\n  prom: $2a$04$K2IKb5c4F3B1hAXn.WO6Be6ZTNc7TJCZMA8MM46zPP8o92MIrHa4W\n"), 0o600))
+	require.NoError(t, CheckWebConfig(webCfg))
+	d, _ := newDaemon(t, canaryConfig, WebOptions{ConfigFile: webCfg, EnableAdminAPI: true})
+	l := func() string {
+		base, _ := startNoReady(t, d)
+		return base
+	}()
+	for _, p := range []string{"/metrics", "/probe?target=data&module=quick", "/api/v1/runs", "/-/ready"} {
+		code, _ := get(t, l+p)
+		require.Equal(t, http.StatusUnauthorized, code, p)
+	}
+	code, _ := do(t, http.MethodPost, l+"/api/v1/jobs/adhoc/run")
+	require.Equal(t, http.StatusUnauthorized, code, "no run without credentials")
+	req, _ := http.NewRequest(http.MethodGet, l+"/metrics", nil)
+	req.SetBasicAuth("prom", "s3cret")
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	req.SetBasicAuth("prom", "wrong")
+	resp, err = client.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+
+	require.Error(t, CheckWebConfig(filepath.Join(dir, "none.yml")))
+}
+
+// SIGTERM (here: the context) during a run stops it within a second, the
+// file it measured stays intact and reusable, nothing is left running.
+func TestShutdownDuringRun(t *testing.T) {
+	baseline := runtime.NumGoroutine()
+	d, dir := newDaemon(t, `
+global: {snapshot_interval: 100ms}
+targets:
+  data: {path: DIR/probe.dat, size: 16MiB}
+jobs:
+  long:
+    target: data
+    profile: random-read
+    queue_depth: 4
+    duration: 1h
+    ramp: 0s
+    every: 2h
+`, WebOptions{})
+	_, stop := start(t, d)
+	reg := d.Registry()
+	require.Eventually(t, func() bool {
+		return value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "long"}) > 100
+	}, 10*time.Second, 20*time.Millisecond)
+	err, took := stop()
+	require.NoError(t, err)
+	require.Less(t, took, time.Second)
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "long", "status": "interrupted"}))
+	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_success", map[string]string{"ioprobe_job": "long"}), "an interrupted run is not a result")
+
+	// Polled by hand: require.Eventually runs the condition on a goroutine of its own.
+	for deadline := time.Now().Add(2 * time.Second); runtime.NumGoroutine() > baseline && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.LessOrEqual(t, runtime.NumGoroutine(), baseline, "goroutines left behind:\n%s", stacks())
+
+	st, err := os.Stat(filepath.Join(dir, "probe.dat"))
+	require.NoError(t, err, "keep_files defaults to true")
+	require.EqualValues(t, 16<<20, st.Size())
+
+	// The next daemon reuses the file as it is, and with keep_files: false
+	// removes it when it stops.
+	cfg := strings.ReplaceAll(`
+global: {keep_files: false}
+targets:
+  data: {path: DIR/probe.dat, size: 16MiB}
+modules:
+  quick: {profile: random-read, max_duration: 200ms}
+`, "DIR", dir)
+	d2, _ := newDaemon(t, cfg, WebOptions{})
+	base, stop2 := start(t, d2)
+	code, body := get(t, base+"/api/v1/runs")
+	require.Equal(t, http.StatusOK, code, body)
+	code, body = get(t, base+"/probe?target=data&module=quick")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, "ioprobe_probe_success 1", "the interrupted daemon's file is intact and reusable")
+	err, _ = stop2()
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(dir, "probe.dat"))
+	require.NoError(t, err, "keep_files: false removes only files the daemon created")
+}
+
+func stacks() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}

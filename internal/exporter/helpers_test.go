@@ -1,0 +1,171 @@
+package exporter
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/engine/syncio"
+)
+
+// loadConfig writes doc (with DIR replaced by dir) to dir/ioprobe.yaml and
+// loads it.
+func loadConfig(t *testing.T, dir, doc string, opts config.Options) (*config.Config, func() (*config.Config, error)) {
+	t.Helper()
+	path := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(doc, "DIR", dir)), 0o644))
+	load := func() (*config.Config, error) { return config.Load(path, opts) }
+	cfg, err := load()
+	require.NoError(t, err)
+	return cfg, load
+}
+
+func testLogger(t *testing.T) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// newDaemon builds a daemon for doc in a fresh directory.
+func newDaemon(t *testing.T, doc string, web WebOptions) (*Daemon, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg, load := loadConfig(t, dir, doc, config.Options{})
+	d, err := New(Options{Config: cfg, Load: load, Engines: engine.NewRegistry(syncio.New()), Logger: testLogger(t), Web: web,
+		ProbeTimeoutOffset: DefaultProbeTimeoutOffset})
+	require.NoError(t, err)
+	return d, dir
+}
+
+// start runs d on a free port of 127.0.0.1 and returns its base URL and a
+// function that stops it and returns Run's error and how long stopping took.
+func start(t *testing.T, d *Daemon) (string, func() (error, time.Duration)) {
+	t.Helper()
+	base, stop := startNoReady(t, d)
+	require.Eventually(t, func() bool {
+		resp, err := client.Get(base + "/-/ready")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 5*time.Second, 10*time.Millisecond)
+	return base, stop
+}
+
+// startNoReady is start without waiting for /-/ready.
+func startNoReady(t *testing.T, d *Daemon) (string, func() (error, time.Duration)) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	d.opts.Listener = l
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	stopped := false
+	stop := func() (error, time.Duration) {
+		stopped = true
+		t0 := time.Now()
+		cancel()
+		select {
+		case err := <-done:
+			return err, time.Since(t0)
+		case <-time.After(10 * time.Second):
+			t.Fatal("Run did not return 10 s after its context ended")
+		}
+		return nil, 0
+	}
+	t.Cleanup(func() {
+		if !stopped {
+			stop()
+		}
+	})
+	base := "http://" + l.Addr().String()
+	// Wait until it listens (any answer will do).
+	require.Eventually(t, func() bool {
+		resp, err := client.Get(base + "/-/healthy")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil
+	}, 5*time.Second, 10*time.Millisecond)
+	return base, stop
+}
+
+// client keeps no connections, so that no goroutine outlives a request.
+var client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+
+func get(t *testing.T, url string, header ...string) (int, string) {
+	t.Helper()
+	return do(t, http.MethodGet, url, header...)
+}
+
+func do(t *testing.T, method, url string, header ...string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}
+
+// find returns the metric of family name whose labels include want.
+func find(t *testing.T, g prometheus.Gatherer, name string, want map[string]string) *dto.Metric {
+	t.Helper()
+	mfs, err := g.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range mf.GetMetric() {
+			have := map[string]string{}
+			for _, lp := range m.GetLabel() {
+				have[lp.GetName()] = lp.GetValue()
+			}
+			for k, v := range want {
+				if have[k] != v {
+					continue next
+				}
+			}
+			return m
+		}
+	}
+	return nil
+}
+
+// value is the value of a gauge or counter, or -1 when it does not exist.
+func value(t *testing.T, g prometheus.Gatherer, name string, labels map[string]string) float64 {
+	t.Helper()
+	m := find(t, g, name, labels)
+	switch {
+	case m == nil:
+		return -1
+	case m.Gauge != nil:
+		return m.Gauge.GetValue()
+	case m.Counter != nil:
+		return m.Counter.GetValue()
+	}
+	return -1
+}

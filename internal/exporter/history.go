@@ -1,0 +1,64 @@
+package exporter
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// Run is one finished run as GET /api/v1/runs lists it: which job, point
+// and trigger, and the ioprobe.result/v1 document (absent when the run
+// could not start; Error says why).
+type Run struct {
+	ID         uint64         `json:"id"`
+	Job        string         `json:"job"`
+	Target     string         `json:"target"`
+	Point      string         `json:"point"`
+	Trigger    string         `json:"trigger"` // schedule, continuous, api
+	Status     string         `json:"status"`  // ok, errors, interrupted, failed
+	Error      string         `json:"error,omitempty"`
+	FinishedAt time.Time      `json:"finished_at"`
+	Result     *result.Result `json:"result,omitempty"`
+}
+
+// history keeps the last runs of each job (a bounded ring per job, so a
+// canary's frequent runs never push a nightly job's result out).
+type history struct {
+	mu    sync.Mutex
+	seq   uint64
+	byJob map[string][]*Run
+}
+
+func newHistory() *history { return &history{byJob: map[string][]*Run{}} }
+
+func (h *history) add(r *Run, keep int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seq++
+	r.ID = h.seq
+	runs := append(h.byJob[r.Job], r)
+	if keep > 0 && len(runs) > keep {
+		runs = append([]*Run(nil), runs[len(runs)-keep:]...)
+	}
+	h.byJob[r.Job] = runs
+}
+
+// list returns the runs of job ("" for every job), newest first, at most
+// limit of them (0: all).
+func (h *history) list(job string, limit int) []*Run {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []*Run
+	for j, runs := range h.byJob {
+		if job == "" || j == job {
+			out = append(out, runs...)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].ID > out[b].ID })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}

@@ -1,0 +1,178 @@
+package exporter
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// shape labels a last-run series: the job and target, and the access
+// specification that ran, so that every point of a suite (and every
+// configuration a job had) is its own series and dashboards can rebuild
+// the reports' tables (rows: block size; columns: workload).
+type shape struct {
+	target, job, workload, blockSize, readPct, randomPct, queueDepth, workers string
+}
+
+var shapeLabels = []string{"target", jobLabel, "workload", "block_size_bytes", "read_pct", "random_pct", "queue_depth", "workers"}
+
+func (s shape) values() []string {
+	return []string{s.target, s.job, s.workload, s.blockSize, s.readPct, s.randomPct, s.queueDepth, s.workers}
+}
+
+// shapeOf labels a run of specs. A mixed run (several specs at once on
+// their own workers) joins each label's values with "+", in spec order.
+func shapeOf(target, job, name string, specs []workload.Spec) shape {
+	var bs, rd, rn, qd, wk []string
+	for _, s := range specs {
+		var sizes []string
+		for _, b := range s.BlockSizes {
+			v := strconv.FormatInt(b.Bytes, 10)
+			if len(s.BlockSizes) > 1 {
+				v += ":" + strconv.Itoa(b.Weight)
+			}
+			sizes = append(sizes, v)
+		}
+		bs = append(bs, strings.Join(sizes, ","))
+		rd = append(rd, strconv.Itoa(s.ReadPct))
+		rn = append(rn, strconv.Itoa(s.RandomPct))
+		qd = append(qd, strconv.Itoa(s.QueueDepth))
+		wk = append(wk, strconv.Itoa(s.Workers))
+	}
+	j := func(v []string) string { return strings.Join(v, "+") }
+	return shape{target: target, job: job, workload: name, blockSize: j(bs), readPct: j(rd), randomPct: j(rn), queueDepth: j(qd), workers: j(wk)}
+}
+
+// lastRun is what the gauges show for one shape.
+type lastRun struct {
+	success   bool
+	end       time.Time
+	res       *result.Result // nil: the run did not start (success is false)
+	runNumber uint64         // which run of the job wrote it (to drop a suite's stale points)
+}
+
+type runStore struct {
+	mu   sync.Mutex
+	runs map[shape]*lastRun
+}
+
+func newRunStore() *runStore { return &runStore{runs: map[shape]*lastRun{}} }
+
+func (s *runStore) set(sh shape, lr *lastRun) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs[sh] = lr
+}
+
+// retain drops the job's shapes that its run number n did not write: after
+// a whole run of a job, only what that run measured is its last run.
+func (s *runStore) retain(job string, n uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sh, lr := range s.runs {
+		if sh.job == job && lr.runNumber != n {
+			delete(s.runs, sh)
+		}
+	}
+}
+
+// forget drops every shape of the jobs keep says no to (reload removed them).
+func (s *runStore) forget(keep func(job string) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sh := range s.runs {
+		if !keep(sh.job) {
+			delete(s.runs, sh)
+		}
+	}
+}
+
+// runCollector exports the last-run gauges.
+type runCollector struct {
+	store                                                            *runStore
+	iops, tput, mean, pct, busy, procIO, hostIO, cycles, ok, ts, dur *prometheus.Desc
+	readIOPS, writeIOPS, util                                        *prometheus.Desc
+}
+
+func newRunCollector(store *runStore) *runCollector {
+	d := func(name, help string, extra ...string) *prometheus.Desc {
+		return prometheus.NewDesc(name, help, append(append([]string(nil), shapeLabels...), extra...), nil)
+	}
+	return &runCollector{
+		store:     store,
+		iops:      d("ioprobe_run_iops", "I/O operations per second over the measured window of the last completed run."),
+		readIOPS:  d("ioprobe_run_read_iops", "Read operations per second of the last completed run."),
+		writeIOPS: d("ioprobe_run_write_iops", "Write operations per second of the last completed run."),
+		tput:      d("ioprobe_run_throughput_bytes_per_second", "Bytes per second of the last completed run (MB/s = this / 1e6)."),
+		mean:      d("ioprobe_run_latency_mean_seconds", "Mean I/O completion latency of the last completed run."),
+		pct:       d("ioprobe_run_latency_seconds", "I/O completion latency percentiles of the last completed run.", "percentile"),
+		busy:      d("ioprobe_run_host_cpu_busy_cores", "Host CPU busy (all CPUs, /proc/stat total - idle - iowait) during the last completed run, in cores; x100 is the reports' summed CPU %."),
+		util:      d("ioprobe_run_host_cpu_utilization_ratio", "Host CPU busy during the last completed run as a share of all online CPUs (0..1)."),
+		procIO:    d("ioprobe_run_process_cpu_seconds_per_io", "ioprobe's own CPU time (user + system) per I/O in the last completed run."),
+		hostIO:    d("ioprobe_run_host_cpu_seconds_per_io", "Host busy CPU time per I/O in the last completed run."),
+		cycles:    d("ioprobe_run_cycles_per_io", "Host CPU cycles per I/O in the last completed run (busy share x rated clock x CPUs / IOPS)."),
+		ok:        d("ioprobe_run_success", "1 if the last run completed without I/O errors, 0 if it failed, ended with errors or could not start."),
+		ts:        d("ioprobe_run_timestamp_seconds", "Unix time at which the last run's measured window ended (or at which it failed to start)."),
+		dur:       d("ioprobe_run_duration_seconds", "Length of the last run's measured window (ramp-up excluded)."),
+	}
+}
+
+func (c *runCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.iops, c.readIOPS, c.writeIOPS, c.tput, c.mean, c.pct, c.busy, c.util, c.procIO, c.hostIO, c.cycles, c.ok, c.ts, c.dur} {
+		ch <- d
+	}
+}
+
+func (c *runCollector) Update(ch chan<- prometheus.Metric) error {
+	c.store.mu.Lock()
+	defer c.store.mu.Unlock()
+	shapes := make([]shape, 0, len(c.store.runs))
+	for sh := range c.store.runs {
+		shapes = append(shapes, sh)
+	}
+	sort.Slice(shapes, func(i, j int) bool {
+		return strings.Join(shapes[i].values(), "\x00") < strings.Join(shapes[j].values(), "\x00")
+	})
+	for _, sh := range shapes {
+		lr := c.store.runs[sh]
+		lv := sh.values()
+		g := func(d *prometheus.Desc, v float64, extra ...string) {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append(lv, extra...)...)
+		}
+		ok := 0.0
+		if lr.success {
+			ok = 1
+		}
+		g(c.ok, ok)
+		g(c.ts, float64(lr.end.UnixNano())/1e9)
+		if lr.res == nil {
+			g(c.dur, 0)
+			continue
+		}
+		s := &lr.res.Summary
+		g(c.dur, s.ElapsedSeconds)
+		g(c.iops, s.IOPS)
+		g(c.readIOPS, s.ReadIOPS)
+		g(c.writeIOPS, s.WriteIOPS)
+		g(c.tput, s.ThroughputBytesPerSecond)
+		g(c.mean, s.Latency.MeanSeconds)
+		for _, p := range result.PercentileKeys {
+			g(c.pct, s.Latency.Percentiles[p], p)
+		}
+		g(c.busy, s.CPU.HostBusyCores)
+		if n := lr.res.Host.LogicalCPUs; n > 0 {
+			g(c.util, s.CPU.HostBusyCores/float64(n))
+		}
+		g(c.procIO, s.CPU.ProcessCPUSecondsPerIO)
+		g(c.hostIO, s.CPU.HostCPUSecondsPerIO)
+		g(c.cycles, s.CPU.CyclesPerIO)
+	}
+	return nil
+}

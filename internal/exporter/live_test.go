@@ -1,0 +1,52 @@
+package exporter
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/runner"
+)
+
+func snapshot(path string, reads []int64, bytes uint64, eio uint64) *runner.Snapshot {
+	s := &runner.Snapshot{Targets: []runner.TargetSnapshot{{Path: path}}}
+	r := &s.Targets[0].Read
+	for _, v := range reads {
+		r.Latency.Record(v)
+	}
+	r.Ops, r.Bytes = r.Latency.Count(), bytes
+	r.Errors[0] = eio
+	return s
+}
+
+// Each run's cumulative snapshots become increments; a second run adds to
+// the first; nothing ever goes back.
+func TestLiveSeriesAccumulateAcrossRuns(t *testing.T) {
+	store := newLiveStore()
+	names := map[string]string{"/p": "data"}
+	k := liveKey{"data", "j", "read"}
+
+	o := store.observer("j", names, true, false)
+	require.Contains(t, store.series, k, "created up front")
+	require.NotContains(t, store.series, liveKey{"data", "j", "write"})
+	o.Observe(snapshot("/p", []int64{1000, 2000}, 8192, 0))
+	o.Observe(snapshot("/p", []int64{1000, 2000, 3000}, 12288, 1))
+	o.Observe(snapshot("/elsewhere", []int64{5}, 1, 0)) // not this run's target
+	s := store.series[k]
+	require.EqualValues(t, 3, s.ops)
+	require.EqualValues(t, 12288, s.bytes)
+	require.EqualValues(t, 1, s.errors[0])
+	require.EqualValues(t, 3, s.latency.Count())
+	require.EqualValues(t, 6000, s.latency.Sum())
+
+	o2 := store.observer("j", names, true, false)
+	o2.Observe(snapshot("/p", []int64{4000}, 4096, 0))
+	require.EqualValues(t, 4, s.ops)
+	require.EqualValues(t, 16384, s.bytes)
+	require.EqualValues(t, 10000, s.latency.Sum())
+	o2.Observe(snapshot("/p", nil, 0, 0)) // backwards: ignored
+	require.EqualValues(t, 4, s.ops)
+	require.EqualValues(t, 16384, s.bytes)
+	require.EqualValues(t, 1, s.errors[0])
+	require.EqualValues(t, 4, s.latency.Count())
+}

@@ -1,0 +1,73 @@
+package exporter
+
+import (
+	"log/slog"
+	"runtime"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/ioprobe/ioprobe/internal/version"
+)
+
+// metrics are the daemon's own series besides the collectors' (scheduler
+// state, reloads, probes), kept in plain vectors.
+type metrics struct {
+	runActive      *prometheus.GaugeVec
+	canaryPaused   *prometheus.GaugeVec
+	jobSkipped     *prometheus.CounterVec
+	jobRuns        *prometheus.CounterVec
+	nextRun        *prometheus.GaugeVec
+	reloadOK       prometheus.Gauge
+	reloadTime     prometheus.Gauge
+	probesRejected *prometheus.CounterVec
+}
+
+// Reasons for ioprobe_job_skipped_total.
+const (
+	skipDeviceBusy   = "device_busy"   // its device stayed busy until the next start was due
+	skipStillRunning = "still_running" // the job's previous run was still going when this start was due
+)
+
+// newRegistry builds the daemon's registry: never the global one.
+func newRegistry(live *liveStore, runs *runStore, procRoot string, logger *slog.Logger) (*prometheus.Registry, *metrics) {
+	reg := prometheus.NewRegistry()
+	m := &metrics{
+		runActive: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_run_active",
+			Help: "1 while a run of the job is on the target (a canary's included), else 0."}, []string{"target", jobLabel}),
+		canaryPaused: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_canary_paused",
+			Help: "1 while a continuous job waits because a heavier run holds its device."}, []string{"target", jobLabel}),
+		jobSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ioprobe_job_skipped_total",
+			Help: "Scheduled starts that did not run, by reason (device_busy: another run held the device until the next start; still_running: the job's previous run had not finished)."}, []string{jobLabel, "reason"}),
+		jobRuns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ioprobe_job_runs_total",
+			Help: "Runs of each job by outcome (ok, errors, interrupted, failed: could not start)."}, []string{jobLabel, "status"}),
+		nextRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_job_next_run_timestamp_seconds",
+			Help: "Unix time of a scheduled job's next start."}, []string{jobLabel}),
+		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ioprobe_config_last_reload_successful",
+			Help: "1 if the last configuration (re)load succeeded."}),
+		reloadTime: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ioprobe_config_last_reload_success_timestamp_seconds",
+			Help: "Unix time of the last successful configuration (re)load."}),
+		probesRejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ioprobe_probe_rejected_total",
+			Help: "/probe requests answered 503 without probing (concurrency: too many at once; device_busy: a job holds the target's device)."}, []string{"reason"}),
+	}
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_build_info",
+		Help: "A metric with a constant '1' value labelled by version, revision, goversion, goos and goarch from which ioprobe was built."},
+		[]string{"version", "revision", "goversion", "goos", "goarch"})
+	build.WithLabelValues(version.Version, version.Revision(), version.GoVersion(), runtime.GOOS, runtime.GOARCH).Set(1)
+	for _, r := range []string{"concurrency", "device_busy"} {
+		m.probesRejected.WithLabelValues(r)
+	}
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		build,
+		m.runActive, m.canaryPaused, m.jobSkipped, m.jobRuns, m.nextRun,
+		m.reloadOK, m.reloadTime, m.probesRejected,
+		&scrapeCollector{logger: logger, collectors: map[string]subCollector{
+			"io":       newLiveCollector(live),
+			"runs":     newRunCollector(runs),
+			"host_cpu": newHostCPUCollector(procRoot),
+		}},
+	)
+	return reg, m
+}

@@ -1,0 +1,226 @@
+package exporter
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// /probe runs a configured module on a configured target, blackbox
+// style: a fresh registry per request, the time budget from the scrape
+// timeout, a failed probe reported as ioprobe_probe_success 0. It never
+// touches a path the config does not name, and it needs no flag: the
+// config's modules section is the opt-in.
+
+// probeSetup is kept out of the budget for opening the target and
+// stopping the workers.
+const probeSetup = 250 * time.Millisecond
+
+// defaultProbeSlack is added to a module's duration when a request has no
+// scrape timeout header.
+const defaultProbeSlack = 5 * time.Second
+
+// probeLimiter bounds concurrent probes: more are refused, never queued.
+type probeLimiter struct {
+	mu     sync.Mutex
+	active int
+}
+
+func (l *probeLimiter) acquire(limit int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active >= limit {
+		return false
+	}
+	l.active++
+	return true
+}
+
+func (l *probeLimiter) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.active--
+}
+
+// lookupTarget finds a configured target by name, or by its exact path.
+func lookupTarget(cfg *config.Config, s string) *config.Target {
+	if t := cfg.Targets[s]; t != nil {
+		return t
+	}
+	for _, t := range cfg.Targets {
+		if t.Path == s {
+			return t
+		}
+	}
+	return nil
+}
+
+// probeBudget is the time a probe may take: the scrape timeout Prometheus
+// sends minus the offset, else the module's duration plus some slack.
+func probeBudget(h http.Header, offset time.Duration, m *config.Module) (time.Duration, error) {
+	v := h.Get("X-Prometheus-Scrape-Timeout-Seconds")
+	if v == "" {
+		return m.Spec.Ramp + m.MaxDuration + defaultProbeSlack, nil
+	}
+	secs, err := strconv.ParseFloat(v, 64)
+	if err != nil || secs <= 0 {
+		return 0, fmt.Errorf("bad X-Prometheus-Scrape-Timeout-Seconds %q", v)
+	}
+	return time.Duration(secs*float64(time.Second)) - offset, nil
+}
+
+func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
+	cfg := d.cfg.Load()
+	q := r.URL.Query()
+	modName, tgtName := q.Get("module"), q.Get("target")
+	if modName == "" {
+		http.Error(w, "module parameter is missing", http.StatusBadRequest)
+		return
+	}
+	mod := cfg.Modules[modName]
+	if mod == nil {
+		http.Error(w, fmt.Sprintf("unknown module %q", modName), http.StatusBadRequest)
+		return
+	}
+	if tgtName == "" {
+		http.Error(w, "target parameter is missing", http.StatusBadRequest)
+		return
+	}
+	tgt := lookupTarget(cfg, tgtName)
+	if tgt == nil {
+		http.Error(w, fmt.Sprintf("unknown target %q: /probe measures only targets named in the config", tgtName), http.StatusBadRequest)
+		return
+	}
+	budget, err := probeBudget(r.Header, d.opts.ProbeTimeoutOffset, mod)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if !d.probes.acquire(cfg.Global.MaxConcurrentProbes) {
+		d.m.probesRejected.WithLabelValues("concurrency").Inc()
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("busy: %d probe(s) already running (global.max_concurrent_probes)", cfg.Global.MaxConcurrentProbes), http.StatusServiceUnavailable)
+		return
+	}
+	defer d.probes.release()
+
+	ctx, cancel := context.WithTimeout(r.Context(), budget)
+	defer cancel()
+	stop := context.AfterFunc(d.runCtx, cancel)
+	defer stop()
+	release, err := d.devices.heavy(ctx, deviceKeyOf(tgt.Path), "probe "+modName, false, time.Time{})
+	var busy *busyError
+	if errors.As(err, &busy) {
+		d.m.probesRejected.WithLabelValues("device_busy").Inc()
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, fmt.Sprintf("busy: %s", busy), http.StatusServiceUnavailable)
+		return
+	}
+
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	reg := prometheus.NewRegistry()
+	start := time.Now()
+	var res *result.Result
+	if err == nil {
+		res, err = d.probe(ctx, log, budget, mod, tgt)
+		release()
+	}
+	success := err == nil && res != nil && res.Status == result.StatusOK
+	elapsed := time.Since(start)
+	if success {
+		log.Info("probe succeeded", "duration_seconds", elapsed.Seconds())
+	} else {
+		log.Error("probe failed", "duration_seconds", elapsed.Seconds(), "err", err)
+	}
+	d.logger.Debug("probe done", "module", modName, "target", tgt.Name, "success", success, "duration", elapsed)
+	probeMetrics(reg, success, elapsed, res)
+
+	if q.Get("debug") == "true" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "Logs for the probe:\n%s\n\nMetrics that would have been returned:\n", logs.String())
+		mfs, gerr := reg.Gather()
+		if gerr != nil {
+			fmt.Fprintf(w, "gathering: %v\n", gerr)
+			return
+		}
+		enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+		for _, mf := range mfs {
+			_ = enc.Encode(mf)
+		}
+		return
+	}
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+}
+
+// probe runs module m on t for as long as the budget allows, at most the
+// module's duration.
+func (d *Daemon) probe(ctx context.Context, log *slog.Logger, budget time.Duration, m *config.Module, t *config.Target) (*result.Result, error) {
+	spec := m.Spec
+	spec.Duration = min(m.MaxDuration, budget-spec.Ramp-probeSetup)
+	log.Info("beginning probe", "module", m.Name, "workload", spec.Name, "target", t.Name, "path", t.Path,
+		"budget_seconds", budget.Seconds(), "ramp_seconds", spec.Ramp.Seconds(), "measure_seconds", spec.Duration.Seconds())
+	if spec.Duration < config.MinProbeDuration {
+		return nil, fmt.Errorf("the time budget (%s: the scrape timeout minus the offset) leaves less than %s to measure after ramp-up and setup", budget, config.MinProbeDuration)
+	}
+	p := d.plan(t, "", nil, m.MaxErrors)
+	spec.RegionBytes = t.Size
+	p.Groups = []runner.Group{{Spec: spec, Targets: []string{t.Path}}}
+	res, err := runner.Run(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, tt := range res.Targets {
+		if tt.Created {
+			d.noteCreated(tt.Path)
+		}
+	}
+	s := &res.Summary
+	log.Info("measured", "status", res.Status, "iops", round(s.IOPS), "mb_per_second", round(s.MBPerSecond),
+		"latency_mean_ms", round(s.Latency.MeanSeconds*1e3), "latency_p99_ms", round(s.Latency.Percentiles["99"]*1e3), "errors", s.Errors)
+	if res.Status != result.StatusOK {
+		return res, fmt.Errorf("run ended %s: %s", res.Status, res.Message)
+	}
+	return res, nil
+}
+
+// probeMetrics fills a probe's own registry.
+func probeMetrics(reg *prometheus.Registry, success bool, elapsed time.Duration, res *result.Result) {
+	g := func(name, help string, v float64) {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return v }))
+	}
+	ok := 0.0
+	if success {
+		ok = 1
+	}
+	g("ioprobe_probe_success", "1 if the probe measured without I/O errors.", ok)
+	g("ioprobe_probe_duration_seconds", "How long the probe took, preparation and ramp-up included.", elapsed.Seconds())
+	if res == nil {
+		return
+	}
+	s := &res.Summary
+	g("ioprobe_probe_iops", "I/O operations per second measured by the probe.", s.IOPS)
+	g("ioprobe_probe_throughput_bytes_per_second", "Bytes per second measured by the probe.", s.ThroughputBytesPerSecond)
+	g("ioprobe_probe_latency_mean_seconds", "Mean I/O completion latency measured by the probe.", s.Latency.MeanSeconds)
+	g("ioprobe_probe_io_errors", "Failed I/O operations during the probe.", float64(s.Errors))
+	pct := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_probe_latency_seconds",
+		Help: "I/O completion latency percentiles measured by the probe."}, []string{"percentile"})
+	for _, p := range result.PercentileKeys {
+		pct.WithLabelValues(p).Set(s.Latency.Percentiles[p])
+	}
+	reg.MustRegister(pct)
+}

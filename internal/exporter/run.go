@@ -1,0 +1,141 @@
+package exporter
+
+import (
+	"context"
+	"time"
+
+	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/internal/version"
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// Run statuses beyond result's: the run could not start.
+const statusFailed = "failed"
+
+// deviceKeyOf is the device a target path is on; a path that cannot be
+// looked up (yet) is its own device.
+func deviceKeyOf(path string) string {
+	if k, err := target.DeviceKey(path); err == nil {
+		return k
+	}
+	return "path " + path
+}
+
+// runHeavy runs every point of a job holding its device alone. It waits
+// for the device until deadline (zero: as long as it takes) and returns
+// false if it never got it.
+func (d *Daemon) runHeavy(ctx context.Context, r *jobRunner, trigger string, deadline time.Time) bool {
+	j := r.job
+	r.state.Store(stateWaiting)
+	defer r.state.Store(stateIdle)
+	release, err := d.devices.heavy(ctx, deviceKeyOf(j.Target.Path), "job "+j.Name, true, deadline)
+	if err != nil {
+		return false
+	}
+	defer release()
+	r.state.Store(stateRunning)
+	d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(1)
+	defer d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
+	d.runPoints(ctx, r, trigger)
+	return true
+}
+
+// runPoints runs a job's points one after another (one, unless it is a
+// suite) and reports whether the first of them started. After a whole
+// run, the job's last-run gauges are exactly the points it measured.
+func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string) bool {
+	n := r.runs.Add(1)
+	started := false
+	for i, pt := range r.job.Points {
+		if ctx.Err() != nil {
+			return started
+		}
+		ok := d.runPoint(ctx, r.job, pt, trigger, n)
+		if i == 0 {
+			started = ok
+		}
+	}
+	if ctx.Err() == nil {
+		d.runs.retain(r.job.Name, n)
+	}
+	return started
+}
+
+// plan builds the runner plan of specs on one target.
+func (d *Daemon) plan(t *config.Target, job string, specs []workload.Spec, maxErrors uint64) runner.Plan {
+	p := runner.Plan{
+		AllowDestructive: t.AllowDestructive,
+		MaxErrors:        maxErrors,
+		Interval:         d.cfg.Load().Global.SnapshotInterval,
+		Version:          version.Version,
+		Engines:          d.opts.Engines,
+		Job:              job,
+	}
+	for _, s := range specs {
+		s.RegionBytes = t.Size
+		p.Groups = append(p.Groups, runner.Group{Spec: s, Targets: []string{t.Path}})
+	}
+	return p
+}
+
+// runPoint runs one point and records it: the live series during the run,
+// then the last-run gauges, the run counters and the history. It reports
+// whether the run started (measured anything).
+func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64) bool {
+	p := d.plan(j.Target, j.Name, pt.Specs, j.MaxErrors)
+	if len(pt.Specs) > 1 {
+		p.Name = pt.Name
+	}
+	var reads, writes bool
+	for _, s := range pt.Specs {
+		reads = reads || s.ReadPct > 0
+		writes = writes || s.ReadPct < 100
+	}
+	p.Observers = []runner.Observer{d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes)}
+
+	res, err := runner.Run(ctx, p)
+	now := time.Now()
+	rec := &Run{Job: j.Name, Target: j.Target.Name, Point: pt.Name, Trigger: trigger, FinishedAt: now.UTC(), Result: res}
+	sh := shapeOf(j.Target.Name, j.Name, pt.Label(), pt.Specs)
+	log := d.logger.With("job", j.Name, "target", j.Target.Name, "point", pt.Name, "trigger", trigger)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		rec.Status, rec.Error = result.StatusInterrupted, err.Error()
+		log.Info("run interrupted while preparing its target", "err", err)
+	case err != nil:
+		rec.Status, rec.Error = statusFailed, err.Error()
+		d.runs.set(sh, &lastRun{end: now, runNumber: n})
+		log.Error("run could not start", "err", err)
+	default:
+		rec.Status = res.Status
+		for _, t := range res.Targets {
+			if t.Created {
+				d.noteCreated(t.Path)
+			}
+		}
+		s := &res.Summary
+		if res.Status == result.StatusInterrupted && ctx.Err() != nil {
+			// Stopped by us (shutdown, reload, a heavier run): not a result.
+			log.Debug("run interrupted", "iops", s.IOPS)
+			break
+		}
+		d.runs.set(sh, &lastRun{success: res.Status == result.StatusOK, end: now, res: res, runNumber: n})
+		log.Info("run finished", "status", res.Status, "iops", round(s.IOPS), "mb_per_second", round(s.MBPerSecond),
+			"latency_mean_ms", round(s.Latency.MeanSeconds*1e3), "latency_p99_ms", round(s.Latency.Percentiles["99"]*1e3), "errors", s.Errors, "message", res.Message)
+	}
+	d.m.jobRuns.WithLabelValues(j.Name, rec.Status).Inc()
+	d.history.add(rec, d.cfg.Load().Global.RunHistory)
+	return err == nil
+}
+
+func round(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+// dropJobSeries removes the gauges of a job that was removed or changed.
+func (d *Daemon) dropJobSeries(j *config.Job) {
+	d.m.runActive.DeleteLabelValues(j.Target.Name, j.Name)
+	d.m.canaryPaused.DeleteLabelValues(j.Target.Name, j.Name)
+	d.m.nextRun.DeleteLabelValues(j.Name)
+}

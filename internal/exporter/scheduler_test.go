@@ -1,0 +1,172 @@
+package exporter
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/engine/syncio"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+func TestFirstBase(t *testing.T) {
+	now := time.Date(2025, 3, 1, 10, 17, 42, 5, time.UTC)
+	require.Equal(t, now, firstBase(now, config.Schedule{Every: time.Hour}), "unaligned: start now")
+	require.Equal(t, time.Date(2025, 3, 1, 11, 0, 0, 0, time.UTC), firstBase(now, config.Schedule{Every: time.Hour, Align: true}).UTC())
+	require.Equal(t, time.Date(2025, 3, 1, 10, 20, 0, 0, time.UTC), firstBase(now, config.Schedule{Every: 5 * time.Minute, Align: true}).UTC())
+	require.Equal(t, time.Date(2025, 3, 2, 0, 0, 0, 0, time.UTC), firstBase(now, config.Schedule{Every: 24 * time.Hour, Align: true}).UTC(),
+		"days align on UTC midnight on every host")
+	on := time.Date(2025, 3, 1, 11, 0, 0, 0, time.UTC)
+	require.Equal(t, on, firstBase(on, config.Schedule{Every: time.Hour, Align: true}).UTC(), "a boundary is its own start")
+}
+
+// A scheduled job whose device another job holds waits for it until its
+// next start is due and counts the start as skipped; one that outlasts
+// its period skips the starts it covered.
+func TestSkips(t *testing.T) {
+	d, _ := newDaemon(t, `
+global: {snapshot_interval: 100ms}
+targets:
+  data: {path: DIR/probe.dat, size: 16MiB}
+  again: {path: DIR/probe.dat, size: 16MiB}
+jobs:
+  hog:
+    target: again
+    profile: random-read
+    queue_depth: 1
+    rate_iops: 100
+    duration: 2500ms
+    ramp: 0s
+  tick:
+    target: data
+    profile: random-read
+    queue_depth: 1
+    rate_iops: 100
+    duration: 200ms
+    ramp: 0s
+    every: 1s
+`, WebOptions{EnableAdminAPI: true})
+	base, _ := start(t, d)
+	reg := d.Registry()
+	ok := map[string]string{"ioprobe_job": "tick", "status": "ok"}
+	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_runs_total", ok) >= 1 }, 5*time.Second, 20*time.Millisecond)
+	// Hold the device (same file, another target name) for 2.5 s: at least one start waits a whole period.
+	require.Eventually(t, func() bool {
+		code, _ := do(t, http.MethodPost, base+"/api/v1/jobs/hog/run")
+		return code == http.StatusAccepted
+	}, 5*time.Second, 20*time.Millisecond)
+	busy := map[string]string{"ioprobe_job": "tick", "reason": skipDeviceBusy}
+	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_skipped_total", busy) >= 1 }, 5*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "hog", "status": "ok"}) == 1
+	}, 5*time.Second, 20*time.Millisecond)
+	n := value(t, reg, "ioprobe_job_runs_total", ok)
+	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_runs_total", ok) > n }, 5*time.Second, 20*time.Millisecond,
+		"tick runs again once the device is free")
+	require.Greater(t, value(t, reg, "ioprobe_job_next_run_timestamp_seconds", map[string]string{"ioprobe_job": "tick"}), float64(time.Now().Unix()-1))
+}
+
+// A suite job publishes one set of last-run gauges per point, told apart
+// by their shape labels; a reload that changes the job restarts it and a
+// reload that removes it drops its gauges; a bad file changes nothing.
+func TestSuiteAndReload(t *testing.T) {
+	suites := func(name string) ([]config.Point, error) {
+		rr, _ := workload.LookupPreset("random-read")
+		sr, _ := workload.LookupPreset("sequential-read")
+		mixed := []workload.Spec{rr.Spec, sr.Spec}
+		return []config.Point{
+			{Name: "random-read", Specs: []workload.Spec{rr.Spec}},
+			{Name: "sequential-read", Specs: []workload.Spec{sr.Spec}},
+			{Name: "mixed", Specs: mixed},
+		}, nil
+	}
+	doc := `
+global: {snapshot_interval: 100ms}
+targets:
+  data: {path: DIR/probe.dat, size: 16MiB}
+jobs:
+  suite:
+    target: data
+    suite: two
+    duration: 200ms
+    ramp: 0s
+  canary:
+    target: data
+    profile: canary
+    continuous: true
+`
+	dir := t.TempDir()
+	cfg, load := loadConfig(t, dir, doc, config.Options{Suites: suites})
+	d, err := New(Options{Config: cfg, Load: load, Engines: engine.NewRegistry(syncio.New()), Logger: testLogger(t), Web: WebOptions{EnableAdminAPI: true, EnableLifecycle: true}})
+	require.NoError(t, err)
+	base, _ := start(t, d)
+	reg := d.Registry()
+	code, body := do(t, http.MethodPost, base+"/api/v1/jobs/suite/run")
+	require.Equal(t, http.StatusAccepted, code, body)
+	point := func(name, bs, random, qd string) map[string]string {
+		return map[string]string{"ioprobe_job": "suite", "workload": name, "block_size_bytes": bs, "random_pct": random, "queue_depth": qd}
+	}
+	require.Eventually(t, func() bool {
+		return value(t, reg, "ioprobe_run_success", point("mixed", "4096+65536", "100+0", "16+16")) == 1
+	}, 10*time.Second, 20*time.Millisecond)
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("random-read", "4096", "100", "16")))
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("sequential-read", "65536", "0", "16")))
+	require.Greater(t, value(t, reg, "ioprobe_run_iops", point("sequential-read", "65536", "0", "16")), 0.0)
+
+	canaryRunner := d.sched.runner("canary")
+	// A bad file: nothing changes.
+	path := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("jobs: ["), 0o644))
+	code, body = do(t, http.MethodPost, base+"/-/reload")
+	require.Equal(t, http.StatusInternalServerError, code)
+	require.Contains(t, body, "failed to reload config")
+	require.Equal(t, 0.0, value(t, reg, "ioprobe_config_last_reload_successful", nil))
+	require.Same(t, cfg, d.Config())
+
+	// Remove the suite, keep the canary as it is.
+	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(`
+global: {snapshot_interval: 100ms}
+targets:
+  data: {path: DIR/probe.dat, size: 16MiB}
+jobs:
+  canary:
+    target: data
+    profile: canary
+    continuous: true
+`, "DIR", dir)), 0o644))
+	code, body = do(t, http.MethodPost, base+"/-/reload")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, 1.0, value(t, reg, "ioprobe_config_last_reload_successful", nil))
+	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_success", map[string]string{"ioprobe_job": "suite"}), "a removed job's gauges go")
+	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "suite"}))
+	require.Same(t, canaryRunner, d.sched.runner("canary"), "an unchanged job is not restarted")
+	code, _ = do(t, http.MethodPost, base+"/api/v1/jobs/suite/run")
+	require.Equal(t, http.StatusNotFound, code)
+}
+
+// keep_files: false removes the files the daemon created when it stops.
+func TestKeepFilesFalse(t *testing.T) {
+	d, dir := newDaemon(t, `
+global: {keep_files: false}
+targets:
+  data: {path: DIR/new.dat, size: 8MiB}
+modules:
+  quick: {profile: random-read, max_duration: 200ms}
+`, WebOptions{})
+	base, stop := start(t, d)
+	code, body := get(t, base+"/probe?target=data&module=quick")
+	require.Equal(t, http.StatusOK, code, body)
+	_, err := os.Stat(filepath.Join(dir, "new.dat"))
+	require.NoError(t, err)
+	err, _ = stop()
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(dir, "new.dat"))
+	require.True(t, os.IsNotExist(err), "the file the daemon created is removed")
+}

@@ -1,0 +1,697 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// WriteHTML writes one self-contained HTML page (no script, no network:
+// inline CSS and SVG) with the reports' figures drawn from the results:
+// for each section of the suite, throughput and response time by data
+// size per pattern, the IOPS and CPU tables, IOPS and MB/s per %CPU,
+// aggregate throughput and latency against workers or targets, targets
+// side by side, and each run's latency distribution from its histogram;
+// then a table of every run.
+//
+// Every section and part carries data-section / data-part attributes and
+// every chart is an <svg class="chart"> whose drawn values are
+// rect.bar, path.line and circle.dot elements, so tests can check that
+// nothing is missing or empty.
+func WriteHTML(w io.Writer, s *result.Suite) error {
+	if s == nil || len(s.Results) == 0 {
+		return errors.New("report: nothing to draw")
+	}
+	for i, r := range s.Results {
+		if r == nil {
+			return fmt.Errorf("report: result %d is nil", i)
+		}
+	}
+	p := &page{Title: pageTitle(s)}
+	p.Meta = pageMeta(s)
+	secs := pivot(s.Results)
+	shortenSides(secs)
+	for i, sec := range secs {
+		hs := p.section(i, sec)
+		p.Sections = append(p.Sections, hs)
+	}
+	// Number the figures in reading order, then draw them.
+	n := 0
+	for _, sec := range p.Sections {
+		for _, part := range sec.Parts {
+			for i := range part.Figures {
+				n++
+				f := &part.Figures[i]
+				f.chart.id = fmt.Sprintf("fig%d", n)
+				f.chart.title = fmt.Sprintf("Figure %d. %s", n, f.chart.title)
+				f.ID = f.chart.id
+				f.SVG = template.HTML(f.chart.svg())
+			}
+		}
+	}
+	p.Runs = runsTable(s.Results)
+	p.Footer = "ioprobe"
+	if s.Version != "" {
+		p.Footer += " " + s.Version
+	}
+	p.Footer += " — MB is 10^6 bytes; CPU % is summed over the host's logical CPUs, as in the reports."
+	return pageTemplate.Execute(w, p)
+}
+
+type page struct {
+	Title    string
+	Meta     [][2]string
+	Sections []*htmlSection
+	Runs     htmlTable
+	Footer   string
+}
+
+type htmlSection struct {
+	ID, Key, Title, Caption string
+	Parts                   []*htmlPart
+}
+
+type htmlPart struct {
+	Key, Title, Intro string
+	Wide              bool // takes a whole row (tables, several figures)
+	Figures           []htmlFigure
+	Tables            []htmlTable
+}
+
+type htmlFigure struct {
+	ID      string
+	SVG     template.HTML
+	Caption string
+	chart   *chart
+}
+
+type htmlTable struct {
+	Caption string
+	Head    []string
+	Rows    [][]htmlCell
+}
+
+type htmlCell struct {
+	Text string
+	Num  bool
+}
+
+// shortenSides names targets in titles and legends by their base name
+// when that is unambiguous (/data/ssd/probe.dat → probe.dat, /dev/sdb →
+// sdb); the page's header lists the full paths.
+func shortenSides(secs []*section) {
+	full := map[string]bool{}
+	for _, sec := range secs {
+		for _, g := range sec.grids {
+			if sec.turned {
+				for _, c := range g.cols {
+					full[c] = true
+				}
+			} else {
+				full[g.side] = true
+			}
+		}
+	}
+	short := map[string]string{}
+	taken := map[string]int{}
+	base := func(side string) string {
+		host, path, ok := strings.Cut(side, ":")
+		if !ok {
+			return filepath.Base(side)
+		}
+		return host + ":" + filepath.Base(path)
+	}
+	for side := range full {
+		if side != "" {
+			taken[base(side)]++
+		}
+	}
+	for side := range full {
+		short[side] = side
+		if side != "" && taken[base(side)] == 1 {
+			short[side] = base(side)
+		}
+	}
+	for _, sec := range secs {
+		for _, g := range sec.grids {
+			g.side = short[g.side]
+			if sec.turned {
+				for i := range g.cols {
+					g.cols[i] = short[g.cols[i]]
+				}
+			}
+		}
+	}
+}
+
+func pageTitle(s *result.Suite) string {
+	if s.Suite != "" {
+		return "ioprobe report: suite " + s.Suite
+	}
+	return "ioprobe report"
+}
+
+func pageMeta(s *result.Suite) [][2]string {
+	rs := s.Results
+	var m [][2]string
+	add := func(k, v string) {
+		if v != "" {
+			m = append(m, [2]string{k, v})
+		}
+	}
+	add("Rebuilds", s.Source)
+	if !s.StartedAt.IsZero() {
+		add("Started", s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	add("Points", pointsLine(s))
+	add("Hosts", distinct(rs, func(r *result.Result) string { return hostLine(r.Host) }))
+	var targets []string
+	for _, r := range rs {
+		for _, x := range r.Targets {
+			if t := x.Path + " (" + x.Kind + ")"; indexOf(targets, t) < 0 {
+				targets = append(targets, t)
+			}
+		}
+	}
+	add("Targets", strings.Join(targets, ", "))
+	add("Engine", distinct(rs, func(r *result.Result) string { return engineLine(r.Workload) }))
+	add("Time", distinct(rs, func(r *result.Result) string {
+		if r.Workload.RampSeconds == 0 {
+			return seconds(r.Workload.DurationSeconds) + " measured per point, no ramp-up"
+		}
+		return seconds(r.Workload.DurationSeconds) + " measured per point after " + seconds(r.Workload.RampSeconds) + " ramp-up"
+	}))
+	add("Merged", mergedLine(rs))
+	add("Repeat", repeatLine(rs))
+	return m
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	out := b.String()
+	if len(out) > 48 {
+		out = out[:48]
+	}
+	return strings.Trim(out, "-")
+}
+
+// figure wraps a chart; WriteHTML numbers and draws it once the page is
+// laid out.
+func (p *page) figure(c *chart, caption string) htmlFigure {
+	return htmlFigure{Caption: caption, chart: c}
+}
+
+// xLabel names the dimension rows vary by.
+func xLabel(ds []dim) string {
+	var parts []string
+	for _, d := range ds {
+		switch d.key {
+		case "size":
+			parts = append(parts, "Data size")
+		case "qd":
+			parts = append(parts, "Outstanding I/Os per worker per target")
+		case "workers":
+			parts = append(parts, "Workers")
+		case "targets":
+			parts = append(parts, "Targets at once")
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+func rowLabel(r row) string { return strings.Join(r.labels, " · ") }
+
+// rowLegend names a row in a legend, with its units: "4KB", "QD 4",
+// "8 workers", "2 targets".
+func rowLegend(ds []dim, r row) string {
+	var parts []string
+	for i, d := range ds {
+		v := r.key[i]
+		switch d.key {
+		case "size":
+			parts = append(parts, sizeLabel(v))
+		case "qd":
+			parts = append(parts, "QD "+itoa(v))
+		case "workers":
+			parts = append(parts, itoa(v)+" "+plural(int(v), "worker", "workers"))
+		case "targets":
+			parts = append(parts, itoa(v)+" "+plural(int(v), "target", "targets"))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func yLabel(m metric) string {
+	switch m.key {
+	case "iops":
+		return "I/O operations per second"
+	case "mbps":
+		return "Throughput (MB/s)"
+	case "latency":
+		return "Mean response time (ms)"
+	case "cpu":
+		return "Host CPU utilization (%)"
+	case "iops_per_cpu":
+		return "IOPS per %CPU"
+	default:
+		return "MB/s per %CPU"
+	}
+}
+
+func value(m metric, r *result.Result) float64 {
+	if r == nil {
+		return math.NaN()
+	}
+	return m.value(r)
+}
+
+// byRow charts one metric of a grid: rows along x, a series per column.
+func byRow(sec *section, g *grid, m metric, what string) *chart {
+	c := &chart{title: what, xLabel: xLabel(sec.rowDims), yLabel: yLabel(m), unit: m.unit, decimals: m.decimals,
+		lines: sec.rowDims[0].key != "size"}
+	if g.side != "" {
+		c.title += " — " + g.side
+	}
+	for _, r := range g.rows {
+		c.cats = append(c.cats, rowLabel(r))
+	}
+	for j, col := range g.cols {
+		s := series{name: col}
+		for i := range g.rows {
+			s.values = append(s.values, value(m, g.cells[i][j]))
+		}
+		c.series = append(c.series, s)
+	}
+	return c
+}
+
+// sideBySide charts one pattern of every grid: rows along x, a series per
+// target (esx35 Figures 1–4 draw protocols this way).
+func sideBySide(sec *section, col string, m metric, what string) *chart {
+	c := &chart{title: what + ": " + col, xLabel: xLabel(sec.rowDims), yLabel: yLabel(m), unit: m.unit, decimals: m.decimals,
+		lines: sec.rowDims[0].key != "size"}
+	var keys [][]int64
+	for _, g := range sec.grids {
+		for _, r := range g.rows {
+			if !containsKey(keys, r.key) {
+				keys = append(keys, r.key)
+				c.cats = append(c.cats, rowLabel(r))
+			}
+		}
+	}
+	for _, g := range sec.grids {
+		j := indexOf(g.cols, col)
+		s := series{name: g.side}
+		for _, k := range keys {
+			v := math.NaN()
+			for i, r := range g.rows {
+				if j >= 0 && equalKey(r.key, k) {
+					v = value(m, g.cells[i][j])
+				}
+			}
+			s.values = append(s.values, v)
+		}
+		c.series = append(c.series, s)
+	}
+	return c
+}
+
+// latencyChart draws the latency distribution of each result as a
+// percentile curve (HdrHistogram's "nines" axis), on a log scale.
+func latencyChart(title string, names []string, rs []*result.Result) *chart {
+	c := &chart{title: title, xLabel: "Percentile (log scale of 1 − p)", yLabel: "Response time (ms, log scale)", lines: true, logY: true,
+		unit: "ms", decimals: 3}
+	maxNines := 0.0
+	hs := make([]*result.Histogram, len(rs))
+	for i, r := range rs {
+		hs[i] = r.Histogram.Combined()
+		if n := hs[i].Count(); n > 0 {
+			maxNines = math.Max(maxNines, math.Min(math.Floor(math.Log10(float64(n))), 5))
+		}
+	}
+	maxNines = math.Max(maxNines, 1)
+	for x := 0.0; x <= maxNines+1e-9; x += 0.05 {
+		c.x = append(c.x, x)
+	}
+	labels := []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"}
+	for n := 0; n <= int(maxNines); n++ {
+		c.xTicks = append(c.xTicks, tick{float64(n), labels[n]})
+	}
+	for i, h := range hs {
+		s := series{name: names[i]}
+		for _, x := range c.x {
+			q := 1 - math.Pow(10, -x)
+			v := math.NaN()
+			// Beyond 1/count the histogram has nothing to say.
+			if h.Count() > 0 && (1-q)*float64(h.Count()) >= 1-1e-9 {
+				v = h.Quantile(q) / 1e6
+			}
+			s.values = append(s.values, v)
+		}
+		c.series = append(c.series, s)
+	}
+	return c
+}
+
+func (p *page) section(i int, sec *section) *htmlSection {
+	hs := &htmlSection{ID: fmt.Sprintf("s%d", i+1), Key: slug(sec.title), Title: sec.title, Caption: sec.caption}
+	if hs.Title == "" {
+		hs.Title = "Results"
+	}
+	if sec.turned {
+		p.turnedParts(hs, sec)
+		return hs
+	}
+	scaling := sec.rowDims[0].key != "size"
+	var tput, resp, eff, tables, scale, sides, lat htmlPart
+	tput = htmlPart{Key: "throughput", Title: "Throughput by data size per pattern"}
+	resp = htmlPart{Key: "response-time", Title: "Response time by data size"}
+	eff = htmlPart{Key: "efficiency", Title: "CPU efficiency: IOPS per %CPU and MB/s per %CPU"}
+	tables = htmlPart{Key: "tables", Title: "IOPS and CPU tables"}
+	scale = htmlPart{Key: "scaling", Title: "Aggregate throughput and latency against " + strings.ToLower(xLabel(sec.rowDims))}
+	lat = htmlPart{Key: "latency-distribution", Title: "Latency distribution of each run",
+		Intro: "Each curve is one run's response-time distribution from its histogram: the value below which that share of its I/Os completed."}
+	sides = htmlPart{Key: "side-by-side", Title: "Targets side by side"}
+	for _, g := range sec.grids {
+		if scaling {
+			scale.Figures = append(scale.Figures,
+				p.figure(byRow(sec, g, metricByKey("mbps"), "Aggregate throughput"), "Throughput (MB/s, 10^6 bytes) against "+strings.ToLower(xLabel(sec.rowDims))+", one line per pattern."),
+				p.figure(byRow(sec, g, metricByKey("iops"), "Aggregate I/O rate"), "I/O operations per second, all workers and targets together."),
+				p.figure(byRow(sec, g, metricByKey("latency"), "Mean response time"), "Mean response time of every I/O (ms)."))
+		} else {
+			tput.Figures = append(tput.Figures, p.figure(byRow(sec, g, metricByKey("mbps"), "Throughput by data size"), "Throughput (MB/s, 10^6 bytes) for each data size, one bar per pattern."))
+			resp.Figures = append(resp.Figures, p.figure(byRow(sec, g, metricByKey("latency"), "Mean response time by data size"), "Mean response time (ms) for each data size."))
+		}
+		eff.Figures = append(eff.Figures,
+			p.figure(byRow(sec, g, metricByKey("iops_per_cpu"), "I/O rate efficiency"), "I/O operations per second per percent of host CPU (summed over CPUs)."),
+			p.figure(byRow(sec, g, metricByKey("mbps_per_cpu"), "Throughput efficiency"), "MB/s per percent of host CPU (summed over CPUs)."))
+		for _, key := range []string{"iops", "cpu"} {
+			tables.Tables = append(tables.Tables, gridHTML(sec, g, metricByKey(key)))
+		}
+		for j, col := range g.cols {
+			var names []string
+			var rs []*result.Result
+			for i, r := range g.rows {
+				if c := g.cells[i][j]; c != nil && c.Summary.Ops > 0 {
+					names = append(names, rowLegend(sec.rowDims, r))
+					rs = append(rs, c)
+				}
+			}
+			if len(rs) == 0 {
+				continue // nothing completed: no distribution to draw
+			}
+			title := "Latency distribution: " + col
+			if g.side != "" {
+				title += " — " + g.side
+			}
+			lat.Figures = append(lat.Figures, p.figure(latencyChart(title, names, rs), "Response time at each percentile, one curve per run."))
+		}
+	}
+	if len(sec.grids) > 1 {
+		var cols []string
+		for _, g := range sec.grids {
+			for _, c := range g.cols {
+				if indexOf(cols, c) < 0 {
+					cols = append(cols, c)
+				}
+			}
+		}
+		for _, col := range cols {
+			sides.Figures = append(sides.Figures,
+				p.figure(sideBySide(sec, col, metricByKey("mbps"), "Throughput"), "Throughput (MB/s) of each target, "+col+"."),
+				p.figure(sideBySide(sec, col, metricByKey("latency"), "Mean response time"), "Mean response time (ms) of each target, "+col+"."))
+		}
+	}
+	for _, part := range []*htmlPart{&tput, &resp, &scale, &tables, &eff, &sides, &lat} {
+		if len(part.Figures)+len(part.Tables) > 0 {
+			hs.Parts = append(hs.Parts, part)
+		}
+	}
+	markWide(hs.Parts)
+	return hs
+}
+
+// turnedParts draws a section whose workloads each ran once per target
+// (the business workloads): bars per workload, a bar per target.
+func (p *page) turnedParts(hs *htmlSection, sec *section) {
+	g := sec.grids[0]
+	bars := func(m metric, what string) *chart {
+		c := &chart{title: what, xLabel: "Workload", yLabel: yLabel(m), unit: m.unit, decimals: m.decimals}
+		if len(g.cols) == 1 {
+			c.title += " — " + g.cols[0]
+		}
+		for _, r := range g.rows {
+			c.cats = append(c.cats, r.labels[0])
+		}
+		for j, side := range g.cols {
+			s := series{name: side}
+			if side == "" {
+				s.name = m.short
+			}
+			for i := range g.rows {
+				s.values = append(s.values, value(m, g.cells[i][j]))
+			}
+			c.series = append(c.series, s)
+		}
+		return c
+	}
+	tput := &htmlPart{Key: "throughput", Title: "Throughput per workload"}
+	tput.Figures = append(tput.Figures,
+		p.figure(bars(metricByKey("iops"), "I/O rate per workload"), "I/O operations per second of each workload."),
+		p.figure(bars(metricByKey("mbps"), "Throughput per workload"), "Throughput (MB/s, 10^6 bytes) of each workload."))
+	resp := &htmlPart{Key: "response-time", Title: "Response time per workload"}
+	resp.Figures = append(resp.Figures, p.figure(bars(metricByKey("latency"), "Mean response time per workload"), "Mean response time (ms) of each workload."))
+	tables := &htmlPart{Key: "tables", Title: "IOPS and CPU tables"}
+	for _, key := range []string{"iops", "cpu"} {
+		tables.Tables = append(tables.Tables, gridHTML(sec, g, metricByKey(key)))
+	}
+	eff := &htmlPart{Key: "efficiency", Title: "CPU efficiency: IOPS per %CPU and MB/s per %CPU"}
+	eff.Figures = append(eff.Figures,
+		p.figure(bars(metricByKey("iops_per_cpu"), "I/O rate efficiency"), "I/O operations per second per percent of host CPU."),
+		p.figure(bars(metricByKey("mbps_per_cpu"), "Throughput efficiency"), "MB/s per percent of host CPU."))
+	hs.Parts = append(hs.Parts, tput, resp, tables, eff)
+	if len(g.cols) > 1 {
+		rel := &htmlPart{Key: "side-by-side", Title: "Targets side by side: relative difference",
+			Intro: "As the esg report draws it: each target's IOPS relative to " + g.cols[0] + ", (other − base) ÷ base."}
+		c := &chart{title: "IOPS relative to " + g.cols[0], xLabel: "Workload", yLabel: "Difference in IOPS (%)", unit: "%", decimals: 1, zeroLine: true}
+		for _, r := range g.rows {
+			c.cats = append(c.cats, r.labels[0])
+		}
+		for j := 1; j < len(g.cols); j++ {
+			s := series{name: g.cols[j]}
+			for i := range g.rows {
+				b, o := g.cells[i][0], g.cells[i][j]
+				v := math.NaN()
+				if b != nil && o != nil && b.Summary.IOPS > 0 {
+					v = (o.Summary.IOPS - b.Summary.IOPS) / b.Summary.IOPS * 100
+				}
+				s.values = append(s.values, v)
+			}
+			c.series = append(c.series, s)
+		}
+		// Only workloads measured on the first target and another compare.
+		if c.hasData() {
+			rel.Figures = append(rel.Figures, p.figure(c, "Positive: more IOPS than "+g.cols[0]+"."))
+			hs.Parts = append(hs.Parts, rel)
+		}
+	}
+	lat := &htmlPart{Key: "latency-distribution", Title: "Latency distribution of each run",
+		Intro: "Each curve is one run's response-time distribution from its histogram: the value below which that share of its I/Os completed."}
+	for j, side := range g.cols {
+		var names []string
+		var rs []*result.Result
+		for i, r := range g.rows {
+			if c := g.cells[i][j]; c != nil && c.Summary.Ops > 0 {
+				names = append(names, r.labels[0])
+				rs = append(rs, c)
+			}
+		}
+		if len(rs) == 0 {
+			continue // nothing completed: no distribution to draw
+		}
+		title := "Latency distribution"
+		if side != "" {
+			title += " — " + side
+		}
+		lat.Figures = append(lat.Figures, p.figure(latencyChart(title, names, rs), "Response time at each percentile, one curve per workload."))
+	}
+	if len(lat.Figures) > 0 {
+		hs.Parts = append(hs.Parts, lat)
+	}
+	markWide(hs.Parts)
+}
+
+// markWide gives parts with tables or several figures a row of their own;
+// single figures sit side by side.
+func markWide(parts []*htmlPart) {
+	for _, p := range parts {
+		p.Wide = len(p.Tables) > 0 || len(p.Figures) > 1
+	}
+}
+
+// gridHTML is one of the reports' tables.
+func gridHTML(sec *section, g *grid, m metric) htmlTable {
+	t := gridTable(sec, g, m)
+	ht := htmlTable{Caption: m.title}
+	if side := g.title(sec); side != "" {
+		ht.Caption += " — " + side
+	}
+	labels := len(sec.rowDims)
+	if sec.turned {
+		labels = 2
+	}
+	for i, r := range t.rows {
+		if i == 0 {
+			ht.Head = r
+			continue
+		}
+		var cells []htmlCell
+		for j, c := range r {
+			cells = append(cells, htmlCell{Text: c, Num: j >= labels})
+		}
+		ht.Rows = append(ht.Rows, cells)
+	}
+	return ht
+}
+
+// runsTable lists every result.
+func runsTable(rs []*result.Result) htmlTable {
+	t := htmlTable{Head: []string{"Point", "Target", "Host", "Status", "Runs", "IOPS", "MB/s",
+		"Mean ms", "p99 ms", "p99.9 ms", "Max ms", "CPU %", "Host CPU µs/I/O"}}
+	for _, r := range rs {
+		p := result.PointOf(r)
+		s := r.Summary
+		n := 1
+		if r.Merged != nil {
+			n = r.Merged.Runs
+		}
+		status := r.Status
+		if status == "" {
+			status = "-"
+		}
+		ms := func(v float64) htmlCell { return htmlCell{num(v*1e3, 3), true} }
+		t.Rows = append(t.Rows, []htmlCell{
+			{Text: p.Name}, {Text: p.Side()}, {Text: r.Host.Hostname}, {Text: status}, {num(float64(n), 0), true},
+			{cell(metricByKey("iops"), r), true}, {num(s.MBPerSecond, 2), true},
+			ms(s.Latency.MeanSeconds), ms(s.Latency.Percentiles["99"]), ms(s.Latency.Percentiles["99.9"]), ms(s.Latency.MaxSeconds),
+			{num(s.CPU.HostUtilizationPct, 1), true}, {num(s.CPU.HostCPUSecondsPerIO*1e6, 2), true},
+		})
+	}
+	return t
+}
+
+func indexOf(v []string, s string) int {
+	for i, x := range v {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func equalKey(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func containsKey(keys [][]int64, k []int64) bool {
+	for _, x := range keys {
+		if equalKey(x, k) {
+			return true
+		}
+	}
+	return false
+}
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<meta name="viewport" content="width=device-width, initial-scale=1"/>
+<title>{{.Title}}</title>
+<style>
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #1a1a1a; margin: 0 auto; max-width: 1560px; padding: 16px 28px; }
+h1 { font-size: 24px; margin: 8px 0 12px; }
+h2 { font-size: 20px; margin: 36px 0 4px; padding-top: 12px; border-top: 2px solid #0072B2; }
+h3 { font-size: 16px; margin: 22px 0 6px; color: #333; }
+p.caption, p.intro { color: #444; margin: 4px 0 10px; }
+table { border-collapse: collapse; margin: 8px 24px 16px 0; display: inline-table; vertical-align: top; }
+caption { text-align: left; font-weight: 600; padding: 4px 0; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
+th { background: #f2f5f8; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.meta th { background: none; font-weight: 600; border: none; padding: 1px 12px 1px 0; }
+table.meta td { border: none; padding: 1px 0; white-space: normal; }
+nav ul { margin: 6px 0; padding-left: 20px; }
+.parts { display: flex; flex-wrap: wrap; column-gap: 20px; }
+.part { flex: 0 1 auto; min-width: 0; }
+.part.wide { flex-basis: 100%; }
+.figures { display: flex; flex-wrap: wrap; gap: 12px 20px; }
+figure { margin: 0; }
+figcaption { color: #555; font-size: 12.5px; max-width: 740px; margin-top: 2px; }
+svg.chart { background: #fff; border: 1px solid #e3e3e3; max-width: 100%; height: auto; }
+svg .title { font-size: 14px; font-weight: 600; }
+svg .tick { font-size: 11px; fill: #333; }
+svg .tick.y { text-anchor: end; }
+svg .tick.x { text-anchor: middle; }
+svg .x-label, svg .y-label { font-size: 12px; fill: #222; text-anchor: middle; }
+svg .legend-item { font-size: 12px; fill: #222; }
+svg .grid { stroke: #e8e8e8; stroke-width: 1; }
+svg .axis { stroke: #444; stroke-width: 1; }
+svg .line { fill: none; stroke-width: 2.2; }
+svg .empty { font-size: 16px; fill: #b00; text-anchor: middle; }
+footer { margin: 40px 0 12px; color: #666; font-size: 12px; }
+@media print { h2 { break-before: page; } figure { break-inside: avoid; } }
+</style>
+</head>
+<body>
+<header>
+<h1>{{.Title}}</h1>
+<table class="meta">{{range .Meta}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
+<nav><ul>{{range .Sections}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}<li><a href="#runs">Every run</a></li></ul></nav>
+</header>
+{{range .Sections}}
+<section class="suite-section" id="{{.ID}}" data-section="{{.Key}}">
+<h2>{{.Title}}</h2>
+{{if .Caption}}<p class="caption">{{.Caption}}</p>{{end}}
+<div class="parts">
+{{range .Parts}}<section class="part{{if .Wide}} wide{{end}}" data-part="{{.Key}}">
+<h3>{{.Title}}</h3>
+{{if .Intro}}<p class="intro">{{.Intro}}</p>{{end}}
+{{if .Tables}}<div class="tables">{{range .Tables}}<table><caption>{{.Caption}}</caption><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>{{end}}</tbody></table>{{end}}</div>{{end}}
+{{if .Figures}}<div class="figures">{{range .Figures}}<figure id="{{.ID}}-figure">{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}</div>{{end}}
+</section>
+{{end}}</div>
+</section>
+{{end}}
+<section class="suite-section" id="runs" data-section="runs">
+<h2>Every run</h2>
+<section class="part" data-part="runs">
+{{with .Runs}}<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>{{end}}</tbody></table>{{end}}
+</section>
+</section>
+<footer>{{.Footer}}</footer>
+</body>
+</html>
+`))

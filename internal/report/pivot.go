@@ -1,0 +1,316 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// The reports lay their tables out with data sizes down and workloads
+// across (esx2 Tables 2–5). A suite's results are pivoted the same way,
+// one section at a time: columns are patterns; rows are the data size and
+// any other dimension (outstanding I/Os, workers, targets) that varies
+// within a column; a dimension that is fixed per column but differs between
+// columns (scaling's 64KB and 8KB) joins the column's label. When nothing
+// varies within a column (the business workloads), the table turns:
+// patterns down, targets across.
+
+// dim is a dimension a table's rows can vary by.
+type dim struct {
+	key    string
+	header string
+	value  func(r *result.Result) int64
+	format func(v int64) string
+	// caption describes a value that holds for the whole section.
+	caption func(v int64) string
+}
+
+var dims = []dim{
+	{"size", "Data Size", func(r *result.Result) int64 { return result.PointOf(r).SizeBytes }, sizeLabel,
+		func(v int64) string { return sizeLabel(v) + " transfers" }},
+	{"qd", "QD", func(r *result.Result) int64 { return int64(r.Workload.QueueDepth) }, itoa,
+		func(v int64) string { return itoa(v) + " outstanding " + plural(int(v), "I/O", "I/Os") }},
+	{"workers", "Workers", func(r *result.Result) int64 { return int64(r.Workload.Workers) }, itoa,
+		func(v int64) string { return itoa(v) + " " + plural(int(v), "worker", "workers") }},
+	{"targets", "Targets", func(r *result.Result) int64 { return int64(max(result.PointOf(r).Targets, 1)) }, itoa,
+		func(v int64) string {
+			if v == 1 {
+				return ""
+			}
+			return itoa(v) + " targets at once"
+		}},
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// sizeLabel writes a data size as the reports do ("4KB", "512B"); 0 is a
+// mixed run of several sizes.
+func sizeLabel(v int64) string {
+	if v == 0 {
+		return "mixed"
+	}
+	return workload.ShortSize(v)
+}
+
+// section is one section of a suite pivoted for tables and charts.
+type section struct {
+	title string
+	// grids holds one table per side (target), or a single turned table.
+	grids []*grid
+	// turned says patterns run down and sides across.
+	turned bool
+	// rowDims are the dimensions rows vary by (none when turned).
+	rowDims []dim
+	caption string
+	results []*result.Result
+}
+
+// grid is one table: rows × columns of results (nil where not measured).
+type grid struct {
+	side    string   // the target (or host:target); "" when there is one
+	cols    []string // column labels
+	rows    []row
+	cells   [][]*result.Result // [row][col]
+	colSize []int64            // each column's data size when turned
+}
+
+type row struct {
+	key    []int64
+	labels []string
+}
+
+// sides labels each result's target: its path, or host:path when the
+// results come from several hosts and were not merged.
+func sideOf(r *result.Result, multiHost bool) string {
+	s := result.PointOf(r).Side()
+	if multiHost {
+		if s == "" {
+			return r.Host.Hostname
+		}
+		return r.Host.Hostname + ":" + s
+	}
+	return s
+}
+
+func multiHost(rs []*result.Result) bool {
+	hosts := map[string]bool{}
+	for _, r := range rs {
+		hosts[r.Host.Hostname] = true
+	}
+	return len(hosts) > 1
+}
+
+// pivot arranges results into sections, in the order they first appear.
+func pivot(rs []*result.Result) []*section {
+	mh := multiHost(rs)
+	var out []*section
+	byTitle := map[string]*section{}
+	for _, r := range rs {
+		t := result.PointOf(r).Section
+		s, ok := byTitle[t]
+		if !ok {
+			s = &section{title: t}
+			byTitle[t] = s
+			out = append(out, s)
+		}
+		s.results = append(s.results, r)
+	}
+	for _, s := range out {
+		s.layout(mh)
+	}
+	return out
+}
+
+func (s *section) layout(mh bool) {
+	var patterns, sides []string
+	for _, r := range s.results {
+		p := result.PointOf(r)
+		if !slices.Contains(patterns, p.Pattern) {
+			patterns = append(patterns, p.Pattern)
+		}
+		if side := sideOf(r, mh); !slices.Contains(sides, side) {
+			sides = append(sides, side)
+		}
+	}
+	// Which dimensions vary within a column (on one side), which are fixed
+	// per column, which hold for the whole section.
+	perCol := make([]map[string]map[int64]bool, len(dims))
+	whole := make([]map[int64]bool, len(dims))
+	for i, d := range dims {
+		perCol[i] = map[string]map[int64]bool{}
+		whole[i] = map[int64]bool{}
+		for _, r := range s.results {
+			k := sideOf(r, mh) + "\x00" + result.PointOf(r).Pattern
+			if perCol[i][k] == nil {
+				perCol[i][k] = map[int64]bool{}
+			}
+			v := d.value(r)
+			perCol[i][k][v] = true
+			whole[i][v] = true
+		}
+	}
+	var fixed []string
+	foldSize := false
+	for i, d := range dims {
+		varies := false
+		for _, vals := range perCol[i] {
+			varies = varies || len(vals) > 1
+		}
+		switch {
+		case varies:
+			s.rowDims = append(s.rowDims, d)
+		case len(whole[i]) == 1:
+			for v := range whole[i] {
+				if c := d.caption(v); c != "" {
+					fixed = append(fixed, c)
+				}
+			}
+		case d.key == "size":
+			foldSize = true
+		}
+	}
+	s.caption = strings.Join(fixed, ", ")
+	if len(s.rowDims) == 0 {
+		s.turned = true
+		s.grids = []*grid{turnedGrid(s.results, patterns, sides, mh)}
+		return
+	}
+	for _, side := range sides {
+		g := &grid{side: side}
+		// Columns in the section's pattern order, those this side ran.
+		sizeOf := map[string]int64{}
+		for _, r := range s.results {
+			if sideOf(r, mh) == side {
+				p := result.PointOf(r)
+				sizeOf[p.Pattern] = p.SizeBytes
+			}
+		}
+		colOf := map[string]int{}
+		for _, pat := range patterns {
+			size, ok := sizeOf[pat]
+			if !ok {
+				continue
+			}
+			colOf[pat] = len(g.cols)
+			label := pat
+			if foldSize {
+				label = sizeLabel(size) + " " + pat
+			}
+			g.cols = append(g.cols, label)
+		}
+		rowOf := map[string]int{}
+		for _, r := range s.results {
+			if sideOf(r, mh) != side {
+				continue
+			}
+			key := make([]int64, len(s.rowDims))
+			labels := make([]string, len(s.rowDims))
+			for i, d := range s.rowDims {
+				key[i] = d.value(r)
+				labels[i] = d.format(key[i])
+			}
+			ks := fmt.Sprint(key)
+			if _, ok := rowOf[ks]; !ok {
+				rowOf[ks] = len(g.rows)
+				g.rows = append(g.rows, row{key: key, labels: labels})
+				g.cells = append(g.cells, make([]*result.Result, len(g.cols)))
+			}
+			c := &g.cells[rowOf[ks]][colOf[result.PointOf(r).Pattern]]
+			if *c == nil {
+				*c = r
+			}
+		}
+		g.sortRows()
+		s.grids = append(s.grids, g)
+	}
+}
+
+// sortRows orders rows numerically (sizes, then QD, workers, targets).
+func (g *grid) sortRows() {
+	idx := make([]int, len(g.rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return slices.Compare(g.rows[a].key, g.rows[b].key) })
+	rows := make([]row, len(idx))
+	cells := make([][]*result.Result, len(idx))
+	for j, i := range idx {
+		rows[j], cells[j] = g.rows[i], g.cells[i]
+	}
+	g.rows, g.cells = rows, cells
+}
+
+// turnedGrid has patterns down and sides across.
+func turnedGrid(rs []*result.Result, patterns, sides []string, mh bool) *grid {
+	g := &grid{cols: sides}
+	for _, p := range patterns {
+		g.rows = append(g.rows, row{labels: []string{p}})
+		g.cells = append(g.cells, make([]*result.Result, len(sides)))
+		g.colSize = append(g.colSize, math.MinInt64)
+	}
+	for _, r := range rs {
+		p := result.PointOf(r)
+		i := slices.Index(patterns, p.Pattern)
+		j := slices.Index(sides, sideOf(r, mh))
+		if g.cells[i][j] == nil {
+			g.cells[i][j] = r
+		}
+		if g.colSize[i] == math.MinInt64 {
+			g.colSize[i] = p.SizeBytes
+		}
+	}
+	return g
+}
+
+// metric is one figure of the suite tables.
+type metric struct {
+	key      string
+	title    string // the reports' table title
+	short    string // a column or axis label
+	unit     string
+	decimals int
+	value    func(r *result.Result) float64
+}
+
+// suiteMetrics are the reports' six tables, in order.
+var suiteMetrics = []metric{
+	{"iops", "I/O operations per second", "IOPS", "IOPS", 0, func(r *result.Result) float64 { return r.Summary.IOPS }},
+	{"mbps", "Throughput (MB/s)", "MB/s", "MB/s", 2, func(r *result.Result) float64 { return r.Summary.MBPerSecond }},
+	{"latency", "Mean response time (ms)", "Mean response time", "ms", 3, func(r *result.Result) float64 { return r.Summary.Latency.MeanSeconds * 1e3 }},
+	{"cpu", "CPU utilization (%, summed over CPUs)", "CPU", "%", 1, func(r *result.Result) float64 { return r.Summary.CPU.HostUtilizationPct }},
+	{"iops_per_cpu", "I/O rate efficiency (IOPS per %CPU)", "IOPS per %CPU", "IOPS/%CPU", 1, func(r *result.Result) float64 { return r.Summary.CPU.IOPSPerCPUPct }},
+	{"mbps_per_cpu", "Throughput efficiency (MB/s per %CPU)", "MB/s per %CPU", "MB/s/%CPU", 3, func(r *result.Result) float64 { return r.Summary.CPU.MBPerSecondPerCPUPct }},
+}
+
+func metricByKey(key string) metric {
+	for _, m := range suiteMetrics {
+		if m.key == key {
+			return m
+		}
+	}
+	panic("report: no metric " + key)
+}
+
+// cell formats one figure: "-" where nothing was measured, the IOPS of a
+// repeated point with its run-to-run spread ("12,345 ±1.2%"), and "*"
+// after a run that did not complete cleanly.
+func cell(m metric, r *result.Result) string {
+	if r == nil {
+		return "-"
+	}
+	s := num(m.value(r), m.decimals)
+	if m.key == "iops" && r.Spread != nil && r.Spread.Runs > 1 {
+		if cv, ok := r.Spread.IOPS.Relative(); ok {
+			s += " ±" + num(cv*100, 1) + "%"
+		}
+	}
+	if r.Status != "" && r.Status != result.StatusOK {
+		s += "*"
+	}
+	return s
+}

@@ -1,0 +1,258 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// WriteSuiteText writes a suite the way the reports print their results:
+// a header saying what ran where, then for each section the six tables —
+// IOPS, MB/s, mean response time, CPU %, IOPS per %CPU, MB/s per %CPU —
+// with data sizes down and patterns across, one table per target.
+func WriteSuiteText(w io.Writer, s *result.Suite) error {
+	if s == nil || len(s.Results) == 0 {
+		return errors.New("report: the suite holds no results")
+	}
+	for i, r := range s.Results {
+		if r == nil {
+			return fmt.Errorf("report: result %d is nil", i)
+		}
+	}
+	ew := &errWriter{w: w}
+	writeSuiteHeader(ew, s)
+	n := 0
+	for _, sec := range pivot(s.Results) {
+		ew.printf("\n%s\n", sec.title)
+		if sec.caption != "" {
+			ew.printf("%s\n", sec.caption)
+		}
+		for _, m := range suiteMetrics {
+			for _, g := range sec.grids {
+				n++
+				title := fmt.Sprintf("Table %d. %s", n, m.title)
+				if side := g.title(sec); side != "" {
+					title += " — " + side
+				}
+				ew.printf("\n%s\n", title)
+				if ew.err == nil {
+					ew.err = gridTable(sec, g, m).write(ew.w, "")
+				}
+			}
+		}
+	}
+	writeFootnotes(ew, s.Results)
+	return ew.err
+}
+
+// title is the side a grid's title names: its target, or for a turned
+// grid with a single target that target (several are its columns).
+func (g *grid) title(sec *section) string {
+	if sec.turned {
+		if len(g.cols) == 1 {
+			return g.cols[0]
+		}
+		return ""
+	}
+	return g.side
+}
+
+// gridTable lays one metric of one grid out as a text table.
+func gridTable(sec *section, g *grid, m metric) *table {
+	t := &table{}
+	if sec.turned {
+		t.align = "ll"
+		hdr := []string{"Workload", "Data Size"}
+		if len(g.cols) == 1 {
+			hdr = append(hdr, m.short) // the side is in the title
+		} else {
+			hdr = append(hdr, g.cols...)
+		}
+		t.add(hdr...)
+		for i, r := range g.rows {
+			cells := []string{r.labels[0], sizeLabel(g.colSize[i])}
+			for j := range g.cols {
+				cells = append(cells, cell(m, g.cells[i][j]))
+			}
+			t.add(cells...)
+		}
+		return t
+	}
+	t.align = strings.Repeat("l", len(sec.rowDims))
+	var hdr []string
+	for _, d := range sec.rowDims {
+		hdr = append(hdr, d.header)
+	}
+	t.add(append(hdr, g.cols...)...)
+	for i, r := range g.rows {
+		cells := append([]string(nil), r.labels...)
+		for j := range g.cols {
+			cells = append(cells, cell(m, g.cells[i][j]))
+		}
+		t.add(cells...)
+	}
+	return t
+}
+
+func writeSuiteHeader(ew *errWriter, s *result.Suite) {
+	rs := s.Results
+	title := "ioprobe"
+	if s.Version != "" {
+		title += " " + s.Version
+	}
+	title += " suite " + s.Suite
+	if !s.StartedAt.IsZero() {
+		title += ", started " + s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	ew.printf("%s\n", title)
+	kv := &table{align: "ll"}
+	if s.Source != "" {
+		kv.add("Rebuilds", s.Source)
+	}
+	kv.add("Points", pointsLine(s))
+	var hosts []string
+	for _, r := range rs {
+		if !slices.Contains(hosts, r.Host.Hostname) {
+			hosts = append(hosts, r.Host.Hostname)
+		}
+	}
+	if len(hosts) == 1 {
+		kv.add("Host", hostLine(rs[0].Host))
+	} else {
+		kv.add("Hosts", strings.Join(hosts, ", ")+" (not merged: shown side by side)")
+	}
+	kv.add("Engine", distinct(rs, func(r *result.Result) string { return engineLine(r.Workload) }))
+	kv.add("Time", distinct(rs, func(r *result.Result) string {
+		s := "per point: " + seconds(r.Workload.DurationSeconds) + " measured"
+		if r.Workload.RampSeconds > 0 {
+			return s + " after " + seconds(r.Workload.RampSeconds) + " ramp-up"
+		}
+		return s + ", no ramp-up"
+	}))
+	kv.add("Region", distinct(rs, func(r *result.Result) string {
+		if r.Workload.RegionBytes > 0 {
+			return iec(r.Workload.RegionBytes) + " of each target"
+		}
+		return "whole target"
+	}))
+	targets := &table{align: "lllrl"}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		for _, t := range r.Targets {
+			if seen[t.Path] {
+				continue
+			}
+			seen[t.Path] = true
+			dev := t.Device
+			if dev == "" {
+				dev = "-"
+			}
+			targets.add(t.Path, t.Kind, iec(t.SizeBytes), "device "+dev)
+		}
+	}
+	var tb strings.Builder
+	_ = targets.write(&tb, "")
+	for i, line := range strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n") {
+		label := ""
+		if i == 0 {
+			label = "Targets"
+		}
+		kv.add(label, line)
+	}
+	if m := mergedLine(rs); m != "" {
+		kv.add("Merged", m)
+	}
+	if rep := repeatLine(rs); rep != "" {
+		kv.add("Repeat", rep)
+	}
+	if ew.err == nil {
+		ew.err = kv.write(ew.w, "")
+	}
+}
+
+func pointsLine(s *result.Suite) string {
+	points := map[string]bool{}
+	for _, r := range s.Results {
+		points[result.PointOf(r).Key()] = true
+	}
+	line := fmt.Sprintf("%d %s, %d %s", len(points), plural(len(points), "point", "points"),
+		len(s.Results), plural(len(s.Results), "result", "results"))
+	if o := s.Options; o != nil && len(o.Cycles) > 0 {
+		line += ", cycling " + strings.Join(o.Cycles, " ")
+	}
+	return line
+}
+
+// distinct joins the distinct values of f over rs.
+func distinct(rs []*result.Result, f func(r *result.Result) string) string {
+	var out []string
+	for _, r := range rs {
+		if v := f(r); !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// mergedLine says how many runs and hosts merged results stand for.
+func mergedLine(rs []*result.Result) string {
+	runs, merged := 0, 0
+	var hosts []string
+	for _, r := range rs {
+		if r.Merged == nil || r.Spread != nil && r.Spread.Source == result.SpreadRepeat && len(r.Merged.Hosts) == 1 {
+			continue
+		}
+		merged++
+		runs += r.Merged.Runs
+		for _, h := range r.Merged.Hosts {
+			if !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	if merged == 0 {
+		return ""
+	}
+	slices.Sort(hosts)
+	return fmt.Sprintf("%d runs from %d %s (%s) into %d %s: counts and histograms merged exactly, rates summed over hosts",
+		runs, len(hosts), plural(len(hosts), "host", "hosts"), strings.Join(hosts, ", "), merged, plural(merged, "result", "results"))
+}
+
+func repeatLine(rs []*result.Result) string {
+	n := 0
+	for _, r := range rs {
+		if r.Spread != nil && r.Spread.Source == result.SpreadRepeat {
+			n = max(n, r.Spread.Runs)
+		}
+	}
+	if n < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%d runs per point, merged; IOPS shown ± the run-to-run standard deviation", n)
+}
+
+func writeFootnotes(ew *errWriter, rs []*result.Result) {
+	var notes []string
+	for _, r := range rs {
+		if r.Status == "" || r.Status == result.StatusOK {
+			continue
+		}
+		p := result.PointOf(r)
+		where := p.Name
+		if side := p.Side(); side != "" {
+			where += " on " + side
+		}
+		msg := r.Status
+		if r.Message != "" {
+			msg += ": " + r.Message
+		}
+		notes = append(notes, fmt.Sprintf("* %s: %s", where, msg))
+	}
+	if len(notes) > 0 {
+		ew.printf("\n%s\n", strings.Join(notes, "\n"))
+	}
+}

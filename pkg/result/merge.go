@@ -1,0 +1,345 @@
+package result
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Merge combines results of one workload that ran at the same time on
+// different hosts (the reports' multi-VM tests; a DaemonSet on every
+// node) into the result one run of all of them would have given:
+//
+//   - counts (ops, bytes, errors) are summed exactly;
+//   - latency figures come from the merged histograms, so percentiles are
+//     those of every I/O of every host (within the histogram's 0.4%);
+//   - rates (IOPS, MB/s) are summed, the elapsed time is the longest;
+//   - host CPU is summed over hosts (each host's own results averaged
+//     over time, so two processes on one host count its CPU once);
+//     per-I/O figures are recomputed from the sums;
+//   - intervals are summed index by index (p99 of a merged interval is
+//     the highest of the hosts', an upper bound).
+//
+// Merged.Runs counts the runs merged and Merged.Hosts names their hosts.
+// Results of different workloads are refused.
+func Merge(rs ...*Result) (*Result, error) { return merge(rs, false) }
+
+// MergeRepeats combines runs of one point made one after the other on one
+// host (--repeat): counts and histograms as in Merge, but elapsed times
+// add up, so rates are totals over the total time; intervals follow each
+// other. Spread holds the run-to-run statistics.
+func MergeRepeats(rs ...*Result) (*Result, error) {
+	out, err := merge(rs, true)
+	if err != nil {
+		return nil, err
+	}
+	out.Spread = repeatSpread(rs)
+	return out, nil
+}
+
+// MergeByPoint merges the results that measured the same point (Merge),
+// and returns one result per point in the order they first appear. With
+// byTarget, a point measured on different targets stays apart; without,
+// the target's path is ignored (each host measured its own device, say
+// /dev/sdb on one and /dev/nvme0n1 on another).
+func MergeByPoint(rs []*Result, byTarget bool) ([]*Result, error) {
+	var order []string
+	groups := map[string][]*Result{}
+	for _, r := range rs {
+		p := PointOf(r)
+		key := p.Key() + fmt.Sprintf("\x00%d", p.Targets)
+		if byTarget {
+			key += "\x00" + p.Target
+		}
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], r)
+	}
+	out := make([]*Result, 0, len(order))
+	for _, k := range order {
+		m, err := Merge(groups[k]...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// sameShape refuses to merge different workloads.
+func sameShape(a, b *Result) error {
+	pa, pb := PointOf(a), PointOf(b)
+	wa, wb := a.Workload, b.Workload
+	why := ""
+	switch {
+	case pa.Name != pb.Name || pa.Section != pb.Section:
+		why = fmt.Sprintf("points %q and %q differ", pa.Name, pb.Name)
+	case !slices.Equal(wa.BlockSizes, wb.BlockSizes):
+		why = "transfer sizes differ"
+	case wa.ReadPct != wb.ReadPct || wa.RandomPct != wb.RandomPct:
+		why = fmt.Sprintf("patterns differ (%d%%/%d%% and %d%%/%d%% read/random)", wa.ReadPct, wa.RandomPct, wb.ReadPct, wb.RandomPct)
+	case wa.QueueDepth != wb.QueueDepth || wa.Workers != wb.Workers:
+		why = fmt.Sprintf("QD/workers differ (%d/%d and %d/%d)", wa.QueueDepth, wa.Workers, wb.QueueDepth, wb.Workers)
+	case len(a.Groups) != len(b.Groups):
+		why = "the number of access specifications run at once differs"
+	}
+	if why != "" {
+		return fmt.Errorf("cannot merge %s (%s) with %s (%s): %s", pa.Name, a.Host.Hostname, pb.Name, b.Host.Hostname, why)
+	}
+	return nil
+}
+
+// hostCPU accumulates one host's CPU figures, weighted by time.
+type hostCPU struct {
+	host       Host
+	elapsed    float64
+	busyCoresT float64 // Σ busy cores × elapsed
+	utilT      float64 // Σ utilization % × elapsed
+}
+
+func merge(rs []*Result, sequential bool) (*Result, error) {
+	if len(rs) == 0 {
+		return nil, errors.New("result: nothing to merge")
+	}
+	for i, r := range rs {
+		if r == nil {
+			return nil, fmt.Errorf("result: result %d to merge is nil", i)
+		}
+		if err := sameShape(rs[0], r); err != nil {
+			return nil, err
+		}
+		if (r.Histogram.Read == nil && r.Summary.ReadOps > 0) || (r.Histogram.Write == nil && r.Summary.WriteOps > 0) {
+			return nil, fmt.Errorf("cannot merge %s from %s exactly: it has no latency histogram", PointOf(r).Name, r.Host.Hostname)
+		}
+	}
+	first := rs[0]
+	out := &Result{
+		Schema:    Schema,
+		Version:   first.Version,
+		StartedAt: earliest(rs),
+		Workload:  first.Workload,
+		Groups:    slices.Clone(first.Groups),
+		Intervals: []Interval{},
+	}
+	out.Workload.BlockSizes = slices.Clone(first.Workload.BlockSizes)
+	read, write := NewHistogram(), NewHistogram()
+	s := &out.Summary
+	var hosts []string
+	var messages, targetsOf []string
+	perHost := map[string]*hostCPU{}
+	var hostOrder []string
+	var procUser, procSys float64
+	status := StatusOK
+	var elapsedSum, elapsedMax float64
+	var dev *DeviceStats
+	seenTarget := map[string]bool{}
+	for _, r := range rs {
+		hosts = append(hosts, hostsOf(r)...)
+		messages = append(messages, r.Message)
+		status = worse(status, r.Status)
+		if r.Histogram.Read != nil {
+			read.Merge(r.Histogram.Read)
+		}
+		if r.Histogram.Write != nil {
+			write.Merge(r.Histogram.Write)
+		}
+		rsum := &r.Summary
+		s.ReadBytes += rsum.ReadBytes
+		s.WriteBytes += rsum.WriteBytes
+		s.Errors += rsum.Errors
+		for c, n := range rsum.ErrorsByClass {
+			if s.ErrorsByClass == nil {
+				s.ErrorsByClass = map[string]uint64{}
+			}
+			s.ErrorsByClass[c] += n
+		}
+		elapsedSum += rsum.ElapsedSeconds
+		elapsedMax = math.Max(elapsedMax, rsum.ElapsedSeconds)
+		if !sequential {
+			s.IOPS += rsum.IOPS
+			s.ReadIOPS += rsum.ReadIOPS
+			s.WriteIOPS += rsum.WriteIOPS
+			s.ThroughputBytesPerSecond += rsum.ThroughputBytesPerSecond
+			s.MBPerSecond += rsum.MBPerSecond
+		}
+		procUser += rsum.CPU.ProcessUserSeconds
+		procSys += rsum.CPU.ProcessSystemSeconds
+		h, ok := perHost[r.Host.Hostname]
+		if !ok {
+			h = &hostCPU{host: r.Host}
+			perHost[r.Host.Hostname] = h
+			hostOrder = append(hostOrder, r.Host.Hostname)
+		}
+		h.elapsed += rsum.ElapsedSeconds
+		h.busyCoresT += rsum.CPU.HostBusyCores * rsum.ElapsedSeconds
+		h.utilT += rsum.CPU.HostUtilizationPct * rsum.ElapsedSeconds
+		if d := rsum.Device; d != nil {
+			if dev == nil {
+				dev = &DeviceStats{}
+			}
+			dev.Devices = append(dev.Devices, d.Devices...)
+			dev.ReadOps += d.ReadOps
+			dev.WriteOps += d.WriteOps
+			dev.ReadBytes += d.ReadBytes
+			dev.WriteBytes += d.WriteBytes
+		}
+		for _, t := range r.Targets {
+			if key := t.Path + "\x00" + t.Device; !seenTarget[key] {
+				seenTarget[key] = true
+				out.Targets = append(out.Targets, t)
+			}
+		}
+		if r.Point != nil {
+			targetsOf = append(targetsOf, r.Point.Target)
+		}
+	}
+	if first.Point != nil {
+		p := *first.Point
+		p.Target = joinUnique(targetsOf, "+")
+		out.Point = &p
+	}
+	if dev != nil {
+		slices.Sort(dev.Devices)
+		dev.Devices = slices.Compact(dev.Devices)
+		s.Device = dev
+	}
+
+	res := &Histograms{Read: read, Write: write}
+	out.Histogram = *res
+	s.ReadOps, s.WriteOps = read.Count(), write.Count()
+	s.Ops = s.ReadOps + s.WriteOps
+	s.Bytes = s.ReadBytes + s.WriteBytes
+	s.Latency = LatencyOf(res.Combined())
+	s.ReadLatency = LatencyOf(read)
+	s.WriteLatency = LatencyOf(write)
+	if sequential {
+		s.ElapsedSeconds = elapsedSum
+		if e := elapsedSum; e > 0 {
+			s.IOPS = float64(s.Ops) / e
+			s.ReadIOPS = float64(s.ReadOps) / e
+			s.WriteIOPS = float64(s.WriteOps) / e
+			s.ThroughputBytesPerSecond = float64(s.Bytes) / e
+			s.MBPerSecond = s.ThroughputBytesPerSecond / 1e6
+		}
+	} else {
+		s.ElapsedSeconds = elapsedMax
+	}
+
+	// CPU: each host's time-weighted average, summed over hosts.
+	var cycles float64
+	for _, name := range hostOrder {
+		h := perHost[name]
+		if h.elapsed <= 0 {
+			continue
+		}
+		cores := h.busyCoresT / h.elapsed
+		s.CPU.HostBusyCores += cores
+		s.CPU.HostUtilizationPct += h.utilT / h.elapsed
+		cycles += cores * h.host.ClockHz
+	}
+	s.CPU.ProcessUserSeconds, s.CPU.ProcessSystemSeconds = procUser, procSys
+	if s.Ops > 0 {
+		ops := float64(s.Ops)
+		s.CPU.ProcessCPUSecondsPerIO = (procUser + procSys) / ops
+		s.CPU.HostCPUSecondsPerIO = s.CPU.HostBusyCores * s.ElapsedSeconds / ops
+		s.CPU.CyclesPerIO = cycles * s.ElapsedSeconds / ops
+	}
+	if u := s.CPU.HostUtilizationPct; u > 0 {
+		s.CPU.IOPSPerCPUPct = s.IOPS / u
+		s.CPU.MBPerSecondPerCPUPct = s.MBPerSecond / u
+	}
+
+	out.Host = mergedHost(hostOrder, perHost)
+	out.Status = status
+	out.Message = joinUnique(messages, "; ")
+	out.Intervals = mergeIntervals(rs, sequential)
+	n := 0
+	for _, r := range rs {
+		n += runs(r)
+	}
+	sort.Strings(hosts)
+	out.Merged = &MergeInfo{Runs: n, Hosts: slices.Compact(hosts)}
+	return out, nil
+}
+
+// mergedHost describes the hosts: the one host, or their names joined,
+// CPUs summed, and model, kernel and clock where they agree.
+func mergedHost(order []string, per map[string]*hostCPU) Host {
+	h := per[order[0]].host
+	if len(order) == 1 {
+		return h
+	}
+	h.Hostname = strings.Join(order, ", ")
+	h.LogicalCPUs = 0
+	for _, name := range order {
+		o := per[name].host
+		h.LogicalCPUs += o.LogicalCPUs
+		if o.CPUModel != h.CPUModel {
+			h.CPUModel = ""
+		}
+		if o.Kernel != h.Kernel {
+			h.Kernel = ""
+		}
+		if o.ClockHz != h.ClockHz {
+			h.ClockHz = 0
+		}
+	}
+	return h
+}
+
+func mergeIntervals(rs []*Result, sequential bool) []Interval {
+	out := []Interval{}
+	if sequential {
+		offset := 0.0
+		for _, r := range rs {
+			for _, iv := range r.Intervals {
+				iv.TSeconds += offset
+				out = append(out, iv)
+			}
+			offset += r.Summary.ElapsedSeconds
+		}
+		return out
+	}
+	for _, r := range rs {
+		for i, iv := range r.Intervals {
+			if i == len(out) {
+				out = append(out, Interval{})
+			}
+			o := &out[i]
+			o.TSeconds = math.Max(o.TSeconds, iv.TSeconds)
+			if total := o.IOPS + iv.IOPS; total > 0 {
+				o.LatencyMeanSeconds = (o.LatencyMeanSeconds*o.IOPS + iv.LatencyMeanSeconds*iv.IOPS) / total
+			}
+			o.IOPS += iv.IOPS
+			o.BytesPerSecond += iv.BytesPerSecond
+			o.LatencyP99Seconds = math.Max(o.LatencyP99Seconds, iv.LatencyP99Seconds)
+			o.Errors += iv.Errors
+		}
+	}
+	return out
+}
+
+// worse orders statuses: errors over interrupted over ok.
+func worse(a, b string) string {
+	rank := map[string]int{StatusOK: 0, "": 0, StatusInterrupted: 1, StatusErrors: 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// earliest is the first start time of rs (zero times ignored).
+func earliest(rs []*Result) time.Time {
+	var t time.Time
+	for _, r := range rs {
+		if !r.StartedAt.IsZero() && (t.IsZero() || r.StartedAt.Before(t)) {
+			t = r.StartedAt
+		}
+	}
+	return t
+}

@@ -1,0 +1,211 @@
+package result
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// run builds a result the way the runner does: histograms from recorded
+// latencies, counts from the histograms, rates over the elapsed time.
+func run(host string, cpus int, reads, writes []int64, elapsed, util float64) *Result {
+	r := &Result{
+		Schema: Schema, Version: "test", Status: StatusOK,
+		StartedAt: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
+		Host:      Host{Hostname: host, LogicalCPUs: cpus, ClockHz: 2e9, CPUModel: "EPYC", Kernel: "6.1"},
+		Workload: Workload{Name: "oltp", BlockSizes: []BlockSize{{Bytes: 8192, Weight: 1}}, ReadPct: 67, RandomPct: 100,
+			QueueDepth: 16, Workers: 1, DurationSeconds: elapsed},
+		Targets:   []Target{{Path: "/dev/sdb", Kind: "block", Direct: true}},
+		Histogram: Histograms{Read: NewHistogram(), Write: NewHistogram()},
+		Point:     &Point{Suite: "business", Name: "oltp", Section: "Business", Pattern: "OLTP", SizeBytes: 8192, Target: "/dev/sdb", Index: 1},
+	}
+	for _, v := range reads {
+		r.Histogram.Read.Record(v)
+	}
+	for _, v := range writes {
+		r.Histogram.Write.Record(v)
+	}
+	s := &r.Summary
+	s.ReadOps, s.WriteOps = r.Histogram.Read.Count(), r.Histogram.Write.Count()
+	s.Ops = s.ReadOps + s.WriteOps
+	s.ReadBytes, s.WriteBytes = s.ReadOps*8192, s.WriteOps*8192
+	s.Bytes = s.ReadBytes + s.WriteBytes
+	s.ElapsedSeconds = elapsed
+	s.IOPS = float64(s.Ops) / elapsed
+	s.ReadIOPS = float64(s.ReadOps) / elapsed
+	s.WriteIOPS = float64(s.WriteOps) / elapsed
+	s.ThroughputBytesPerSecond = float64(s.Bytes) / elapsed
+	s.MBPerSecond = s.ThroughputBytesPerSecond / 1e6
+	s.Latency = LatencyOf(r.Histogram.Combined())
+	s.ReadLatency = LatencyOf(r.Histogram.Read)
+	s.WriteLatency = LatencyOf(r.Histogram.Write)
+	s.CPU = CPU{HostUtilizationPct: util, HostBusyCores: util / 100,
+		ProcessUserSeconds: 1, ProcessSystemSeconds: 2}
+	s.CPU.HostCPUSecondsPerIO = s.CPU.HostBusyCores * elapsed / float64(s.Ops)
+	s.CPU.IOPSPerCPUPct = s.IOPS / util
+	for i := 1; i <= int(elapsed); i++ {
+		r.Intervals = append(r.Intervals, Interval{TSeconds: float64(i), IOPS: s.IOPS, BytesPerSecond: s.ThroughputBytesPerSecond,
+			LatencyMeanSeconds: s.Latency.MeanSeconds, LatencyP99Seconds: s.Latency.Percentiles["99"]})
+	}
+	return r
+}
+
+func latencies(n int, base, spread int64, seed int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = base + int64((i*7919+seed*104729)%int(spread))
+		if i%997 == 0 {
+			out[i] *= 20 // a tail
+		}
+	}
+	return out
+}
+
+func TestMergeEqualsOneRunOfBoth(t *testing.T) {
+	ra, wa := latencies(67_000, 80_000, 100_000, 1), latencies(33_000, 150_000, 300_000, 2)
+	rb, wb := latencies(50_000, 400_000, 900_000, 3), latencies(25_000, 900_000, 2_000_000, 4)
+	a := run("host-a", 8, ra, wa, 10, 12)
+	b := run("host-b", 8, rb, wb, 10, 30)
+	both := run("host-a, host-b", 16, append(append([]int64{}, ra...), rb...), append(append([]int64{}, wa...), wb...), 10, 42)
+
+	m, err := Merge(a, b)
+	require.NoError(t, err)
+
+	// Counts are exact.
+	require.Equal(t, both.Summary.Ops, m.Summary.Ops)
+	require.Equal(t, both.Summary.ReadOps, m.Summary.ReadOps)
+	require.Equal(t, both.Summary.WriteOps, m.Summary.WriteOps)
+	require.Equal(t, both.Summary.Bytes, m.Summary.Bytes)
+	require.Equal(t, both.Summary.ReadBytes, m.Summary.ReadBytes)
+	// The merged histograms are the histograms of every I/O of both runs,
+	// so every latency figure is the one-run figure, exactly.
+	require.Equal(t, both.Histogram.Read, m.Histogram.Read)
+	require.Equal(t, both.Histogram.Write, m.Histogram.Write)
+	require.Equal(t, both.Summary.Latency, m.Summary.Latency)
+	require.Equal(t, both.Summary.ReadLatency, m.Summary.ReadLatency)
+	require.Equal(t, both.Summary.WriteLatency, m.Summary.WriteLatency)
+	// ... and not any blend of the two runs' own percentiles.
+	require.NotEqual(t, (a.Summary.Latency.Percentiles["99"]+b.Summary.Latency.Percentiles["99"])/2, m.Summary.Latency.Percentiles["99"])
+	// Rates of concurrent hosts add up.
+	require.InEpsilon(t, both.Summary.IOPS, m.Summary.IOPS, 1e-12)
+	require.InEpsilon(t, both.Summary.ReadIOPS, m.Summary.ReadIOPS, 1e-12)
+	require.InEpsilon(t, both.Summary.MBPerSecond, m.Summary.MBPerSecond, 1e-12)
+	require.Equal(t, 10.0, m.Summary.ElapsedSeconds)
+	// Host CPU adds up over hosts; per-I/O figures follow.
+	require.InEpsilon(t, 42.0, m.Summary.CPU.HostUtilizationPct, 1e-12)
+	require.InEpsilon(t, both.Summary.CPU.HostCPUSecondsPerIO, m.Summary.CPU.HostCPUSecondsPerIO, 1e-12)
+	require.InEpsilon(t, both.Summary.CPU.IOPSPerCPUPct, m.Summary.CPU.IOPSPerCPUPct, 1e-12)
+	require.InEpsilon(t, 6.0/float64(both.Summary.Ops), m.Summary.CPU.ProcessCPUSecondsPerIO, 1e-12)
+	// It says what it merged.
+	require.Equal(t, &MergeInfo{Runs: 2, Hosts: []string{"host-a", "host-b"}}, m.Merged)
+	require.Equal(t, "host-a, host-b", m.Host.Hostname)
+	require.Equal(t, 16, m.Host.LogicalCPUs)
+	require.Equal(t, "oltp", m.Point.Name)
+	require.Len(t, m.Intervals, 10)
+	require.InEpsilon(t, both.Summary.IOPS, m.Intervals[3].IOPS, 1e-12)
+	require.Len(t, m.Targets, 1, "the same path on both hosts")
+
+	// Merging is associative: a merged result merges again exactly.
+	c := run("host-c", 4, ra[:1000], wa[:500], 10, 5)
+	m2, err := Merge(m, c)
+	require.NoError(t, err)
+	m3, err := Merge(a, b, c)
+	require.NoError(t, err)
+	require.Equal(t, m3.Summary.Latency, m2.Summary.Latency)
+	require.Equal(t, m3.Summary.Ops, m2.Summary.Ops)
+	require.Equal(t, 3, m2.Merged.Runs)
+	require.Equal(t, []string{"host-a", "host-b", "host-c"}, m2.Merged.Hosts)
+}
+
+func TestMergeSameHostCountsItsCPUOnce(t *testing.T) {
+	a := run("h", 8, latencies(1000, 1000, 100, 1), nil, 10, 20)
+	b := run("h", 8, latencies(1000, 1000, 100, 2), nil, 10, 20)
+	m, err := Merge(a, b)
+	require.NoError(t, err)
+	require.InEpsilon(t, 20.0, m.Summary.CPU.HostUtilizationPct, 1e-12)
+	require.Equal(t, []string{"h"}, m.Merged.Hosts)
+	require.Equal(t, 8, m.Host.LogicalCPUs)
+}
+
+func TestMergeRepeatsKeepsTheSpread(t *testing.T) {
+	r1 := run("h", 2, latencies(1000, 100_000, 10_000, 1), nil, 2, 10)
+	r2 := run("h", 2, latencies(1200, 100_000, 10_000, 2), nil, 2, 10)
+	r3 := run("h", 2, latencies(1400, 100_000, 10_000, 3), nil, 4, 10)
+	m, err := MergeRepeats(r1, r2, r3)
+	require.NoError(t, err)
+	require.EqualValues(t, 3600, m.Summary.Ops)
+	require.Equal(t, 8.0, m.Summary.ElapsedSeconds, "repeats follow each other")
+	require.InEpsilon(t, 3600.0/8, m.Summary.IOPS, 1e-12)
+	require.InEpsilon(t, 10.0, m.Summary.CPU.HostUtilizationPct, 1e-12)
+	sp := m.Spread
+	require.NotNil(t, sp)
+	require.Equal(t, SpreadRepeat, sp.Source)
+	require.Equal(t, 3, sp.Runs)
+	require.Equal(t, []float64{500, 600, 350}, sp.IOPS.Values)
+	require.Equal(t, 350.0, sp.IOPS.Min)
+	require.Equal(t, 600.0, sp.IOPS.Max)
+	require.InDelta(t, 483.333, sp.IOPS.Mean, 0.001)
+	require.InDelta(t, 125.831, sp.IOPS.Stddev, 0.001)
+	require.Len(t, m.Intervals, 8)
+	require.Equal(t, 8.0, m.Intervals[7].TSeconds)
+	require.Equal(t, 3, m.Merged.Runs)
+}
+
+func TestMergeRefusesDifferentWorkloads(t *testing.T) {
+	a := run("a", 2, latencies(100, 1000, 10, 1), nil, 1, 1)
+	b := run("b", 2, latencies(100, 1000, 10, 1), nil, 1, 1)
+	b.Workload.QueueDepth = 32
+	_, err := Merge(a, b)
+	require.ErrorContains(t, err, "QD/workers differ (16/1 and 32/1)")
+	b = run("b", 2, latencies(100, 1000, 10, 1), nil, 1, 1)
+	b.Point.Name = "file-server"
+	_, err = Merge(a, b)
+	require.ErrorContains(t, err, `points "oltp" and "file-server" differ`)
+	b = run("b", 2, latencies(100, 1000, 10, 1), nil, 1, 1)
+	b.Histogram.Read = nil
+	_, err = Merge(a, b)
+	require.ErrorContains(t, err, "no latency histogram")
+	_, err = Merge()
+	require.Error(t, err)
+}
+
+func TestMergeByPoint(t *testing.T) {
+	mk := func(host, name, target string) *Result {
+		r := run(host, 2, latencies(100, 1000, 10, 1), nil, 1, 1)
+		r.Point.Name, r.Point.Target = name, target
+		r.Workload.Name = name
+		return r
+	}
+	rs := []*Result{mk("a", "x", "/dev/sdb"), mk("a", "y", "/dev/sdb"), mk("b", "x", "/dev/sdc"), mk("b", "y", "/dev/sdc")}
+	m, err := MergeByPoint(rs, false)
+	require.NoError(t, err)
+	require.Len(t, m, 2)
+	require.Equal(t, "x", m[0].Point.Name)
+	require.Equal(t, "/dev/sdb+/dev/sdc", m[0].Point.Target)
+	require.EqualValues(t, 200, m[0].Summary.Ops)
+	m, err = MergeByPoint(rs, true)
+	require.NoError(t, err)
+	require.Len(t, m, 4)
+}
+
+func TestIntervalSpread(t *testing.T) {
+	r := &Result{Intervals: []Interval{
+		{TSeconds: 1, IOPS: 100, BytesPerSecond: 1e6, LatencyMeanSeconds: 0.001},
+		{TSeconds: 2, IOPS: 110, BytesPerSecond: 1.1e6, LatencyMeanSeconds: 0.001},
+		{TSeconds: 3, IOPS: 90, BytesPerSecond: 0.9e6, LatencyMeanSeconds: 0.001},
+		{TSeconds: 3.1, IOPS: 5000, BytesPerSecond: 5e7}, // a short last interval: left out
+	}}
+	sp := IntervalSpread(r)
+	require.NotNil(t, sp)
+	require.Equal(t, SpreadIntervals, sp.Source)
+	require.Equal(t, 3, sp.Runs)
+	require.Equal(t, []float64{100, 110, 90}, sp.IOPS.Values)
+	cv, ok := sp.IOPS.Relative()
+	require.True(t, ok)
+	require.InDelta(t, 0.1, cv, 1e-9)
+	require.Equal(t, sp, SpreadOf(r))
+	require.Nil(t, IntervalSpread(&Result{Intervals: r.Intervals[:2]}))
+	_, ok = sp.HostCPUSecondsPerIO.Relative()
+	require.False(t, ok)
+}

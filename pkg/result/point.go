@@ -1,0 +1,109 @@
+package result
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Point identifies the point of a suite a result measured, so that tables
+// can pivot results (rows = data size, columns = pattern), and merge and
+// compare can pair them, without knowing the suite.
+type Point struct {
+	// Suite is the suite's name ("characterize").
+	Suite string `json:"suite,omitempty"`
+	// Name is stable within the suite ("random-read-4k").
+	Name string `json:"name"`
+	// Section is the table or figure of the report the point feeds.
+	Section string `json:"section,omitempty"`
+	// Pattern is the reports' column ("Random Read", "File Server").
+	Pattern string `json:"pattern"`
+	// SizeBytes is the reports' row: the data size (0 for a mixed run).
+	SizeBytes int64 `json:"size_bytes"`
+	// Target is the --target the point ran on, when the suite ran on each
+	// target in turn; empty when it ran on several at once.
+	Target string `json:"target,omitempty"`
+	// Targets is the number of targets a point ran on at once (scaling
+	// over targets); 0 for one target in turn.
+	Targets int `json:"targets,omitempty"`
+	// Index is the point's position in the suite.
+	Index int `json:"index"`
+}
+
+// SectionRuns is the section of results that are not suite points.
+const SectionRuns = "Runs"
+
+// PointOf returns r's point, or for a plain run (`ioprobe run`) one made
+// from its workload: named after the workload, its pattern from % read and
+// % random, its size the largest transfer.
+func PointOf(r *Result) Point {
+	if r.Point != nil {
+		return *r.Point
+	}
+	w := r.Workload
+	p := Point{Name: w.Name, Section: SectionRuns, Pattern: PatternLabel(w.ReadPct, w.RandomPct)}
+	for _, b := range w.BlockSizes {
+		p.SizeBytes = max(p.SizeBytes, b.Bytes)
+	}
+	if len(r.Groups) > 1 {
+		p.SizeBytes = 0
+		p.Pattern = "Mixed"
+	}
+	if p.Name == "" {
+		p.Name = fmt.Sprintf("%s %d", p.Pattern, p.SizeBytes)
+	}
+	switch len(r.Targets) {
+	case 0:
+	case 1:
+		p.Target = r.Targets[0].Path
+	default:
+		p.Targets = len(r.Targets)
+	}
+	return p
+}
+
+// Key pairs the same point across files: section and name.
+func (p Point) Key() string { return p.Section + "\x00" + p.Name }
+
+// Side is the target a point ran on, for side-by-side tables; "" for a
+// point that ran on several targets at once (those scale over targets:
+// the count is a dimension of their rows, not a side).
+func (p Point) Side() string { return p.Target }
+
+// PatternLabel names an access pattern the way the reports head their
+// columns: "Random Read", "Sequential Write", or "67% Read 100% Random".
+func PatternLabel(readPct, randomPct int) string {
+	kind := map[int]string{100: "Random", 0: "Sequential"}[randomPct]
+	op := map[int]string{100: "Read", 0: "Write"}[readPct]
+	if kind != "" && op != "" {
+		return kind + " " + op
+	}
+	return fmt.Sprintf("%d%% Read %d%% Random", readPct, randomPct)
+}
+
+// runs is how many runs r stands for.
+func runs(r *Result) int {
+	if r.Merged != nil && r.Merged.Runs > 0 {
+		return r.Merged.Runs
+	}
+	return 1
+}
+
+// hostsOf lists the hosts r was measured on.
+func hostsOf(r *Result) []string {
+	if r.Merged != nil && len(r.Merged.Hosts) > 0 {
+		return r.Merged.Hosts
+	}
+	return []string{r.Host.Hostname}
+}
+
+func joinUnique(parts []string, sep string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range parts {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}

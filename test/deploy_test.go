@@ -1,0 +1,39 @@
+package test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+// The shipped example configs are valid: the daemon's own (standalone and
+// inside the Kubernetes ConfigMap) and Prometheus'.
+func TestDeploymentFiles(t *testing.T) {
+	dir := t.TempDir()
+	example, err := filepath.Abs("../configs/ioprobe.yaml")
+	require.NoError(t, err)
+	o := ioprobe(t, dir, "serve", "--config.check", example)
+	require.Equal(t, 0, o.code, o.stderr)
+
+	b, err := os.ReadFile("../configs/kubernetes/configmap.yaml")
+	require.NoError(t, err)
+	var cm struct {
+		Data map[string]string `yaml:"data"`
+	}
+	require.NoError(t, yaml.Unmarshal(b, &cm))
+	inner := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(inner, []byte(cm.Data["ioprobe.yaml"]), 0o644))
+	o = ioprobe(t, dir, "serve", "--config.check", inner)
+	require.Equal(t, 0, o.code, o.stderr)
+
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool is not installed (make test-deps installs Debian's prometheus package)")
+	}
+	out, err := exec.Command(promtool, "check", "config", "../configs/prometheus/prometheus.yml").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+}

@@ -1,0 +1,460 @@
+package test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/metrics.golden from this run")
+
+// serveConfig is the daemon's config for the end-to-end test: a canary, a
+// scheduled job, an on-demand job, a long job to interrupt, a module.
+const serveConfig = `
+global:
+  snapshot_interval: 500ms
+targets:
+  data: {path: DIR/probe.dat, size: 32MiB}
+jobs:
+  canary:
+    target: data
+    profile: canary
+    rate_iops: 100
+    continuous: true
+    duration: 10s
+  scheduled:
+    target: data
+    profile: random-read
+    queue_depth: 2
+    duration: 1s
+    ramp: 0s
+    every: 20s
+  adhoc:
+    target: data
+    profile: sequential-read
+    duration: 1s
+    ramp: 0s
+  long:
+    target: data
+    profile: random-read
+    queue_depth: 4
+    duration: 10m
+    ramp: 0s
+modules:
+  quick:
+    profile: random-read
+    queue_depth: 2
+    max_duration: 1s
+`
+
+// daemon is a running `ioprobe serve`.
+type daemon struct {
+	cmd    *exec.Cmd
+	addr   string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	exited chan struct{}
+}
+
+func (d *daemon) log() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.stderr.String()
+}
+
+var listenRE = regexp.MustCompile(`msg="Listening on" address=(\S+)`)
+
+// startDaemon starts the binary on a free port of 127.0.0.1 and returns
+// once it listens.
+func startDaemon(t *testing.T, args ...string) *daemon {
+	t.Helper()
+	d := &daemon{exited: make(chan struct{})}
+	d.cmd = exec.Command(binary, append([]string{"serve", "--web.listen-address", "127.0.0.1:0"}, args...)...)
+	pipe, err := d.cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, d.cmd.Start())
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			line := sc.Text()
+			d.mu.Lock()
+			d.stderr.WriteString(line + "\n")
+			d.mu.Unlock()
+			if m := listenRE.FindStringSubmatch(line); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+		}
+		close(d.exited)
+	}()
+	t.Cleanup(func() {
+		_ = d.cmd.Process.Kill()
+		<-d.exited
+		_ = d.cmd.Wait()
+		if t.Failed() {
+			t.Logf("ioprobe serve stderr:\n%s", d.log())
+		}
+	})
+	select {
+	case d.addr = <-addr:
+	case <-d.exited:
+		t.Fatalf("ioprobe serve exited:\n%s", d.log())
+	case <-time.After(10 * time.Second):
+		t.Fatalf("ioprobe serve did not listen:\n%s", d.log())
+	}
+	return d
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startPrometheus runs a Prometheus of its own on a free port.
+func startPrometheus(t *testing.T, cfg string, flags ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644))
+	addr := freePort(t)
+	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
+	require.NoError(t, err)
+	cmd := exec.Command("prometheus", append([]string{
+		"--config.file=" + filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path=" + filepath.Join(dir, "data"),
+		"--web.listen-address=" + addr,
+	}, flags...)...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("prometheus %v log (tail):\n%s", flags, tail(string(b), 3000))
+		}
+	})
+	base := "http://" + addr
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(base + "/-/ready")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}, 20*time.Second, 100*time.Millisecond, "prometheus did not become ready")
+	return base
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// sample is one element of a Prometheus instant query's result.
+type sample struct {
+	Metric    map[string]string `json:"metric"`
+	Value     []any             `json:"value"`
+	Histogram []any             `json:"histogram"`
+}
+
+func query(t *testing.T, prom, q string) []sample {
+	t.Helper()
+	resp, err := http.Get(prom + "/api/v1/query?query=" + url.QueryEscape(q))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var r struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []sample `json:"result"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
+	require.Equal(t, "success", r.Status, "%s: %s", q, r.Error)
+	return r.Data.Result
+}
+
+// eventually polls a query until it returns at least one sample.
+func eventually(t *testing.T, prom, q string, within time.Duration) []sample {
+	t.Helper()
+	var got []sample
+	require.Eventually(t, func() bool {
+		got = query(t, prom, q)
+		return len(got) > 0
+	}, within, 250*time.Millisecond, "no result for %s", q)
+	return got
+}
+
+func scrapeConfig(ioprobe string, withProbe bool) string {
+	cfg := fmt.Sprintf(`
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: ioprobe
+    static_configs:
+      - targets: ['%s']
+`, ioprobe)
+	if withProbe {
+		cfg += fmt.Sprintf(`
+  - job_name: ioprobe-probe
+    metrics_path: /probe
+    params: {module: [quick]}
+    scrape_interval: 3s
+    scrape_timeout: 2s
+    static_configs:
+      - targets: [data]
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - source_labels: [__param_target]
+        target_label: instance
+      - target_label: __address__
+        replacement: '%s'
+`, ioprobe)
+	}
+	return cfg
+}
+
+// TestServeWithPrometheus runs the daemon under two real Prometheus
+// servers (one ingesting native histograms, which keeps only the native
+// form of a histogram that has both, and one without) and checks what a
+// dashboard would query; then stops the daemon with SIGTERM mid-run.
+func TestServeWithPrometheus(t *testing.T) {
+	if _, err := exec.LookPath("prometheus"); err != nil {
+		t.Skip("prometheus is not installed (make test-deps installs Debian's package)")
+	}
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(strings.ReplaceAll(serveConfig, "DIR", dir)), 0o644))
+	o := ioprobe(t, dir, "serve", "--config.check", cfgPath)
+	require.Equal(t, 0, o.code, o.stderr)
+	require.Contains(t, o.stdout, "ok: 1 target(s), 4 job(s)")
+
+	d := startDaemon(t, "--config", cfgPath, "--web.enable-admin-api")
+	ioprobeURL := "http://" + d.addr
+	native := startPrometheus(t, scrapeConfig(d.addr, true), "--enable-feature=native-histograms")
+	classic := startPrometheus(t, scrapeConfig(d.addr, false))
+
+	// Live I/O, as a rate.
+	eventually(t, native, `rate(ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}[1m]) > 0`, 20*time.Second)
+	// The native histogram, and a quantile from it.
+	s := eventually(t, native, `ioprobe_io_latency_seconds{ioprobe_job="canary"}`, 10*time.Second)
+	require.NotEmpty(t, s[0].Histogram, "a native histogram sample: %+v", s[0])
+	s = eventually(t, native, `histogram_quantile(0.99, rate(ioprobe_io_latency_seconds{ioprobe_job="canary"}[1m])) > 0`, 10*time.Second)
+	p99, err := strconv.ParseFloat(s[0].Value[1].(string), 64)
+	require.NoError(t, err)
+	require.Less(t, p99, 1.0, "a p99 of a second or more on a local file")
+	// Classic buckets, on the Prometheus without native histograms.
+	eventually(t, classic, `ioprobe_io_latency_seconds_bucket{ioprobe_job="canary",le="0.001"}`, 10*time.Second)
+	eventually(t, classic, `histogram_quantile(0.99, sum by (le) (rate(ioprobe_io_latency_seconds_bucket{ioprobe_job="canary"}[1m]))) > 0`, 10*time.Second)
+	eventually(t, native, `sum(rate(ioprobe_host_cpu_seconds_total[1m])) > 0`, 10*time.Second)
+
+	// Last-run gauges of the scheduled job (it first runs at start).
+	s = eventually(t, native, `ioprobe_run_iops{ioprobe_job="scheduled",target="data",workload="random-read",block_size_bytes="4096",read_pct="100",random_pct="100",queue_depth="2",workers="1"} > 0`, 20*time.Second)
+	eventually(t, native, `ioprobe_run_success{ioprobe_job="scheduled"} == 1`, 5*time.Second)
+	eventually(t, native, `ioprobe_run_latency_seconds{ioprobe_job="scheduled",percentile="99"} > 0`, 5*time.Second)
+
+	// A job triggered through the API.
+	resp, err := http.Post(ioprobeURL+"/api/v1/jobs/adhoc/run", "", nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	eventually(t, native, `ioprobe_run_throughput_bytes_per_second{ioprobe_job="adhoc",block_size_bytes="65536",random_pct="0"} > 0`, 20*time.Second)
+
+	// /probe through Prometheus' multi-target relabelling.
+	eventually(t, native, `ioprobe_probe_success{job="ioprobe-probe",instance="data"} == 1`, 20*time.Second)
+
+	// Refusals.
+	for _, q := range []string{"target=data&module=nope", "target=/etc/passwd&module=quick", "target=" + url.QueryEscape(dir+"/other.dat") + "&module=quick"} {
+		resp, err := http.Get(ioprobeURL + "/probe?" + q)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, q)
+	}
+
+	// The exposition passes promtool and carries exactly the contracted names.
+	metrics := fetch(t, ioprobeURL+"/metrics")
+	if promtool, err := exec.LookPath("promtool"); err == nil {
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = strings.NewReader(metrics)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "promtool check metrics:\n%s", out)
+	} else {
+		t.Log("promtool is not installed: skipping promtool check metrics")
+	}
+	checkGolden(t, metrics)
+
+	// SIGHUP reloads: a bad file changes nothing and says so; a good one
+	// swaps in (here: one more module).
+	require.NoError(t, os.WriteFile(cfgPath, []byte("jobs: ["), 0o644))
+	require.NoError(t, d.cmd.Process.Signal(syscall.SIGHUP))
+	require.Eventually(t, func() bool {
+		return strings.Contains(fetch(t, ioprobeURL+"/metrics"), "ioprobe_config_last_reload_successful 0")
+	}, 10*time.Second, 100*time.Millisecond)
+	withModule := strings.ReplaceAll(serveConfig, "DIR", dir) + "  again: {profile: random-read, max_duration: 200ms}\n"
+	require.NoError(t, os.WriteFile(cfgPath, []byte(withModule), 0o644))
+	require.NoError(t, d.cmd.Process.Signal(syscall.SIGHUP))
+	require.Eventually(t, func() bool {
+		return strings.Contains(fetch(t, ioprobeURL+"/metrics"), "ioprobe_config_last_reload_successful 1")
+	}, 10*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(ioprobeURL + "/probe?target=data&module=again")
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK // 503 while a job holds the device
+	}, 10*time.Second, 100*time.Millisecond)
+
+	// SIGTERM during a run: exit 0 within a second, the file intact.
+	resp, err = http.Post(ioprobeURL+"/api/v1/jobs/long/run", "", nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Eventually(t, func() bool {
+		return strings.Contains(fetch(t, ioprobeURL+"/metrics"), `ioprobe_run_active{ioprobe_job="long",target="data"} 1`)
+	}, 20*time.Second, 100*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // into the measured window
+	t0 := time.Now()
+	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
+	<-d.exited
+	err = d.cmd.Wait()
+	took := time.Since(t0)
+	require.NoError(t, err, "exit status after SIGTERM:\n%s", d.log())
+	require.Less(t, took, time.Second, "SIGTERM to exit")
+	require.Contains(t, d.log(), `msg=stopped`)
+
+	st, err := os.Stat(filepath.Join(dir, "probe.dat"))
+	require.NoError(t, err)
+	require.EqualValues(t, 32<<20, st.Size())
+	o = ioprobe(t, dir, "run", "--target", filepath.Join(dir, "probe.dat"), "--read-pct", "50", "--duration", "200ms", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 0, o.code, "the file is still ioprobe's (writable without --allow-destructive): %s", o.stderr)
+	require.False(t, decodeResult(t, o.stdout).Targets[0].Created, "reused, not refilled")
+}
+
+func fetch(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	return string(b)
+}
+
+// checkGolden compares the ioprobe_ families of an exposition, with their
+// types and label names, against testdata/metrics.golden: the contract
+// with dashboards and rules. go_, process_ and promhttp_ series belong to
+// client_golang and are left out.
+func checkGolden(t *testing.T, exposition string) {
+	t.Helper()
+	types := map[string]string{}
+	labels := map[string]map[string]bool{}
+	seriesRE := regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s`)
+	labelRE := regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="`)
+	for _, line := range strings.Split(exposition, "\n") {
+		if f := strings.Fields(line); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
+			types[f[2]] = f[3]
+			continue
+		}
+		m := seriesRE.FindStringSubmatch(line)
+		if m == nil || !strings.HasPrefix(m[1], "ioprobe_") {
+			continue
+		}
+		var names []string
+		for _, l := range labelRE.FindAllStringSubmatch(m[2], -1) {
+			names = append(names, l[1])
+		}
+		sort.Strings(names)
+		if labels[m[1]] == nil {
+			labels[m[1]] = map[string]bool{}
+		}
+		labels[m[1]][strings.Join(names, ",")] = true
+	}
+	var out []string
+	for name, sets := range labels {
+		for set := range sets {
+			family := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count")
+			typ := types[name]
+			if typ == "" {
+				typ = types[family]
+			}
+			out = append(out, fmt.Sprintf("%s %s {%s}", name, typ, set))
+		}
+	}
+	sort.Strings(out)
+	got := strings.Join(out, "\n") + "\n"
+	golden := filepath.Join("testdata", "metrics.golden")
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run go test ./test -run TestServeWithPrometheus -update to create it")
+	require.Equal(t, string(want), got, "the metric names and labels changed: update docs/metrics.md, the dashboards and %s (-update) together", golden)
+}
+
+// The binary's other exits: a bad config is exit status 2 with every
+// problem on stderr; with a web config, no credentials is 401.
+func TestServeBadConfigAndAuth(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("targets:\n  data: {path: "+dir+"/p.dat}\njobs:\n  a: {target: data, evry: 1h}\n  b: {target: data, every: 60}\n"), 0o644))
+	for _, args := range [][]string{{"serve", "--config.check", bad}, {"serve", "--config", bad}} {
+		o := ioprobe(t, dir, args...)
+		require.Equal(t, 2, o.code, "%v: %s", args, o.stderr)
+		require.Equal(t, "ioprobe: "+bad+`:4: jobs.a: unknown key "evry" (did you mean "every"?)`+"\n"+
+			"ioprobe: "+bad+`:5: jobs.b.every: want a duration like 30s or 1h, got 60`+"\n", o.stderr)
+	}
+	o := ioprobe(t, dir, "serve")
+	require.Equal(t, 2, o.code)
+	require.Contains(t, o.stderr, "--config is required")
+
+	good := filepath.Join(dir, "good.yaml")
+	require.NoError(t, os.WriteFile(good, []byte("targets:\n  data: {path: "+dir+"/p.dat, size: 8MiB}\nmodules:\n  m: {profile: random-read}\n"), 0o644))
+	web := filepath.Join(dir, "web.yml")
+	// bcrypt of "s3cret"
+	require.NoError(t, os.WriteFile(web, []byte("basic_auth_users:\n  prom: $2a$04$K2IKb5c4F3B1hAXn.WO6Be6ZTNc7TJCZMA8MM46zPP8o92MIrHa4W\n"), 0o600))
+	d := startDaemon(t, "--config", good, "--web.config.file", web)
+	for _, p := range []string{"/metrics", "/probe?target=data&module=m", "/api/v1/runs"} {
+		resp, err := http.Get("http://" + d.addr + p)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, p)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+d.addr+"/metrics", nil)
+	req.SetBasicAuth("prom", "s3cret")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	_, err = os.Stat(filepath.Join(dir, "p.dat"))
+	require.True(t, os.IsNotExist(err), "an unauthenticated /probe touched the target")
+}
