@@ -164,16 +164,17 @@ func (c *Control) fail(s *Stats, e *IOError) {
 	if c.firstErr == nil {
 		c.firstErr = e
 	}
+	// Decide and set stop under the lock: two lanes failing at once past
+	// the budget must not both see the run as still going and call onStop
+	// twice (the runner's cancel is idempotent, a closed channel is not).
 	stopNow := c.maxErrors > 0 && n >= c.maxErrors && !c.stop.Load()
 	if stopNow {
 		c.stopWhy = fmt.Sprintf("stopped after %d I/O error(s); first: %s", n, c.firstErr)
+		c.stop.Store(true)
 	}
 	c.mu.Unlock()
-	if stopNow {
-		c.stop.Store(true)
-		if c.onStop != nil {
-			c.onStop()
-		}
+	if stopNow && c.onStop != nil {
+		c.onStop()
 	}
 }
 
