@@ -32,6 +32,11 @@ unit:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# ioprobe against fio, interleaved, on /dev/zram0 (or a loop device); needs
+# root and fio. See docs/performance.md.
+bench-fio:
+	GO=$(GO) ./scripts/bench-fio.sh
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -43,7 +43,10 @@ func TestRunCreatesFileAndMeasures(t *testing.T) {
 	require.True(t, r.Targets[0].Direct)
 	require.True(t, r.Targets[0].Created)
 	require.EqualValues(t, 64<<20, r.Workload.RegionBytes)
-	require.Equal(t, "sync", r.Workload.Engine)
+	// auto prefers uring and falls back to sync; either way it says why.
+	require.Contains(t, []string{"uring", "sync"}, r.Workload.Engine)
+	require.Equal(t, "auto", r.Workload.EngineRequested)
+	require.NotEmpty(t, r.Workload.EngineReason)
 	require.NotEmpty(t, r.Intervals)
 	require.Greater(t, r.Summary.Latency.Percentiles["99"], 0.0)
 	st, err := os.Stat(tgt)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
+	"github.com/ioprobe/ioprobe/internal/engine/uring"
 	"github.com/ioprobe/ioprobe/internal/version"
 )
 
@@ -24,9 +25,10 @@ type globalOptions struct {
 	engines   *engine.Registry
 }
 
-// newEngines is the explicit engine registry, in the order "auto" prefers.
+// newEngines is the explicit engine registry, in the order "auto" prefers:
+// io_uring where a probe ring works, else blocking pread/pwrite.
 func newEngines() *engine.Registry {
-	return engine.NewRegistry(syncio.New())
+	return engine.NewRegistry(uring.New(), syncio.New())
 }
 
 // NewRootCommand builds the command tree.

@@ -53,6 +53,10 @@ type Worker struct {
 	Verify *Verifier
 	// Trace, when set (tests only), sees every completed I/O.
 	Trace func(lane *Stats, op *workload.Op, res int64)
+	// Issue, when set (tests only), sees every I/O just before the engine
+	// hands it to the kernel. With Trace it tells how many I/Os a lane
+	// has in flight, so the conformance suite can check the queue depth.
+	Issue func(lane *Stats, op *workload.Op)
 
 	mu    sync.Mutex
 	lanes []*Stats
@@ -160,16 +164,17 @@ func (c *Control) fail(s *Stats, e *IOError) {
 	if c.firstErr == nil {
 		c.firstErr = e
 	}
+	// Decide and set stop under the lock: two lanes failing at once past
+	// the budget must not both see the run as still going and call onStop
+	// twice (the runner's cancel is idempotent, a closed channel is not).
 	stopNow := c.maxErrors > 0 && n >= c.maxErrors && !c.stop.Load()
 	if stopNow {
 		c.stopWhy = fmt.Sprintf("stopped after %d I/O error(s); first: %s", n, c.firstErr)
+		c.stop.Store(true)
 	}
 	c.mu.Unlock()
-	if stopNow {
-		c.stop.Store(true)
-		if c.onStop != nil {
-			c.onStop()
-		}
+	if stopNow && c.onStop != nil {
+		c.onStop()
 	}
 }
 
@@ -194,22 +199,47 @@ func NewRegistry(engines ...Engine) *Registry {
 // Names lists the registered engines in preference order.
 func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
 
-// Resolve returns the engine for name; "auto" picks the first available one
-// and explains the choice in reason.
+// TargetChecker is implemented by an engine that runs on every target but
+// runs some of them far worse than the next engine would (io_uring on a
+// device that cannot take non-blocking I/O hands every I/O to a kernel
+// thread). Auto passes over it for such targets; an explicit request still
+// gets it, with the reason saying what to expect.
+type TargetChecker interface {
+	// Suits returns nil when the engine suits the opened target fd, else
+	// why not.
+	Suits(fd int) error
+}
+
+// Resolve returns the engine for name without looking at targets; "auto"
+// picks the first available one and explains the choice in reason.
 func (r *Registry) Resolve(name string) (e Engine, reason string, err error) {
+	return r.ResolveFor(name, nil)
+}
+
+// ResolveFor is Resolve for a run on the opened targets: "auto" also passes
+// over an engine that says one of them does not suit it, unless no later
+// engine is available.
+func (r *Registry) ResolveFor(name string, targets []Target) (e Engine, reason string, err error) {
 	if name == "" || name == "auto" {
 		var why []string
+		var fallback Engine // the first available engine, even if passed over
 		for _, n := range r.order {
 			cand := r.engines[n]
 			if aerr := cand.Available(); aerr != nil {
 				why = append(why, fmt.Sprintf("%s unavailable: %v", n, aerr))
 				continue
 			}
-			reason = fmt.Sprintf("%s is available", n)
-			if len(why) > 0 {
-				reason = strings.Join(why, "; ") + "; using " + n
+			if fallback == nil {
+				fallback = cand
 			}
-			return cand, reason, nil
+			if serr := unsuited(cand, targets); serr != nil {
+				why = append(why, fmt.Sprintf("%s passed over: %v", n, serr))
+				continue
+			}
+			return cand, explainChoice(cand, why), nil
+		}
+		if fallback != nil {
+			return fallback, strings.Join(why, "; ") + "; using " + fallback.Name() + " all the same: no other engine is available", nil
 		}
 		return nil, "", fmt.Errorf("no engine can run here: %s", strings.Join(why, "; "))
 	}
@@ -222,5 +252,40 @@ func (r *Registry) Resolve(name string) (e Engine, reason string, err error) {
 	if aerr := e.Available(); aerr != nil {
 		return nil, "", fmt.Errorf("engine %s cannot run here: %v", name, aerr)
 	}
-	return e, "requested", nil
+	reason = "requested"
+	if serr := unsuited(e, targets); serr != nil {
+		reason += "; beware: " + serr.Error()
+	}
+	return e, reason, nil
+}
+
+// unsuited asks a TargetChecker about every target; nil when all suit it.
+func unsuited(e Engine, targets []Target) error {
+	tc, ok := e.(TargetChecker)
+	if !ok {
+		return nil
+	}
+	for _, t := range targets {
+		if err := tc.Suits(t.FD); err != nil {
+			where := t.Path
+			if where == "" {
+				where = fmt.Sprintf("target %d", t.Index)
+			}
+			return fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	return nil
+}
+
+// explainChoice says why auto picked e after passing over others (why).
+// An engine that can describe its set-up (io_uring's flags) adds it.
+func explainChoice(e Engine, why []string) string {
+	s := e.Name() + " is available"
+	if d, ok := e.(interface{ Describe() string }); ok {
+		s += " (" + d.Describe() + ")"
+	}
+	if len(why) > 0 {
+		s = strings.Join(why, "; ") + "; using " + e.Name()
+	}
+	return s
 }

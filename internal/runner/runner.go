@@ -115,6 +115,17 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 			_ = ot.t.Close()
 		}
 	}()
+	// With the targets open, resolve again so that auto can pass over an
+	// engine that runs these targets badly (io_uring on zram).
+	for i, g := range p.Groups {
+		var ets []engine.Target
+		for _, ot := range groupTargets(g, targets) {
+			ets = append(ets, engine.Target{FD: ot.t.FD, Index: ot.index, Path: ot.t.Path})
+		}
+		if engines[i], reasons[i], err = p.Engines.ResolveFor(g.Spec.Engine, ets); err != nil {
+			return nil, err
+		}
+	}
 	return p.execute(ctx, targets, engines, reasons)
 }
 
@@ -199,6 +210,19 @@ func (p *Plan) openTargets(ctx context.Context) ([]*openTarget, error) {
 	return out, nil
 }
 
+// groupTargets returns the opened targets of group g, in its order.
+func groupTargets(g Group, targets []*openTarget) []*openTarget {
+	var out []*openTarget
+	for _, path := range g.Targets {
+		for _, ot := range targets {
+			if ot.t.Path == path {
+				out = append(out, ot)
+			}
+		}
+	}
+	return out
+}
+
 // execute runs the opened plan.
 func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []engine.Engine, reasons []string) (*result.Result, error) {
 	started := time.Now()
@@ -221,17 +245,13 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			seed = spec.Seed
 		}
 		var ets []engine.Target
-		for _, path := range g.Targets {
-			for _, ot := range targets {
-				if ot.t.Path == path {
-					region := ot.t.Region
-					if spec.RegionBytes > 0 {
-						region = spec.RegionBytes
-					}
-					ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path})
-					spec.RegionBytes = region
-				}
+		for _, ot := range groupTargets(g, targets) {
+			region := ot.t.Region
+			if spec.RegionBytes > 0 {
+				region = spec.RegionBytes
 			}
+			ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path})
+			spec.RegionBytes = region
 		}
 		specs[gi] = spec
 		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all), Verify: verifier})

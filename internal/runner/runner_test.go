@@ -169,6 +169,28 @@ func TestBadSecondTargetCreatesNothing(t *testing.T) {
 	require.True(t, os.IsNotExist(statErr), "the first target was created although the second was refused")
 }
 
+// picky is an engine that says no opened target suits it.
+type picky struct{ ran bool }
+
+func (*picky) Name() string               { return "picky" }
+func (*picky) Available() error           { return nil }
+func (p *picky) Run(*engine.Worker) error { p.ran = true; return nil }
+func (*picky) Suits(fd int) error         { return os.ErrInvalid }
+
+func TestAutoPassesOverAnEngineTheTargetsDoNotSuit(t *testing.T) {
+	tgt := filepath.Join(t.TempDir(), "t.dat")
+	s := spec(t, "4k", 100, 100, 2, 300*time.Millisecond)
+	pk := &picky{}
+	p := plan(Group{Spec: s, Targets: []string{tgt}})
+	p.Engines = engine.NewRegistry(pk, syncio.New())
+	res, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Equal(t, result.StatusOK, res.Status, res.Message)
+	require.False(t, pk.ran)
+	require.Equal(t, "sync", res.Workload.Engine)
+	require.Equal(t, "picky passed over: "+tgt+": invalid argument; using sync", res.Workload.EngineReason)
+}
+
 func TestCheckTouchesNothing(t *testing.T) {
 	dir := t.TempDir()
 	fresh := filepath.Join(dir, "new.dat")

@@ -4,71 +4,111 @@ package enginetest
 
 import (
 	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
+// defaultBenchDev is the RAM block device the benchmarks read when it has a
+// size: it costs no disk time, so a benchmark on it measures the engine's
+// CPU. $IOPROBE_BENCH_DEV names another device.
+const defaultBenchDev = "/dev/zram0"
+
 // Benchmark measures one engine doing 4 KiB random reads at queue depth qd,
-// one b.N op per I/O, so -benchmem reports allocations per I/O. It reads
-// $IOPROBE_BENCH_DEV when set (e.g. /dev/zram0, which shows the engine's
-// own cost), else a 64 MiB file in the temp directory.
+// in two sub-benchmarks: "file" on a 64 MiB file in the temp directory, and
+// "dev" on $IOPROBE_BENCH_DEV or /dev/zram0 (read only; skipped when the
+// device is missing or has no size). One b.N op is one I/O, so -benchmem's
+// allocs/op is allocations per I/O (set-up included, spread over b.N).
+// Besides ns/op (wall time per I/O) it reports:
+//
+//	cpu-ns/op      process CPU (user+system, every thread: io_uring's kernel
+//	               workers count) per I/O
+//	iops/cpu-s     I/Os per second of process CPU
+//	hot-allocs/op  heap allocations per I/O counted from the 1000th to the
+//	               last I/O, so set-up and tear-down are left out
 func Benchmark(b *testing.B, f Factory, qd int) {
-	e := f()
-	if err := e.Available(); err != nil {
-		b.Skipf("engine %s: %v", e.Name(), err)
+	if err := f().Available(); err != nil {
+		b.Skipf("engine %s: %v", f().Name(), err)
 	}
-	path := os.Getenv("IOPROBE_BENCH_DEV")
-	region := int64(fileSize)
-	if path == "" {
-		path = tempFile(b, b.TempDir(), region)
-	}
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECT|unix.O_CLOEXEC, 0)
+	b.Run("file", func(b *testing.B) {
+		benchRead(b, f, tempFile(b, b.TempDir(), fileSize), fileSize, qd)
+	})
+	b.Run("dev", func(b *testing.B) {
+		dev := os.Getenv("IOPROBE_BENCH_DEV")
+		if dev == "" {
+			dev = defaultBenchDev
+		}
+		benchRead(b, f, dev, devSize(b, dev), qd)
+	})
+}
+
+// devSize returns the size of block device dev (capped at 1 GiB), or skips.
+func devSize(b *testing.B, dev string) int64 {
+	name := strings.TrimPrefix(dev, "/dev/")
+	raw, err := os.ReadFile("/sys/class/block/" + name + "/size")
 	if err != nil {
-		b.Fatalf("open %s: %v", path, err)
+		b.Skipf("no block device %s: %v", dev, err)
 	}
-	defer unix.Close(fd)
+	sectors, _ := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
+	if sectors == 0 {
+		b.Skipf("%s has no size (for zram: echo 2G > /sys/block/zram0/disksize)", dev)
+	}
+	return min(sectors*512, 1<<30)
+}
+
+func benchRead(b *testing.B, f Factory, path string, size int64, qd int) {
+	fd := openDirect(b, path, unix.O_RDONLY)
 	spec := workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1}.WithDefaults()
+	require.NoError(b, spec.Validate())
 	ctl := engine.NewControl(0, nil)
 	ctl.SetMeasuring(true)
 	start := make(chan struct{})
-	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: region}}}, Ctl: ctl, Start: start, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: size}, Path: path}}, Ctl: ctl, Start: start, Seed: 1})
+	require.NoError(b, err)
 	defer engine.CloseWorkers(ws)
-	var done atomic.Int64
-	n := int64(b.N)
+
+	const warm = 1000
+	total := uint64(b.N) + warm
+	var done atomic.Uint64
+	var m0, m1 runtime.MemStats
 	ws[0].Trace = func(*engine.Stats, *workload.Op, int64) {
-		if done.Add(1) == n {
+		switch done.Add(1) {
+		case warm:
+			runtime.ReadMemStats(&m0)
+		case total:
+			runtime.ReadMemStats(&m1)
 			ctl.Stop()
 		}
 	}
 	var wg sync.WaitGroup
+	var runErr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := e.Run(ws[0]); err != nil {
-			b.Error(err)
-		}
+		runErr = f().Run(ws[0])
 	}()
+	var r0, r1 unix.Rusage
+	require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &r0))
 	b.ReportAllocs()
 	b.ResetTimer()
 	close(start)
 	wg.Wait()
 	b.StopTimer()
-	var errs uint64
-	for _, l := range ws[0].Lanes() {
-		for c := 0; c < engine.NumErrClasses; c++ {
-			errs += l.Read.ErrorCount(c)
-		}
-	}
-	if errs > 0 {
-		b.Fatalf("%d I/O errors", errs)
-	}
+	require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &r1))
+	require.NoError(b, runErr)
+	require.Nil(b, ctl.FirstError(), "I/O failed")
+	ios := float64(done.Load())
+	cpu := float64(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+	b.ReportMetric(cpu/ios, "cpu-ns/op")
+	b.ReportMetric(ios/(cpu/1e9), "iops/cpu-s")
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(b.N), "hot-allocs/op")
 }

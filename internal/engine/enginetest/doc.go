@@ -6,5 +6,6 @@
 // access region and aligned, that the read/write and random/sequential mix
 // matches the specification, that sequential streams are sequential per
 // worker, that writes land where the engine says, that the queue depth is
-// kept, and that failed I/Os are reported one by one.
+// kept on every target (never more, and reached), and that failed I/Os are
+// reported one by one.
 package enginetest

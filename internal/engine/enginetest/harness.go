@@ -45,7 +45,15 @@ type harness struct {
 
 	mu    sync.Mutex
 	trace []traced
+	// inFlight and maxInFlight count, per worker and target, the I/Os
+	// issued and not yet completed (see Worker.Issue).
+	inFlight    map[laneKey]int
+	maxInFlight map[laneKey]int
+	overIssued  bool // an I/O completed that was never issued
 }
+
+// laneKey names one worker's stream on one target.
+type laneKey struct{ worker, target int }
 
 // run starts the workers, lets them run until limit I/Os have completed
 // (or until stop is called from elsewhere), and returns the workers.
@@ -66,6 +74,7 @@ func (h *harness) run() []*engine.Worker {
 	h.t.Cleanup(func() { engine.CloseWorkers(ws) })
 	for _, w := range ws {
 		w.Trace = h.record
+		w.Issue = h.issue
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(ws))
@@ -85,9 +94,25 @@ func (h *harness) run() []*engine.Worker {
 	return ws
 }
 
+func (h *harness) issue(s *engine.Stats, _ *workload.Op) {
+	k := laneKey{s.Worker, s.Target}
+	h.mu.Lock()
+	if h.inFlight == nil {
+		h.inFlight, h.maxInFlight = map[laneKey]int{}, map[laneKey]int{}
+	}
+	h.inFlight[k]++
+	h.maxInFlight[k] = max(h.maxInFlight[k], h.inFlight[k])
+	h.mu.Unlock()
+}
+
 func (h *harness) record(s *engine.Stats, op *workload.Op, res int64) {
 	h.mu.Lock()
 	h.trace = append(h.trace, traced{worker: s.Worker, target: s.Target, write: op.Write, random: op.Random, off: op.Offset, len: op.Len, res: res})
+	if k := (laneKey{s.Worker, s.Target}); h.inFlight[k] > 0 {
+		h.inFlight[k]--
+	} else {
+		h.overIssued = true
+	}
 	n := len(h.trace)
 	h.mu.Unlock()
 	if h.limit > 0 && n >= h.limit {
@@ -117,7 +142,7 @@ func tempFile(t testing.TB, dir string, size int64) string {
 }
 
 // openDirect opens path with O_DIRECT and the given access mode.
-func openDirect(t *testing.T, path string, mode int) int {
+func openDirect(t testing.TB, path string, mode int) int {
 	t.Helper()
 	fd, err := unix.Open(path, mode|unix.O_DIRECT|unix.O_CLOEXEC, 0)
 	if err == unix.EINVAL {

@@ -47,6 +47,7 @@ func runAll(t *testing.T, f Factory, path string) {
 	t.Run("ErrorBudgetStops", func(t *testing.T) { testErrorBudget(t, f, path) })
 	t.Run("RampNotCounted", func(t *testing.T) { testRamp(t, f, path) })
 	t.Run("RateLimit", func(t *testing.T) { testRate(t, f, path) })
+	t.Run("QueueDepthKept", func(t *testing.T) { testQueueDepth(t, f, path) })
 	t.Run("Verify", func(t *testing.T) { testVerify(t, f, path) })
 }
 
@@ -321,6 +322,44 @@ func zeroStamps(t *testing.T, path string, region workload.Region) {
 	n, err := unix.Pwrite(fd, b, region.Start)
 	require.NoError(t, err)
 	require.EqualValues(t, region.Len, n)
+}
+
+func testQueueDepth(t *testing.T, f Factory, path string) {
+	// Two targets (the same file through two descriptors, on disjoint
+	// regions), so that an engine that shares its queue between targets
+	// instead of keeping the depth on each is caught.
+	regions := []workload.Region{{Len: 8 * mib}, {Start: 16 * mib, Len: 8 * mib}}
+	targets := []engine.Target{
+		{FD: openDirect(t, path, unix.O_RDONLY), Region: regions[0], Index: 0},
+		{FD: openDirect(t, path, unix.O_RDONLY), Region: regions[1], Index: 1},
+	}
+	const qd, workers = 4, 2
+	h := &harness{t: t, eng: f(), limit: 8000,
+		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: workers},
+		targets: targets}
+	h.run()
+	require.GreaterOrEqual(t, len(h.trace), h.limit)
+	require.False(t, h.overIssued, "an I/O completed that the engine never reported issuing")
+	perTarget := [2]int{}
+	for _, tr := range h.trace {
+		require.Equal(t, tr.len, tr.res, describe(tr))
+		r := regions[tr.target]
+		require.True(t, tr.off >= r.Start && tr.off+tr.len <= r.Start+r.Len, "target %d: %s outside its region", tr.target, describe(tr))
+		perTarget[tr.target]++
+	}
+	require.Positive(t, perTarget[0])
+	require.Positive(t, perTarget[1])
+	// Every worker had exactly qd I/Os in flight on each target at its
+	// peak: never more, and the depth was reached.
+	for w := 0; w < workers; w++ {
+		for tg := range targets {
+			require.Equal(t, qd, h.maxInFlight[laneKey{w, tg}], "worker %d target %d: peak I/Os in flight", w, tg)
+		}
+	}
+	// Nothing is left in flight once Run has returned.
+	for k, n := range h.inFlight {
+		require.Zero(t, n, "worker %d target %d still has I/O in flight after Run returned", k.worker, k.target)
+	}
 }
 
 func testVerify(t *testing.T, f Factory, path string) {

@@ -68,12 +68,16 @@ func (l *lane) run(w *engine.Worker) {
 	paced := l.pacer.Paced()
 	var op workload.Op
 	var seq uint64
+	var y engine.Yielder
 	for !ctl.Stopped() {
 		if paced && !l.pacer.Wait(ctl) {
 			return
 		}
 		l.gen.Next(&op)
 		b := l.buf[:op.Len]
+		if w.Issue != nil {
+			w.Issue(l.stats, &op)
+		}
 		var n int
 		var err error
 		var t0 int64
@@ -96,6 +100,7 @@ func (l *lane) run(w *engine.Worker) {
 		if w.Trace != nil {
 			w.Trace(l.stats, &op, res)
 		}
+		y.Tick(t1, t1-t0)
 	}
 }
 

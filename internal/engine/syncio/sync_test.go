@@ -21,3 +21,7 @@ func BenchmarkRandRead4kQD1(b *testing.B) {
 func BenchmarkRandRead4kQD16(b *testing.B) {
 	enginetest.Benchmark(b, func() engine.Engine { return syncio.New() }, 16)
 }
+
+func BenchmarkRandRead4kQD32(b *testing.B) {
+	enginetest.Benchmark(b, func() engine.Engine { return syncio.New() }, 32)
+}

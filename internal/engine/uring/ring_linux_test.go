@@ -1,0 +1,129 @@
+package uring
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+func requireUring(t *testing.T) {
+	t.Helper()
+	if err := New().Available(); err != nil {
+		t.Skipf("io_uring unavailable: %v", err)
+	}
+}
+
+func TestRingSetup(t *testing.T) {
+	requireUring(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for _, n := range []uint32{1, 3, 32, 100} {
+		r, err := newRing(n)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, r.sqEntries(), int(n))
+		require.GreaterOrEqual(t, len(r.cqes), int(n), "every I/O in flight needs a CQ slot")
+		if r.flags&setupDeferTaskrun != 0 {
+			require.NotZero(t, r.flags&setupSingleIssuer, "DEFER_TASKRUN without SINGLE_ISSUER")
+		}
+		require.NoError(t, r.close())
+		require.Equal(t, -1, r.fd)
+	}
+	_, err := newRing(maxEntries + 1)
+	require.ErrorContains(t, err, "queue depth × targets")
+}
+
+func TestDescribeNamesFlags(t *testing.T) {
+	requireUring(t)
+	e := New()
+	require.Regexp(t, `^setup flags (none|[A-Z_|]+)$`, e.Describe())
+	require.Equal(t, "SUBMIT_ALL|SINGLE_ISSUER", describeFlags(setupSingleIssuer|setupSubmitAll))
+	require.Equal(t, "none", describeFlags(0))
+}
+
+// A paced ring with nothing in flight sleeps in io_uring_enter with a
+// timeout; the wait must end with ETIME, not hang.
+func TestTimedWaitExpires(t *testing.T) {
+	requireUring(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r, err := newRing(2)
+	require.NoError(t, err)
+	defer r.close()
+	began := time.Now()
+	var errno unix.Errno
+	for errno = unix.EINTR; errno == unix.EINTR; {
+		_, errno = r.submitAndWait(1, int64(2*time.Millisecond))
+	}
+	require.Equal(t, unix.ETIME, errno)
+	require.GreaterOrEqual(t, time.Since(began), 2*time.Millisecond)
+}
+
+// The engine registers its targets and buffers, so the kernel neither looks
+// up a file nor pins pages per I/O; each slot is its own fixed buffer, the
+// slot's buffer in the worker's memory.
+func TestLoopRegistersFilesAndBuffers(t *testing.T) {
+	requireUring(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	fd, err := unix.Open(t.TempDir(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	spec := workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 8192, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: 3, Workers: 1}.WithDefaults()
+	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Ctl: engine.NewControl(0, nil),
+		Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 1 << 20}}, {FD: fd, Region: workload.Region{Len: 1 << 20}, Index: 1}}})
+	require.NoError(t, err)
+	defer engine.CloseWorkers(ws)
+	l, err := newLoop(ws[0])
+	require.NoError(t, err)
+	defer l.r.close()
+	require.True(t, l.r.filesRegistered)
+	require.True(t, l.r.bufsRegistered)
+	require.Equal(t, uint8(sqeFixedFile), l.sqeFlags)
+	require.Equal(t, uint8(opReadFixed), l.readOp)
+	require.Equal(t, uint8(opWriteFixed), l.writeOp)
+	require.Len(t, l.slots, 6)
+	require.Len(t, ws[0].Lanes(), 2, "one lane per target")
+	for i, s := range l.slots {
+		tg, q := i/3, i%3
+		require.Same(t, &ws[0].Slot(tg, q, 8192)[0], &s.buf[0], "slot %d", i)
+		require.Same(t, &l.targets[tg], s.tgt)
+		require.EqualValues(t, tg, l.targets[tg].fd, "fixed-file index")
+	}
+	require.Len(t, l.free, 6)
+	require.EqualValues(t, 0, l.free[len(l.free)-1])
+}
+
+func TestSuits(t *testing.T) {
+	// A regular file on ext4 or xfs takes RWF_NOWAIT; elsewhere the temp
+	// directory's file system decides, so only those are asserted.
+	f, err := os.CreateTemp(t.TempDir(), "suits")
+	require.NoError(t, err)
+	_, err = f.Write(make([]byte, 8192))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	fd, err := unix.Open(f.Name(), unix.O_RDONLY, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	var st unix.Statfs_t
+	require.NoError(t, unix.Fstatfs(fd, &st))
+	if st.Type == unix.EXT4_SUPER_MAGIC || st.Type == unix.XFS_SUPER_MAGIC {
+		require.NoError(t, New().Suits(fd))
+	}
+	// zram is bio-based and cannot take non-blocking I/O.
+	zfd, err := unix.Open("/dev/zram0", unix.O_RDONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		t.Skipf("no /dev/zram0: %v", err)
+	}
+	defer unix.Close(zfd)
+	if sz, _ := os.ReadFile("/sys/block/zram0/disksize"); string(sz) == "0\n" {
+		t.Skip("/dev/zram0 has no size")
+	}
+	require.ErrorContains(t, New().Suits(zfd), "cannot take non-blocking I/O")
+}

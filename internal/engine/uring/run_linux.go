@@ -1,0 +1,243 @@
+package uring
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// maxWait bounds one timed wait of a paced ring, so that a stop is noticed
+// quickly even at a low rate.
+const maxWait = int64(50 * time.Millisecond)
+
+// slot is one queue position: a fixed target and buffer, and the I/O it
+// carries. Its index in loop.slots is the SQE's user_data and, when the
+// buffers are registered, the fixed buffer's index.
+type slot struct {
+	op   workload.Op
+	t0   int64 // when the io_uring_enter that submitted op began
+	buf  []byte
+	addr uint64 // &buf[0], for the SQE
+	tgt  *target
+}
+
+// target is the ring's state on one target: a single generator and a
+// single lane, since the ring is the only writer.
+type target struct {
+	fd   int32 // fixed-file index when files are registered, else the descriptor
+	gen  *workload.Generator
+	lane *engine.Stats
+	seq  uint64 // writes stamped so far
+}
+
+// loop is one worker's ring and its queue slots.
+type loop struct {
+	w          *engine.Worker
+	r          *ring
+	slots      []slot
+	targets    []target
+	free       []uint32 // slots with no I/O in flight (a stack)
+	batch      []uint32 // slots prepared since the last io_uring_enter
+	readOp     uint8
+	writeOp    uint8
+	sqeFlags   uint8
+	fixedFiles bool
+	pacer      engine.Pacer
+}
+
+// Run implements engine.Engine.
+func (e *Engine) Run(w *engine.Worker) error {
+	if err := e.Available(); err != nil {
+		return fmt.Errorf("uring: %w", err)
+	}
+	// The ring is set up with SINGLE_ISSUER and DEFER_TASKRUN: every
+	// io_uring_enter must come from the thread that created it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	l, err := newLoop(w)
+	if err != nil {
+		return fmt.Errorf("uring: worker %d: %w", w.ID, err)
+	}
+	<-w.Start
+	runErr := l.run()
+	if err := l.r.close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("uring: worker %d: %w", w.ID, err)
+	}
+	return runErr
+}
+
+// newLoop sets up the ring, the lanes and the slots, and registers the
+// targets and buffers. Registration is an optimisation: when the kernel
+// refuses it (an old kernel, a locked-memory limit), the loop uses plain
+// descriptors and READ/WRITE with the same buffers.
+func newLoop(w *engine.Worker) (*loop, error) {
+	n := w.QueueDepth * len(w.Targets)
+	if n <= 0 {
+		return nil, fmt.Errorf("nothing to do: queue depth %d, %d targets", w.QueueDepth, len(w.Targets))
+	}
+	r, err := newRing(uint32(n))
+	if err != nil {
+		return nil, err
+	}
+	l := &loop{
+		w:       w,
+		r:       r,
+		slots:   make([]slot, n),
+		targets: make([]target, len(w.Targets)),
+		free:    make([]uint32, 0, n),
+		batch:   make([]uint32, 0, n),
+		readOp:  opRead,
+		writeOp: opWrite,
+		pacer:   engine.NewPacer(w.LaneRate(1)),
+	}
+	fds := make([]int32, len(w.Targets))
+	for t, tgt := range w.Targets {
+		gen, err := w.Generator(t, 0)
+		if err != nil {
+			r.close()
+			return nil, err
+		}
+		fds[t] = int32(tgt.FD)
+		l.targets[t] = target{fd: int32(tgt.FD), gen: gen, lane: w.NewLane(t)}
+	}
+	if r.registerFiles(fds) == nil {
+		for t := range l.targets {
+			l.targets[t].fd = int32(t)
+		}
+		l.sqeFlags = sqeFixedFile
+	}
+	iovs := make([]unix.Iovec, n)
+	for i := range l.slots {
+		t, q := i/w.QueueDepth, i%w.QueueDepth
+		buf := w.Slot(t, q, w.Spec.MaxBlock())
+		l.slots[i] = slot{buf: buf, addr: uint64(uintptr(unsafe.Pointer(&buf[0]))), tgt: &l.targets[t]}
+		iovs[i] = unix.Iovec{Base: &buf[0]}
+		iovs[i].SetLen(len(buf))
+	}
+	if len(iovs) <= maxRegisteredBufs && r.registerBuffers(iovs) == nil {
+		l.readOp, l.writeOp = opReadFixed, opWriteFixed
+	}
+	// Slot 0 is handed out first.
+	for i := n - 1; i >= 0; i-- {
+		l.free = append(l.free, uint32(i))
+	}
+	return l, nil
+}
+
+// run is the hot loop: fill every free slot, submit them and wait for at
+// least one completion in one io_uring_enter, reap every completion there
+// is. Once the control says stop it submits nothing more and returns when
+// every I/O in flight has completed. It allocates nothing and takes no lock.
+func (l *loop) run() error {
+	ctl := l.w.Ctl
+	var y engine.Yielder
+	for {
+		var waitNs int64
+		if !ctl.Stopped() {
+			waitNs = l.fill()
+		}
+		if len(l.free) == len(l.slots) && waitNs == 0 {
+			return nil // stopped, and nothing in flight
+		}
+		t0 := engine.Nanotime()
+		for _, i := range l.batch {
+			l.slots[i].t0 = t0
+		}
+		l.batch = l.batch[:0]
+		_, errno := l.r.submitAndWait(1, waitNs)
+		t1 := engine.Nanotime()
+		switch errno {
+		case 0, unix.EINTR, unix.ETIME, unix.EAGAIN, unix.EBUSY:
+			// EINTR: a signal (the Go runtime preempts with SIGURG)
+			// cut the wait short; ETIME: a paced wait ran out;
+			// EAGAIN, EBUSY: the kernel could not take the SQEs now.
+			// In every case unsubmitted SQEs stay queued for the
+			// next pass.
+		default:
+			return fmt.Errorf("uring: worker %d: io_uring_enter: %w", l.w.ID, errno)
+		}
+		l.reap(t1)
+		y.Tick(t1, t1-t0)
+	}
+}
+
+// fill prepares an I/O in every free slot the pacer allows. It returns how
+// long to wait for the pacer (bounded by maxWait), or 0.
+func (l *loop) fill() int64 {
+	paced := l.pacer.Paced()
+	var now int64
+	if paced {
+		now = engine.Nanotime()
+	}
+	for len(l.free) > 0 {
+		if paced {
+			if d := l.pacer.Delay(now); d > 0 {
+				return min(d, maxWait)
+			}
+		}
+		i := l.free[len(l.free)-1]
+		l.free = l.free[:len(l.free)-1]
+		l.prep(i)
+	}
+	return 0
+}
+
+// prep draws the next I/O of slot i's target and writes its SQE.
+func (l *loop) prep(i uint32) {
+	s := &l.slots[i]
+	t := s.tgt
+	t.gen.Next(&s.op)
+	opcode := l.readOp
+	if s.op.Write {
+		t.seq++
+		l.w.PrepareWrite(&s.op, s.buf[:s.op.Len], t.seq)
+		opcode = l.writeOp
+	} else {
+		l.w.PrepareRead(t.lane, &s.op)
+	}
+	*l.r.nextSQE() = sqe{
+		opcode:   opcode,
+		flags:    l.sqeFlags,
+		fd:       t.fd,
+		off:      uint64(s.op.Offset),
+		addr:     s.addr,
+		len:      uint32(s.op.Len),
+		userData: uint64(i),
+		bufIndex: uint16(i), // ignored unless the opcode is a fixed one
+	}
+	l.batch = append(l.batch, i)
+	if l.w.Issue != nil {
+		l.w.Issue(t.lane, &s.op)
+	}
+}
+
+// reap records every completion in the CQ ring with t1, the one clock
+// reading taken when io_uring_enter returned. With DEFER_TASKRUN the kernel
+// posts completions only inside that call, so every CQE reaped here arrived
+// before t1; without it, one that lands while the loop reaps is stamped up
+// to the loop's length (well under a microsecond per CQE) early.
+func (l *loop) reap(t1 int64) {
+	r := l.r
+	w, trace := l.w, l.w.Trace
+	head := r.cqHeadLocal
+	tail := atomic.LoadUint32(r.cqTail)
+	for ; head != tail; head++ {
+		c := &r.cqes[head&r.cqMask]
+		i, res := uint32(c.userData), int64(c.res)
+		s := &l.slots[i]
+		w.Complete(s.tgt.lane, &s.op, s.buf, res, s.t0, t1)
+		if trace != nil {
+			trace(s.tgt.lane, &s.op, res)
+		}
+		l.free = append(l.free, i)
+	}
+	r.cqHeadLocal = head
+	atomic.StoreUint32(r.cqHead, head)
+}

@@ -1,0 +1,20 @@
+//go:build linux
+
+package uring_test
+
+import (
+	"testing"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/engine/enginetest"
+	"github.com/ioprobe/ioprobe/internal/engine/uring"
+)
+
+func factory() engine.Engine { return uring.New() }
+
+func TestConformance(t *testing.T) { enginetest.Run(t, factory) }
+
+// One op is one 4 KiB random read; see enginetest.Benchmark.
+func BenchmarkRandRead4kQD1(b *testing.B)  { enginetest.Benchmark(b, factory, 1) }
+func BenchmarkRandRead4kQD16(b *testing.B) { enginetest.Benchmark(b, factory, 16) }
+func BenchmarkRandRead4kQD32(b *testing.B) { enginetest.Benchmark(b, factory, 32) }

@@ -1,0 +1,116 @@
+// Command benchfio is the measuring half of scripts/bench-fio.sh, which runs
+// ioprobe and fio side by side on the same device.
+//
+//	benchfio measure OUT.rec.json OUT.json -- CMD ARGS...
+//	benchfio report DIR
+//
+// measure runs CMD with its standard output in OUT.json, waits for it with
+// wait4(2) and writes the record OUT.rec.json: wall time, the whole
+// process's user and system CPU from wait4's rusage (fio's job processes
+// are its children and are counted: fio waits for them) and the host's busy
+// and total CPU from /proc/stat deltas. The tools' own CPU lines are not used.
+//
+// report reads every WORKLOAD.ROUND.CANDIDATE.{rec.,}json pair in DIR, where
+// CANDIDATE starts with "ioprobe-" or "fio-", and prints a Markdown report:
+// the median of each candidate's runs, the best candidate of each tool
+// (most IOPS per process CPU-second), and the median of the per-round ratios
+// of the two winners.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/ioprobe/ioprobe/internal/cpuacct"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "benchfio:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	switch {
+	case len(args) >= 5 && args[0] == "measure" && args[3] == "--":
+		return measure(args[1], args[2], args[4:])
+	case len(args) == 2 && args[0] == "report":
+		return report(os.Stdout, args[1])
+	}
+	return errors.New("usage: benchfio measure OUT.rec.json OUT.json -- CMD ARGS... | benchfio report DIR")
+}
+
+// record is what measure writes.
+type record struct {
+	Command          []string `json:"command"`
+	ExitCode         int      `json:"exit_code"`
+	WallSeconds      float64  `json:"wall_seconds"`
+	UserSeconds      float64  `json:"user_seconds"`
+	SystemSeconds    float64  `json:"system_seconds"`
+	HostBusySeconds  float64  `json:"host_busy_seconds"`
+	HostTotalSeconds float64  `json:"host_total_seconds"`
+}
+
+func measure(recPath, outPath string, argv []string) error {
+	out, err := os.Create(outPath)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = out, os.Stderr
+	proc := cpuacct.Reader{}
+	host0, err := proc.Stat()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	// wait4 directly, not cmd.Wait: its rusage is the figure we report.
+	var ws syscall.WaitStatus
+	var ru syscall.Rusage
+	for {
+		_, err = syscall.Wait4(cmd.Process.Pid, &ws, 0, &ru)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	wall := time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("wait4: %w", err)
+	}
+	host1, err := proc.Stat()
+	if err != nil {
+		return err
+	}
+	d := host1.Sub(host0).All
+	hz := float64(cpuacct.UserHZ())
+	rec := record{
+		Command:          argv,
+		ExitCode:         ws.ExitStatus(),
+		WallSeconds:      wall.Seconds(),
+		UserSeconds:      time.Duration(ru.Utime.Nano()).Seconds(),
+		SystemSeconds:    time.Duration(ru.Stime.Nano()).Seconds(),
+		HostBusySeconds:  float64(d.Busy()) / hz,
+		HostTotalSeconds: float64(d.Total()) / hz,
+	}
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(recPath, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	if rec.ExitCode != 0 {
+		return fmt.Errorf("%s exited with status %d", argv[0], rec.ExitCode)
+	}
+	return nil
+}
