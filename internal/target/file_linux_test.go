@@ -73,6 +73,7 @@ func TestNewFileCreatedFilledMarkedReused(t *testing.T) {
 	require.False(t, tg.Writable, "a read workload gets a read-only descriptor")
 	require.Equal(t, unix.O_RDONLY, openFlags(t, tg.FD)&unix.O_ACCMODE)
 	require.NotZero(t, openFlags(t, tg.FD)&unix.O_DIRECT)
+	require.NotZero(t, openFlags(t, tg.FD)&unix.O_NOATIME, "reads must not cost an atime update")
 	require.Contains(t, []int64{512, 1024, 2048, 4096}, tg.LogicalBlock)
 	require.Equal(t, []int64{4 * mib, 8 * mib, 9 * mib}, progress, "filled in 4 MiB chunks")
 	require.NotEmpty(t, tg.Device, "a file on /tmp reaches a real block device")
