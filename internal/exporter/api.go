@@ -44,6 +44,10 @@ func (d *Daemon) handleRuns(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
+	if !d.api.acquire(w) {
+		return
+	}
+	defer d.api.release()
 	runs := d.history.list(r.URL.Query().Get("job"), limit)
 	if runs == nil {
 		runs = []*Run{}

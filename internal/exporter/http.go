@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/exporter-toolkit/web"
@@ -20,10 +21,10 @@ func (d *Daemon) Handler() http.Handler {
 		ErrorHandling: promhttp.ContinueOnError,
 		Registry:      d.reg,
 	})
-	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(d.reg, metrics))
+	mux.Handle("GET /metrics", d.scrapes.limit(promhttp.InstrumentMetricHandler(d.reg, metrics)))
 	mux.HandleFunc("GET /probe", d.handleProbe)
 	mux.HandleFunc("GET /api/v1/runs", d.handleRuns)
-	mux.HandleFunc("GET /api/v1/jobs", d.handleJobs)
+	mux.Handle("GET /api/v1/jobs", d.api.limit(http.HandlerFunc(d.handleJobs)))
 	mux.HandleFunc("POST /api/v1/jobs/{name}/run", d.handleTrigger)
 	mux.HandleFunc("POST /-/reload", d.handleReload)
 	mux.HandleFunc("PUT /-/reload", d.handleReload)
@@ -57,7 +58,24 @@ func (d *Daemon) Handler() http.Handler {
 		panic(err) // a fixed template: cannot fail
 	}
 	mux.Handle("GET /{$}", landing)
-	return mux
+	return ignoreBodies(mux)
+}
+
+// ignoreBodies: no endpoint reads a request body, so one that a client
+// announces is not waited for. net/http would otherwise read up to 256
+// KiB of it after the answer, without a deadline (the server has no
+// ReadTimeout: a probe may take minutes), so a client that sends
+// "Content-Length: 100000" and then nothing would hold a goroutine and a
+// descriptor for as long as it keeps the connection open. The answer is
+// given as usual; then the connection is closed.
+func ignoreBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 { // -1: chunked, of unknown length
+			w.Header().Set("Connection", "close")
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func (d *Daemon) handleReload(w http.ResponseWriter, _ *http.Request) {
@@ -79,4 +97,43 @@ func CheckWebConfig(path string) error {
 		return nil
 	}
 	return web.Validate(path)
+}
+
+// Concurrent requests served at once; more are answered 503 at once,
+// never queued. A /api/v1/runs answer holds every kept result document
+// (megabytes with a long run_history), so a few hundred at once would
+// hold gigabytes; Prometheus servers scraping /metrics are a handful
+// (node_exporter's default limit is 40).
+const (
+	maxAPIRequests = 4
+	maxScrapes     = 10
+)
+
+// inFlight bounds the requests a handler serves at once.
+type inFlight chan struct{}
+
+func newInFlight(n int) inFlight { return make(inFlight, n) }
+
+// acquire takes a place, or answers 503 and returns false.
+func (f inFlight) acquire(w http.ResponseWriter) bool {
+	select {
+	case f <- struct{}{}:
+		return true
+	default:
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("busy: %d requests already in flight", cap(f)), http.StatusServiceUnavailable)
+		return false
+	}
+}
+
+func (f inFlight) release() { <-f }
+
+func (f inFlight) limit(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !f.acquire(w) {
+			return
+		}
+		defer f.release()
+		h.ServeHTTP(w, r)
+	})
 }
