@@ -34,7 +34,15 @@ type walker struct {
 	// the mappings being expanded, to catch a mapping that merges itself.
 	merged  map[*yaml.Node][][2]*yaml.Node
 	merging map[*yaml.Node]bool
+	// keys counts the keys walked, anchors and merges expanded: each
+	// alias of a mapping walks it again, so a few kilobytes can stand for
+	// millions of keys (and as many problems and recorded lines).
+	keys int
 }
+
+// maxKeys bounds the keys of a file once expanded: a thousand jobs of ten
+// keys each, far more than any real configuration.
+const maxKeys = 10000
 
 func newWalker(ps *problems) *walker {
 	return &walker{ps: ps, names: map[string][]string{}, merged: map[*yaml.Node][][2]*yaml.Node{}, merging: map[*yaml.Node]bool{}}
@@ -186,8 +194,16 @@ func (w *walker) named(path string, n *yaml.Node, t reflect.Type) []string {
 // pairs returns a mapping's pairs, records the line of each key and
 // reports keys given twice (viper would silently keep one of them).
 func (w *walker) pairs(path string, n *yaml.Node) [][2]*yaml.Node {
+	if w.keys > maxKeys {
+		return nil
+	}
+	mp := w.mappingPairs(path, n)
+	if w.keys += len(mp); w.keys > maxKeys {
+		w.ps.add("", "the file holds more than %d keys once its anchors and merge keys are expanded", maxKeys)
+		return nil
+	}
 	var out [][2]*yaml.Node
-	for _, kv := range w.mappingPairs(path, n) {
+	for _, kv := range mp {
 		k := kv[0]
 		p := join(path, k.Value)
 		if first, dup := w.ps.lines[p]; dup {
