@@ -294,8 +294,8 @@ func isTimeout(err error) bool {
 	return ok && ne.Timeout()
 }
 
-// busy is how many probes hold a slot.
-func (l *probeLimiter) busy() int {
+// busy is how many requests hold a place.
+func (l *limiter) busy() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.active

@@ -44,7 +44,8 @@ func (d *Daemon) handleRuns(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	if !d.api.acquire(w) {
+	if !d.api.acquire(maxAPIRequests) {
+		busy(w, "1", "%d requests already in flight", maxAPIRequests)
 		return
 	}
 	defer d.api.release()

@@ -78,11 +78,10 @@ type Daemon struct {
 	history *history
 	devices *devices
 	sched   *scheduler
-	probes  probeLimiter
 	ready   atomic.Bool
-	// api and scrapes bound concurrent requests of the run API (whose
-	// answers hold whole result documents) and of /metrics.
-	api, scrapes inFlight
+	// probes, api and scrapes bound concurrent /probe requests, run API
+	// requests (whose answers hold whole result documents) and scrapes.
+	probes, api, scrapes limiter
 	// timeouts of the HTTP server (tests shorten them).
 	readHeaderTimeout, idleTimeout time.Duration
 
@@ -111,8 +110,6 @@ func New(o Options) (*Daemon, error) {
 		devices: newDevices(),
 		created: map[string]bool{},
 
-		api:               newInFlight(maxAPIRequests),
-		scrapes:           newInFlight(maxScrapes),
 		readHeaderTimeout: readHeaderTimeout,
 		idleTimeout:       idleTimeout,
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -21,10 +22,10 @@ func (d *Daemon) Handler() http.Handler {
 		ErrorHandling: promhttp.ContinueOnError,
 		Registry:      d.reg,
 	})
-	mux.Handle("GET /metrics", d.scrapes.limit(promhttp.InstrumentMetricHandler(d.reg, metrics)))
+	mux.Handle("GET /metrics", d.scrapes.serveLimited(maxScrapes, promhttp.InstrumentMetricHandler(d.reg, metrics).ServeHTTP))
 	mux.HandleFunc("GET /probe", d.handleProbe)
 	mux.HandleFunc("GET /api/v1/runs", d.handleRuns)
-	mux.Handle("GET /api/v1/jobs", d.api.limit(http.HandlerFunc(d.handleJobs)))
+	mux.HandleFunc("GET /api/v1/jobs", d.api.serveLimited(maxAPIRequests, d.handleJobs))
 	mux.HandleFunc("POST /api/v1/jobs/{name}/run", d.handleTrigger)
 	mux.HandleFunc("POST /-/reload", d.handleReload)
 	mux.HandleFunc("PUT /-/reload", d.handleReload)
@@ -109,31 +110,46 @@ const (
 	maxScrapes     = 10
 )
 
-// inFlight bounds the requests a handler serves at once.
-type inFlight chan struct{}
-
-func newInFlight(n int) inFlight { return make(inFlight, n) }
-
-// acquire takes a place, or answers 503 and returns false.
-func (f inFlight) acquire(w http.ResponseWriter) bool {
-	select {
-	case f <- struct{}{}:
-		return true
-	default:
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, fmt.Sprintf("busy: %d requests already in flight", cap(f)), http.StatusServiceUnavailable)
-		return false
-	}
+// limiter bounds how many requests of a kind are served at once: more
+// are refused, never queued. The limit is the caller's, as a reload may
+// change it (global.max_concurrent_probes).
+type limiter struct {
+	mu     sync.Mutex
+	active int
 }
 
-func (f inFlight) release() { <-f }
+func (l *limiter) acquire(limit int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active >= limit {
+		return false
+	}
+	l.active++
+	return true
+}
 
-func (f inFlight) limit(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !f.acquire(w) {
+func (l *limiter) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.active--
+}
+
+// busy answers 503 to a request that cannot be served now: a limit is
+// reached, or the device is in use.
+func busy(w http.ResponseWriter, retryAfter, format string, args ...any) {
+	w.Header().Set("Retry-After", retryAfter)
+	http.Error(w, "busy: "+fmt.Sprintf(format, args...), http.StatusServiceUnavailable)
+}
+
+// serveLimited serves h while fewer than limit requests are in it, else
+// answers 503 at once.
+func (l *limiter) serveLimited(limit int, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !l.acquire(limit) {
+			busy(w, "1", "%d requests already in flight", limit)
 			return
 		}
-		defer f.release()
-		h.ServeHTTP(w, r)
-	})
+		defer l.release()
+		h(w, r)
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,28 +34,6 @@ const probeSetup = 250 * time.Millisecond
 // defaultProbeSlack is added to a module's duration when a request has no
 // scrape timeout header.
 const defaultProbeSlack = 5 * time.Second
-
-// probeLimiter bounds concurrent probes: more are refused, never queued.
-type probeLimiter struct {
-	mu     sync.Mutex
-	active int
-}
-
-func (l *probeLimiter) acquire(limit int) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.active >= limit {
-		return false
-	}
-	l.active++
-	return true
-}
-
-func (l *probeLimiter) release() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.active--
-}
 
 // lookupTarget finds a configured target by name, or by its exact path.
 func lookupTarget(cfg *config.Config, s string) *config.Target {
@@ -143,8 +120,7 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 	}
 	if !d.probes.acquire(cfg.Global.MaxConcurrentProbes) {
 		d.m.probesRejected.WithLabelValues("concurrency").Inc()
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, fmt.Sprintf("busy: %d probe(s) already running (global.max_concurrent_probes)", cfg.Global.MaxConcurrentProbes), http.StatusServiceUnavailable)
+		busy(w, "1", "%d probe(s) already running (global.max_concurrent_probes)", cfg.Global.MaxConcurrentProbes)
 		return
 	}
 	defer d.probes.release()
@@ -165,11 +141,10 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 		defer stop()
 		var release func()
 		release, err = d.devices.heavy(ctx, deviceKeyOf(p.target.Path), "probe "+p.module.Name, false, time.Time{})
-		var busy *busyError
-		if errors.As(err, &busy) {
+		var devErr *busyError
+		if errors.As(err, &devErr) {
 			d.m.probesRejected.WithLabelValues("device_busy").Inc()
-			w.Header().Set("Retry-After", "10")
-			http.Error(w, fmt.Sprintf("busy: %s", busy), http.StatusServiceUnavailable)
+			busy(w, "10", "%s", devErr)
 			return
 		}
 		if err == nil {
