@@ -51,6 +51,7 @@ cleanup() {
 trap cleanup EXIT
 
 cd "$root"
+rev=$(git describe --always --dirty 2>/dev/null || echo '?')
 go build -o "$scratch/ioprobe" ./cmd/ioprobe
 port=${PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 19816)}
 base=http://127.0.0.1:$port
@@ -165,7 +166,7 @@ pid=
 stop_ms=$((($(date +%s%N) - t0) / 1000000))
 
 echo
-echo "ioprobe serve soak of $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?'): ${secs}s, $(($(wc -l <"$csv") - 1)) samples, $requests requests; $(uptime | sed 's/.*load average/load average/')"
+echo "ioprobe serve soak of $rev: ${secs}s, $(($(wc -l <"$csv") - 1)) samples, $requests requests; $(uptime | sed 's/.*load average/load average/')"
 printf 'HTTP status counts:'
 for c in $(printf '%s\n' "${!codes[@]}" | sort); do printf ' %s=%s' "$c" "${codes[$c]}"; done
 echo
