@@ -46,6 +46,13 @@ func ioprobe(t *testing.T, dir string, args ...string) outcome {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd to its end and returns what it did; only a command
+// that could not run at all fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd) outcome {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -53,7 +60,7 @@ func ioprobe(t *testing.T, dir string, args ...string) outcome {
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("running ioprobe %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
 	}
 	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
 }

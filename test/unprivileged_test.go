@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -64,17 +63,7 @@ func asNobody(bin string, groups []uint32, args ...string) *exec.Cmd {
 // runAs runs `ioprobe ARGS` as nobody and returns what it did.
 func runAs(t *testing.T, bin string, groups []uint32, args ...string) outcome {
 	t.Helper()
-	cmd := asNobody(bin, groups, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
+	return runCmd(t, asNobody(bin, groups, args...))
 }
 
 func TestUnprivilegedRunOnFile(t *testing.T) {
