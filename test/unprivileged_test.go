@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -96,15 +95,7 @@ func TestUnprivilegedRunOnFile(t *testing.T) {
 // distributions, mode 0660) is what the service needs, and nothing more.
 func TestUnprivilegedBlockDevice(t *testing.T) {
 	bin, _ := unprivileged(t)
-	backing := filepath.Join(t.TempDir(), "backing")
-	require.NoError(t, os.WriteFile(backing, nil, 0o600))
-	require.NoError(t, os.Truncate(backing, 32<<20))
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
-	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
+	dev := loopDevice(t, 32<<20)
 	require.NoError(t, os.Chmod(dev, 0o660))
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat(dev, &st))
