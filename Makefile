@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/ioprobe/ioprobe/internal/version.Version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build run test test-deps unit bench bench-fio lint fmt clean dashboards
+.PHONY: all build run test test-deps unit fuzz bench bench-fio lint fmt clean dashboards
 
 all: build
 
@@ -18,9 +18,26 @@ build:
 run: build
 	./$(BIN) run --duration 10s --ramp 2s
 
-# Everything CI runs: installs what the tests need, then every test.
+# Everything CI runs: installs what the tests need, then every test, then
+# every fuzz target for a few seconds.
 test: test-deps lint
 	$(GO) test -count=1 -timeout 20m ./...
+	@$(MAKE) --no-print-directory fuzz
+
+# Every fuzz target (func FuzzX(f *testing.F) in a _test.go file) for
+# FUZZTIME each; -fuzz takes one target of one package at a time. Their
+# seeds, and any input that ever failed, are in testdata/fuzz/FuzzX and
+# run with the plain tests too. A new failure is written there: commit it
+# with the fix. Longer: make fuzz FUZZTIME=10m.
+FUZZTIME ?= 3s
+fuzz:
+	@set -euo pipefail; \
+	grep -rE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+\(f \*testing\.F\)' cmd internal pkg test | \
+	sed -E 's|^(.*)/[^/]*:func (Fuzz[A-Za-z0-9_]+).*|\1 \2|' | sort | \
+	while read -r dir name; do \
+		echo "fuzz: $$name (./$$dir) for $(FUZZTIME)"; \
+		out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$dir 2>&1) || { echo "$$out"; exit 1; }; \
+	done
 
 test-deps:
 	./scripts/test-deps.sh

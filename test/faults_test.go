@@ -33,16 +33,7 @@ func underStrace(t *testing.T, dir string, inject []string, args ...string) outc
 	sargs = append(sargs, args...)
 	cmd := exec.Command("strace", sargs...)
 	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
+	return runCmd(t, cmd)
 }
 
 // prepared makes a target file with a clean run, so that fault injection

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,8 +45,18 @@ var listenRE = regexp.MustCompile(`msg="Listening on" address=(\S+)`)
 // once it listens.
 func startDaemon(t *testing.T, args ...string) *daemon {
 	t.Helper()
+	return startDaemonAs(t, binary, nil, args...)
+}
+
+// startDaemonAs is startDaemon with another copy of the binary, run with
+// cred (nil: as this process).
+func startDaemonAs(t *testing.T, bin string, cred *syscall.Credential, args ...string) *daemon {
+	t.Helper()
 	d := &daemon{exited: make(chan struct{})}
-	d.cmd = exec.Command(binary, append([]string{"serve", "--web.listen-address", "127.0.0.1:0"}, args...)...)
+	d.cmd = exec.Command(bin, append([]string{"serve", "--web.listen-address", "127.0.0.1:0"}, args...)...)
+	if cred != nil {
+		d.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
 	pipe, err := d.cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, d.cmd.Start())

@@ -46,6 +46,13 @@ func ioprobe(t *testing.T, dir string, args ...string) outcome {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd to its end and returns what it did; only a command
+// that could not run at all fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd) outcome {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -53,7 +60,31 @@ func ioprobe(t *testing.T, dir string, args ...string) outcome {
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("running ioprobe %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
 	}
 	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// loopDevice attaches a blank file of size bytes as a loop device with
+// direct I/O, detached when the test ends. It skips without root or
+// losetup.
+func loopDevice(t *testing.T, size int64) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a loop device")
+	}
+	backing := filepath.Join(t.TempDir(), "backing")
+	if err := os.WriteFile(backing, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(backing, size); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
+	if err != nil {
+		t.Skipf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
+	return dev
 }

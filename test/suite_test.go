@@ -134,18 +134,7 @@ func TestSuiteRefusesWritesBeforeRunningAnything(t *testing.T) {
 }
 
 func TestSuiteBlockDeviceNeedsAllowDestructive(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
-	backing := filepath.Join(t.TempDir(), "backing")
-	require.NoError(t, os.WriteFile(backing, nil, 0o600))
-	require.NoError(t, os.Truncate(backing, 64<<20))
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
-	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
+	dev := loopDevice(t, 64<<20)
 
 	o := ioprobe(t, t.TempDir(), "suite", "business", "--target", dev, "--duration", "200ms", "--ramp", "0s")
 	require.Equal(t, 2, o.code, o.stderr)

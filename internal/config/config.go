@@ -160,7 +160,7 @@ func Parse(file string, data []byte, opts Options) (*Config, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, syntaxError(file, err)
 	}
-	w := &walker{ps: ps, names: map[string][]string{}}
+	w := newWalker(ps)
 	if len(doc.Content) > 0 {
 		w.structure("", doc.Content[0], reflect.TypeOf(rawConfig{}))
 	}

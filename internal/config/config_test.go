@@ -27,6 +27,7 @@ var badConfigs = map[string]string{
 	"duration-without-unit":   `:7: jobs.oltp.every: want a duration like 30s or 1h, got 3600`,
 	"every-too-short":         `:7: jobs.oltp.every: 1m is not longer than a run of the job (1m10s = ramp 10s + duration 1m)`,
 	"jitter-not-shorter":      `:8: jobs.oltp.jitter: must be shorter than every (5m)`,
+	"merge-itself":            `:4: jobs: the merge key (<<) merges a mapping that contains it`,
 	"missing-path":            `:2: targets.data: path is required`,
 	"missing-target":          `:4: jobs.oltp: target is required (the name of one of targets)`,
 	"module-suite":            `:5: modules.all: unknown key "suite" (known: block_align, block_size, engine, max_duration, max_errors, profile, queue_depth, ramp, random_pct, rate_iops, read_pct, workers)`,
@@ -198,6 +199,62 @@ jobs:
 	}
 	_, err = Parse("suite.yaml", []byte(strings.Replace(doc, "%s", "20s", 1)), Options{Suites: suites})
 	require.EqualError(t, err, "suite.yaml:10: jobs.two.every: 20s is not longer than a run of the job (22s = 2 points × (ramp 1s + duration 10s))")
+}
+
+// Merge keys are expanded once per mapping: a few hundred bytes that
+// merge 8 copies of a mapping 12 levels deep (8^12 expansions done
+// naively) are refused at once, as YAML's decoder refuses excessive
+// aliasing; a few levels resolve with YAML's meaning.
+func TestNestedMerges(t *testing.T) {
+	doc := func(levels, copies int) []byte {
+		var b strings.Builder
+		b.WriteString("targets:\n  data: {path: /srv/p.dat}\njobs:\n  j0: &m0 {target: data, profile: oltp}\n")
+		for i := 1; i <= levels; i++ {
+			fmt.Fprintf(&b, "  j%d: &m%d {<<: [%s]}\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*m%d, ", i-1), copies), ", "))
+		}
+		return []byte(b.String())
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Parse("bomb.yaml", doc(12, 8), Options{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.EqualError(t, err, "bomb.yaml: reading YAML: While parsing config: yaml: document contains excessive aliasing")
+	case <-time.After(time.Minute):
+		t.Fatal("nested merge keys are expanded exponentially")
+	}
+
+	cfg, err := Parse("merges.yaml", doc(3, 2), Options{})
+	require.NoError(t, err)
+	require.Len(t, cfg.Jobs, 4)
+	require.Equal(t, cfg.Jobs["j0"].Points, cfg.Jobs["j3"].Points)
+	require.Equal(t, cfg.Jobs["j0"].Target, cfg.Jobs["j3"].Target)
+}
+
+// Each alias of a mapping walks it again: a thousand aliases of a
+// thousand unknown keys (19 KB) were a million problems, 222 MB of error
+// text and 11 s. The expanded file is bounded, and so is the list.
+func TestAnchorsCannotAmplify(t *testing.T) {
+	for _, use := range []string{"*x", "{<<: *x}"} {
+		var b strings.Builder
+		b.WriteString("x: &x {")
+		for i := 0; i < 1000; i++ {
+			fmt.Fprintf(&b, "k%d: 1, ", i)
+		}
+		b.WriteString("}\njobs: {")
+		for i := 0; i < 1000; i++ {
+			fmt.Fprintf(&b, "j%d: %s, ", i, use)
+		}
+		b.WriteString("}\n")
+		_, err := Parse("big.yaml", []byte(b.String()), Options{})
+		var ce *Error
+		require.ErrorAs(t, err, &ce)
+		require.Len(t, ce.Problems, maxProblems+1, use)
+		require.Contains(t, err.Error(), "big.yaml: the file holds more than 10000 keys once its anchors and merge keys are expanded")
+		require.Regexp(t, `\nbig.yaml: \d+ more problems not shown$`, err.Error())
+	}
 }
 
 func TestMissingFile(t *testing.T) {

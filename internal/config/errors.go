@@ -84,8 +84,16 @@ func (ps *problems) err() error {
 	}
 	out := append([]Problem(nil), ps.list...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	if len(out) > maxProblems {
+		more := len(out) - maxProblems
+		out = append(out[:maxProblems], Problem{File: ps.file, Msg: fmt.Sprintf("%d more problems not shown", more)})
+	}
 	return &Error{Problems: out}
 }
+
+// maxProblems is how many problems an error lists, as compilers stop
+// after so many errors: past it, the rest are noise (or an attack).
+const maxProblems = 100
 
 // syntaxError reports a file that is not YAML. The parser's own text is
 // kept as it is: its "line N" counts from 0 for some errors and from 1 for

@@ -28,6 +28,24 @@ type walker struct {
 	// names holds the names defined under each named section, in file
 	// order, including empty definitions that viper would drop.
 	names map[string][]string
+	// merged memoises the pairs of each mapping with its merge keys
+	// expanded: without it, mappings that merge several copies of one
+	// another (a few hundred bytes) take exponential time. merging holds
+	// the mappings being expanded, to catch a mapping that merges itself.
+	merged  map[*yaml.Node][][2]*yaml.Node
+	merging map[*yaml.Node]bool
+	// keys counts the keys walked, anchors and merges expanded: each
+	// alias of a mapping walks it again, so a few kilobytes can stand for
+	// millions of keys (and as many problems and recorded lines).
+	keys int
+}
+
+// maxKeys bounds the keys of a file once expanded: a thousand jobs of ten
+// keys each, far more than any real configuration.
+const maxKeys = 10000
+
+func newWalker(ps *problems) *walker {
+	return &walker{ps: ps, names: map[string][]string{}, merged: map[*yaml.Node][][2]*yaml.Node{}, merging: map[*yaml.Node]bool{}}
 }
 
 // fields lists the keys of a raw struct type (squashed embedded structs
@@ -62,8 +80,15 @@ func join(path, key string) string {
 
 // mappingPairs returns the key/value pairs of a mapping, with YAML merge
 // keys (<<: *anchor) expanded: a merged key is left out when the mapping
-// gives it itself or an earlier merged mapping gave it (YAML's rules).
-func mappingPairs(n *yaml.Node) [][2]*yaml.Node {
+// gives it itself or an earlier merged mapping gave it (YAML's rules). A
+// merge of a mapping into itself (through an anchor it is inside of) is
+// reported at path and ignored; each mapping is expanded once per walk.
+func (w *walker) mappingPairs(path string, n *yaml.Node) [][2]*yaml.Node {
+	if out, ok := w.merged[n]; ok {
+		return out
+	}
+	w.merging[n] = true
+	defer delete(w.merging, n)
 	explicit := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i]; k.Tag != "!!merge" {
@@ -82,7 +107,11 @@ func mappingPairs(n *yaml.Node) [][2]*yaml.Node {
 			if m.Kind != yaml.MappingNode {
 				continue
 			}
-			for _, kv := range mappingPairs(m) {
+			if w.merging[m] {
+				w.ps.addAt(k.Line, path, "the merge key (<<) merges a mapping that contains it")
+				continue
+			}
+			for _, kv := range w.mappingPairs(path, m) {
 				if !explicit[kv[0].Value] && !merged[kv[0].Value] {
 					merged[kv[0].Value] = true
 					out = append(out, kv)
@@ -90,6 +119,7 @@ func mappingPairs(n *yaml.Node) [][2]*yaml.Node {
 			}
 		}
 	}
+	w.merged[n] = out
 	return out
 }
 
@@ -164,8 +194,16 @@ func (w *walker) named(path string, n *yaml.Node, t reflect.Type) []string {
 // pairs returns a mapping's pairs, records the line of each key and
 // reports keys given twice (viper would silently keep one of them).
 func (w *walker) pairs(path string, n *yaml.Node) [][2]*yaml.Node {
+	if w.keys > maxKeys {
+		return nil
+	}
+	mp := w.mappingPairs(path, n)
+	if w.keys += len(mp); w.keys > maxKeys {
+		w.ps.add("", "the file holds more than %d keys once its anchors and merge keys are expanded", maxKeys)
+		return nil
+	}
 	var out [][2]*yaml.Node
-	for _, kv := range mappingPairs(n) {
+	for _, kv := range mp {
 		k := kv[0]
 		p := join(path, k.Value)
 		if first, dup := w.ps.lines[p]; dup {

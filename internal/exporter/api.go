@@ -44,6 +44,11 @@ func (d *Daemon) handleRuns(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
+	if !d.api.acquire(maxAPIRequests) {
+		busy(w, "1", "%d requests already in flight", maxAPIRequests)
+		return
+	}
+	defer d.api.release()
 	runs := d.history.list(r.URL.Query().Get("job"), limit)
 	if runs == nil {
 		runs = []*Run{}

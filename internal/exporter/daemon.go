@@ -54,6 +54,18 @@ const DefaultProbeTimeoutOffset = 500 * time.Millisecond
 // shutdownGrace bounds the wait for HTTP requests in flight at shutdown.
 const shutdownGrace = 500 * time.Millisecond
 
+// Limits of the HTTP server. A client that never finishes its headers,
+// or keeps a connection open and idle, must not hold a goroutine and a
+// descriptor for ever; nor may one request's headers take a megabyte
+// (net/http's default) when Prometheus sends a few hundred bytes. There
+// is no read or write timeout for a whole request: a /probe may rightly
+// take minutes, and its context ends when the client goes away.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+)
+
 // Daemon is `ioprobe serve`.
 type Daemon struct {
 	opts    Options
@@ -66,8 +78,12 @@ type Daemon struct {
 	history *history
 	devices *devices
 	sched   *scheduler
-	probes  probeLimiter
 	ready   atomic.Bool
+	// probes, api and scrapes bound concurrent /probe requests, run API
+	// requests (whose answers hold whole result documents) and scrapes.
+	probes, api, scrapes limiter
+	// timeouts of the HTTP server (tests shorten them).
+	readHeaderTimeout, idleTimeout time.Duration
 
 	reloadMu sync.Mutex
 	// runCtx ends when the daemon stops; every run and probe ends with it.
@@ -93,6 +109,9 @@ func New(o Options) (*Daemon, error) {
 		history: newHistory(),
 		devices: newDevices(),
 		created: map[string]bool{},
+
+		readHeaderTimeout: readHeaderTimeout,
+		idleTimeout:       idleTimeout,
 	}
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
 	d.reg, d.m = newRegistry(d.live, d.runs, o.ProcRoot, o.Logger)
@@ -122,7 +141,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.logger.Info("starting", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules), "targets", len(cfg.Targets))
 	d.sched.start(d.runCtx, cfg)
 
-	server := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	server := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: d.readHeaderTimeout, IdleTimeout: d.idleTimeout, MaxHeaderBytes: maxHeaderBytes}
 	errc := make(chan error, 1)
 	go func() { errc <- d.serve(server) }()
 	d.ready.Store(true)
@@ -190,6 +209,7 @@ func (d *Daemon) Reload() error {
 	d.cfg.Store(cfg)
 	d.sched.apply(cfg)
 	d.runs.forget(func(job string) bool { return cfg.Jobs[job] != nil })
+	d.history.forget(func(job string) bool { return cfg.Jobs[job] != nil }, cfg.Global.RunHistory)
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	d.logger.Info("configuration reloaded", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules))

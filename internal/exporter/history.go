@@ -62,3 +62,19 @@ func (h *history) list(job string, limit int) []*Run {
 	}
 	return out
 }
+
+// forget drops the runs of the jobs keep says no to (a reload removed
+// them) and trims the others to the last keepRuns, so that renaming jobs
+// or lowering run_history frees what it should.
+func (h *history) forget(keep func(job string) bool, keepRuns int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for job, runs := range h.byJob {
+		switch {
+		case !keep(job):
+			delete(h.byJob, job)
+		case keepRuns > 0 && len(runs) > keepRuns:
+			h.byJob[job] = append([]*Run(nil), runs[len(runs)-keepRuns:]...)
+		}
+	}
+}

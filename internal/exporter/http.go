@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/exporter-toolkit/web"
@@ -20,10 +22,10 @@ func (d *Daemon) Handler() http.Handler {
 		ErrorHandling: promhttp.ContinueOnError,
 		Registry:      d.reg,
 	})
-	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(d.reg, metrics))
+	mux.Handle("GET /metrics", d.scrapes.serveLimited(maxScrapes, promhttp.InstrumentMetricHandler(d.reg, metrics).ServeHTTP))
 	mux.HandleFunc("GET /probe", d.handleProbe)
 	mux.HandleFunc("GET /api/v1/runs", d.handleRuns)
-	mux.HandleFunc("GET /api/v1/jobs", d.handleJobs)
+	mux.HandleFunc("GET /api/v1/jobs", d.api.serveLimited(maxAPIRequests, d.handleJobs))
 	mux.HandleFunc("POST /api/v1/jobs/{name}/run", d.handleTrigger)
 	mux.HandleFunc("POST /-/reload", d.handleReload)
 	mux.HandleFunc("PUT /-/reload", d.handleReload)
@@ -57,7 +59,24 @@ func (d *Daemon) Handler() http.Handler {
 		panic(err) // a fixed template: cannot fail
 	}
 	mux.Handle("GET /{$}", landing)
-	return mux
+	return ignoreBodies(mux)
+}
+
+// ignoreBodies: no endpoint reads a request body, so one that a client
+// announces is not waited for. net/http would otherwise read up to 256
+// KiB of it after the answer, without a deadline (the server has no
+// ReadTimeout: a probe may take minutes), so a client that sends
+// "Content-Length: 100000" and then nothing would hold a goroutine and a
+// descriptor for as long as it keeps the connection open. The answer is
+// given as usual; then the connection is closed.
+func ignoreBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 { // -1: chunked, of unknown length
+			w.Header().Set("Connection", "close")
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func (d *Daemon) handleReload(w http.ResponseWriter, _ *http.Request) {
@@ -79,4 +98,58 @@ func CheckWebConfig(path string) error {
 		return nil
 	}
 	return web.Validate(path)
+}
+
+// Concurrent requests served at once; more are answered 503 at once,
+// never queued. A /api/v1/runs answer holds every kept result document
+// (megabytes with a long run_history), so a few hundred at once would
+// hold gigabytes; Prometheus servers scraping /metrics are a handful
+// (node_exporter's default limit is 40).
+const (
+	maxAPIRequests = 4
+	maxScrapes     = 10
+)
+
+// limiter bounds how many requests of a kind are served at once: more
+// are refused, never queued. The limit is the caller's, as a reload may
+// change it (global.max_concurrent_probes).
+type limiter struct {
+	mu     sync.Mutex
+	active int
+}
+
+func (l *limiter) acquire(limit int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active >= limit {
+		return false
+	}
+	l.active++
+	return true
+}
+
+func (l *limiter) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.active--
+}
+
+// busy answers 503 to a request that cannot be served now: a limit is
+// reached, or the device is in use.
+func busy(w http.ResponseWriter, retryAfter, format string, args ...any) {
+	w.Header().Set("Retry-After", retryAfter)
+	http.Error(w, "busy: "+fmt.Sprintf(format, args...), http.StatusServiceUnavailable)
+}
+
+// serveLimited serves h while fewer than limit requests are in it, else
+// answers 503 at once.
+func (l *limiter) serveLimited(limit int, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !l.acquire(limit) {
+			busy(w, "1", "%d requests already in flight", limit)
+			return
+		}
+		defer l.release()
+		h(w, r)
+	}
 }

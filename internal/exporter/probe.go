@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -34,28 +35,6 @@ const probeSetup = 250 * time.Millisecond
 // scrape timeout header.
 const defaultProbeSlack = 5 * time.Second
 
-// probeLimiter bounds concurrent probes: more are refused, never queued.
-type probeLimiter struct {
-	mu     sync.Mutex
-	active int
-}
-
-func (l *probeLimiter) acquire(limit int) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.active >= limit {
-		return false
-	}
-	l.active++
-	return true
-}
-
-func (l *probeLimiter) release() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.active--
-}
-
 // lookupTarget finds a configured target by name, or by its exact path.
 func lookupTarget(cfg *config.Config, s string) *config.Target {
 	if t := cfg.Targets[s]; t != nil {
@@ -69,76 +48,109 @@ func lookupTarget(cfg *config.Config, s string) *config.Target {
 	return nil
 }
 
-// probeBudget is the time a probe may take: the scrape timeout Prometheus
-// sends minus the offset, else the module's duration plus some slack.
-func probeBudget(h http.Header, offset time.Duration, m *config.Module) (time.Duration, error) {
+// maxScrapeTimeout caps X-Prometheus-Scrape-Timeout-Seconds: the budget
+// only ever shortens a module's max_duration (5 minutes at most), and a
+// cap keeps absurd values (1e300) from overflowing a time.Duration.
+const maxScrapeTimeout = time.Hour
+
+// probeRequest is what a /probe request asks for, checked against the
+// configuration: nothing in it names anything the config does not.
+type probeRequest struct {
+	module *config.Module
+	target *config.Target
+	// budget is the time the probe may take: the scrape timeout minus the
+	// offset (possibly too short to measure, even negative: that is a
+	// failed probe, not a bad request), else the module's duration plus
+	// some slack.
+	budget time.Duration
+	debug  bool
+}
+
+// measure is how long the probe measures: the module's max_duration, cut
+// to what the budget leaves after ramp-up and setup.
+func (p *probeRequest) measure() time.Duration {
+	return min(p.module.MaxDuration, p.budget-p.module.Spec.Ramp-probeSetup)
+}
+
+// parseProbe reads a /probe request: its raw query (target, module,
+// debug) and its X-Prometheus-Scrape-Timeout-Seconds header. An error is
+// the client's (400): a malformed query, a missing or unknown module or
+// target, a timeout that is not a positive number of seconds.
+func parseProbe(cfg *config.Config, rawQuery string, h http.Header, offset time.Duration) (probeRequest, error) {
+	q, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		return probeRequest{}, fmt.Errorf("malformed query string: %v", err)
+	}
+	modName, tgtName := q.Get("module"), q.Get("target")
+	if modName == "" {
+		return probeRequest{}, errors.New("module parameter is missing")
+	}
+	mod := cfg.Modules[modName]
+	if mod == nil {
+		return probeRequest{}, fmt.Errorf("unknown module %q", modName)
+	}
+	if tgtName == "" {
+		return probeRequest{}, errors.New("target parameter is missing")
+	}
+	tgt := lookupTarget(cfg, tgtName)
+	if tgt == nil {
+		return probeRequest{}, fmt.Errorf("unknown target %q: /probe measures only targets named in the config", tgtName)
+	}
+	p := probeRequest{module: mod, target: tgt, debug: q.Get("debug") == "true"}
 	v := h.Get("X-Prometheus-Scrape-Timeout-Seconds")
 	if v == "" {
-		return m.Spec.Ramp + m.MaxDuration + defaultProbeSlack, nil
+		p.budget = mod.Spec.Ramp + mod.MaxDuration + defaultProbeSlack
+		return p, nil
 	}
 	secs, err := strconv.ParseFloat(v, 64)
-	if err != nil || secs <= 0 {
-		return 0, fmt.Errorf("bad X-Prometheus-Scrape-Timeout-Seconds %q", v)
+	if err != nil || !(secs > 0) || math.IsInf(secs, 0) {
+		return probeRequest{}, fmt.Errorf("bad X-Prometheus-Scrape-Timeout-Seconds %q: want a positive number of seconds", v)
 	}
-	return time.Duration(secs*float64(time.Second)) - offset, nil
+	secs = min(secs, maxScrapeTimeout.Seconds()) // before the conversion, which would overflow
+	p.budget = time.Duration(secs*float64(time.Second)) - offset
+	return p, nil
 }
 
 func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 	cfg := d.cfg.Load()
-	q := r.URL.Query()
-	modName, tgtName := q.Get("module"), q.Get("target")
-	if modName == "" {
-		http.Error(w, "module parameter is missing", http.StatusBadRequest)
-		return
-	}
-	mod := cfg.Modules[modName]
-	if mod == nil {
-		http.Error(w, fmt.Sprintf("unknown module %q", modName), http.StatusBadRequest)
-		return
-	}
-	if tgtName == "" {
-		http.Error(w, "target parameter is missing", http.StatusBadRequest)
-		return
-	}
-	tgt := lookupTarget(cfg, tgtName)
-	if tgt == nil {
-		http.Error(w, fmt.Sprintf("unknown target %q: /probe measures only targets named in the config", tgtName), http.StatusBadRequest)
-		return
-	}
-	budget, err := probeBudget(r.Header, d.opts.ProbeTimeoutOffset, mod)
+	p, err := parseProbe(cfg, r.URL.RawQuery, r.Header, d.opts.ProbeTimeoutOffset)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	if !d.probes.acquire(cfg.Global.MaxConcurrentProbes) {
 		d.m.probesRejected.WithLabelValues("concurrency").Inc()
-		w.Header().Set("Retry-After", "1")
-		http.Error(w, fmt.Sprintf("busy: %d probe(s) already running (global.max_concurrent_probes)", cfg.Global.MaxConcurrentProbes), http.StatusServiceUnavailable)
+		busy(w, "1", "%d probe(s) already running (global.max_concurrent_probes)", cfg.Global.MaxConcurrentProbes)
 		return
 	}
 	defer d.probes.release()
-
-	ctx, cancel := context.WithTimeout(r.Context(), budget)
-	defer cancel()
-	stop := context.AfterFunc(d.runCtx, cancel)
-	defer stop()
-	release, err := d.devices.heavy(ctx, deviceKeyOf(tgt.Path), "probe "+modName, false, time.Time{})
-	var busy *busyError
-	if errors.As(err, &busy) {
-		d.m.probesRejected.WithLabelValues("device_busy").Inc()
-		w.Header().Set("Retry-After", "10")
-		http.Error(w, fmt.Sprintf("busy: %s", busy), http.StatusServiceUnavailable)
-		return
-	}
 
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	reg := prometheus.NewRegistry()
 	start := time.Now()
 	var res *result.Result
-	if err == nil {
-		res, err = d.probe(ctx, log, budget, mod, tgt)
-		release()
+	if p.measure() < config.MinProbeDuration {
+		// Said before the device is taken: a scrape timeout too short
+		// for the module must not stop the canary for nothing.
+		err = fmt.Errorf("the time budget (%s: the scrape timeout minus the offset) leaves less than %s to measure after ramp-up and setup", p.budget, config.MinProbeDuration)
+	} else {
+		ctx, cancel := context.WithTimeout(r.Context(), p.budget)
+		defer cancel()
+		stop := context.AfterFunc(d.runCtx, cancel)
+		defer stop()
+		var release func()
+		release, err = d.devices.heavy(ctx, deviceKeyOf(p.target.Path), "probe "+p.module.Name, false, time.Time{})
+		var devErr *busyError
+		if errors.As(err, &devErr) {
+			d.m.probesRejected.WithLabelValues("device_busy").Inc()
+			busy(w, "10", "%s", devErr)
+			return
+		}
+		if err == nil {
+			res, err = d.probe(ctx, log, &p)
+			release()
+		}
 	}
 	success := err == nil && res != nil && res.Status == result.StatusOK
 	elapsed := time.Since(start)
@@ -147,10 +159,10 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 	} else {
 		log.Error("probe failed", "duration_seconds", elapsed.Seconds(), "err", err)
 	}
-	d.logger.Debug("probe done", "module", modName, "target", tgt.Name, "success", success, "duration", elapsed)
+	d.logger.Debug("probe done", "module", p.module.Name, "target", p.target.Name, "success", success, "duration", elapsed)
 	probeMetrics(reg, success, elapsed, res)
 
-	if q.Get("debug") == "true" {
+	if p.debug {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintf(w, "Logs for the probe:\n%s\n\nMetrics that would have been returned:\n", logs.String())
 		mfs, gerr := reg.Gather()
@@ -167,16 +179,14 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 }
 
-// probe runs module m on t for as long as the budget allows, at most the
-// module's duration.
-func (d *Daemon) probe(ctx context.Context, log *slog.Logger, budget time.Duration, m *config.Module, t *config.Target) (*result.Result, error) {
+// probe runs the requested module on its target for as long as the
+// budget allows, at most the module's duration.
+func (d *Daemon) probe(ctx context.Context, log *slog.Logger, r *probeRequest) (*result.Result, error) {
+	m, t := r.module, r.target
 	spec := m.Spec
-	spec.Duration = min(m.MaxDuration, budget-spec.Ramp-probeSetup)
+	spec.Duration = r.measure()
 	log.Info("beginning probe", "module", m.Name, "workload", spec.Name, "target", t.Name, "path", t.Path,
-		"budget_seconds", budget.Seconds(), "ramp_seconds", spec.Ramp.Seconds(), "measure_seconds", spec.Duration.Seconds())
-	if spec.Duration < config.MinProbeDuration {
-		return nil, fmt.Errorf("the time budget (%s: the scrape timeout minus the offset) leaves less than %s to measure after ramp-up and setup", budget, config.MinProbeDuration)
-	}
+		"budget_seconds", r.budget.Seconds(), "ramp_seconds", spec.Ramp.Seconds(), "measure_seconds", spec.Duration.Seconds())
 	p := d.plan(t, "", nil, m.MaxErrors)
 	spec.RegionBytes = t.Size
 	p.Groups = []runner.Group{{Spec: spec, Targets: []string{t.Path}}}

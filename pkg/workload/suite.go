@@ -97,6 +97,12 @@ const (
 	SectionCustom       = "Custom access specification"
 )
 
+// MaxSuitePoints bounds a suite after cycling, for the reason
+// MaxCycleValues bounds one list: three cycles of 64 values multiply to
+// hundreds of thousands of points (years of runs, and the memory to plan
+// them) where the user meant a few dozen.
+const MaxSuitePoints = 4096
+
 // CustomSuite is the suite made of run's access specification.
 const CustomSuite = "custom"
 
@@ -156,6 +162,19 @@ func BuildSuite(name string, o SuiteOptions) (*Suite, error) {
 		b.cycles[c.Dim] = c.Values
 	}
 	def.build(b)
+	n := len(b.points)
+	for _, c := range o.Cycles {
+		if !b.used[c.Dim] {
+			n *= len(c.Values)
+		}
+	}
+	if n > MaxSuitePoints {
+		dims := make([]string, len(o.Cycles))
+		for i, c := range o.Cycles {
+			dims[i] = c.Dim
+		}
+		return nil, fieldErr("--cycle", strings.Join(dims, ","), "suite %s would run %d points (at most %d): cycle fewer values", def.Name, n, MaxSuitePoints)
+	}
 	points := b.points
 	// Cycles the suite has no list for multiply every point, in the order
 	// the dimensions were given.

@@ -224,6 +224,26 @@ func TestBuildSuiteBadInput(t *testing.T) {
 	require.Contains(t, err.Error(), "(in suite point random-write-64k)")
 }
 
+// Cycles multiply: past MaxSuitePoints the suite is refused before it is
+// planned (peak-iops varies all three dimensions itself).
+func TestCyclesBoundTheSuite(t *testing.T) {
+	o := base()
+	for _, c := range []string{"qd=1..64+1", "workers=1..64+1"} {
+		cy, err := ParseCycle(c)
+		require.NoError(t, err)
+		o.Cycles = append(o.Cycles, cy)
+	}
+	s, err := BuildSuite("business", o)
+	require.Nil(t, s)
+	require.EqualError(t, err, "--cycle qd,workers: suite business would run 24576 points (at most 4096): cycle fewer values")
+	_, err = BuildSuite("peak-iops", o)
+	require.ErrorContains(t, err, "suite peak-iops would run 4480 points (at most 4096)")
+	o.Cycles = o.Cycles[:1]
+	s, err = BuildSuite("business", o)
+	require.NoError(t, err)
+	require.Len(t, s.Points, 6*64)
+}
+
 func TestParseCycle(t *testing.T) {
 	ok := []struct {
 		in   string

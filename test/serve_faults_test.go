@@ -1,0 +1,127 @@
+package test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The daemon on failing storage: every read of the canary fails with EIO
+// (strace's fault injection). A daemon job counts failed I/Os and goes
+// on (max_errors 0); each run is recorded as "errors", the error series
+// grow, the last-run gauges say success 0, and the daemon keeps serving
+// and stops cleanly. It never exits because the storage failed.
+func TestServeOnFailingStorage(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("strace is not installed (apt-get install strace): fault injection tests skipped")
+	}
+	if err := exec.Command("strace", "-o", "/dev/null", "true").Run(); err != nil {
+		t.Skipf("strace cannot trace here: %v", err)
+	}
+	dir := t.TempDir()
+	// Prepared by a clean run, so that the faults hit measurement.
+	tgt := prepared(t, dir)
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`
+global: {snapshot_interval: 200ms}
+targets:
+  data: {path: `+tgt+`}
+jobs:
+  canary: {target: data, profile: canary, rate_iops: 200, continuous: true, duration: 1s}
+`), 0o644))
+
+	// Go reads files with read(2); only the engine's I/O is pread64.
+	cmd := exec.Command("strace", "-f", "-o", "/dev/null", "-e", "trace=pread64", "-e", "inject=pread64:error=EIO:when=50+",
+		binary, "serve", "--config", cfg, "--web.listen-address", "127.0.0.1:0")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	// A group of their own: killing strace alone would leave ioprobe
+	// running, detached, with the pipe that Wait waits on.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start())
+	var waitErr error
+	exited := make(chan struct{})
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+		if t.Failed() {
+			t.Logf("strace ioprobe serve stderr:\n%s", tail(stderr.String(), 30))
+		}
+	})
+	var base string
+	require.Eventually(t, func() bool {
+		if m := listenRE.FindStringSubmatch(stderr.String()); m != nil {
+			base = "http://" + m[1]
+			return true
+		}
+		return false
+	}, 10*time.Second, 20*time.Millisecond, "ioprobe serve did not listen")
+
+	require.Eventually(t, func() bool {
+		m := scrape(t, base)
+		return metric(m, `ioprobe_io_errors_total{error="eio",ioprobe_job="canary",op="read",target="data"}`) > 20 &&
+			metric(m, `ioprobe_job_runs_total{ioprobe_job="canary",status="errors"}`) >= 2
+	}, 20*time.Second, 100*time.Millisecond, "EIO is counted, run after run")
+	m := scrape(t, base)
+	require.Positive(t, metric(m, `ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}`), "the reads before the failure were counted")
+	require.Regexp(t, `(?m)^ioprobe_run_success\{[^}]*ioprobe_job="canary"[^}]*\} 0$`, m)
+	var runs struct{ Runs []struct{ Status string } }
+	require.NoError(t, json.Unmarshal([]byte(fetch(t, base+"/api/v1/runs?job=canary&limit=1")), &runs))
+	require.Equal(t, "errors", runs.Runs[0].Status)
+	require.Equal(t, "Healthy.\n", fetch(t, base+"/-/healthy"))
+
+	// SIGTERM to ioprobe itself (strace's child): it stops and exits 0.
+	pid := childOf(t, cmd.Process.Pid)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
+	select {
+	case <-exited:
+		require.NoError(t, waitErr, "exit status 0:\n%s", tail(stderr.String(), 20))
+	case <-time.After(10 * time.Second):
+		t.Fatal("ioprobe serve on failing storage did not stop on SIGTERM")
+	}
+	require.Contains(t, stderr.String(), `msg=stopped`)
+}
+
+// childOf returns the only child of process pid.
+func childOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	require.NoError(t, err)
+	f := strings.Fields(string(b))
+	require.Len(t, f, 1, "children of strace: %q", b)
+	child, err := strconv.Atoi(f[0])
+	require.NoError(t, err)
+	return child
+}
+
+// syncBuffer is a bytes.Buffer that a process writes while a test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

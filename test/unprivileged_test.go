@@ -1,0 +1,189 @@
+package test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ioprobe needs no privilege for a file target: O_DIRECT, fallocate, the
+// user.ioprobe xattr, /proc and /sys are a user's. These tests run the
+// real binary as nobody (uid and gid 65534, no supplementary groups: what
+// setpriv --reuid=65534 --regid=65534 --clear-groups does), the way the
+// systemd unit runs it as a user of its own.
+
+const nobody = 65534
+
+// unprivileged returns a copy of the binary nobody may run and a
+// directory nobody owns (on the same disk as the temporary directory:
+// not tmpfs, or ioprobe refuses it). It skips where this process cannot
+// become another user.
+func unprivileged(t *testing.T) (bin, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run ioprobe as another user (nobody)")
+	}
+	root, err := os.MkdirTemp("", "ioprobe-nobody-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(root) })
+	require.NoError(t, os.Chmod(root, 0o755))
+	bin = filepath.Join(root, "ioprobe")
+	data, err := os.ReadFile(binary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bin, data, 0o755))
+	dir = filepath.Join(root, "data")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	require.NoError(t, os.Chown(dir, nobody, nobody))
+	if out, err := asNobody(bin, nil, "version").CombinedOutput(); err != nil {
+		t.Skipf("cannot run a program as uid %d here: %v: %s", nobody, err, out)
+	}
+	return bin, dir
+}
+
+// asNobody is the command bin ARGS as nobody, with these supplementary
+// groups (none: --clear-groups), in /.
+func asNobody(bin string, groups []uint32, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: groups}}
+	cmd.Dir = "/"
+	return cmd
+}
+
+// runAs runs `ioprobe ARGS` as nobody and returns what it did.
+func runAs(t *testing.T, bin string, groups []uint32, args ...string) outcome {
+	t.Helper()
+	return runCmd(t, asNobody(bin, groups, args...))
+}
+
+func TestUnprivilegedRunOnFile(t *testing.T) {
+	bin, dir := unprivileged(t)
+	tgt := filepath.Join(dir, "probe.dat")
+	o := runAs(t, bin, nil, "run", "--target", tgt, "--size", "16MiB", "--duration", "300ms", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	r := decodeResult(t, o.stdout)
+	require.True(t, r.Targets[0].Created)
+	require.Positive(t, r.Summary.ReadOps)
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(tgt, &st))
+	require.EqualValues(t, nobody, st.Uid, "the file belongs to the user that made it")
+
+	// Its own file: writes need no --allow-destructive.
+	o = runAs(t, bin, nil, "run", "--target", tgt, "--read-pct", "0", "--duration", "300ms", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	require.Positive(t, decodeResult(t, o.stdout).Summary.WriteOps)
+
+	// A file it may not read: a clear refusal, exit status 2.
+	secret := filepath.Join(filepath.Dir(dir), "root-only.dat")
+	require.NoError(t, os.WriteFile(secret, make([]byte, 1<<20), 0o600))
+	o = runAs(t, bin, nil, "run", "--target", secret, "--duration", "300ms", "--ramp", "0s")
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Equal(t, "ioprobe: target "+secret+": cannot open: permission denied\n", o.stderr)
+	require.Empty(t, o.stdout)
+}
+
+// A block device is opened like any file: its group (disk on most
+// distributions, mode 0660) is what the service needs, and nothing more.
+func TestUnprivilegedBlockDevice(t *testing.T) {
+	bin, _ := unprivileged(t)
+	dev := loopDevice(t, 32<<20)
+	require.NoError(t, os.Chmod(dev, 0o660))
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(dev, &st))
+	require.NotEqual(t, uint32(nobody), st.Gid)
+
+	o := runAs(t, bin, nil, "run", "--target", dev, "--duration", "300ms", "--ramp", "0s")
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Equal(t, "ioprobe: target "+dev+": cannot open: permission denied\n", o.stderr)
+
+	// In the device's group (SupplementaryGroups=disk in the unit).
+	o = runAs(t, bin, []uint32{st.Gid}, "run", "--target", dev, "--duration", "300ms", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	r := decodeResult(t, o.stdout)
+	require.Equal(t, "block", r.Targets[0].Kind)
+	require.Positive(t, r.Summary.ReadOps)
+	o = runAs(t, bin, []uint32{st.Gid}, "run", "--target", dev, "--read-pct", "0", "--allow-destructive", "--duration", "300ms", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	require.Positive(t, decodeResult(t, o.stdout).Summary.WriteOps, "a blank device, writes allowed")
+}
+
+// The daemon as nobody: the canary on its own file runs; a job on a
+// target it may not open fails, is counted as failed and says why, and
+// the daemon goes on and stops cleanly.
+func TestUnprivilegedServe(t *testing.T) {
+	bin, dir := unprivileged(t)
+	secret := filepath.Join(filepath.Dir(dir), "root-only.dat")
+	require.NoError(t, os.WriteFile(secret, make([]byte, 1<<20), 0o600))
+	cfg := filepath.Join(filepath.Dir(dir), "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`
+global: {snapshot_interval: 200ms}
+targets:
+  data: {path: `+dir+`/probe.dat, size: 16MiB}
+  secret: {path: `+secret+`}
+jobs:
+  canary: {target: data, profile: canary, rate_iops: 100, continuous: true, duration: 2s}
+  forbidden: {target: secret, profile: random-read, duration: 200ms, ramp: 0s, every: 2s}
+`), 0o644))
+	d := startDaemonAs(t, bin, &syscall.Credential{Uid: nobody, Gid: nobody}, "--config", cfg)
+	base := "http://" + d.addr
+	require.Eventually(t, func() bool {
+		m := scrape(t, base)
+		return metric(m, `ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}`) > 0 &&
+			metric(m, `ioprobe_job_runs_total{ioprobe_job="forbidden",status="failed"}`) >= 1
+	}, 20*time.Second, 100*time.Millisecond, "the canary runs and the forbidden job fails:\n%s", d.log())
+
+	var runs struct {
+		Runs []struct{ Status, Error string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(fetch(t, base+"/api/v1/runs?job=forbidden&limit=1")), &runs))
+	require.Len(t, runs.Runs, 1)
+	require.Equal(t, "failed", runs.Runs[0].Status)
+	require.Equal(t, "target "+secret+": cannot open: permission denied", runs.Runs[0].Error)
+	require.Regexp(t, `level=ERROR .*msg="run could not start" job=forbidden`, d.log())
+
+	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-d.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("ioprobe serve did not stop on SIGTERM")
+	}
+	require.NoError(t, d.cmd.Wait(), "exit status 0 on SIGTERM")
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(filepath.Join(dir, "probe.dat"), &st))
+	require.EqualValues(t, nobody, st.Uid)
+}
+
+// scrape returns the daemon's exposition.
+func scrape(t *testing.T, base string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// metric is the value of the series written exactly as in the
+// exposition (name and labels in order), or -1.
+func metric(exposition, series string) float64 {
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(exposition)
+	if m == nil {
+		return -1
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
