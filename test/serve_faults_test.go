@@ -37,10 +37,11 @@ global: {snapshot_interval: 200ms}
 targets:
   data: {path: `+tgt+`}
 jobs:
-  canary: {target: data, profile: canary, rate_iops: 200, continuous: true, duration: 1s}
+  canary: {target: data, profile: canary, rate_iops: 200, continuous: true, duration: 1s, engine: sync}
 `), 0o644))
 
-	// Go reads files with read(2); only the engine's I/O is pread64.
+	// Go reads files with read(2); only the sync engine's I/O is pread64
+	// (io_uring reads are not system calls strace can fail).
 	cmd := exec.Command("strace", "-f", "-o", "/dev/null", "-e", "trace=pread64", "-e", "inject=pread64:error=EIO:when=50+",
 		binary, "serve", "--config", cfg, "--web.listen-address", "127.0.0.1:0")
 	stderr := &syncBuffer{}
