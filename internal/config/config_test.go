@@ -30,7 +30,7 @@ var badConfigs = map[string]string{
 	"merge-itself":            `:4: jobs: the merge key (<<) merges a mapping that contains it`,
 	"missing-path":            `:2: targets.data: path is required`,
 	"missing-target":          `:4: jobs.oltp: target is required (the name of one of targets)`,
-	"module-suite":            `:5: modules.all: unknown key "suite" (known: block_align, block_size, engine, max_duration, max_errors, profile, queue_depth, ramp, random_pct, rate_iops, read_pct, workers)`,
+	"module-suite":            `:5: modules.all: unknown key "suite" (known: block_align, block_size, engine, max_duration, max_errors, profile, queue_depth, ramp, random_pct, rate_iops, read_pct, verify, workers)`,
 	"no-value":                `:7: jobs.oltp.every: has no value`,
 	"not-a-bool":              `:7: jobs.canary.continuous: want true or false, got "yes"`,
 	"not-a-number":            `:7: jobs.oltp.queue_depth: want a whole number, got "sixteen"`,

@@ -39,6 +39,7 @@ type rawWorkload struct {
 	RateIOPS   *int           `mapstructure:"rate_iops"`
 	BlockAlign any            `mapstructure:"block_align" kind:"size"`
 	Engine     *string        `mapstructure:"engine"`
+	Verify     *bool          `mapstructure:"verify"`
 	Ramp       *time.Duration `mapstructure:"ramp"`
 	MaxErrors  *int           `mapstructure:"max_errors"`
 }

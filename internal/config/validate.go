@@ -212,6 +212,9 @@ func buildSpec(path string, r rawWorkload, ps *problems) (workload.Spec, bool) {
 	if r.Engine != nil {
 		s.Engine = *r.Engine
 	}
+	if r.Verify != nil {
+		s.Verify = *r.Verify
+	}
 	if r.MaxErrors != nil && *r.MaxErrors < 0 {
 		ps.add(path+".max_errors", "must not be negative (got %d)", *r.MaxErrors)
 		ok = false
@@ -321,6 +324,9 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 				s.Duration, s.Ramp, s.RegionBytes = duration, ramp, size
 				if r.Engine != nil {
 					s.Engine = *r.Engine
+				}
+				if r.Verify != nil {
+					s.Verify = *r.Verify
 				}
 				if err := s.Validate(); err != nil {
 					var fe *workload.FieldError

@@ -135,8 +135,8 @@ var liveLabels = []string{"target", jobLabel, "op"}
 
 // liveCollector exports the live series.
 type liveCollector struct {
-	store                 *liveStore
-	ops, bytes, errs, lat *prometheus.Desc
+	store                         *liveStore
+	ops, bytes, errs, lat, verify *prometheus.Desc
 }
 
 func newLiveCollector(store *liveStore) *liveCollector {
@@ -150,11 +150,13 @@ func newLiveCollector(store *liveStore) *liveCollector {
 			"Failed I/O operations by error class (ramp-up included), since the daemon started.", append(liveLabels, "error"), nil),
 		lat: prometheus.NewDesc("ioprobe_io_latency_seconds",
 			"Completion latency of I/O operations, since the daemon started (native and classic buckets).", liveLabels, nil),
+		verify: prometheus.NewDesc("ioprobe_io_verify_failures_total",
+			"Reads whose data failed verification (verify: true: a sector overwritten, corrupted, torn or misdirected), since the daemon started.", []string{"target", jobLabel}, nil),
 	}
 }
 
 func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.errs, c.lat} {
+	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.errs, c.lat, c.verify} {
 		ch <- d
 	}
 }
@@ -184,6 +186,11 @@ func (c *liveCollector) Update(ch chan<- prometheus.Metric) error {
 			ch <- prometheus.MustNewConstMetric(c.errs, prometheus.CounterValue, float64(n), k.target, k.job, k.op, engine.ErrClassNames[cls])
 		}
 		ch <- newHistogramMetric(c.lat, &s.latency, k.target, k.job, k.op)
+		if k.op == "read" {
+			// The same count as ioprobe_io_errors_total{error="verify"},
+			// under the name an alert on data integrity looks for.
+			ch <- prometheus.MustNewConstMetric(c.verify, prometheus.CounterValue, float64(s.errors[engine.ErrVerify]), k.target, k.job)
+		}
 	}
 	return nil
 }
