@@ -7,16 +7,18 @@ import (
 )
 
 func TestYielderYieldsAfterShortCallsOncePerPeriod(t *testing.T) {
+	const p = yieldEvery
+	require.Less(t, int64(p), int64(10_000_000), "the period must stay under sysmon's 10 ms preemption slice")
 	var y Yielder
 	y.Tick(5_000_000, 3_000)
-	require.EqualValues(t, 7_000_000, y.next, "the first tick only sets the deadline")
-	y.Tick(6_999_999, 3_000)
-	require.EqualValues(t, 7_000_000, y.next)
-	y.Tick(7_000_000, 3_000) // yields
-	require.EqualValues(t, 9_000_000, y.next)
+	require.EqualValues(t, 5_000_000+p, y.next, "the first tick only sets the deadline")
+	y.Tick(5_000_000+p-1, 3_000)
+	require.EqualValues(t, 5_000_000+p, y.next)
+	y.Tick(5_000_000+p, 3_000) // yields
+	require.EqualValues(t, 5_000_000+2*p, y.next)
 	// Past the deadline, a long call does not yield, the next short one does.
-	y.Tick(9_100_000, 50_000)
-	require.EqualValues(t, 9_000_000, y.next)
-	y.Tick(12_500_000, 3_000)
-	require.EqualValues(t, 14_500_000, y.next)
+	y.Tick(5_000_000+2*p+100_000, 50_000)
+	require.EqualValues(t, 5_000_000+2*p, y.next)
+	y.Tick(5_000_000+2*p+500_000, 3_000)
+	require.EqualValues(t, 5_000_000+3*p+500_000, y.next)
 }
