@@ -18,11 +18,12 @@ build:
 run: build
 	./$(BIN) run --duration 10s --ramp 2s
 
-# Everything CI runs: installs what the tests need, then every test, then
-# every fuzz target for a few seconds.
+# Everything CI runs: installs what the tests need, runs every fuzz target
+# for a few seconds, then every test (last, so that the log ends with go
+# test's own summary).
 test: test-deps lint
-	$(GO) test -count=1 -timeout 20m ./...
 	@$(MAKE) --no-print-directory fuzz
+	$(GO) test -count=1 -timeout 20m ./...
 
 # Every fuzz target (func FuzzX(f *testing.F) in a _test.go file) for
 # FUZZTIME each; -fuzz takes one target of one package at a time. Their
