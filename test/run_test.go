@@ -16,13 +16,20 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
+// decodeStrict decodes data as exactly one JSON document of v's type, with
+// no field the type does not know.
+func decodeStrict(t *testing.T, data []byte, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(v), "want exactly one %T document:\n%.2000s", v, data)
+	require.False(t, dec.More(), "more than the JSON document")
+}
+
 func decodeResult(t *testing.T, s string) *result.Result {
 	t.Helper()
 	var r result.Result
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(&r), "stdout must be exactly one result document:\n%s", s)
-	require.False(t, dec.More(), "stdout holds more than the JSON document")
+	decodeStrict(t, []byte(s), &r)
 	require.Equal(t, result.Schema, r.Schema)
 	return &r
 }

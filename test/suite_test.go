@@ -24,10 +24,7 @@ import (
 func decodeSuite(t *testing.T, data []byte) *result.Suite {
 	t.Helper()
 	var s result.Suite
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(&s), "want exactly one suite document:\n%.2000s", data)
-	require.False(t, dec.More(), "more than the JSON document")
+	decodeStrict(t, data, &s)
 	require.Equal(t, result.SuiteSchema, s.Schema)
 	return &s
 }

@@ -14,12 +14,9 @@ import (
 // allowed, and never writable while it or a relative is in use or while it
 // holds anything recognisable.
 func (e env) openBlock(path, resolved string, opts Options) (*Target, error) {
-	fd, err := openDirect(resolved, unix.O_RDONLY, 0)
-	if errors.Is(err, unix.EINVAL) {
-		return nil, noDirectIO(path, resolved)
-	}
+	fd, st, err := openReadOnly(path, resolved)
 	if err != nil {
-		return nil, &InputError{Path: path, Msg: "cannot open", Err: err}
+		return nil, err
 	}
 	ok := false
 	defer func() {
@@ -27,10 +24,6 @@ func (e env) openBlock(path, resolved string, opts Options) (*Target, error) {
 			unix.Close(fd)
 		}
 	}()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, fmt.Errorf("target %s: fstat: %w", path, err)
-	}
 	t := &Target{Path: path, Resolved: resolved, Kind: KindBlock,
 		Device: devName(e.sysRoot, unix.Major(st.Rdev), unix.Minor(st.Rdev))}
 	if t.Size, err = blkSize64(fd); err != nil {

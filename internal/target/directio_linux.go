@@ -1,6 +1,7 @@
 package target
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -23,6 +24,25 @@ func openDirect(path string, flags int, perm uint32) (int, error) {
 		}
 	}
 	return openRetry(path, flags|unix.O_DIRECT|unix.O_CLOEXEC, perm)
+}
+
+// openReadOnly opens an existing target for reading with O_DIRECT and
+// stats it: the first step of opening a file or a device. A filesystem that
+// refuses O_DIRECT is a refusal; any other failure is bad input.
+func openReadOnly(path, resolved string) (int, unix.Stat_t, error) {
+	var st unix.Stat_t
+	fd, err := openDirect(resolved, unix.O_RDONLY, 0)
+	if errors.Is(err, unix.EINVAL) {
+		return -1, st, noDirectIO(path, resolved)
+	}
+	if err != nil {
+		return -1, st, &InputError{Path: path, Msg: "cannot open", Err: err}
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, st, fmt.Errorf("target %s: fstat: %w", path, err)
+	}
+	return fd, st, nil
 }
 
 func openRetry(path string, flags int, perm uint32) (int, error) {

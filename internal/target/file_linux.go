@@ -57,12 +57,9 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 	if err := checkBufferedFS(path, resolved); err != nil {
 		return nil, err
 	}
-	fd, err := openDirect(resolved, unix.O_RDONLY, 0)
-	if errors.Is(err, unix.EINVAL) {
-		return nil, noDirectIO(path, resolved)
-	}
+	fd, st, err := openReadOnly(path, resolved)
 	if err != nil {
-		return nil, &InputError{Path: path, Msg: "cannot open", Err: err}
+		return nil, err
 	}
 	ok := false
 	defer func() {
@@ -70,10 +67,6 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 			unix.Close(fd)
 		}
 	}()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, fmt.Errorf("target %s: fstat: %w", path, err)
-	}
 	_, dio, err := statxFD(fd)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: statx: %w", path, err)
