@@ -94,7 +94,13 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 		if _, err := checkRegion(path, o.Region, o.Region, o); err != nil {
 			return nil, err
 		}
-		if err := e.extend(path, resolved, t.Size, o.Region, own.formatted, o); err != nil {
+		if e.checkOnly {
+			// Check changes nothing: it only asks whether the extension
+			// would fit.
+			if err := e.checkSpace(path, filepath.Dir(resolved), o.Region-t.Size); err != nil {
+				return nil, err
+			}
+		} else if err := e.extend(path, resolved, t.Size, o.Region, own.formatted, o); err != nil {
 			return nil, err
 		}
 		t.Size, t.Created = o.Region, true

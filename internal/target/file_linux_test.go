@@ -125,6 +125,13 @@ func TestMarkedFileExtended(t *testing.T) {
 	old, err := os.ReadFile(path)
 	require.NoError(t, err)
 
+	// Check says the bigger region is fine and changes nothing.
+	require.NoError(t, Check(path, Options{Region: 6 * mib}))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.EqualValues(t, 4*mib, st.Size(), "Check extended the file")
+	require.Equal(t, formatMarker(4*mib, true), marker(t, path))
+
 	var done []int64
 	tg, err = Open(path, Options{Region: 6 * mib, Progress: func(d, total int64) {
 		require.Equal(t, int64(2*mib), total, "only the new part is filled")

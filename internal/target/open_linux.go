@@ -16,6 +16,7 @@ type env struct {
 	procSelf   string // "/proc/self"
 	swaps      string // "/proc/swaps"
 	spaceCheck bool   // check free space before creating a file (tests turn it off to reach ENOSPC)
+	checkOnly  bool   // Check: open as Open would, but never create, extend or fill
 	fillHook   func(off int64) error
 }
 
@@ -38,6 +39,7 @@ func Open(path string, opts Options) (*Target, error) {
 // input touches nothing.
 func Check(path string, opts Options) error {
 	e := defaultEnv()
+	e.checkOnly = true
 	if path == "" {
 		return inputErr(path, "empty path")
 	}
