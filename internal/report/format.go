@@ -75,6 +75,19 @@ type table struct {
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
+// addTable lays sub out in its own columns and adds each of its lines as
+// one cell, the first under label (the "Targets" block of the headers).
+func (t *table) addTable(label string, sub *table) {
+	var b strings.Builder
+	_ = sub.write(&b, "")
+	for i, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if i > 0 {
+			label = ""
+		}
+		t.add(label, line)
+	}
+}
+
 func (t *table) write(w io.Writer, indent string) error {
 	var widths []int
 	for _, r := range t.rows {

@@ -154,15 +154,7 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 			targets.add(t.Path, t.Kind, iec(t.SizeBytes), "device "+dev)
 		}
 	}
-	var tb strings.Builder
-	_ = targets.write(&tb, "")
-	for i, line := range strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n") {
-		label := ""
-		if i == 0 {
-			label = "Targets"
-		}
-		kv.add(label, line)
-	}
+	kv.addTable("Targets", targets)
 	if m := mergedLine(rs); m != "" {
 		kv.add("Merged", m)
 	}

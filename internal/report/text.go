@@ -112,15 +112,7 @@ func writeHeader(ew *errWriter, r *result.Result) {
 	if len(r.Targets) == 0 {
 		targets.add("none recorded")
 	}
-	var tb strings.Builder
-	_ = targets.write(&tb, "")
-	for i, line := range strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n") {
-		label := ""
-		if i == 0 {
-			label = "Targets"
-		}
-		kv.add(label, line)
-	}
+	kv.addTable("Targets", targets)
 	if ew.err == nil {
 		ew.err = kv.write(ew.w, "")
 	}
