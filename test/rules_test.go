@@ -1,11 +1,13 @@
 package test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestPrometheusRules checks configs/prometheus with promtool: the rule
@@ -21,6 +23,7 @@ func TestPrometheusRules(t *testing.T) {
 	tests, err := filepath.Glob(filepath.Join(dir, "tests", "*.yml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, tests)
+	requireRecordingRulesFirst(t, dir, tests)
 	for _, args := range [][]string{
 		{"check", "rules", "rules.yml", "alerts.yml"},
 		{"check", "config", "prometheus.yml"},
@@ -42,4 +45,56 @@ func rel(t *testing.T, base string, paths []string) []string {
 		out[i] = r
 	}
 	return out
+}
+
+// requireRecordingRulesFirst checks that every promtool test file fixes
+// the order of all rule groups, recording groups before alerting ones.
+// Without group_eval_order promtool evaluates groups in Go map order, so
+// at an evaluation interval longer than the 5m lookback an alert that
+// happens to run before the recording rule it reads sees nothing: a test
+// that passes or fails by chance (it failed once in CI).
+func requireRecordingRulesFirst(t *testing.T, dir string, tests []string) {
+	t.Helper()
+	type ruleFile struct {
+		Groups []struct {
+			Name  string `yaml:"name"`
+			Rules []struct {
+				Record string `yaml:"record"`
+				Alert  string `yaml:"alert"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	alerting := map[string]bool{}
+	var groups []string
+	for _, f := range []string{"rules.yml", "alerts.yml"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		var rf ruleFile
+		require.NoError(t, yaml.Unmarshal(b, &rf), f)
+		for _, g := range rf.Groups {
+			groups = append(groups, g.Name)
+			for _, r := range g.Rules {
+				if r.Alert != "" {
+					alerting[g.Name] = true
+				}
+			}
+		}
+	}
+	for _, tf := range tests {
+		b, err := os.ReadFile(tf)
+		require.NoError(t, err)
+		var spec struct {
+			Order []string `yaml:"group_eval_order"`
+		}
+		require.NoError(t, yaml.Unmarshal(b, &spec), tf)
+		require.ElementsMatch(t, groups, spec.Order, "%s: group_eval_order must name every rule group", tf)
+		seenAlerting := false
+		for _, g := range spec.Order {
+			if alerting[g] {
+				seenAlerting = true
+			} else {
+				require.False(t, seenAlerting, "%s: recording group %s is evaluated after an alerting group", tf, g)
+			}
+		}
+	}
 }
