@@ -65,7 +65,7 @@ type JobInfo struct {
 	Mode        string     `json:"mode"`
 	Every       string     `json:"every,omitempty"`
 	Points      []string   `json:"points"`
-	State       string     `json:"state"` // idle, waiting (for its device), running, stopped
+	State       string     `json:"state"` // idle, queued (asked to run through the API), waiting (for its device), running, stopped
 	Paused      bool       `json:"paused,omitempty"`
 	NextRun     *time.Time `json:"next_run,omitempty"`
 	RunsStarted uint64     `json:"runs_started"`
@@ -114,13 +114,19 @@ func (d *Daemon) handleTrigger(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusConflict, apiError{fmt.Sprintf("job %q is continuous: it is always running", name)})
 		return
 	}
-	if st := jr.state.Load(); st != stateIdle {
+	// Claim the job before handing it the trigger: between the send and
+	// the moment its loop marks itself waiting, a second request would
+	// otherwise find it idle with an empty trigger and be accepted too.
+	if !jr.state.CompareAndSwap(stateIdle, stateQueued) {
+		st := jr.state.Load()
 		writeJSON(w, http.StatusConflict, apiError{fmt.Sprintf("job %q is already %s", name, stateWords[st])})
 		return
 	}
 	select {
 	case jr.trigger <- struct{}{}:
 	default:
+		// A scheduled start took the job after an earlier trigger was
+		// sent; that trigger is still pending.
 		writeJSON(w, http.StatusConflict, apiError{fmt.Sprintf("job %q has already been asked to run", name)})
 		return
 	}

@@ -3,10 +3,12 @@ package exporter
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,6 +111,63 @@ func TestDaemonEndToEnd(t *testing.T) {
 	err, took := stop()
 	require.NoError(t, err)
 	require.Less(t, took, time.Second)
+}
+
+// TestConcurrentTriggersRunOnce fires many POST /api/v1/jobs/NAME/run at
+// once: exactly one is accepted and the job runs once. (Before the job
+// was claimed ahead of the trigger, a request landing between the send and
+// the job marking itself waiting was accepted too, and the job ran twice.)
+func TestConcurrentTriggersRunOnce(t *testing.T) {
+	d, _ := newDaemon(t, canaryConfig, WebOptions{EnableAdminAPI: true})
+	base, stop := start(t, d)
+	const n = 32
+	codes := make(chan int, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			code, _ := do(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run")
+			codes <- code
+		})
+	}
+	wg.Wait()
+	close(codes)
+	got := map[int]int{}
+	for c := range codes {
+		got[c]++
+	}
+	require.Equal(t, map[int]int{http.StatusAccepted: 1, http.StatusConflict: n - 1}, got)
+	ok := map[string]string{"ioprobe_job": "adhoc", "status": "ok"}
+	require.Eventually(t, func() bool { return value(t, d.Registry(), "ioprobe_job_runs_total", ok) == 1 },
+		10*time.Second, 50*time.Millisecond)
+	// Long enough for a second, wrongly accepted run to have finished.
+	time.Sleep(1500 * time.Millisecond)
+	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_job_runs_total", ok))
+	code, body := do(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run")
+	require.Equal(t, http.StatusAccepted, code, "idle again after its run: %s", body)
+	err, _ := stop()
+	require.NoError(t, err)
+}
+
+// TestTriggerClaimsTheJob replays that race step by step: the job's loop
+// takes the trigger out of the channel and has not yet marked itself
+// waiting when a second request arrives. The second request is refused.
+func TestTriggerClaimsTheJob(t *testing.T) {
+	d, _ := newDaemon(t, canaryConfig, WebOptions{EnableAdminAPI: true})
+	jr := &jobRunner{job: d.cfg.Load().Jobs["adhoc"], trigger: make(chan struct{}, 1)}
+	d.sched.jobs["adhoc"] = jr
+	post := func() int {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, "/api/v1/jobs/adhoc/run", nil)
+		r.SetPathValue("name", "adhoc")
+		d.handleTrigger(w, r)
+		return w.Code
+	}
+	require.Equal(t, http.StatusAccepted, post())
+	<-jr.trigger // the loop took it and is about to run
+	require.Equal(t, http.StatusConflict, post())
+	require.Equal(t, stateQueued, jr.state.Load())
+	jr.state.Store(stateIdle) // the run ended
+	require.Equal(t, http.StatusAccepted, post())
 }
 
 func TestHTTPRefusals(t *testing.T) {

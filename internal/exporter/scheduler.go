@@ -17,12 +17,13 @@ const (
 	stateIdle    int32 = iota // waiting for its next start or a trigger
 	stateWaiting              // due, waiting for its device
 	stateRunning
+	stateQueued // asked to run through the API, not started yet
 )
 
 // stateNames are the states' names in the API; stateWords say them in errors.
 var (
-	stateNames = map[int32]string{stateIdle: "idle", stateWaiting: "waiting", stateRunning: "running"}
-	stateWords = map[int32]string{stateIdle: "idle", stateWaiting: "waiting for its device", stateRunning: "running"}
+	stateNames = map[int32]string{stateIdle: "idle", stateWaiting: "waiting", stateRunning: "running", stateQueued: "queued"}
+	stateWords = map[int32]string{stateIdle: "idle", stateWaiting: "waiting for its device", stateRunning: "running", stateQueued: "asked to run"}
 )
 
 // jobRunner is the goroutine of one configured job.
