@@ -367,6 +367,83 @@ func latencyChart(title string, names []string, rs []*result.Result) *chart {
 	return c
 }
 
+const overTimeIntro = "Each run's interval snapshots (one a second unless --interval says otherwise): a steady line is a steady state; a slope or a sawtooth is what the run's mean hides."
+
+// minIntervals is how many interval snapshots a run needs before its
+// course over time is drawn: with fewer, a line says nothing a bar does not.
+const minIntervals = 3
+
+// overTimeChart draws one figure of each run's interval snapshots against
+// the time since measurement started: a flat line is a steady state; a
+// slope or a sawtooth is what a mean hides (a cache filling, an SSD
+// collecting garbage, a throttled volume). With one run, latency is drawn
+// as its mean and p99 together; with several, each run's p99.
+func overTimeChart(title string, latency bool, names []string, rs []*result.Result) *chart {
+	c := &chart{title: title, xLabel: "Time since the start of measurement (s)", lines: true, xUnit: " s"}
+	if latency {
+		c.yLabel, c.unit, c.decimals = "Response time (ms)", "ms", 3
+	} else {
+		c.yLabel, c.unit = "I/O operations per second", "IOPS"
+	}
+	end := 0.0
+	for i, r := range rs {
+		var xs []float64
+		iops, mean, p99 := series{name: names[i]}, series{name: names[i] + " mean"}, series{name: names[i] + " p99"}
+		for _, iv := range r.Intervals {
+			xs = append(xs, iv.TSeconds)
+			end = math.Max(end, iv.TSeconds)
+			iops.values = append(iops.values, iv.IOPS)
+			mean.values = append(mean.values, ms(iv.LatencyMeanSeconds, iv.IOPS))
+			p99.values = append(p99.values, ms(iv.LatencyP99Seconds, iv.IOPS))
+		}
+		iops.x, mean.x, p99.x = xs, xs, xs
+		switch {
+		case !latency:
+			c.series = append(c.series, iops)
+		case len(rs) == 1:
+			c.series = append(c.series, mean, p99)
+		default:
+			p99.name = names[i]
+			c.series = append(c.series, p99)
+		}
+	}
+	if latency && len(rs) > 1 {
+		c.title += " (p99)"
+	}
+	step := niceStep(end / 6)
+	for v := 0.0; v <= end+step/2; v += step {
+		c.xTicks = append(c.xTicks, tick{v, axisNumber(v, step)})
+	}
+	return c
+}
+
+// ms converts an interval's latency to milliseconds; an interval in
+// which nothing completed has no latency to draw.
+func ms(seconds, iops float64) float64 {
+	if iops <= 0 {
+		return math.NaN()
+	}
+	return seconds * 1e3
+}
+
+// overTimeFigures adds the course over time of the runs that have enough
+// interval snapshots: their I/O rate and their response time.
+func (p *page) overTimeFigures(part *htmlPart, what string, names []string, rs []*result.Result) {
+	var keep []string
+	var kept []*result.Result
+	for i, r := range rs {
+		if r != nil && len(r.Intervals) >= minIntervals {
+			keep, kept = append(keep, names[i]), append(kept, r)
+		}
+	}
+	if len(kept) == 0 {
+		return
+	}
+	part.Figures = append(part.Figures,
+		p.figure(overTimeChart("I/O rate over time"+what, false, keep, kept), "I/O operations per second in each interval of the measured run."),
+		p.figure(overTimeChart("Response time over time"+what, true, keep, kept), "Response time in each interval (ms): completions in that interval only."))
+}
+
 func (p *page) section(i int, sec *section) *htmlSection {
 	hs := &htmlSection{ID: fmt.Sprintf("s%d", i+1), Key: slug(sec.title), Title: sec.title, Caption: sec.caption}
 	if hs.Title == "" {
@@ -377,7 +454,7 @@ func (p *page) section(i int, sec *section) *htmlSection {
 		return hs
 	}
 	scaling := sec.rowDims[0].key != "size"
-	var tput, resp, eff, tables, scale, sides, lat htmlPart
+	var tput, resp, eff, tables, scale, sides, lat, course htmlPart
 	tput = htmlPart{Key: "throughput", Title: "Throughput by data size per pattern"}
 	resp = htmlPart{Key: "response-time", Title: "Response time by data size"}
 	eff = htmlPart{Key: "efficiency", Title: "CPU efficiency: IOPS per %CPU and MB/s per %CPU"}
@@ -386,6 +463,7 @@ func (p *page) section(i int, sec *section) *htmlSection {
 	lat = htmlPart{Key: "latency-distribution", Title: "Latency distribution of each run",
 		Intro: "Each curve is one run's response-time distribution from its histogram: the value below which that share of its I/Os completed."}
 	sides = htmlPart{Key: "side-by-side", Title: "Targets side by side"}
+	course = htmlPart{Key: "over-time", Title: "Over time", Intro: overTimeIntro}
 	for _, g := range sec.grids {
 		if scaling {
 			scale.Figures = append(scale.Figures,
@@ -419,6 +497,7 @@ func (p *page) section(i int, sec *section) *htmlSection {
 				title += " — " + g.side
 			}
 			lat.Figures = append(lat.Figures, p.figure(latencyChart(title, names, rs), "Response time at each percentile, one curve per run."))
+			p.overTimeFigures(&course, ": "+title[len("Latency distribution: "):], names, rs)
 		}
 	}
 	if len(sec.grids) > 1 {
@@ -436,7 +515,7 @@ func (p *page) section(i int, sec *section) *htmlSection {
 				p.figure(sideBySide(sec, col, metricByKey("latency"), "Mean response time"), "Mean response time (ms) of each target, "+col+"."))
 		}
 	}
-	for _, part := range []*htmlPart{&tput, &resp, &scale, &tables, &eff, &sides, &lat} {
+	for _, part := range []*htmlPart{&tput, &resp, &scale, &tables, &eff, &sides, &course, &lat} {
 		if len(part.Figures)+len(part.Tables) > 0 {
 			hs.Parts = append(hs.Parts, part)
 		}
@@ -511,6 +590,7 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 	}
 	lat := &htmlPart{Key: "latency-distribution", Title: "Latency distribution of each run",
 		Intro: "Each curve is one run's response-time distribution from its histogram: the value below which that share of its I/Os completed."}
+	course := &htmlPart{Key: "over-time", Title: "Over time", Intro: overTimeIntro}
 	for j, side := range g.cols {
 		var names []string
 		var rs []*result.Result
@@ -528,6 +608,10 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 			title += " — " + side
 		}
 		lat.Figures = append(lat.Figures, p.figure(latencyChart(title, names, rs), "Response time at each percentile, one curve per workload."))
+		p.overTimeFigures(course, title[len("Latency distribution"):], names, rs)
+	}
+	if len(course.Figures) > 0 {
+		hs.Parts = append(hs.Parts, course)
 	}
 	if len(lat.Figures) > 0 {
 		hs.Parts = append(hs.Parts, lat)

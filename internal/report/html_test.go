@@ -122,6 +122,7 @@ func chartProblems(root *node) (charts int, problems []string) {
 		if len(c.all("text", "tick")) == 0 {
 			bad("chart %s (%s) has no ticks", id, title)
 		}
+		problems = append(problems, tickOverlaps(c, id, title)...)
 		series := c.all("g", "series")
 		if len(series) == 0 {
 			bad("chart %s (%s) has no series", id, title)
@@ -146,6 +147,40 @@ func chartProblems(root *node) (charts int, problems []string) {
 		}
 	}
 	return charts, problems
+}
+
+// tickOverlaps lists x-axis labels of a chart that would run into each
+// other, at the widest average character width the ticks' font draws.
+func tickOverlaps(c *node, id, title string) []string {
+	var out []string
+	lastEnd, lastLabel := math.Inf(-1), ""
+	for _, tk := range c.all("text", "tick") {
+		if !hasClass(tk, "x") {
+			continue
+		}
+		x, err := strconv.ParseFloat(tk.attr["x"], 64)
+		if err != nil {
+			out = append(out, fmt.Sprintf("chart %s (%s): x tick without a position", id, title))
+			continue
+		}
+		lines := []string{tk.text}
+		if spans := tk.all("tspan", ""); len(spans) > 0 {
+			lines = nil
+			for _, sp := range spans {
+				lines = append(lines, sp.text)
+			}
+		}
+		width := 0
+		for _, l := range lines {
+			width = max(width, len([]rune(strings.TrimSpace(l))))
+		}
+		half := float64(width) * tickCharW / 2
+		if x-half < lastEnd {
+			out = append(out, fmt.Sprintf("chart %s (%s): x labels %q and %q overlap", id, title, lastLabel, strings.Join(lines, " ")))
+		}
+		lastEnd, lastLabel = x+half, strings.Join(lines, " ")
+	}
+	return out
 }
 
 // parts maps each section's data-section to its data-part list.
@@ -185,21 +220,21 @@ func TestHTMLSectionsAndCharts(t *testing.T) {
 		charts int
 	}{
 		{"characterize", characterizeSuite(), map[string][]string{
-			"data-size-access-pattern-esx2-tables-2-5-figures": {"throughput", "response-time", "tables", "efficiency", "latency-distribution"},
+			"data-size-access-pattern-esx2-tables-2-5-figures": {"throughput", "response-time", "tables", "efficiency", "over-time", "latency-distribution"},
 			"runs": {"runs"},
-		}, 1 + 1 + 2 + 4},
+		}, 1 + 1 + 2 + 2*4 + 4},
 		{"two_targets", twoTargetSuite(), map[string][]string{
-			"data-size-access-pattern-esx2-tables-2-5-figures": {"throughput", "response-time", "tables", "efficiency", "side-by-side", "latency-distribution"},
+			"data-size-access-pattern-esx2-tables-2-5-figures": {"throughput", "response-time", "tables", "efficiency", "side-by-side", "over-time", "latency-distribution"},
 			"runs": {"runs"},
-		}, 2*(1+1+2+4) + 4*2},
+		}, 2*(1+1+2+2*4+4) + 4*2},
 		{"business", businessSuite(), map[string][]string{
-			"business-workloads-esg-appendix-figures-8-10-13": {"throughput", "response-time", "tables", "efficiency", "latency-distribution"},
+			"business-workloads-esg-appendix-figures-8-10-13": {"throughput", "response-time", "tables", "efficiency", "over-time", "latency-distribution"},
 			"runs": {"runs"},
-		}, 2 + 1 + 2 + 1},
+		}, 2 + 1 + 2 + 2 + 1},
 		{"scaling", scalingSuite(), map[string][]string{
-			"aggregate-throughput-over-workers-esx35-figure-5": {"scaling", "tables", "efficiency", "latency-distribution"},
+			"aggregate-throughput-over-workers-esx35-figure-5": {"scaling", "tables", "efficiency", "over-time", "latency-distribution"},
 			"runs": {"runs"},
-		}, 3 + 2 + 2},
+		}, 3 + 2 + 2*2 + 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -289,4 +324,44 @@ func TestHTMLPlainRuns(t *testing.T) {
 	_, problems := chartProblems(root)
 	require.Empty(t, problems)
 	require.Contains(t, root.allText(), "Merged")
+}
+
+func TestCategoryLabelsNeverOverlap(t *testing.T) {
+	for _, n := range []int{1, 3, 6, 12, 24, 60} {
+		c := &chart{id: "c", title: "labels", xLabel: "Workload", yLabel: "IOPS"}
+		s := series{name: "a"}
+		for i := range n {
+			c.cats = append(c.cats, fmt.Sprintf("Random Read, 32 outstanding, %d workers", i+1))
+			s.values = append(s.values, float64(i+1))
+		}
+		c.series = []series{s}
+		root := parseHTML(t, []byte(c.svg()))
+		_, problems := chartProblems(root)
+		require.Empty(t, problems, "%d categories", n)
+		ticks := root.all("text", "tick")
+		labelled := 0
+		for _, tk := range ticks {
+			if hasClass(tk, "x") {
+				labelled++
+				if spans := tk.all("tspan", ""); strings.Contains(spans[len(spans)-1].text, "…") {
+					// A cut label keeps its whole text for the reader.
+					require.Len(t, tk.all("title", ""), 1)
+				}
+			}
+		}
+		require.GreaterOrEqual(t, labelled, min(n, 6), "%d categories: too few labelled", n)
+	}
+}
+
+func TestOverTimeTicksNeverOverlap(t *testing.T) {
+	r := &result.Result{}
+	for i := range 3600 {
+		r.Intervals = append(r.Intervals, result.Interval{TSeconds: float64(i + 1), IOPS: 1000, LatencyMeanSeconds: 1e-3, LatencyP99Seconds: 2e-3})
+	}
+	c := overTimeChart("over time", true, []string{"run"}, []*result.Result{r})
+	c.id = "c"
+	root := parseHTML(t, []byte(c.svg()))
+	_, problems := chartProblems(root)
+	require.Empty(t, problems)
+	require.Len(t, root.all("g", "series"), 2, "one run: its mean and p99")
 }

@@ -23,6 +23,7 @@ type chart struct {
 	// xTicks labelling them.
 	x      []float64
 	xTicks []tick
+	xUnit  string // follows a numeric x in tooltips (" s")
 	series []series
 	// unit follows a value in tooltips ("IOPS", "ms").
 	unit     string
@@ -34,6 +35,17 @@ type chart struct {
 type series struct {
 	name   string
 	values []float64 // one per category or x
+	// x, when set, gives this series its own numeric x positions (runs
+	// whose intervals ended at different times).
+	x []float64
+}
+
+// xOf is the numeric x of value i of series s.
+func (c *chart) xOf(s *series, i int) float64 {
+	if s.x != nil {
+		return s.x[i]
+	}
+	return c.x[i]
 }
 
 type tick struct {
@@ -212,25 +224,38 @@ func (c *chart) svg() string {
 
 	// X positions: category centres, or the numeric scale.
 	n := len(c.cats)
+	var cur *series // the series being drawn, for numeric x
 	xpos := func(i int) float64 { return marginL + (float64(i)+0.5)*plotW/float64(n) }
 	if n == 0 {
-		lo, hi := c.x[0], c.x[len(c.x)-1]
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range c.x {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		for _, s := range c.series {
+			for _, x := range s.x {
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+		}
 		for _, t := range c.xTicks {
 			lo, hi = math.Min(lo, t.pos), math.Max(hi, t.pos)
 		}
 		if hi == lo {
 			hi = lo + 1
 		}
-		xpos = func(i int) float64 { return marginL + (c.x[i]-lo)/(hi-lo)*plotW }
+		xpos = func(i int) float64 { return marginL + (c.xOf(cur, i)-lo)/(hi-lo)*plotW }
+		lastEnd := math.Inf(-1)
 		for _, t := range c.xTicks {
 			px := marginL + (t.pos-lo)/(hi-lo)*plotW
+			half := float64(len([]rune(t.label))) * tickCharW / 2
+			if px-half < lastEnd+4 {
+				continue // would run into the previous label
+			}
+			lastEnd = px + half
 			fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%d" x2="%s" y2="%d"/>`, f1(px), marginT, f1(px), marginT+plotH)
 			fmt.Fprintf(&b, `<text class="tick x" x="%s" y="%d">%s</text>`, f1(px), marginT+plotH+16, esc(t.label))
 		}
 	}
-	for i, cat := range c.cats {
-		fmt.Fprintf(&b, `<text class="tick x" x="%s" y="%d">%s</text>`, f1(xpos(i)), marginT+plotH+16, esc(cat))
-	}
+	catLabels(&b, c.cats, xpos)
 	fmt.Fprintf(&b, `<text class="x-label" x="%d" y="%d">%s</text>`, marginL+plotW/2, chartH-14, esc(c.xLabel))
 	fmt.Fprintf(&b, `<text class="y-label" transform="translate(18 %d) rotate(-90)">%s</text>`, marginT+plotH/2, esc(c.yLabel))
 
@@ -239,7 +264,9 @@ func (c *chart) svg() string {
 	if y.log {
 		base = marginT + plotH
 	}
-	for si, s := range c.series {
+	for si := range c.series {
+		s := &c.series[si]
+		cur = s
 		colour := palette[si%len(palette)]
 		dash := dashes[(si/len(palette))%len(dashes)]
 		fmt.Fprintf(&b, `<g class="series" data-series="%s">`, esc(s.name))
@@ -260,7 +287,7 @@ func (c *chart) svg() string {
 					continue
 				}
 				fmt.Fprintf(&b, `<circle class="dot" cx="%s" cy="%s" r="3.5" fill="%s"><title>%s</title></circle>`,
-					f1(xpos(i)), f1(y.pos(v)), colour, esc(c.tooltip(s.name, i, v)))
+					f1(xpos(i)), f1(y.pos(v)), colour, esc(c.tooltip(s, i, v)))
 			}
 		} else {
 			// Bars no wider than maxBar, so one lone bar does not fill the plot.
@@ -276,7 +303,7 @@ func (c *chart) svg() string {
 					top, bottom = bottom, top
 				}
 				fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>`,
-					f1(x), f1(top), f1(math.Max(w-1, 1)), f1(math.Max(bottom-top, 0.5)), colour, esc(c.tooltip(s.name, i, v)))
+					f1(x), f1(top), f1(math.Max(w-1, 1)), f1(math.Max(bottom-top, 0.5)), colour, esc(c.tooltip(s, i, v)))
 			}
 		}
 		b.WriteString(`</g>`)
@@ -309,6 +336,55 @@ func (c *chart) svg() string {
 	return b.String()
 }
 
+// tickCharW is the widest a tick label's average character is drawn at
+// the ticks' 11px font (DejaVu Sans, the widest common sans-serif).
+const tickCharW = 6.6
+
+// catLabels writes the category labels under the x axis. A label wider
+// than its slot wraps onto a second line and is cut with "…" beyond that
+// (its full text stays in a <title>); when even a short word cannot fit,
+// only every k-th category is labelled, so labels never run into each
+// other.
+func catLabels(b *strings.Builder, cats []string, xpos func(int) float64) {
+	if len(cats) == 0 {
+		return
+	}
+	slot := float64(plotW) / float64(len(cats))
+	fit := int(slot/tickCharW) - 1
+	every := 1
+	if fit < 6 {
+		// Label every k-th category, each with k slots of room.
+		longest := 0
+		for _, c := range cats {
+			longest = max(longest, len([]rune(c)))
+		}
+		need := float64(min(longest, 10)+1) * tickCharW
+		every = int(math.Ceil(need / slot))
+		fit = int(slot*float64(every)/tickCharW) - 1
+	}
+	for i, cat := range cats {
+		if i%every != 0 {
+			continue
+		}
+		lines := wrap(cat, fit, 2)
+		for j, l := range lines {
+			lines[j] = truncate(l, fit)
+		}
+		fmt.Fprintf(b, `<text class="tick x" x="%s" y="%d">`, f1(xpos(i)), marginT+plotH+16)
+		if len(lines) > 1 || lines[0] != cat {
+			fmt.Fprintf(b, `<title>%s</title>`, esc(cat))
+		}
+		for j, l := range lines {
+			if j == 0 {
+				fmt.Fprintf(b, `<tspan>%s</tspan>`, esc(l))
+			} else {
+				fmt.Fprintf(b, `<tspan x="%s" dy="13">%s</tspan>`, f1(xpos(i)), esc(l))
+			}
+		}
+		b.WriteString(`</text>`)
+	}
+}
+
 // titleChars is what fits in a chart's title line; the full title stays
 // in the chart's <title>.
 const titleChars = 84
@@ -316,8 +392,9 @@ const titleChars = 84
 // maxBar is the widest a bar is drawn.
 const maxBar = 64
 
-// legendChars is what fits in the legend's width at its font size.
-const legendChars = 22
+// legendChars is what fits in the legend's 150 units at its 12px font
+// (DejaVu Sans, the widest common sans-serif, averages about 7.3 units).
+const legendChars = 19
 
 // wrap breaks s at spaces into at most n lines of about width runes, the
 // last one cut with "…" if it must be.
@@ -346,20 +423,21 @@ func wrap(s string, width, n int) []string {
 	return lines
 }
 
-func (c *chart) tooltip(name string, i int, v float64) string {
+func (c *chart) tooltip(s *series, i int, v float64) string {
 	at := ""
 	switch {
 	case i < len(c.cats):
 		at = c.cats[i]
-	case i < len(c.x):
-		at = strconv.FormatFloat(c.x[i], 'g', 4, 64)
+	case i < len(s.x) || i < len(c.x):
+		x := c.xOf(s, i)
+		at = strconv.FormatFloat(x, 'g', 4, 64) + c.xUnit
 		for _, t := range c.xTicks {
-			if t.pos == c.x[i] {
+			if t.pos == x {
 				at = t.label
 			}
 		}
 	}
-	return fmt.Sprintf("%s, %s: %s %s", name, at, num(v, c.decimals), c.unit)
+	return fmt.Sprintf("%s, %s: %s %s", s.name, at, num(v, c.decimals), c.unit)
 }
 
 func truncate(s string, n int) string {
