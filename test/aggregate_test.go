@@ -157,6 +157,16 @@ func TestDashboardsAggregateHosts(t *testing.T) {
 		near(w.latency*1e3, meanLat[k], "table latency "+k)
 	}
 
+	// Host CPU by business workload (esg Figure 11): a bar per host, each
+	// its own value.
+	cpu := raw("ioprobe_run_host_cpu_utilization_ratio")
+	bars := panel("Host CPU by business workload (%)", "A")
+	require.Len(t, bars, 18)
+	for _, s := range bars {
+		near(100*cpu[pointKey(s.Metric)][s.Metric["instance"]], s.float(t), "host CPU % "+s.Metric["side"])
+		require.Equal(t, s.Metric["instance"]+" data", s.Metric["side"])
+	}
+
 	// The recording rules hold the same sums.
 	for rule, f := range map[string]func(sums) float64{
 		"ioprobe_job:ioprobe_run_iops:sum":                                func(s sums) float64 { return s.iops },

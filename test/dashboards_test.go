@@ -18,8 +18,10 @@ import (
 	"github.com/ioprobe/ioprobe/internal/dashboards/dashquery"
 )
 
-// dashboardsConfig runs the characterize and business suites at short
-// points (every must exceed a whole run of the job) and a canary.
+// dashboardsConfig runs the characterize, business and peak-iops suites at
+// short points (every must exceed a whole run of the job) and a canary.
+// peak-iops gives the request-size figures their points and the
+// against-workers figure a job's points at several worker counts.
 const dashboardsConfig = `
 global:
   snapshot_interval: 500ms
@@ -41,6 +43,12 @@ jobs:
   business:
     target: data
     suite: business
+    duration: 250ms
+    ramp: 0s
+    every: 2m
+  peak-iops:
+    target: data
+    suite: peak-iops
     duration: 250ms
     ramp: 0s
     every: 2m
@@ -247,8 +255,8 @@ func needPrometheus(t *testing.T) {
 	}
 }
 
-// TestDashboardsAgainstPrometheus runs a daemon with the characterize and
-// business suites and a canary under two real Prometheus servers with the
+// TestDashboardsAgainstPrometheus runs a daemon with the characterize,
+// business and peak-iops suites and a canary under two real Prometheus servers with the
 // recording rules loaded (one ingesting native histograms, one not), and
 // runs every query of every dashboard in grafana/ through Prometheus' HTTP
 // API as Grafana would: each must parse and return data.
@@ -267,6 +275,9 @@ func TestDashboardsAgainstPrometheus(t *testing.T) {
 	// whichever the server keeps).
 	eventually(t, native, `count(shape:ioprobe_run_iops:ratio_to_median_7d{ioprobe_job="characterize"}) == 20`, 60*time.Second)
 	eventually(t, native, `count(shape:ioprobe_run_iops_per_cpu_percent:ratio{ioprobe_job="business"}) == 6`, 30*time.Second)
+	// 15 points, 13 shapes: the 8 KiB points at 1 worker over workers and
+	// over targets are the request-size ones again.
+	eventually(t, native, `count(ioprobe_run_iops{ioprobe_job="peak-iops"}) == 13`, 30*time.Second)
 	for _, prom := range []string{native, classic} {
 		eventually(t, prom, `target:ioprobe_io_latency_seconds:quantile_rate1m{ioprobe_job="canary",quantile="0.99"}`, 30*time.Second)
 	}
@@ -288,12 +299,7 @@ func TestDashboardsAgainstPrometheus(t *testing.T) {
 
 	// The esx2 table: 5 data sizes × 4 access patterns, in the report's
 	// column order, one cell each.
-	var iops dashquery.Panel
-	for _, p := range boards["ioprobe-characterization"].Panels {
-		if p.Title == "I/O operations per second" {
-			iops = p
-		}
-	}
+	iops := panelTitled(t, boards["ioprobe-characterization"], "I/O operations per second")
 	res := results["ioprobe-characterization"]["I/O operations per second/A"]
 	require.Len(t, res, 20, "the characterization table has 20 cells")
 	cells := grid(t, iops, res)
@@ -313,4 +319,52 @@ func TestDashboardsAgainstPrometheus(t *testing.T) {
 	sort.Strings(want)
 	require.Equal(t, want, got, "the table's columns are the workloads its organize transformation orders")
 	require.Len(t, want, 4)
+
+	// vsphere5 Figure 3: the peak-iops random reads, 5 request sizes by 2
+	// depths, summed over the one host; its 8 KiB points over workers left
+	// out.
+	cmp := boards["ioprobe-comparison"]
+	raw, err := queryAt(native, `ioprobe_run_iops{ioprobe_job="peak-iops", workers="1"}`, run.end)
+	require.NoError(t, err)
+	wantIOPS := map[cell]float64{}
+	for _, s := range raw.Result {
+		c := cell{s.Metric["block_size_bytes"], "data peak-iops: " + s.Metric["workload"]}
+		wantIOPS[c] = s.float(t)
+	}
+	require.Len(t, wantIOPS, 10)
+	cells = grid(t, panelTitled(t, cmp, "Aggregate IOPS by request size"), results["ioprobe-comparison"]["Aggregate IOPS by request size/A"])
+	require.Equal(t, wantIOPS, cells, "the aggregate of one host is its own IOPS")
+
+	// esg Figure 10: the one job that ran a point at several worker counts,
+	// against itself as the baseline.
+	cells = grid(t, panelTitled(t, cmp, "IOPS relative to the baseline against workers (%)"),
+		results["ioprobe-comparison"]["IOPS relative to the baseline against workers (%)/A"])
+	line := "peak-iops: Random Read, 32 outstanding 8192 B on " + d.addr + " data"
+	require.Len(t, cells, 4)
+	for _, w := range []string{"1", "2", "4", "8"} {
+		v, ok := cells[cell{w, line}]
+		require.True(t, ok, "workers %s of %s in %v", w, line, cells)
+		require.InDelta(t, 0, v, 1e-9, "the baseline against itself")
+	}
+
+	// esg Figure 11: a bar per business workload, the mixed run included.
+	cells = grid(t, panelTitled(t, cmp, "Host CPU by business workload (%)"),
+		results["ioprobe-comparison"]["Host CPU by business workload (%)/A"])
+	require.Len(t, cells, 6)
+	for c, v := range cells {
+		require.Equal(t, d.addr+" data", c.col)
+		require.True(t, v >= 0 && v <= 100, "%v: %v%%", c, v)
+	}
+}
+
+// panelTitled is the panel of d with that title.
+func panelTitled(t *testing.T, d *dashquery.Dashboard, title string) dashquery.Panel {
+	t.Helper()
+	for _, p := range d.Panels {
+		if p.Title == title {
+			return p
+		}
+	}
+	t.Fatalf("%s has no panel %q", d.Title, title)
+	return dashquery.Panel{}
 }

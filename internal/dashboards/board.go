@@ -126,3 +126,11 @@ func promAnnotation(name, color, expr, title, text, tags string, useValueForTime
 		Target(prometheus.NewDataqueryBuilder().RefId("Anno").Expr(expr)).
 		Step("15s").TitleFormat(title).TextFormat(text).TagKeys(tags).UseValueForTime(useValueForTime)
 }
+
+// runsAnnotation is a region while a job of sel runs on a target;
+// continuous jobs are left out, they would be one endless region.
+func runsAnnotation(sel string) *dashboard.AnnotationQueryBuilder {
+	return promAnnotation("Runs", "rgba(255, 152, 48, 0.6)",
+		fmt.Sprintf("ioprobe_run_active{%s} == 1 unless on (job, instance, target, ioprobe_job) ioprobe_canary_paused", sel),
+		"{{ioprobe_job}} on {{target}}", "{{instance}}", "instance,target,ioprobe_job", false, true)
+}

@@ -121,10 +121,7 @@ func overview() (board, error) {
 			labelVar("ioprobe_job", "Job", `ioprobe_run_active{instance=~"$instance", target=~"$target"}`, "ioprobe_job", true),
 		},
 		annotations: []cog.Builder[dashboard.AnnotationQuery]{
-			// A region while a job runs; continuous jobs would be one endless region.
-			promAnnotation("Runs", "rgba(255, 152, 48, 0.6)",
-				fmt.Sprintf("ioprobe_run_active{%s} == 1 unless on (job, instance, target, ioprobe_job) ioprobe_canary_paused", liveSel),
-				"{{ioprobe_job}} on {{target}}", "{{instance}}", "instance,target,ioprobe_job", false, true),
+			runsAnnotation(liveSel),
 			// One mark per point at the end of its measured window.
 			promAnnotation("Run results", "rgba(138, 184, 255, 0.8)",
 				fmt.Sprintf("ioprobe_run_timestamp_seconds{%s} * 1000", liveSel),
