@@ -17,7 +17,8 @@ type Engine interface {
 	// Available says whether the engine can run on this host; the error
 	// says why not (kernel too old, io_uring disabled by sysctl or seccomp).
 	Available() error
-	// Run waits for w.Start to close, then keeps w.QueueDepth I/Os in
+	// Run sets the worker up (its ring, its lanes), calls w.WaitStart,
+	// then keeps w.QueueDepth I/Os in
 	// flight on each of w.Targets until w.Ctl says stop, and returns once
 	// every I/O it issued has completed. It records every completed I/O
 	// in the worker's lanes and reports every failed I/O with w.Ctl.Fail.
@@ -39,7 +40,7 @@ type Worker struct {
 	Spec       *workload.Spec
 	Targets    []Target
 	QueueDepth int
-	Start      <-chan struct{} // closed when every worker is ready
+	Start      <-chan struct{} // closed when every worker is ready; engines wait with WaitStart
 	Ctl        *Control
 	Buffers    *Buffers // QueueDepth*len(Targets) page-aligned slots of Spec.MaxBlock()
 	Seed       uint64
@@ -60,6 +61,29 @@ type Worker struct {
 
 	mu    sync.Mutex
 	lanes []*Stats
+
+	ready     func()
+	readyOnce sync.Once
+}
+
+// WaitStart says that the worker is set up, then waits for the start.
+// The runner opens the start barrier once every worker has said so, so
+// that no worker's setup (a ring, registered buffers) eats into the ramp
+// or, without one, into the measured time.
+func (w *Worker) WaitStart() {
+	w.SetReady()
+	<-w.Start
+}
+
+// SetReady says that the worker is set up (or gave up: the runner calls
+// it when Run returns, so a worker that failed before WaitStart does not
+// hold the barrier). Only the first call counts.
+func (w *Worker) SetReady() {
+	w.readyOnce.Do(func() {
+		if w.ready != nil {
+			w.ready()
+		}
+	})
 }
 
 // NewLane registers the statistics of one single-writer I/O stream of this

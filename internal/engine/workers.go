@@ -18,6 +18,10 @@ type WorkerSet struct {
 	Seed    uint64
 	FirstID int       // ID of the first worker, so IDs are unique across groups
 	Verify  *Verifier // --verify, shared by every worker of the run (nil: off)
+	// Ready, when set, is called once for each worker when it is set up
+	// and about to wait for Start (see Worker.WaitStart), so the runner
+	// can open the start barrier only when every worker is ready.
+	Ready func()
 }
 
 // NewWorkers builds spec.Workers workers, each with its own page-aligned
@@ -54,6 +58,7 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 			Seed:       set.Seed,
 			RateIOPS:   perWorkerRate,
 			Verify:     set.Verify,
+			ready:      set.Ready,
 		}
 		for _, t := range set.Targets {
 			start := t.Region.Len / int64(spec.Workers) * int64(i)

@@ -230,6 +230,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	defer cancel()
 	ctl := engine.NewControl(p.MaxErrors, cancel)
 	start := make(chan struct{})
+	var ready sync.WaitGroup
 
 	var all []*engine.Worker
 	groupOf := map[*engine.Worker]int{}
@@ -254,7 +255,8 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			spec.RegionBytes = region
 		}
 		specs[gi] = spec
-		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all), Verify: verifier})
+		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all), Verify: verifier,
+			Ready: ready.Done})
 		if err != nil {
 			engine.CloseWorkers(all)
 			return nil, err
@@ -268,11 +270,13 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 
 	var wg sync.WaitGroup
 	runErrs := make(chan error, len(all))
+	ready.Add(len(all))
 	for _, w := range all {
 		wg.Add(1)
 		e := engines[groupOf[w]]
 		go func() {
 			defer wg.Done()
+			defer w.SetReady() // a worker that failed in its setup does not hold the barrier
 			if err := e.Run(w); err != nil {
 				runErrs <- fmt.Errorf("engine %s, worker %d: %w", e.Name(), w.ID, err)
 				ctl.Stop()
@@ -288,6 +292,19 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	snap := newSnapshotter(p, targets, all)
 	res := p.baseResult(started, specs, engines, reasons, targets)
 	snap.verifier = verifier
+
+	// The start barrier: every worker set up (rings created, buffers
+	// registered), then all start together. A stop or a failed worker
+	// cancels ctx, and the ramp or the measurement below ends at once.
+	allReady := make(chan struct{})
+	go func() {
+		ready.Wait()
+		close(allReady)
+	}()
+	select {
+	case <-allReady:
+	case <-ctx.Done():
+	}
 
 	// Ramp-up: I/O runs, nothing counts.
 	close(start)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -226,4 +227,40 @@ func TestCancelDuringPreparation(t *testing.T) {
 	require.ErrorIs(t, err, target.ErrCancelled)
 	_, statErr := os.Stat(tgt)
 	require.True(t, os.IsNotExist(statErr), "the partial file was left behind")
+}
+
+// slowSetup is the sync engine with one worker slow to set up (as a ring
+// registering large buffers on a loaded host is), counting each worker's
+// completed I/Os.
+type slowSetup struct {
+	engine.Engine
+	delay time.Duration
+	ops   [2]atomic.Int64
+}
+
+func (s *slowSetup) Run(w *engine.Worker) error {
+	if w.ID == 1 {
+		time.Sleep(s.delay)
+	}
+	w.Trace = func(*engine.Stats, *workload.Op, int64) { s.ops[w.ID].Add(1) }
+	return s.Engine.Run(w)
+}
+
+// TestStartBarrierWaitsForEveryWorker: with no ramp, a worker that takes
+// 400 ms to set up still measures the whole 500 ms, because the start
+// barrier opens only when every worker is ready. (Before, the barrier
+// opened at once and the slow worker missed most of the window: a short
+// point of a many-worker mixed run could report almost nothing.)
+func TestStartBarrierWaitsForEveryWorker(t *testing.T) {
+	s := spec(t, "4k", 100, 100, 1, 500*time.Millisecond)
+	s.Workers, s.Ramp = 2, 0
+	slow := &slowSetup{Engine: syncio.New(), delay: 400 * time.Millisecond}
+	p := plan(Group{Spec: s, Targets: []string{filepath.Join(t.TempDir(), "t.dat")}})
+	p.Engines = engine.NewRegistry(slow)
+	res, err := Run(context.Background(), p)
+	require.NoError(t, err)
+	require.Equal(t, result.StatusOK, res.Status, res.Message)
+	fast, late := slow.ops[0].Load(), slow.ops[1].Load()
+	require.Positive(t, fast)
+	require.Greater(t, float64(late)/float64(fast), 0.6, "the slow worker ran %d I/Os, the other %d", late, fast)
 }

@@ -49,6 +49,7 @@ func (e *Engine) Run(w *engine.Worker) error {
 			})
 		}
 	}
+	w.SetReady()
 	var wg sync.WaitGroup
 	for _, l := range lanes {
 		wg.Add(1)

@@ -65,7 +65,7 @@ func (e *Engine) Run(w *engine.Worker) error {
 	if err != nil {
 		return fmt.Errorf("uring: worker %d: %w", w.ID, err)
 	}
-	<-w.Start
+	w.WaitStart()
 	runErr := l.run()
 	if err := l.r.close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("uring: worker %d: %w", w.ID, err)
