@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -265,6 +266,27 @@ func suiteUnits(s *workload.Suite, targets []string) []unit {
 	return out
 }
 
+// sameAs maps each unit to the earlier unit with the same access
+// specifications (their names aside) on the same targets, or -1: such a
+// unit is measured once and reported under both points.
+func sameAs(units []unit) []int {
+	out := make([]int, len(units))
+	for i, u := range units {
+		out[i] = -1
+		for j := range units[:i] {
+			if out[j] < 0 && samePlan(units[j], u) {
+				out[i] = j
+				break
+			}
+		}
+	}
+	return out
+}
+
+func samePlan(a, b unit) bool {
+	return slices.Equal(a.targets, b.targets) && workload.SameSpecs(a.point.Specs, b.point.Specs)
+}
+
 // suiteRefusal says which point a refusal is about, and how to run the
 // rest of the suite.
 func suiteRefusal(s *workload.Suite, u unit, err error) error {
@@ -296,14 +318,35 @@ func checkOut(path string) error {
 // It stops at an interrupt or at a point whose I/O failed, and returns the
 // error that sets the exit status.
 func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *workload.Suite, units []unit, doc *result.Suite) error {
-	clock := newSuiteClock(units, o.repeat)
+	same := sameAs(units)
+	var measured []unit
+	for i, u := range units {
+		if same[i] < 0 {
+			measured = append(measured, u)
+		}
+	}
+	clock := newSuiteClock(measured, o.repeat)
 	var pr *progress
 	if g.stderrTTY {
 		pr = newProgress(g.stderr)
 		pr.prefix = clock.prefix
 		defer pr.clear()
 	}
-	for _, u := range units {
+	kept := make([]*result.Result, len(units))
+	for i, u := range units {
+		if j := same[i]; j >= 0 {
+			if kept[j] == nil {
+				continue // its measurement did not complete
+			}
+			r := *kept[j]
+			if err := o.keep(doc, s, u, []*result.Result{&r}); err != nil {
+				return err
+			}
+			r.Point.SameAs = units[j].point.Name
+			fmt.Fprintf(g.stderr, "ioprobe: point %s has the specification of %s: reported from that measurement\n", u.label(), units[j].label())
+			kept[i] = &r
+			continue
+		}
 		var runs []*result.Result
 		for k := 0; k < o.repeat; k++ {
 			label := u.label()
@@ -335,6 +378,7 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 		if err := o.keep(doc, s, u, runs); err != nil {
 			return err
 		}
+		kept[i] = doc.Results[len(doc.Results)-1]
 		switch {
 		case ctx.Err() != nil || last.Status == result.StatusInterrupted:
 			return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results above are partial")}

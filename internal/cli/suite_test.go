@@ -3,11 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -57,4 +59,58 @@ func TestRunSuiteBadInputTouchesNothing(t *testing.T) {
 	require.ErrorContains(t, err, "needs a step")
 	require.Equal(t, ExitBadInput, exitCode(err))
 	require.Empty(t, out.String())
+}
+
+// TestSameSpecificationMeasuredOnce: peak-iops asks for 8 KiB random reads
+// at 32 outstanding as a request size and as one worker of the workers
+// scaling, and at 16 outstanding as a request size and on one target of
+// the targets scaling. Each is measured once per target.
+func TestSameSpecificationMeasuredOnce(t *testing.T) {
+	s, err := workload.BuildSuite("peak-iops", workload.SuiteOptions{Targets: 2,
+		Base: workload.Spec{Duration: time.Second, Ramp: time.Second}})
+	require.NoError(t, err)
+	units := suiteUnits(s, []string{"/dev/sdb", "/dev/sdc"})
+	same := sameAs(units)
+	got := map[string]string{}
+	for i, j := range same {
+		if j >= 0 {
+			require.Less(t, j, i)
+			require.Negative(t, same[j], "the first measurement of a specification is measured")
+			got[units[i].label()] = units[j].label()
+		}
+	}
+	require.Equal(t, map[string]string{
+		"workers-8k-qd32-w1 on /dev/sdb":         "random-read-8k-qd32 on /dev/sdb",
+		"workers-8k-qd32-w1 on /dev/sdc":         "random-read-8k-qd32 on /dev/sdc",
+		"targets-8k-qd16-t1 on 1 target at once": "random-read-8k-qd16 on /dev/sdb",
+	}, got)
+}
+
+// TestRunSuiteReportsASharedMeasurementUnderBothPoints runs peak-iops for
+// real (short points) and checks the suite JSON: every point is there, the
+// repeated specification says whose measurement it reports.
+func TestRunSuiteReportsASharedMeasurementUnderBothPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a suite")
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	g := &globalOptions{stdout: &stdout, stderr: &stderr, engines: newEngines()}
+	code := execute(context.Background(), g, []string{"suite", "peak-iops", "--target", dir + "/a.dat", "--size", "16MiB",
+		"--duration", "50ms", "--ramp", "0s", "--cycle", "bs=512,8k", "--output", "json"})
+	require.Equal(t, 0, code, stderr.String())
+	var doc result.Suite
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &doc))
+	byName := map[string]*result.Result{}
+	for _, r := range doc.Results {
+		byName[r.Point.Name] = r
+	}
+	require.Len(t, byName, len(doc.Results))
+	w1, rr := byName["workers-8k-qd32-w1"], byName["random-read-8k-qd32"]
+	require.NotNil(t, w1)
+	require.Equal(t, "random-read-8k-qd32", w1.Point.SameAs)
+	require.Equal(t, workload.SectionPeakWorkers, w1.Point.Section)
+	require.Equal(t, rr.Summary, w1.Summary)
+	require.Empty(t, rr.Point.SameAs)
+	require.Contains(t, stderr.String(), "point workers-8k-qd32-w1 on "+dir+"/a.dat has the specification of random-read-8k-qd32 on "+dir+"/a.dat")
 }

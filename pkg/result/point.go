@@ -29,6 +29,11 @@ type Point struct {
 	Targets int `json:"targets,omitempty"`
 	// Index is the point's position in the suite.
 	Index int `json:"index"`
+	// SameAs names the earlier point whose measurement this one reports:
+	// the two have the same access specifications on the same targets
+	// (peak-iops' 8 KiB random read at 32 outstanding is a request size
+	// and one worker of the workers scaling), so it was measured once.
+	SameAs string `json:"same_as,omitempty"`
 }
 
 // SectionRuns is the section of results that are not suite points.

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -285,4 +286,20 @@ func (s *Spec) SortedBlockSizes() []int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// SameSpecs reports whether two points run the same access specifications,
+// their names aside: the same measurement, which a suite takes once.
+func SameSpecs(a, b []Spec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		x.Name, y.Name = "", ""
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
 }

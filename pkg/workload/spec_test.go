@@ -88,3 +88,16 @@ func TestPresets(t *testing.T) {
 		require.Equal(t, want, [3]int64{p.Spec.BlockSizes[0].Bytes, int64(p.Spec.ReadPct), int64(p.Spec.RandomPct)}, name)
 	}
 }
+
+func TestSameSpecs(t *testing.T) {
+	a := Spec{Name: "a", BlockSizes: []BlockSize{{Bytes: 8 * KiB, Weight: 1}}, ReadPct: 100, RandomPct: 100}.WithDefaults()
+	b := a
+	b.Name = "b"
+	require.True(t, SameSpecs([]Spec{a}, []Spec{b}), "names aside")
+	b.QueueDepth++
+	require.False(t, SameSpecs([]Spec{a}, []Spec{b}))
+	c := a
+	c.BlockSizes = []BlockSize{{Bytes: 8 * KiB, Weight: 2}}
+	require.False(t, SameSpecs([]Spec{a}, []Spec{c}))
+	require.False(t, SameSpecs([]Spec{a}, []Spec{a, a}))
+}
