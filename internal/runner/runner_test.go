@@ -250,7 +250,9 @@ func (s *slowSetup) Run(w *engine.Worker) error {
 // 400 ms to set up still measures the whole 500 ms, because the start
 // barrier opens only when every worker is ready. (Before, the barrier
 // opened at once and the slow worker missed most of the window: a short
-// point of a many-worker mixed run could report almost nothing.)
+// point of a many-worker mixed run could report almost nothing: here the
+// slow worker ran about a sixth of the other's I/Os. Equal workers on a
+// loaded host still differ, hence the loose bound.)
 func TestStartBarrierWaitsForEveryWorker(t *testing.T) {
 	s := spec(t, "4k", 100, 100, 1, 500*time.Millisecond)
 	s.Workers, s.Ramp = 2, 0
@@ -262,5 +264,5 @@ func TestStartBarrierWaitsForEveryWorker(t *testing.T) {
 	require.Equal(t, result.StatusOK, res.Status, res.Message)
 	fast, late := slow.ops[0].Load(), slow.ops[1].Load()
 	require.Positive(t, fast)
-	require.Greater(t, float64(late)/float64(fast), 0.6, "the slow worker ran %d I/Os, the other %d", late, fast)
+	require.Greater(t, float64(late)/float64(fast), 0.45, "the slow worker ran %d I/Os, the other %d", late, fast)
 }
