@@ -18,8 +18,8 @@ type Engine interface {
 	// says why not (kernel too old, io_uring disabled by sysctl or seccomp).
 	Available() error
 	// Run sets the worker up (its ring, its lanes), calls w.WaitStart,
-	// then keeps w.QueueDepth I/Os in
-	// flight on each of w.Targets until w.Ctl says stop, and returns once
+	// then keeps w.QueueDepth I/Os in flight on each of w.Targets until
+	// w.Ctl says stop, and returns once
 	// every I/O it issued has completed. It records every completed I/O
 	// in the worker's lanes and reports every failed I/O with w.Ctl.Fail.
 	Run(w *Worker) error
