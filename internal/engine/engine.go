@@ -19,9 +19,9 @@ type Engine interface {
 	Available() error
 	// Run sets the worker up (its ring, its lanes), calls w.WaitStart,
 	// then keeps w.QueueDepth I/Os in flight on each of w.Targets until
-	// w.Ctl says stop, and returns once
-	// every I/O it issued has completed. It records every completed I/O
-	// in the worker's lanes and reports every failed I/O with w.Ctl.Fail.
+	// w.Ctl says stop, and returns once every I/O it issued has
+	// completed. It records every completed I/O in the worker's lanes and
+	// reports every failed I/O with w.Ctl.Fail.
 	Run(w *Worker) error
 }
 
