@@ -196,7 +196,7 @@ func TestDashboardsAggregateHosts(t *testing.T) {
 		total += s.float(t)
 	}
 	last := live[0].Values[len(live[0].Values)-1]
-	require.Equal(t, unix(run.end), fmt.Sprintf("%.3f", last[0].(float64)), "the range's last step is the instant")
+	require.Equal(t, unixSeconds(run.end), fmt.Sprintf("%.3f", last[0].(float64)), "the range's last step is the instant")
 	var got float64
 	_, err = fmt.Sscan(last[1].(string), &got)
 	require.NoError(t, err)

@@ -125,7 +125,7 @@ func (r *dashboardRun) variables(t *testing.T, d *dashquery.Dashboard) map[strin
 		require.NoError(t, err, "%s: variable %s", d.Title, v.Name)
 		series, label, ok := dashquery.LabelValues(q)
 		require.True(t, ok, "%s: variable %s: %s is not label_values(...)", d.Title, v.Name, q)
-		params := url.Values{"start": {unix(r.start)}, "end": {unix(r.end)}}
+		params := url.Values{"start": {unixSeconds(r.start)}, "end": {unixSeconds(r.end)}}
 		if series != "" {
 			params.Set("match[]", series)
 		}

@@ -216,19 +216,19 @@ func promGet(prom, path string, params url.Values, data any) error {
 // queryAt runs an instant query evaluated at a given time.
 func queryAt(prom, q string, at time.Time) (promResult, error) {
 	var r promResult
-	err := promGet(prom, "/api/v1/query", url.Values{"query": {q}, "time": {unix(at)}}, &r)
+	err := promGet(prom, "/api/v1/query", url.Values{"query": {q}, "time": {unixSeconds(at)}}, &r)
 	return r, err
 }
 
 // queryRange runs a range query.
 func queryRange(prom, q string, start, end time.Time, step time.Duration) (promResult, error) {
 	var r promResult
-	err := promGet(prom, "/api/v1/query_range", url.Values{"query": {q}, "start": {unix(start)}, "end": {unix(end)},
+	err := promGet(prom, "/api/v1/query_range", url.Values{"query": {q}, "start": {unixSeconds(start)}, "end": {unixSeconds(end)},
 		"step": {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)}}, &r)
 	return r, err
 }
 
-func unix(t time.Time) string {
+func unixSeconds(t time.Time) string {
 	return strconv.FormatFloat(float64(t.UnixNano())/1e9, 'f', 3, 64)
 }
 

@@ -1,12 +1,16 @@
 package test
 
 import (
+	"context"
 	"crypto/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
@@ -72,4 +76,67 @@ func TestVerifyDetectsEveryCorruptedSector(t *testing.T) {
 	require.Equal(t, 1, o.code)
 	require.EqualValues(t, 1, r.Summary.Verify.Failures)
 	require.Less(t, r.Summary.ElapsedSeconds, 4.0)
+}
+
+// TestVerifyDetectsLostWrites plays a device that loses writes: while a
+// 50/50 run with --verify rewrites and reads a small file, the test keeps
+// putting two blocks back as they were before the run (sound sectors, in
+// their places: only their age is wrong). The run reports stale sectors
+// in those blocks and nowhere else.
+func TestVerifyDetectsLostWrites(t *testing.T) {
+	dir := t.TempDir()
+	tgt := filepath.Join(dir, "probe.dat")
+	base := []string{"run", "--target", tgt, "--size", "1MiB", "--verify", "--ramp", "0s", "--bs", "4k", "--output", "json"}
+	o := ioprobe(t, dir, append(base, "--read-pct", "0", "--random-pct", "0", "--qd", "1", "--duration", "300ms")...)
+	require.Equal(t, 0, o.code, o.stderr)
+
+	blocks := []int64{0, 512 << 10}
+	fd, err := unix.Open(tgt, unix.O_RDWR|unix.O_DIRECT, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	old, err := unix.Mmap(-1, 0, len(blocks)*4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	require.NoError(t, err)
+	defer unix.Munmap(old)
+	for i, off := range blocks {
+		_, err := unix.Pread(fd, old[i*4096:(i+1)*4096], off)
+		require.NoError(t, err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, append(base, "--read-pct", "50", "--random-pct", "100", "--qd", "4",
+		"--duration", "3s", "--max-errors", "0")...)
+	cmd.Dir = dir
+	done := make(chan outcome, 1)
+	go func() { done <- runCmd(t, cmd) }()
+	time.Sleep(500 * time.Millisecond) // the run rewrites the file meanwhile
+	var res outcome
+	for put := true; put; {
+		for i, off := range blocks {
+			_, err := unix.Pwrite(fd, old[i*4096:(i+1)*4096], off)
+			require.NoError(t, err)
+		}
+		select {
+		case res = <-done:
+			put = false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	require.Equal(t, 1, res.code, "lost writes are I/O errors: %s", res.stderr)
+	r := decodeResult(t, res.stdout)
+	v := r.Summary.Verify
+	require.True(t, v.LostWritesChecked)
+	require.Positive(t, v.Failures)
+	stale := 0
+	for _, s := range v.FailedSectors {
+		inBlock := false
+		for _, b := range blocks {
+			inBlock = inBlock || s.Offset >= b && s.Offset < b+4096
+		}
+		require.True(t, inBlock, "a failure outside the blocks put back: %+v", s)
+		if s.Problem == "an older version of the sector (lost write)" {
+			stale++
+		}
+	}
+	require.Positive(t, stale, "%+v", v.FailedSectors)
 }

@@ -18,11 +18,23 @@ import (
 // issued (a write that is still in flight cannot make a read's old data
 // look wrong).
 //
+// Lost writes: every write carries a stamp from one counter, and each unit
+// of a target remembers the stamp of the latest write that had the unit to
+// itself from its issue to its completion (its floor). A read during which
+// no write touched its units must find every sector of this run stamped at
+// least that high; an older sound sector is a write the device lost.
+//
 // Everything on the I/O path is lock-free: the written-units bitmaps are
-// updated with atomic ORs; only failures, which are rare, take a lock.
+// updated with atomic ORs, generations and floors with atomic adds and
+// compare-and-swaps; only failures, which are rare, take a lock.
 type Verifier struct {
 	run     uint64
 	targets []verifyTarget // by engine.Target.Index
+	stamps  atomic.Uint64  // the last write stamp handed out
+	judged  atomic.Uint64  // reads compared with their units' floors
+	// lost says whether generations and floors are kept (they fit in
+	// maxLostWriteBytes).
+	lost bool
 
 	mu       sync.Mutex
 	failures int
@@ -32,9 +44,19 @@ type Verifier struct {
 
 type verifyTarget struct {
 	formatted bool
-	unit      int64 // bytes per bitmap bit
+	unit      int64 // bytes per bitmap bit, generation and floor
 	written   []atomic.Uint64
+	// gen counts the writes issued (high 32 bits) and completed (low 32
+	// bits) on each unit; floor is each unit's floor (0: none).
+	gen   []atomic.Uint64
+	floor []atomic.Uint64
 }
+
+// genIssued is one issued write in a generation word.
+const genIssued = 1 << 32
+
+// inFlight is the number of writes issued on a unit and not completed.
+func inFlight(g uint64) uint64 { return g>>32 - g&(genIssued-1) }
 
 type verifyFailure struct {
 	target int
@@ -47,6 +69,10 @@ const maxSectors = 1000
 // maxBitmapBytes bounds the written-units bitmap of one target.
 const maxBitmapBytes = 256 << 20
 
+// maxLostWriteBytes bounds the generations and floors of all targets (16
+// bytes per unit); beyond, lost writes are not looked for.
+const maxLostWriteBytes = 256 << 20
+
 // VerifyTarget describes one target to NewVerifier.
 type VerifyTarget struct {
 	Formatted bool  // every sector is already in the verify format
@@ -58,13 +84,21 @@ type VerifyTarget struct {
 // (indexed as engine.Target.Index).
 func NewVerifier(run uint64, targets []VerifyTarget) (*Verifier, error) {
 	v := &Verifier{run: run, sectors: map[int64]verifyFailure{}}
+	var allUnits int64
 	for i, t := range targets {
+		if t.Unit <= 0 || t.Unit%verify.SectorSize != 0 {
+			return nil, fmt.Errorf("verify: target %d: bad unit %d", i, t.Unit)
+		}
+		allUnits += (t.Region + t.Unit - 1) / t.Unit
+	}
+	v.lost = allUnits*16 <= maxLostWriteBytes
+	for _, t := range targets {
 		vt := verifyTarget{formatted: t.Formatted, unit: t.Unit}
+		units := (t.Region + t.Unit - 1) / t.Unit
+		if v.lost {
+			vt.gen, vt.floor = make([]atomic.Uint64, units), make([]atomic.Uint64, units)
+		}
 		if !t.Formatted {
-			if t.Unit <= 0 || t.Unit%verify.SectorSize != 0 {
-				return nil, fmt.Errorf("verify: target %d: bad unit %d", i, t.Unit)
-			}
-			units := (t.Region + t.Unit - 1) / t.Unit
 			words := (units + 63) / 64
 			if words*8 > maxBitmapBytes {
 				return nil, &workload.FieldError{Field: "--verify", Value: "on",
@@ -80,9 +114,141 @@ func NewVerifier(run uint64, targets []VerifyTarget) (*Verifier, error) {
 // Run is the run id written into every sector.
 func (v *Verifier) Run() uint64 { return v.run }
 
-// Format prepares buf for a write at off: every sector stamped.
-func (v *Verifier) Format(buf []byte, off int64, seq uint64) {
-	verify.Format(buf, off, v.run, seq)
+// LostWrites says whether reads are checked for lost writes (the units'
+// generations and floors fit in memory).
+func (v *Verifier) LostWrites() bool { return v.lost }
+
+// Judged is how many reads were compared with their units' floors: reads
+// that no write overlapped, of units this run wrote.
+func (v *Verifier) Judged() uint64 { return v.judged.Load() }
+
+// units returns the first and last unit that [off, off+n) touches.
+func (t *verifyTarget) units(off, n int64) (int64, int64) {
+	return off / t.unit, (off + n - 1) / t.unit
+}
+
+// issueWrite notes a write about to be issued on [off, off+n) and returns
+// its mark: the sum of its units' generations after the issue, or 0 when
+// another write to one of them is in flight.
+func (v *Verifier) issueWrite(target int, off, n int64) uint64 {
+	t := &v.targets[target]
+	if t.gen == nil {
+		return 0
+	}
+	var sum uint64
+	alone := true
+	first, last := t.units(off, n)
+	for u := first; u <= last; u++ {
+		g := t.gen[u].Add(genIssued)
+		alone = alone && inFlight(g) == 1
+		sum += g
+	}
+	if !alone {
+		return 0
+	}
+	return sum
+}
+
+// completeWrite notes a completed write. If no other write to its units
+// was in flight, issued or completed while it was (each generation moved
+// by its own completion only), what it wrote is what they hold, and the
+// floors of the units it covered whole rise to its stamp.
+func (v *Verifier) completeWrite(target int, off, n int64, mark, stamp uint64) {
+	t := &v.targets[target]
+	if t.gen == nil {
+		return
+	}
+	var sum uint64
+	first, last := t.units(off, n)
+	for u := first; u <= last; u++ {
+		sum += t.gen[u].Add(1)
+	}
+	if mark == 0 || sum != mark+uint64(last-first+1) {
+		return
+	}
+	for u := (off + t.unit - 1) / t.unit; u <= (off+n)/t.unit-1; u++ {
+		for {
+			f := t.floor[u].Load()
+			if f >= stamp || t.floor[u].CompareAndSwap(f, stamp) {
+				break
+			}
+		}
+	}
+}
+
+// issueRead returns the mark of a read about to be issued on [off,
+// off+n): the sum of its units' generations, or 0 when a write to one of
+// them is in flight or none was ever issued (nothing to compare with).
+func (v *Verifier) issueRead(target int, off, n int64) uint64 {
+	t := &v.targets[target]
+	if t.gen == nil {
+		return 0
+	}
+	var sum uint64
+	first, last := t.units(off, n)
+	for u := first; u <= last; u++ {
+		g := t.gen[u].Load()
+		if inFlight(g) != 0 {
+			return 0
+		}
+		sum += g
+	}
+	return sum
+}
+
+// readMark is a read that may be judged for lost writes: its range and
+// the mark issueRead gave it.
+type readMark struct {
+	off, n int64
+	mark   uint64
+}
+
+// quiet says whether no write touched the read's units since it was
+// issued: then they hold what their last writes wrote, and a sound sector
+// older than its unit's floor is a lost write.
+func (v *Verifier) quiet(target int, r readMark) bool {
+	if r.mark == 0 {
+		return false
+	}
+	t := &v.targets[target]
+	var sum uint64
+	first, last := t.units(r.off, r.n)
+	for u := first; u <= last; u++ {
+		sum += t.gen[u].Load()
+	}
+	return sum == r.mark
+}
+
+// check verifies buf, read at off as part of the read r: every sector
+// sound and in its place and, when no write touched the read's units
+// since it was issued, none older than its unit's floor. It returns the
+// first bad sector.
+func (v *Verifier) check(target int, buf []byte, off int64, r readMark) verify.Failure {
+	if f := verify.Check(buf, off); f.Problem != verify.OK || !v.quiet(target, r) {
+		return f
+	}
+	t := &v.targets[target]
+	if off == r.off {
+		v.judged.Add(1)
+	}
+	for s := int64(0); s+verify.SectorSize <= int64(len(buf)); s += verify.SectorSize {
+		floor := t.floor[(off+s)/t.unit].Load()
+		if floor == 0 {
+			continue
+		}
+		if run, seq := verify.Stamp(buf[s : s+verify.SectorSize]); run != v.run || seq < floor {
+			// A floor rises only after its write's completion shows in
+			// the generations. If they still show no write since the
+			// read was issued, the floor just read was already the
+			// unit's when the read was issued: the sector is stale.
+			// Otherwise a write that came after the read raised it.
+			if !v.quiet(target, r) {
+				return verify.Failure{}
+			}
+			return verify.Failure{Offset: off + s, Problem: verify.Stale}
+		}
+	}
+	return verify.Failure{}
 }
 
 // Verifiable says, when a read is issued, whether its data can be checked.
@@ -116,7 +282,7 @@ func (v *Verifier) written(target int, off, n int64) {
 
 // fail records a read that failed its check: every bad sector of buf (read
 // at off), not only the first.
-func (v *Verifier) fail(target int, buf []byte, off int64, first verify.Failure) {
+func (v *Verifier) fail(target int, buf []byte, off int64, first verify.Failure, r readMark) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.failures++
@@ -126,7 +292,7 @@ func (v *Verifier) fail(target int, buf []byte, off int64, first verify.Failure)
 		if next >= int64(len(buf)) {
 			break
 		}
-		f = verify.Check(buf[next:], off+next)
+		f = v.check(target, buf[next:], off+next, r)
 	}
 }
 
@@ -166,21 +332,38 @@ func (v *Verifier) Failures() (int, []VerifyFailure, bool) {
 	return v.failures, out, v.dropped
 }
 
-// PrepareWrite readies buf for the write op on lane s: with --verify every
-// sector is formatted, otherwise the first 16 bytes are stamped so that no
-// two written blocks are alike.
-func (w *Worker) PrepareWrite(op *workload.Op, buf []byte, seq uint64) {
-	if w.Verify != nil {
-		w.Verify.Format(buf, op.Offset, seq)
+// PrepareWrite readies buf for the write op on lane s, just before it is
+// issued: with --verify every sector is formatted with the write's stamp
+// and the issue is noted; otherwise the first 16 bytes are stamped with
+// the lane's seq so that no two written blocks are alike.
+func (w *Worker) PrepareWrite(s *Stats, op *workload.Op, buf []byte, seq uint64) {
+	v := w.Verify
+	if v == nil {
+		Stamp(buf, op.Offset, seq)
 		return
 	}
-	Stamp(buf, op.Offset, seq)
+	// The issue is noted first, then the stamp taken: a write that
+	// follows another on a unit (issued after it completed) then always
+	// carries the higher stamp, which the floors rely on.
+	op.VerifyMark = v.issueWrite(w.Targets[s.Target].Index, op.Offset, op.Len)
+	op.VerifyStamp = v.stamps.Add(1)
+	verify.Format(buf, op.Offset, v.run, op.VerifyStamp)
 }
 
 // PrepareRead notes, as the read op on lane s is issued, whether its data
-// can be verified when it completes.
+// can be verified when it completes, and whether for lost writes.
 func (w *Worker) PrepareRead(s *Stats, op *workload.Op) {
-	op.Verify = w.Verify != nil && w.Verify.Verifiable(w.Targets[s.Target].Index, op.Offset, op.Len)
+	v := w.Verify
+	if v == nil {
+		op.Verify = false
+		return
+	}
+	ti := w.Targets[s.Target].Index
+	op.Verify = v.Verifiable(ti, op.Offset, op.Len)
+	op.VerifyMark = 0
+	if op.Verify {
+		op.VerifyMark = v.issueRead(ti, op.Offset, op.Len)
+	}
 }
 
 // Complete reports the outcome of op on lane s (res: bytes, or -errno; t0
@@ -197,13 +380,15 @@ func (w *Worker) Complete(s *Stats, op *workload.Op, buf []byte, res, t0, t1 int
 	switch {
 	case op.Write:
 		v.written(ti, op.Offset, op.Len)
+		v.completeWrite(ti, op.Offset, op.Len, op.VerifyMark, op.VerifyStamp)
 	case !op.Verify:
 		if w.Ctl.Measuring() {
 			s.Read.unverified.Add(1)
 		}
 	default:
-		if f := verify.Check(buf[:op.Len], op.Offset); f.Problem != verify.OK {
-			v.fail(ti, buf[:op.Len], op.Offset, f)
+		r := readMark{off: op.Offset, n: op.Len, mark: op.VerifyMark}
+		if f := v.check(ti, buf[:op.Len], op.Offset, r); f.Problem != verify.OK {
+			v.fail(ti, buf[:op.Len], op.Offset, f, r)
 			w.Ctl.fail(s, &IOError{Target: s.Target, Path: s.Path, Worker: s.Worker, Offset: f.Offset, Len: verify.SectorSize,
 				Class: ErrVerify, Detail: "verify: " + f.Problem.String() + foundAt(f)})
 			return

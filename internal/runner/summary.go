@@ -116,7 +116,7 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	s.Bytes = s.ReadBytes + s.WriteBytes
 	res.Histogram = result.Histograms{Read: read, Write: write}
 	if v := snap.verifier; v != nil {
-		vs := &result.VerifySummary{}
+		vs := &result.VerifySummary{LostWritesChecked: v.LostWrites()}
 		for i := range snap.current.Targets {
 			t := &snap.current.Targets[i]
 			vs.ReadsVerified += t.Read.Verified

@@ -60,6 +60,7 @@ const (
 	NoMagic             // not a sector ioprobe wrote: overwritten, zeroed, or never formatted
 	Misplaced           // a sound sector that belongs at another offset: a misdirected write or read
 	BadChecksum         // the header is there but the contents changed: corruption or a torn write
+	Stale               // a sound sector older than the last write that completed there: a lost write
 )
 
 func (p Problem) String() string {
@@ -72,6 +73,8 @@ func (p Problem) String() string {
 		return "sector belongs elsewhere (misdirected I/O)"
 	case BadChecksum:
 		return "checksum mismatch (corrupted or torn)"
+	case Stale:
+		return "an older version of the sector (lost write)"
 	}
 	return fmt.Sprintf("problem %d", uint8(p))
 }
@@ -116,3 +119,10 @@ func Check(buf []byte, off int64) Failure {
 }
 
 var zero4 [4]byte
+
+// Stamp returns the run and sequence number a sector was written with.
+// Only meaningful for a sector Check found sound.
+func Stamp(sector []byte) (run, seq uint64) {
+	k := binary.LittleEndian.Uint64(sector[keyOff:])
+	return binary.LittleEndian.Uint64(sector[16:]) ^ key(k, 2), binary.LittleEndian.Uint64(sector[24:]) ^ key(k, 3)
+}

@@ -125,6 +125,10 @@ type VerifySummary struct {
 	ReadsVerified   uint64 `json:"reads_verified"`
 	ReadsUnverified uint64 `json:"reads_unverified"`
 	Failures        uint64 `json:"failures"`
+	// LostWritesChecked says whether reads were also checked for sectors
+	// older than the last write that completed there (off when the
+	// bookkeeping, 16 bytes per unit, would exceed 256 MiB).
+	LostWritesChecked bool `json:"lost_writes_checked"`
 	// FailedSectors lists distinct failing sectors in offset order (at most
 	// 1000; FailedSectorsTruncated says when there were more).
 	FailedSectors          []VerifyFailure `json:"failed_sectors,omitempty"`

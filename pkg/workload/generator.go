@@ -59,6 +59,10 @@ type Op struct {
 	// Verify is set by the engine when a read is issued whose data can be
 	// checked (--verify); the generator leaves it false.
 	Verify bool
+	// VerifyMark and VerifyStamp carry --verify's lost-write bookkeeping
+	// from an I/O's issue to its completion (engine.Verifier); the
+	// generator leaves them alone.
+	VerifyMark, VerifyStamp uint64
 }
 
 // Generator draws the I/Os of one stream (an outstanding-I/O slot, or a whole

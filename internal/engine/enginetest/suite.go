@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/verify"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -424,4 +425,67 @@ func testVerify(t *testing.T, f Factory, path string) {
 		found = append(found, s.Offset)
 	}
 	require.Equal(t, bad, found, "every damaged sector, and nothing else")
+
+	// A lost write: keep three blocks as they are, write the region over,
+	// then put the old blocks back behind the engine's back (sound sectors,
+	// in their places, of this run: only their age is wrong). Reading the
+	// region finds every sector of those blocks and nothing else new.
+	phase(0, 0, 1, 1, int(region.Len/(4*kib)))
+	lost := []int64{0, 260 * kib, region.Len - 8*kib} // none holds a damaged sector above
+	old, err := engine.NewBuffers(len(lost), int(4*kib), 6)
+	require.NoError(t, err)
+	defer old.Close()
+	for i, off := range lost {
+		_, err := unix.Pread(fd, old.Slot(i, 4*kib), off)
+		require.NoError(t, err)
+	}
+	phase(0, 0, 1, 1, int(region.Len/(4*kib)))
+	for i, off := range lost {
+		_, err := unix.Pwrite(fd, old.Slot(i, 4*kib), off)
+		require.NoError(t, err)
+	}
+	before := len(sectors)
+	_, ws = phase(100, 0, 4, 1, 2*int(region.Len/(4*kib)))
+	_, _, failed = count(ws)
+	require.GreaterOrEqual(t, failed, uint64(len(lost)))
+	_, sectors, _ = v.Failures()
+	require.True(t, v.LostWrites())
+	var stale []int64
+	for _, s := range sectors {
+		if s.Problem == verify.Stale.String() {
+			stale = append(stale, s.Offset)
+		}
+	}
+	var want []int64
+	for _, off := range lost {
+		for s := off; s < off+4*kib; s += verify.SectorSize {
+			want = append(want, s)
+		}
+	}
+	require.Equal(t, want, stale, "every sector of the blocks put back, and nothing else")
+	require.Len(t, sectors, before+len(want))
+
+	// No false lost write where writes and reads of 4 and 8 KiB crowd 16
+	// units: overlapping writes leave their units' floors alone, and a
+	// read that a write overlapped is not judged by its age.
+	small := workload.Region{Len: 64 * kib}
+	v2, err := engine.NewVerifier(100, []engine.VerifyTarget{{Region: small.Len, Unit: 4 * kib}})
+	require.NoError(t, err)
+	crowd := func(read, qd, workers, limit int, sizes ...workload.BlockSize) []*engine.Worker {
+		h := &harness{t: t, eng: f(), limit: limit, verify: v2,
+			spec:    workload.Spec{BlockSizes: sizes, ReadPct: read, RandomPct: 100, QueueDepth: qd, Workers: workers},
+			targets: []engine.Target{{FD: fd, Region: small}}}
+		if read == 0 {
+			h.spec.RandomPct = 0
+		}
+		return h.run()
+	}
+	crowd(0, 1, 1, int(small.Len/(4*kib)), bs...) // every unit written once
+	ws = crowd(50, 8, 2, 20000, workload.BlockSize{Bytes: 4 * kib, Weight: 1}, workload.BlockSize{Bytes: 8 * kib, Weight: 1})
+	verified, _, failed = count(ws)
+	n2, sectors2, _ := v2.Failures()
+	require.Zero(t, failed, "a false positive while 4 and 8 KiB reads and writes overlap on 16 units: %v", sectors2)
+	require.Zero(t, n2)
+	require.Positive(t, v2.Judged(), "no read was ever judged for lost writes")
+	t.Logf("lost writes: %d of %d verified reads judged by their age", v2.Judged(), verified)
 }

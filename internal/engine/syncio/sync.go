@@ -84,7 +84,7 @@ func (l *lane) run(w *engine.Worker) {
 		var t0 int64
 		if op.Write {
 			seq++
-			w.PrepareWrite(&op, b, seq)
+			w.PrepareWrite(l.stats, &op, b, seq)
 			t0 = engine.Nanotime()
 			n, err = unix.Pwrite(l.fd, b, op.Offset)
 		} else {

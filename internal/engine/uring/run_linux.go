@@ -197,7 +197,7 @@ func (l *loop) prep(i uint32) {
 	opcode := l.readOp
 	if s.op.Write {
 		t.seq++
-		l.w.PrepareWrite(&s.op, s.buf[:s.op.Len], t.seq)
+		l.w.PrepareWrite(t.lane, &s.op, s.buf[:s.op.Len], t.seq)
 		opcode = l.writeOp
 	} else {
 		l.w.PrepareRead(t.lane, &s.op)
