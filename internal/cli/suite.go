@@ -335,10 +335,7 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 	kept := make([]*result.Result, len(units))
 	for i, u := range units {
 		if j := same[i]; j >= 0 {
-			if kept[j] == nil {
-				continue // its measurement did not complete
-			}
-			r := *kept[j]
+			r := *kept[j] // measured: a unit that did not complete ended the suite
 			if err := o.keep(doc, s, u, []*result.Result{&r}); err != nil {
 				return err
 			}

@@ -127,6 +127,25 @@ func (t *verifyTarget) units(off, n int64) (int64, int64) {
 	return off / t.unit, (off + n - 1) / t.unit
 }
 
+// covered returns the first and last unit that [off, off+n) covers whole
+// (last < first when none): a write of part of a unit leaves the rest as
+// it was.
+func (t *verifyTarget) covered(off, n int64) (int64, int64) {
+	return (off + t.unit - 1) / t.unit, (off+n)/t.unit - 1
+}
+
+// genSum is the sum of the generations of the units [off, off+n) touches,
+// and whether a write to one of them is in flight.
+func (t *verifyTarget) genSum(off, n int64) (sum uint64, writing bool) {
+	first, last := t.units(off, n)
+	for u := first; u <= last; u++ {
+		g := t.gen[u].Load()
+		writing = writing || inFlight(g) != 0
+		sum += g
+	}
+	return sum, writing
+}
+
 // issueWrite notes a write about to be issued on [off, off+n) and returns
 // its mark: the sum of its units' generations after the issue, or 0 when
 // another write to one of them is in flight.
@@ -166,7 +185,8 @@ func (v *Verifier) completeWrite(target int, off, n int64, mark, stamp uint64) {
 	if mark == 0 || sum != mark+uint64(last-first+1) {
 		return
 	}
-	for u := (off + t.unit - 1) / t.unit; u <= (off+n)/t.unit-1; u++ {
+	first, last = t.covered(off, n)
+	for u := first; u <= last; u++ {
 		for {
 			f := t.floor[u].Load()
 			if f >= stamp || t.floor[u].CompareAndSwap(f, stamp) {
@@ -184,14 +204,9 @@ func (v *Verifier) issueRead(target int, off, n int64) uint64 {
 	if t.gen == nil {
 		return 0
 	}
-	var sum uint64
-	first, last := t.units(off, n)
-	for u := first; u <= last; u++ {
-		g := t.gen[u].Load()
-		if inFlight(g) != 0 {
-			return 0
-		}
-		sum += g
+	sum, writing := t.genSum(off, n)
+	if writing {
+		return 0
 	}
 	return sum
 }
@@ -210,12 +225,7 @@ func (v *Verifier) quiet(target int, r readMark) bool {
 	if r.mark == 0 {
 		return false
 	}
-	t := &v.targets[target]
-	var sum uint64
-	first, last := t.units(r.off, r.n)
-	for u := first; u <= last; u++ {
-		sum += t.gen[u].Load()
-	}
+	sum, _ := v.targets[target].genSum(r.off, r.n)
 	return sum == r.mark
 }
 
@@ -271,10 +281,8 @@ func (v *Verifier) written(target int, off, n int64) {
 	if t.formatted {
 		return
 	}
-	// A unit counts as written only when the write covers all of it: a
-	// write of part of a unit leaves the rest as it was.
-	first := (off + t.unit - 1) / t.unit
-	last := (off+n)/t.unit - 1
+	// A unit counts as written only when the write covers all of it.
+	first, last := t.covered(off, n)
 	for u := first; u <= last; u++ {
 		t.written[u/64].Or(1 << (u % 64))
 	}

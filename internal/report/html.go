@@ -492,12 +492,12 @@ func (p *page) section(i int, sec *section) *htmlSection {
 			if len(rs) == 0 {
 				continue // nothing completed: no distribution to draw
 			}
-			title := "Latency distribution: " + col
+			what := ": " + col
 			if g.side != "" {
-				title += " — " + g.side
+				what += " — " + g.side
 			}
-			lat.Figures = append(lat.Figures, p.figure(latencyChart(title, names, rs), "Response time at each percentile, one curve per run."))
-			p.overTimeFigures(&course, ": "+title[len("Latency distribution: "):], names, rs)
+			lat.Figures = append(lat.Figures, p.figure(latencyChart("Latency distribution"+what, names, rs), "Response time at each percentile, one curve per run."))
+			p.overTimeFigures(&course, what, names, rs)
 		}
 	}
 	if len(sec.grids) > 1 {
@@ -603,12 +603,12 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 		if len(rs) == 0 {
 			continue // nothing completed: no distribution to draw
 		}
-		title := "Latency distribution"
+		what := ""
 		if side != "" {
-			title += " — " + side
+			what = " — " + side
 		}
-		lat.Figures = append(lat.Figures, p.figure(latencyChart(title, names, rs), "Response time at each percentile, one curve per workload."))
-		p.overTimeFigures(course, title[len("Latency distribution"):], names, rs)
+		lat.Figures = append(lat.Figures, p.figure(latencyChart("Latency distribution"+what, names, rs), "Response time at each percentile, one curve per workload."))
+		p.overTimeFigures(course, what, names, rs)
 	}
 	if len(course.Figures) > 0 {
 		hs.Parts = append(hs.Parts, course)
