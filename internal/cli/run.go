@@ -11,7 +11,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/runner"
-	"github.com/ioprobe/ioprobe/internal/version"
+	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -153,6 +153,11 @@ func (o *runOptions) validateOutput(allowed ...string) error {
 	return &workload.FieldError{Field: "--output", Value: o.output, Reason: fmt.Sprintf("must be one of %v", allowed)}
 }
 
+// settings are what every run shares.
+func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
+	return suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: o.maxErrors, Interval: o.interval, Engines: g.engines}
+}
+
 // runRun is `ioprobe run`.
 func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 	if err := o.validateOutput("text", "json", "csv"); err != nil {
@@ -170,14 +175,7 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 		targets = []string{DefaultTarget}
 		fmt.Fprintf(g.stderr, "ioprobe: no --target given: measuring ./%s (created and filled on first use)\n", DefaultTarget)
 	}
-	plan := runner.Plan{
-		Groups:           []runner.Group{{Spec: spec, Targets: targets}},
-		AllowDestructive: o.allowDestructive,
-		MaxErrors:        o.maxErrors,
-		Interval:         o.interval,
-		Version:          version.Version,
-		Engines:          g.engines,
-	}
+	plan := o.settings(g).Plan(suiterun.Unit{Point: workload.SuitePoint{Specs: []workload.Spec{spec}}, Targets: targets})
 	if g.stderrTTY {
 		pr := newProgress(g.stderr)
 		plan.Observers = append(plan.Observers, pr)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -100,44 +100,6 @@ See docs/suites.md for the report, table and figure each suite rebuilds.`,
 	return cmd
 }
 
-// unit is one run of a suite point on its targets.
-type unit struct {
-	index   int
-	point   *workload.SuitePoint
-	targets []string
-	side    string // the target of a point run on each target in turn
-}
-
-func (u unit) label() string {
-	if u.side != "" {
-		return u.point.Name + " on " + u.side
-	}
-	return fmt.Sprintf("%s on %d %s at once", u.point.Name, len(u.targets), plural(len(u.targets), "target", "targets"))
-}
-
-func (u unit) planned() time.Duration {
-	s := u.point.Specs[0]
-	return s.Ramp + s.Duration
-}
-
-// plan is the runner plan of one unit.
-func (o *suiteOptions) plan(g *globalOptions, u unit) runner.Plan {
-	p := runner.Plan{
-		AllowDestructive: o.allowDestructive,
-		MaxErrors:        o.maxErrors,
-		Interval:         o.interval,
-		Version:          version.Version,
-		Engines:          g.engines,
-	}
-	if len(u.point.Specs) > 1 {
-		p.Name = u.point.Name
-	}
-	for _, s := range u.point.Specs {
-		p.Groups = append(p.Groups, runner.Group{Spec: s, Targets: u.targets})
-	}
-	return p
-}
-
 // suite builds the suite from the flags.
 func (o *suiteOptions) suite(name string, targets int) (*workload.Suite, error) {
 	changed := o.changed
@@ -218,12 +180,10 @@ func runSuite(ctx context.Context, g *globalOptions, o *suiteOptions, name strin
 	if err != nil {
 		return err
 	}
-	units := suiteUnits(s, targets)
+	units := suiterun.Units(s, targets)
 	// Every point against every target before the first runs.
-	for _, u := range units {
-		if err := runner.Check(o.plan(g, u)); err != nil {
-			return suiteRefusal(s, u, err)
-		}
+	if u, err := o.settings(g).Check(units); err != nil {
+		return suiteRefusal(s, u, err)
 	}
 
 	doc := &result.Suite{Schema: result.SuiteSchema, Suite: s.Name, Title: s.Title, Source: s.Source,
@@ -247,55 +207,15 @@ func runSuite(ctx context.Context, g *globalOptions, o *suiteOptions, name strin
 	return runErr
 }
 
-// suiteUnits runs the suite on each target in turn, then the points that
-// span several targets.
-func suiteUnits(s *workload.Suite, targets []string) []unit {
-	var out []unit
-	for _, t := range targets {
-		for i := range s.Points {
-			if p := &s.Points[i]; p.Span == 0 {
-				out = append(out, unit{index: i, point: p, targets: []string{t}, side: t})
-			}
-		}
-	}
-	for i := range s.Points {
-		if p := &s.Points[i]; p.Span > 0 {
-			out = append(out, unit{index: i, point: p, targets: targets[:p.Span]})
-		}
-	}
-	return out
-}
-
-// sameAs maps each unit to the earlier unit with the same access
-// specifications (their names aside) on the same targets, or -1: such a
-// unit is measured once and reported under both points.
-func sameAs(units []unit) []int {
-	out := make([]int, len(units))
-	for i, u := range units {
-		out[i] = -1
-		for j := range units[:i] {
-			if out[j] < 0 && samePlan(units[j], u) {
-				out[i] = j
-				break
-			}
-		}
-	}
-	return out
-}
-
-func samePlan(a, b unit) bool {
-	return slices.Equal(a.targets, b.targets) && workload.SameSpecs(a.point.Specs, b.point.Specs)
-}
-
 // suiteRefusal says which point a refusal is about, and how to run the
 // rest of the suite.
-func suiteRefusal(s *workload.Suite, u unit, err error) error {
+func suiteRefusal(s *workload.Suite, u suiterun.Unit, err error) error {
 	var se *target.SafetyError
 	hint := ""
 	if errors.As(err, &se) && se.Write {
 		hint = " (--read-only runs only the points that read)"
 	}
-	return fmt.Errorf("suite %s, point %s: %w%s; nothing was run", s.Name, u.label(), err, hint)
+	return fmt.Errorf("suite %s, point %s: %w%s; nothing was run", s.Name, u.Label(), err, hint)
 }
 
 // checkOut refuses an --out whose directory does not exist before the
@@ -317,73 +237,49 @@ func checkOut(path string) error {
 // runUnits runs every unit (× repeat) and appends their results to doc.
 // It stops at an interrupt or at a point whose I/O failed, and returns the
 // error that sets the exit status.
-func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *workload.Suite, units []unit, doc *result.Suite) error {
-	same := sameAs(units)
-	var measured []unit
-	for i, u := range units {
-		if same[i] < 0 {
-			measured = append(measured, u)
-		}
-	}
-	clock := newSuiteClock(measured, o.repeat)
+func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *workload.Suite, units []suiterun.Unit, doc *result.Suite) error {
+	clock := newSuiteClock(suiterun.Measured(units), o.repeat)
 	var pr *progress
 	if g.stderrTTY {
 		pr = newProgress(g.stderr)
 		pr.prefix = clock.prefix
 		defer pr.clear()
 	}
-	kept := make([]*result.Result, len(units))
-	for i, u := range units {
-		if j := same[i]; j >= 0 {
-			r := *kept[j] // measured: a unit that did not complete ended the suite
-			if err := o.keep(doc, s, u, []*result.Result{&r}); err != nil {
-				return err
-			}
-			r.Point.SameAs = units[j].point.Name
-			fmt.Fprintf(g.stderr, "ioprobe: point %s has the specification of %s: reported from that measurement\n", u.label(), units[j].label())
-			kept[i] = &r
-			continue
-		}
-		var runs []*result.Result
-		for k := 0; k < o.repeat; k++ {
-			label := u.label()
+	settings := o.settings(g)
+	ex := suiterun.Executor{
+		Repeat: o.repeat,
+		Suite:  s.Name,
+		Run: func(ctx context.Context, u suiterun.Unit, run int) (*result.Result, error) {
+			label := u.Label()
 			if o.repeat > 1 {
-				label += fmt.Sprintf(" run %d/%d", k+1, o.repeat)
+				label += fmt.Sprintf(" run %d/%d", run, o.repeat)
 			}
-			clock.begin(label, u.planned())
-			plan := o.plan(g, u)
+			clock.begin(label, u.Planned())
+			plan := settings.Plan(u)
 			if pr != nil {
 				plan.Observers = append(plan.Observers, pr)
 				plan.Progress = pr.preparing
 			}
-			res, err := runner.Run(ctx, plan)
-			if err != nil {
-				if len(runs) > 0 {
-					o.keep(doc, s, u, runs)
-				}
-				if ctx.Err() != nil {
-					return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results above are partial")}
-				}
-				return fmt.Errorf("suite %s, point %s: %w (the results above are partial)", s.Name, u.label(), err)
-			}
-			runs = append(runs, res)
-			if res.Status != result.StatusOK {
-				break
-			}
-		}
-		last := runs[len(runs)-1]
-		if err := o.keep(doc, s, u, runs); err != nil {
-			return err
-		}
-		kept[i] = doc.Results[len(doc.Results)-1]
-		switch {
-		case ctx.Err() != nil || last.Status == result.StatusInterrupted:
-			return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results above are partial")}
-		case last.Status == result.StatusErrors:
-			return &exitError{code: ExitIOErrors, err: fmt.Errorf("suite %s stopped at point %s: %s", s.Name, u.label(), last.Message)}
-		}
+			return runner.Run(ctx, plan)
+		},
+		Kept: func(_ suiterun.Unit, res *result.Result) { doc.Results = append(doc.Results, res) },
+		Reused: func(u, from suiterun.Unit, _ *result.Result) {
+			fmt.Fprintf(g.stderr, "ioprobe: point %s has the specification of %s: reported from that measurement\n", u.Label(), from.Label())
+		},
 	}
-	return nil
+	err := ex.Execute(ctx, units)
+	var st *suiterun.Stopped
+	if !errors.As(err, &st) {
+		return err
+	}
+	switch {
+	case st.Interrupted:
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results above are partial")}
+	case st.Err != nil:
+		return fmt.Errorf("suite %s, point %s: %w (the results above are partial)", s.Name, st.Unit.Label(), st.Err)
+	default:
+		return &exitError{code: ExitIOErrors, err: fmt.Errorf("suite %s stopped at point %s: %s", s.Name, st.Unit.Label(), st.Result.Message)}
+	}
 }
 
 // suiteClock knows which run of how many is under way and estimates the
@@ -397,10 +293,10 @@ type suiteClock struct {
 	now            func() time.Time
 }
 
-func newSuiteClock(units []unit, repeat int) *suiteClock {
+func newSuiteClock(units []suiterun.Unit, repeat int) *suiteClock {
 	c := &suiteClock{total: len(units) * repeat, now: time.Now}
 	for _, u := range units {
-		c.remaining += time.Duration(repeat) * u.planned()
+		c.remaining += time.Duration(repeat) * u.Planned()
 	}
 	return c
 }
@@ -417,28 +313,6 @@ func (c *suiteClock) begin(label string, planned time.Duration) {
 func (c *suiteClock) prefix() string {
 	left := c.remaining + max(c.planned-c.now().Sub(c.start), 0)
 	return fmt.Sprintf("[%d/%d %s, suite %s left] ", c.started, c.total, c.current, left.Round(time.Second))
-}
-
-// keep records a unit's runs: one result, or the repeats merged with
-// their spread.
-func (o *suiteOptions) keep(doc *result.Suite, s *workload.Suite, u unit, runs []*result.Result) error {
-	res := runs[0]
-	if len(runs) > 1 {
-		m, err := result.MergeRepeats(runs...)
-		if err != nil {
-			return err
-		}
-		res = m
-	}
-	p := u.point
-	res.Point = &result.Point{Suite: s.Name, Name: p.Name, Section: p.Section, Pattern: p.Pattern, SizeBytes: p.Size, Index: u.index}
-	if u.side != "" {
-		res.Point.Target = u.side
-	} else {
-		res.Point.Targets = len(u.targets)
-	}
-	doc.Results = append(doc.Results, res)
-	return nil
 }
 
 func (o *suiteOptions) writeSuite(g *globalOptions, doc *result.Suite) error {

@@ -9,29 +9,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
-
-func TestSuiteUnitsRunEachTargetInTurnThenSpans(t *testing.T) {
-	s, err := workload.BuildSuite("peak-iops", workload.SuiteOptions{Targets: 2,
-		Base: workload.Spec{Duration: time.Second, Ramp: time.Second}})
-	require.NoError(t, err)
-	units := suiteUnits(s, []string{"/dev/sdb", "/dev/sdc"})
-	require.Len(t, units, 2*14+2)
-	require.Equal(t, "random-read-512b-qd16 on /dev/sdb", units[0].label())
-	require.Equal(t, "random-read-512b-qd16 on /dev/sdc", units[14].label())
-	require.Equal(t, "targets-8k-qd16-t1 on 1 target at once", units[28].label())
-	require.Equal(t, []string{"/dev/sdb", "/dev/sdc"}, units[29].targets)
-	require.Equal(t, 2*time.Second, units[0].planned())
-}
 
 func TestSuiteClockEstimatesTimeLeft(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	s, err := workload.BuildSuite("business", workload.SuiteOptions{Targets: 1,
 		Base: workload.Spec{Duration: 2 * time.Second, Ramp: time.Second}})
 	require.NoError(t, err)
-	c := newSuiteClock(suiteUnits(s, []string{"/t"}), 2)
+	c := newSuiteClock(suiterun.Units(s, []string{"/t"}), 2)
 	c.now = func() time.Time { return now }
 	c.begin("file-server on /t run 1/2", 3*time.Second)
 	require.Equal(t, "[1/12 file-server on /t run 1/2, suite 36s left] ", c.prefix())
@@ -59,31 +47,6 @@ func TestRunSuiteBadInputTouchesNothing(t *testing.T) {
 	require.ErrorContains(t, err, "needs a step")
 	require.Equal(t, ExitBadInput, exitCode(err))
 	require.Empty(t, out.String())
-}
-
-// TestSameSpecificationMeasuredOnce: peak-iops asks for 8 KiB random reads
-// at 32 outstanding as a request size and as one worker of the workers
-// scaling, and at 16 outstanding as a request size and on one target of
-// the targets scaling. Each is measured once per target.
-func TestSameSpecificationMeasuredOnce(t *testing.T) {
-	s, err := workload.BuildSuite("peak-iops", workload.SuiteOptions{Targets: 2,
-		Base: workload.Spec{Duration: time.Second, Ramp: time.Second}})
-	require.NoError(t, err)
-	units := suiteUnits(s, []string{"/dev/sdb", "/dev/sdc"})
-	same := sameAs(units)
-	got := map[string]string{}
-	for i, j := range same {
-		if j >= 0 {
-			require.Less(t, j, i)
-			require.Negative(t, same[j], "the first measurement of a specification is measured")
-			got[units[i].label()] = units[j].label()
-		}
-	}
-	require.Equal(t, map[string]string{
-		"workers-8k-qd32-w1 on /dev/sdb":         "random-read-8k-qd32 on /dev/sdb",
-		"workers-8k-qd32-w1 on /dev/sdc":         "random-read-8k-qd32 on /dev/sdc",
-		"targets-8k-qd16-t1 on 1 target at once": "random-read-8k-qd16 on /dev/sdb",
-	}, got)
 }
 
 // TestRunSuiteReportsASharedMeasurementUnderBothPoints runs peak-iops for

@@ -19,6 +19,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/runner"
 	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // /probe runs a configured module on a configured target, blackbox
@@ -187,9 +188,7 @@ func (d *Daemon) probe(ctx context.Context, log *slog.Logger, r *probeRequest) (
 	spec.Duration = r.measure()
 	log.Info("beginning probe", "module", m.Name, "workload", spec.Name, "target", t.Name, "path", t.Path,
 		"budget_seconds", r.budget.Seconds(), "ramp_seconds", spec.Ramp.Seconds(), "measure_seconds", spec.Duration.Seconds())
-	p := d.plan(t, "", nil, m.MaxErrors)
-	spec.RegionBytes = t.Size
-	p.Groups = []runner.Group{{Spec: spec, Targets: []string{t.Path}}}
+	p := d.settings(t, m.MaxErrors).Plan(targetUnit(t, spec.Name, []workload.Spec{spec}))
 	res, err := runner.Run(ctx, p)
 	if err != nil {
 		return nil, err

@@ -6,8 +6,8 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/internal/target"
-	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -44,67 +44,73 @@ func (d *Daemon) runHeavy(ctx context.Context, r *jobRunner, trigger string, dea
 }
 
 // runPoints runs a job's points one after another (one, unless it is a
-// suite) and reports whether the first of them started. After a whole
-// run, the job's last-run gauges are exactly the points it measured.
+// suite) and reports whether the first of them started. A point that
+// repeats an earlier point's specifications is measured once. After a
+// whole run, the job's last-run gauges are exactly the points it measured.
 func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string) bool {
 	n := r.runs.Add(1)
+	j := r.job
 	started := false
-	for i, pt := range r.job.Points {
-		if ctx.Err() != nil {
-			return started
-		}
-		if measuredBefore(r.job.Points[:i], pt) {
-			continue // its gauges are those of the earlier point
-		}
-		ok := d.runPoint(ctx, r.job, pt, trigger, n)
-		if i == 0 {
-			started = ok
-		}
+	ex := suiterun.Executor{
+		KeepGoing: true, // the next point may measure; the schedule tries again
+		Run: func(ctx context.Context, u suiterun.Unit, _ int) (*result.Result, error) {
+			res, err := d.runPoint(ctx, j, j.Points[u.Index], trigger, n)
+			if u.Index == 0 {
+				started = err == nil
+			}
+			return res, err
+		},
+		Reused: func(u, from suiterun.Unit, res *result.Result) {
+			pt := j.Points[u.Index]
+			if res == nil || pt.Label() == j.Points[from.Index].Label() {
+				return // its gauges are those of the earlier point
+			}
+			d.runs.set(shapeOf(j.Target.Name, j.Name, pt.Label(), pt.Specs),
+				&lastRun{success: res.Status == result.StatusOK, end: time.Now(), res: res, runNumber: n})
+		},
 	}
+	_ = ex.Execute(ctx, jobUnits(j)) // each point's outcome is recorded as it ends
 	if ctx.Err() == nil {
-		d.runs.retain(r.job.Name, n)
+		d.runs.retain(j.Name, n)
 	}
 	return started
 }
 
-// measuredBefore reports whether an earlier point of the job has the same
-// label and specifications: the same measurement, published under the
-// same last-run series (peak-iops' 8 KiB random read at 32 outstanding is
-// a request size and one worker of the workers scaling), taken once.
-func measuredBefore(earlier []config.Point, pt config.Point) bool {
-	for _, e := range earlier {
-		if e.Label() == pt.Label() && workload.SameSpecs(e.Specs, pt.Specs) {
-			return true
-		}
+// jobUnits is a job's points as suite units on its target.
+func jobUnits(j *config.Job) []suiterun.Unit {
+	units := make([]suiterun.Unit, len(j.Points))
+	for i, pt := range j.Points {
+		units[i] = suiterun.Unit{Index: i, Targets: []string{j.Target.Path},
+			Point: workload.SuitePoint{Name: pt.Name, Pattern: pt.Pattern, Size: pt.Size, Specs: pt.Specs}}
 	}
-	return false
+	return units
 }
 
-// plan builds the runner plan of specs on one target.
-func (d *Daemon) plan(t *config.Target, job string, specs []workload.Spec, maxErrors uint64) runner.Plan {
-	p := runner.Plan{
+// settings are what every run on target t shares.
+func (d *Daemon) settings(t *config.Target, maxErrors uint64) suiterun.Settings {
+	return suiterun.Settings{
 		AllowDestructive: t.AllowDestructive,
 		MaxErrors:        maxErrors,
 		Interval:         d.cfg.Load().Global.SnapshotInterval,
-		Version:          version.Version,
 		Engines:          d.opts.Engines,
-		Job:              job,
 	}
+}
+
+// targetUnit is specs run at once on target t, over its configured size.
+func targetUnit(t *config.Target, name string, specs []workload.Spec) suiterun.Unit {
+	u := suiterun.Unit{Point: workload.SuitePoint{Name: name}, Targets: []string{t.Path}}
 	for _, s := range specs {
 		s.RegionBytes = t.Size
-		p.Groups = append(p.Groups, runner.Group{Spec: s, Targets: []string{t.Path}})
+		u.Point.Specs = append(u.Point.Specs, s)
 	}
-	return p
+	return u
 }
 
 // runPoint runs one point and records it: the live series during the run,
-// then the last-run gauges, the run counters and the history. It reports
-// whether the run started (measured anything).
-func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64) bool {
-	p := d.plan(j.Target, j.Name, pt.Specs, j.MaxErrors)
-	if len(pt.Specs) > 1 {
-		p.Name = pt.Name
-	}
+// then the last-run gauges, the run counters and the history. An error
+// means the run did not start (measured nothing).
+func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64) (*result.Result, error) {
+	p := d.settings(j.Target, j.MaxErrors).Plan(targetUnit(j.Target, pt.Name, pt.Specs))
 	var reads, writes bool
 	for _, s := range pt.Specs {
 		reads = reads || s.ReadPct > 0
@@ -144,7 +150,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 	}
 	d.m.jobRuns.WithLabelValues(j.Name, rec.Status).Inc()
 	d.history.add(rec, d.cfg.Load().Global.RunHistory)
-	return err == nil
+	return res, err
 }
 
 func round(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }

@@ -170,28 +170,3 @@ modules:
 	_, err = os.Stat(filepath.Join(dir, "new.dat"))
 	require.True(t, os.IsNotExist(err), "the file the daemon created is removed")
 }
-
-// TestPeakIOPSMeasuresEachSpecificationOnce: of peak-iops' 15 points on
-// one target, two repeat an earlier point's specification under the same
-// last-run series; the daemon runs 13.
-func TestPeakIOPSMeasuresEachSpecificationOnce(t *testing.T) {
-	dir := t.TempDir()
-	cfg, _ := loadConfig(t, dir, `
-targets:
-  data: {path: DIR/probe.dat, size: 16MiB}
-jobs:
-  peak:
-    target: data
-    suite: peak-iops
-    every: 1h
-`, config.Options{})
-	pts := cfg.Jobs["peak"].Points
-	require.Len(t, pts, 15)
-	var again []string
-	for i, pt := range pts {
-		if measuredBefore(pts[:i], pt) {
-			again = append(again, pt.Name)
-		}
-	}
-	require.Equal(t, []string{"workers-8k-qd32-w1", "targets-8k-qd16-t1"}, again)
-}

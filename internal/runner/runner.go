@@ -34,8 +34,6 @@ type Plan struct {
 	Engines          *engine.Registry
 	// Progress, when set, hears about slow preparation (filling a new file).
 	Progress func(path string, done, total int64)
-	// Labels are carried into every snapshot (the exporter's job name).
-	Job string
 }
 
 // Phase of a run as observers see it.

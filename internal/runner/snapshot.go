@@ -45,7 +45,6 @@ type TargetSnapshot struct {
 
 // Snapshot is what observers see every interval.
 type Snapshot struct {
-	Job      string
 	Workload string
 	Phase    Phase
 	Time     time.Time
@@ -75,7 +74,7 @@ type snapshotter struct {
 }
 
 func newSnapshotter(p *Plan, targets []*openTarget, ws []*engine.Worker) *snapshotter {
-	s := &snapshotter{workers: ws, current: &Snapshot{Job: p.Job, Workload: p.runName(), Duration: p.Groups[0].Spec.Duration, Ramp: p.Groups[0].Spec.Ramp}}
+	s := &snapshotter{workers: ws, current: &Snapshot{Workload: p.runName(), Duration: p.Groups[0].Spec.Duration, Ramp: p.Groups[0].Spec.Ramp}}
 	s.current.Targets = make([]TargetSnapshot, len(targets))
 	for i, ot := range targets {
 		s.current.Targets[i] = TargetSnapshot{Path: ot.t.Path, Index: ot.index}
