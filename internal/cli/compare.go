@@ -15,7 +15,7 @@ type compareOptions struct {
 
 // AddFlags registers the flags.
 func (o *compareOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	fs.StringVarP(&o.output, "output", "o", "text", report.OutputUsage(report.ForCompare))
 }
 
 func newCompareCommand(g *globalOptions) *cobra.Command {
@@ -52,8 +52,9 @@ within 2 × √(cv_base² + cv_other²), cv being each side's standard deviation
 
 // runCompare is `ioprobe compare`.
 func runCompare(g *globalOptions, o *compareOptions, base, other string) error {
-	if o.output != "text" && o.output != "json" {
-		return usagef("--output %s: must be text or json", o.output)
+	write, err := report.Writer(o.output, report.ForCompare)
+	if err != nil {
+		return err
 	}
 	b, err := load([]string{base})
 	if err != nil {
@@ -67,9 +68,6 @@ func runCompare(g *globalOptions, o *compareOptions, base, other string) error {
 	if err != nil {
 		return usagef("compare: %v", err)
 	}
-	if o.output == "json" {
-		return report.WriteJSON(g.stdout, c)
-	}
-	return report.WriteCompareText(g.stdout, c, report.CompareSide{File: base, Results: b.doc.Results},
-		report.CompareSide{File: other, Results: ot.doc.Results})
+	return write(g.stdout, &report.Comparison{Comparison: c, Base: report.CompareSide{File: base, Results: b.doc.Results},
+		Other: report.CompareSide{File: other, Results: ot.doc.Results}})
 }

@@ -25,7 +25,7 @@ type reportOptions struct {
 // AddFlags registers the flags.
 func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.merge, "merge", false, "merge the results of the same point from many hosts: histograms merged, counts exact, rates summed")
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: text (suite tables, run summaries), html (charts), json or csv")
+	fs.StringVarP(&o.output, "output", "o", "text", report.OutputUsage(report.ForReport))
 	fs.StringVar(&o.out, "out", "", "write the output to this file instead of stdout")
 }
 
@@ -146,8 +146,9 @@ func joinSet(v []string) string {
 
 // runReport is `ioprobe report`.
 func runReport(g *globalOptions, o *reportOptions, files []string) error {
-	if o.output != "text" && o.output != "html" && o.output != "json" && o.output != "csv" {
-		return usagef("--output %s: must be one of text, html, json or csv", o.output)
+	write, err := report.Writer(o.output, report.ForReport)
+	if err != nil {
+		return err
 	}
 	if err := checkOut(o.out); err != nil {
 		return err
@@ -173,51 +174,7 @@ func runReport(g *globalOptions, o *reportOptions, files []string) error {
 		}
 		fmt.Fprintf(g.stderr, "ioprobe: merged %d results (%d runs from %d %s) into %d\n", n, runs, len(hosts), plural(len(hosts), "host", "hosts"), len(merged))
 	}
-	return writeOut(g, o.out, func(w io.Writer) error {
-		switch o.output {
-		case "html":
-			return report.WriteHTML(w, doc)
-		case "csv":
-			return report.WriteCSV(w, doc.Results, true)
-		case "json":
-			if len(doc.Results) == 1 && doc.Results[0].Point == nil {
-				return report.WriteJSON(w, doc.Results[0])
-			}
-			return report.WriteJSON(w, doc)
-		}
-		return writeReportText(w, doc)
-	})
-}
-
-// writeReportText prints the suites' tables, then the summary of each
-// plain run.
-func writeReportText(w io.Writer, doc *result.Suite) error {
-	var points, plain []*result.Result
-	for _, r := range doc.Results {
-		if r.Point != nil {
-			points = append(points, r)
-		} else {
-			plain = append(plain, r)
-		}
-	}
-	if len(points) > 0 {
-		s := *doc
-		s.Results = points
-		if err := report.WriteSuiteText(w, &s); err != nil {
-			return err
-		}
-	}
-	for i, r := range plain {
-		if i > 0 || len(points) > 0 {
-			if _, err := fmt.Fprintln(w); err != nil {
-				return err
-			}
-		}
-		if err := report.WriteText(w, r); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeOut(g, o.out, func(w io.Writer) error { return write(w, doc) })
 }
 
 func plural(n int, one, many string) string {

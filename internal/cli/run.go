@@ -59,7 +59,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.engine, "engine", "auto", "I/O engine: auto, sync or uring")
 	fs.IntVar(&o.rateIOPS, "rate-iops", 0, "cap total IOPS (0: unlimited)")
 	fs.StringVar(&o.profile, "profile", "", "start from a named profile (see 'ioprobe profiles'); explicit flags override it")
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: text, json or csv")
+	fs.StringVarP(&o.output, "output", "o", "text", report.OutputUsage(report.ForRun))
 	fs.BoolVar(&o.allowDestructive, "allow-destructive", false, "allow writes to a block device or an existing file that ioprobe did not create")
 	fs.StringVar(&o.align, "align", "", "offset alignment (default: the smallest transfer size)")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed for offsets (0: a new one each run)")
@@ -144,15 +144,6 @@ func (o *runOptions) spec() (workload.Spec, error) {
 	return s, s.Validate()
 }
 
-func (o *runOptions) validateOutput(allowed ...string) error {
-	for _, a := range allowed {
-		if o.output == a {
-			return nil
-		}
-	}
-	return &workload.FieldError{Field: "--output", Value: o.output, Reason: fmt.Sprintf("must be one of %v", allowed)}
-}
-
 // settings are what every run shares.
 func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
 	return suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: o.maxErrors, Interval: o.interval, Engines: g.engines}
@@ -160,7 +151,8 @@ func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
 
 // runRun is `ioprobe run`.
 func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
-	if err := o.validateOutput("text", "json", "csv"); err != nil {
+	write, err := report.Writer(o.output, report.ForRun)
+	if err != nil {
 		return err
 	}
 	spec, err := o.spec()
@@ -189,7 +181,7 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 		}
 		return err
 	}
-	if err := writeResult(g, o.output, res); err != nil {
+	if err := write(g.stdout, res); err != nil {
 		return err
 	}
 	switch {
@@ -199,15 +191,4 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 		return &exitError{code: ExitIOErrors, err: errors.New(res.Message)}
 	}
 	return nil
-}
-
-func writeResult(g *globalOptions, format string, res *result.Result) error {
-	switch format {
-	case "json":
-		return report.WriteJSON(g.stdout, res)
-	case "csv":
-		return report.WriteCSV(g.stdout, []*result.Result{res}, true)
-	default:
-		return report.WriteText(g.stdout, res)
-	}
 }

@@ -38,7 +38,7 @@ type suiteOptions struct {
 // AddFlags registers run's flags and the suite's own.
 func (o *suiteOptions) AddFlags(fs *pflag.FlagSet) {
 	o.runOptions.AddFlags(fs)
-	fs.Lookup("output").Usage = "output format: text (the reports' tables), json (ioprobe.suite/v1), csv (a row per point) or html (charts)"
+	fs.Lookup("output").Usage = report.OutputUsage(report.ForSuite)
 	fs.Lookup("target").Usage = "file or block device to measure (repeat for several: the suite runs on each in turn, side by side; default ./" + DefaultTarget + ")"
 	fs.Lookup("qd").Usage = "outstanding I/Os per worker per target for every point (default: the suite's, 16 for most)"
 	fs.Lookup("workers").Usage = "workers for every point (default: the suite's, 1 for most)"
@@ -152,7 +152,8 @@ func (o *suiteOptions) suite(name string, targets int) (*workload.Suite, error) 
 
 // runSuite is `ioprobe suite`.
 func runSuite(ctx context.Context, g *globalOptions, o *suiteOptions, name string) error {
-	if err := o.validateOutput("text", "json", "csv", "html"); err != nil {
+	write, err := report.Writer(o.output, report.ForSuite)
+	if err != nil {
 		return err
 	}
 	if o.repeat < 1 || o.repeat > MaxRepeat {
@@ -201,8 +202,10 @@ func runSuite(ctx context.Context, g *globalOptions, o *suiteOptions, name strin
 	}
 
 	runErr := o.runUnits(ctx, g, s, units, doc)
-	if err := o.writeSuite(g, doc); err != nil {
-		return err
+	if len(doc.Results) > 0 {
+		if err := writeOut(g, o.out, func(w io.Writer) error { return write(w, doc) }); err != nil {
+			return err
+		}
 	}
 	return runErr
 }
@@ -313,24 +316,6 @@ func (c *suiteClock) begin(label string, planned time.Duration) {
 func (c *suiteClock) prefix() string {
 	left := c.remaining + max(c.planned-c.now().Sub(c.start), 0)
 	return fmt.Sprintf("[%d/%d %s, suite %s left] ", c.started, c.total, c.current, left.Round(time.Second))
-}
-
-func (o *suiteOptions) writeSuite(g *globalOptions, doc *result.Suite) error {
-	if len(doc.Results) == 0 {
-		return nil
-	}
-	return writeOut(g, o.out, func(w io.Writer) error {
-		switch o.output {
-		case "json":
-			return report.WriteJSON(w, doc)
-		case "csv":
-			return report.WriteCSV(w, doc.Results, true)
-		case "html":
-			return report.WriteHTML(w, doc)
-		default:
-			return report.WriteSuiteText(w, doc)
-		}
-	})
 }
 
 // writeOut writes to stdout, or to path (then says so on stderr).
