@@ -137,14 +137,7 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 		return
 	}
 	s.ElapsedSeconds = win.t1.Sub(win.t0).Seconds()
-	if s.ElapsedSeconds > 0 {
-		e := s.ElapsedSeconds
-		s.IOPS = float64(s.Ops) / e
-		s.ReadIOPS = float64(s.ReadOps) / e
-		s.WriteIOPS = float64(s.WriteOps) / e
-		s.ThroughputBytesPerSecond = float64(s.Bytes) / e
-		s.MBPerSecond = s.ThroughputBytesPerSecond / 1e6
-	}
+	s.SetRates()
 	s.CPU = cpuacct.Derive(win.usage, cpuacct.Work{
 		Ops: s.Ops, Bytes: s.Bytes, ElapsedSeconds: s.ElapsedSeconds,
 		LogicalCPUs: res.Host.LogicalCPUs, ClockHz: res.Host.ClockHz,

@@ -219,40 +219,25 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	s.WriteLatency = LatencyOf(write)
 	if sequential {
 		s.ElapsedSeconds = elapsedSum
-		if e := elapsedSum; e > 0 {
-			s.IOPS = float64(s.Ops) / e
-			s.ReadIOPS = float64(s.ReadOps) / e
-			s.WriteIOPS = float64(s.WriteOps) / e
-			s.ThroughputBytesPerSecond = float64(s.Bytes) / e
-			s.MBPerSecond = s.ThroughputBytesPerSecond / 1e6
-		}
+		s.SetRates()
 	} else {
 		s.ElapsedSeconds = elapsedMax
 	}
 
 	// CPU: each host's time-weighted average, summed over hosts.
-	var cycles float64
+	w := CPUWork{Ops: s.Ops, IOPS: s.IOPS, MBPerSecond: s.MBPerSecond, ElapsedSeconds: s.ElapsedSeconds,
+		ProcessUser: procUser, ProcessSystem: procSys, ProcessCPU: procUser + procSys}
 	for _, name := range hostOrder {
 		h := perHost[name]
 		if h.elapsed <= 0 {
 			continue
 		}
 		cores := h.busyCoresT / h.elapsed
-		s.CPU.HostBusyCores += cores
-		s.CPU.HostUtilizationPct += h.utilT / h.elapsed
-		cycles += cores * h.host.ClockHz
+		w.BusyCores += cores
+		w.UtilizationPct += h.utilT / h.elapsed
+		w.BusyHz += cores * h.host.ClockHz
 	}
-	s.CPU.ProcessUserSeconds, s.CPU.ProcessSystemSeconds = procUser, procSys
-	if s.Ops > 0 {
-		ops := float64(s.Ops)
-		s.CPU.ProcessCPUSecondsPerIO = (procUser + procSys) / ops
-		s.CPU.HostCPUSecondsPerIO = s.CPU.HostBusyCores * s.ElapsedSeconds / ops
-		s.CPU.CyclesPerIO = cycles * s.ElapsedSeconds / ops
-	}
-	if u := s.CPU.HostUtilizationPct; u > 0 {
-		s.CPU.IOPSPerCPUPct = s.IOPS / u
-		s.CPU.MBPerSecondPerCPUPct = s.MBPerSecond / u
-	}
+	s.CPU = DeriveCPU(w)
 
 	out.Host = mergedHost(hostOrder, perHost)
 	out.Status = status
