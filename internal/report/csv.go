@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +23,8 @@ type csvColumn struct {
 // Names follow the JSON: a field's name as is for host, workload and
 // summary figures, "<latency>_<field>" for the three latency summaries,
 // "<latency>_p<percentile>_seconds" with "." written "_" (p99_9),
-// "cpu_<field>" and "device_<field>". Lists are joined with ";"; cells of
+// "cpu_<field>" and "device_<field>" (the summary's columns are those of
+// result.Figures, in its order). Lists are joined with ";"; cells of
 // a missing device count are empty. Floats are written in plain decimal
 // notation, exactly (the shortest digits that read back to the same
 // float64), so spreadsheets and humans read them alike.
@@ -44,19 +44,8 @@ func buildCSVColumns() []csvColumn {
 	i64 := func(name string, f func(r *result.Result) int64) csvColumn {
 		return csvColumn{name, func(r *result.Result) string { return strconv.FormatInt(f(r), 10) }}
 	}
-	u64 := func(name string, f func(r *result.Result) uint64) csvColumn {
-		return csvColumn{name, func(r *result.Result) string { return strconv.FormatUint(f(r), 10) }}
-	}
 	f64 := func(name string, f func(r *result.Result) float64) csvColumn {
 		return csvColumn{name, func(r *result.Result) string { return float(f(r)) }}
-	}
-	dev := func(name string, f func(d *result.DeviceStats) uint64) csvColumn {
-		return csvColumn{name, func(r *result.Result) string {
-			if r.Summary.Device == nil {
-				return ""
-			}
-			return strconv.FormatUint(f(r.Summary.Device), 10)
-		}}
 	}
 
 	cols := []csvColumn{
@@ -103,73 +92,12 @@ func buildCSVColumns() []csvColumn {
 		str("target_devices", func(r *result.Result) string {
 			return joinTargets(r, func(t result.Target) string { return t.Device })
 		}),
-
-		u64("ops", func(r *result.Result) uint64 { return r.Summary.Ops }),
-		u64("read_ops", func(r *result.Result) uint64 { return r.Summary.ReadOps }),
-		u64("write_ops", func(r *result.Result) uint64 { return r.Summary.WriteOps }),
-		u64("bytes", func(r *result.Result) uint64 { return r.Summary.Bytes }),
-		u64("read_bytes", func(r *result.Result) uint64 { return r.Summary.ReadBytes }),
-		u64("write_bytes", func(r *result.Result) uint64 { return r.Summary.WriteBytes }),
-		u64("errors", func(r *result.Result) uint64 { return r.Summary.Errors }),
-		str("errors_by_class", func(r *result.Result) string {
-			var parts []string
-			for c, n := range r.Summary.ErrorsByClass {
-				parts = append(parts, fmt.Sprintf("%s=%d", c, n))
-			}
-			sort.Strings(parts)
-			return strings.Join(parts, ";")
-		}),
-		f64("elapsed_seconds", func(r *result.Result) float64 { return r.Summary.ElapsedSeconds }),
-		f64("iops", func(r *result.Result) float64 { return r.Summary.IOPS }),
-		f64("read_iops", func(r *result.Result) float64 { return r.Summary.ReadIOPS }),
-		f64("write_iops", func(r *result.Result) float64 { return r.Summary.WriteIOPS }),
-		f64("throughput_bytes_per_second", func(r *result.Result) float64 { return r.Summary.ThroughputBytesPerSecond }),
-		f64("mb_per_second", func(r *result.Result) float64 { return r.Summary.MBPerSecond }),
 	}
-
-	for _, l := range []struct {
-		prefix string
-		get    func(r *result.Result) *result.Latency
-	}{
-		{"latency", func(r *result.Result) *result.Latency { return &r.Summary.Latency }},
-		{"read_latency", func(r *result.Result) *result.Latency { return &r.Summary.ReadLatency }},
-		{"write_latency", func(r *result.Result) *result.Latency { return &r.Summary.WriteLatency }},
-	} {
-		get := l.get
-		cols = append(cols,
-			f64(l.prefix+"_mean_seconds", func(r *result.Result) float64 { return get(r).MeanSeconds }),
-			f64(l.prefix+"_min_seconds", func(r *result.Result) float64 { return get(r).MinSeconds }),
-			f64(l.prefix+"_max_seconds", func(r *result.Result) float64 { return get(r).MaxSeconds }),
-			f64(l.prefix+"_stddev_seconds", func(r *result.Result) float64 { return get(r).StddevSeconds }),
-		)
-		for _, k := range result.PercentileKeys {
-			cols = append(cols, f64(l.prefix+"_p"+strings.ReplaceAll(k, ".", "_")+"_seconds",
-				func(r *result.Result) float64 { return get(r).Percentiles[k] }))
+	for _, f := range result.Figures() {
+		if f.Column != "" {
+			cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
 		}
 	}
-
-	cols = append(cols,
-		f64("cpu_process_user_seconds", func(r *result.Result) float64 { return r.Summary.CPU.ProcessUserSeconds }),
-		f64("cpu_process_system_seconds", func(r *result.Result) float64 { return r.Summary.CPU.ProcessSystemSeconds }),
-		f64("cpu_process_cpu_seconds_per_io", func(r *result.Result) float64 { return r.Summary.CPU.ProcessCPUSecondsPerIO }),
-		f64("cpu_host_busy_cores", func(r *result.Result) float64 { return r.Summary.CPU.HostBusyCores }),
-		f64("cpu_host_utilization_pct", func(r *result.Result) float64 { return r.Summary.CPU.HostUtilizationPct }),
-		f64("cpu_host_cpu_seconds_per_io", func(r *result.Result) float64 { return r.Summary.CPU.HostCPUSecondsPerIO }),
-		f64("cpu_cycles_per_io", func(r *result.Result) float64 { return r.Summary.CPU.CyclesPerIO }),
-		f64("cpu_iops_per_cpu_pct", func(r *result.Result) float64 { return r.Summary.CPU.IOPSPerCPUPct }),
-		f64("cpu_mb_per_second_per_cpu_pct", func(r *result.Result) float64 { return r.Summary.CPU.MBPerSecondPerCPUPct }),
-
-		str("device_devices", func(r *result.Result) string {
-			if r.Summary.Device == nil {
-				return ""
-			}
-			return strings.Join(r.Summary.Device.Devices, ";")
-		}),
-		dev("device_read_ops", func(d *result.DeviceStats) uint64 { return d.ReadOps }),
-		dev("device_write_ops", func(d *result.DeviceStats) uint64 { return d.WriteOps }),
-		dev("device_read_bytes", func(d *result.DeviceStats) uint64 { return d.ReadBytes }),
-		dev("device_write_bytes", func(d *result.DeviceStats) uint64 { return d.WriteBytes }),
-	)
 
 	// Suite points, so a spreadsheet can pivot by size and pattern; empty
 	// for a plain run.
@@ -229,7 +157,7 @@ func joinTargets(r *result.Result, f func(t result.Target) string) string {
 	return strings.Join(parts, ";")
 }
 
-func float(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+func float(v float64) string { return result.Float(v) }
 
 // WriteCSV writes one row per result, columns in CSVColumns order, after a
 // header row when header is true (false appends to an existing file).

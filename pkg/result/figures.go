@@ -1,0 +1,151 @@
+package result
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// MergeRule says how Merge and MergeRepeats combine a summary figure.
+type MergeRule string
+
+// Merge rules.
+const (
+	// MergeSum: a count, summed exactly.
+	MergeSum MergeRule = "sum"
+	// MergeHistogram: recomputed from the merged latency histograms (op
+	// counts, latency summaries).
+	MergeHistogram MergeRule = "histogram"
+	// MergeRate: summed over runs made at once; for repeats, the merged
+	// count ÷ the total time (Summary.SetRates).
+	MergeRate MergeRule = "rate"
+	// MergeElapsed: the longest of runs made at once; for repeats, the total.
+	MergeElapsed MergeRule = "elapsed"
+	// MergeCPU: DeriveCPU over each host's time-weighted CPU, summed over
+	// hosts (a host's CPU counted once however many runs it made).
+	MergeCPU MergeRule = "cpu"
+	// MergeUnion: the union (device names; error counts per class summed).
+	MergeUnion MergeRule = "union"
+	// MergeDropped: not carried into a merged result (verify: its failed
+	// sectors name one host's targets).
+	MergeDropped MergeRule = "dropped"
+)
+
+// Figure is one summary figure: its JSON name, how runs merge it, and its
+// CSV column. Figures lists every one, in the JSON's order.
+type Figure struct {
+	// Name is the JSON path under "summary", "." between levels:
+	// "iops", "cpu.cycles_per_io", "latency.percentiles.99.9".
+	Name  string
+	Merge MergeRule
+	// Column is the CSV column ("" when the figure has none).
+	Column string
+	text   func(s *Summary) string
+}
+
+// Text is the figure as exact decimal text (the shortest digits that read
+// back to the same float64), lists joined with ";", "" when absent.
+func (f Figure) Text(s *Summary) string {
+	if f.text == nil {
+		return ""
+	}
+	return f.text(s)
+}
+
+// Float formats v as Figure.Text does.
+func Float(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// column is the CSV name of a JSON path: levels joined with "_", a
+// percentile "p" + its key with "." written "_" and "_seconds".
+func column(name string) string {
+	if pre, k, ok := strings.Cut(name, ".percentiles."); ok {
+		return pre + "_p" + strings.ReplaceAll(k, ".", "_") + "_seconds"
+	}
+	return strings.ReplaceAll(name, ".", "_")
+}
+
+// Figures is the table of summary figures.
+func Figures() []Figure {
+	f64 := func(name string, rule MergeRule, v func(s *Summary) float64) Figure {
+		return Figure{Name: name, Merge: rule, Column: column(name), text: func(s *Summary) string { return Float(v(s)) }}
+	}
+	u64 := func(name string, rule MergeRule, v func(s *Summary) uint64) Figure {
+		return Figure{Name: name, Merge: rule, Column: column(name), text: func(s *Summary) string { return strconv.FormatUint(v(s), 10) }}
+	}
+	dev := func(name string, v func(d *DeviceStats) uint64) Figure {
+		return Figure{Name: "device." + name, Merge: MergeSum, Column: column("device." + name), text: func(s *Summary) string {
+			if s.Device == nil {
+				return ""
+			}
+			return strconv.FormatUint(v(s.Device), 10)
+		}}
+	}
+	out := []Figure{
+		u64("ops", MergeHistogram, func(s *Summary) uint64 { return s.Ops }),
+		u64("read_ops", MergeHistogram, func(s *Summary) uint64 { return s.ReadOps }),
+		u64("write_ops", MergeHistogram, func(s *Summary) uint64 { return s.WriteOps }),
+		u64("bytes", MergeSum, func(s *Summary) uint64 { return s.Bytes }),
+		u64("read_bytes", MergeSum, func(s *Summary) uint64 { return s.ReadBytes }),
+		u64("write_bytes", MergeSum, func(s *Summary) uint64 { return s.WriteBytes }),
+		u64("errors", MergeSum, func(s *Summary) uint64 { return s.Errors }),
+		{Name: "errors_by_class", Merge: MergeUnion, Column: "errors_by_class", text: func(s *Summary) string {
+			var parts []string
+			for c, n := range s.ErrorsByClass {
+				parts = append(parts, fmt.Sprintf("%s=%d", c, n))
+			}
+			sort.Strings(parts)
+			return strings.Join(parts, ";")
+		}},
+		f64("elapsed_seconds", MergeElapsed, func(s *Summary) float64 { return s.ElapsedSeconds }),
+		f64("iops", MergeRate, func(s *Summary) float64 { return s.IOPS }),
+		f64("read_iops", MergeRate, func(s *Summary) float64 { return s.ReadIOPS }),
+		f64("write_iops", MergeRate, func(s *Summary) float64 { return s.WriteIOPS }),
+		f64("throughput_bytes_per_second", MergeRate, func(s *Summary) float64 { return s.ThroughputBytesPerSecond }),
+		f64("mb_per_second", MergeRate, func(s *Summary) float64 { return s.MBPerSecond }),
+	}
+	for _, l := range []struct {
+		name string
+		get  func(s *Summary) *Latency
+	}{
+		{"latency", func(s *Summary) *Latency { return &s.Latency }},
+		{"read_latency", func(s *Summary) *Latency { return &s.ReadLatency }},
+		{"write_latency", func(s *Summary) *Latency { return &s.WriteLatency }},
+	} {
+		get := l.get
+		out = append(out,
+			f64(l.name+".mean_seconds", MergeHistogram, func(s *Summary) float64 { return get(s).MeanSeconds }),
+			f64(l.name+".min_seconds", MergeHistogram, func(s *Summary) float64 { return get(s).MinSeconds }),
+			f64(l.name+".max_seconds", MergeHistogram, func(s *Summary) float64 { return get(s).MaxSeconds }),
+			f64(l.name+".stddev_seconds", MergeHistogram, func(s *Summary) float64 { return get(s).StddevSeconds }))
+		for _, k := range PercentileKeys {
+			out = append(out, f64(l.name+".percentiles."+k, MergeHistogram, func(s *Summary) float64 { return get(s).Percentiles[k] }))
+		}
+	}
+	cpu := func(name string, v func(c *CPU) float64) Figure {
+		return f64("cpu."+name, MergeCPU, func(s *Summary) float64 { return v(&s.CPU) })
+	}
+	out = append(out,
+		cpu("process_user_seconds", func(c *CPU) float64 { return c.ProcessUserSeconds }),
+		cpu("process_system_seconds", func(c *CPU) float64 { return c.ProcessSystemSeconds }),
+		cpu("process_cpu_seconds_per_io", func(c *CPU) float64 { return c.ProcessCPUSecondsPerIO }),
+		cpu("host_busy_cores", func(c *CPU) float64 { return c.HostBusyCores }),
+		cpu("host_utilization_pct", func(c *CPU) float64 { return c.HostUtilizationPct }),
+		cpu("host_cpu_seconds_per_io", func(c *CPU) float64 { return c.HostCPUSecondsPerIO }),
+		cpu("cycles_per_io", func(c *CPU) float64 { return c.CyclesPerIO }),
+		cpu("iops_per_cpu_pct", func(c *CPU) float64 { return c.IOPSPerCPUPct }),
+		cpu("mb_per_second_per_cpu_pct", func(c *CPU) float64 { return c.MBPerSecondPerCPUPct }),
+		Figure{Name: "device.devices", Merge: MergeUnion, Column: "device_devices", text: func(s *Summary) string {
+			if s.Device == nil {
+				return ""
+			}
+			return strings.Join(s.Device.Devices, ";")
+		}},
+		dev("read_ops", func(d *DeviceStats) uint64 { return d.ReadOps }),
+		dev("write_ops", func(d *DeviceStats) uint64 { return d.WriteOps }),
+		dev("read_bytes", func(d *DeviceStats) uint64 { return d.ReadBytes }),
+		dev("write_bytes", func(d *DeviceStats) uint64 { return d.WriteBytes }),
+		Figure{Name: "verify", Merge: MergeDropped},
+	)
+	return out
+}
