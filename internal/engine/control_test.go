@@ -24,7 +24,7 @@ func TestErrorBudgetStopsOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				s := &engine.Stats{Worker: g}
+				s := &engine.Lane{Worker: g}
 				op := &workload.Op{Len: 4096}
 				<-start
 				ctl.Fail(s, op, 5, -5)

@@ -4,7 +4,7 @@
 // error classes, the monotonic clock, page-aligned buffers).
 //
 // Engines know nothing of the runner, the exporter or reports: they read a
-// Worker, issue I/O until it says stop, and record into its Stats. The hot
+// Worker, issue I/O until it says stop, and record into its Lanes. The hot
 // path allocates nothing and takes no locks; counters are single-writer
 // atomics so snapshots can be read while I/O runs.
 //

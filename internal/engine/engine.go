@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ioprobe/ioprobe/internal/iobuf"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -34,7 +35,7 @@ type Target struct {
 }
 
 // Worker is everything one engine loop needs. The runner builds it; the
-// engine reads it and writes only to the Stats it gets from NewLane.
+// engine reads it and writes only to the Lanes it gets from NewLane.
 type Worker struct {
 	ID         int
 	Spec       *workload.Spec
@@ -42,25 +43,26 @@ type Worker struct {
 	QueueDepth int
 	Start      <-chan struct{} // closed when every worker is ready; engines wait with WaitStart
 	Ctl        *Control
-	Buffers    *Buffers // QueueDepth*len(Targets) page-aligned slots of Spec.MaxBlock()
+	Buffers    *iobuf.Buffers // QueueDepth*len(Targets) page-aligned slots of Spec.MaxBlock()
 	Seed       uint64
 	// Cursors holds the shared sequential position on each target.
 	Cursors []*workload.Cursor
-	// IntervalNs is this worker's pacing interval per lane (0: unpaced).
-	// Set by the runner from the rate limit; see NewPacer.
+	// RateIOPS is this worker's share of the rate limit, in I/Os per
+	// second (0: unpaced). Set by NewWorkers; engines split it over their
+	// lanes with LaneRate and pace each with NewPacer.
 	RateIOPS float64
 	// Verify, when set, is --verify: engines prepare writes and reads and
 	// report completions through PrepareWrite, PrepareRead and Complete.
 	Verify *Verifier
 	// Trace, when set (tests only), sees every completed I/O.
-	Trace func(lane *Stats, op *workload.Op, res int64)
+	Trace func(lane *Lane, op *workload.Op, res int64)
 	// Issue, when set (tests only), sees every I/O just before the engine
 	// hands it to the kernel. With Trace it tells how many I/Os a lane
 	// has in flight, so the conformance suite can check the queue depth.
-	Issue func(lane *Stats, op *workload.Op)
+	Issue func(lane *Lane, op *workload.Op)
 
 	mu    sync.Mutex
-	lanes []*Stats
+	lanes []*Lane
 
 	ready     func()
 	readyOnce sync.Once
@@ -88,8 +90,8 @@ func (w *Worker) SetReady() {
 
 // NewLane registers the statistics of one single-writer I/O stream of this
 // worker on target t. Engines call it before waiting on Start.
-func (w *Worker) NewLane(t int) *Stats {
-	s := &Stats{Target: t, Worker: w.ID, Path: w.Targets[t].Path}
+func (w *Worker) NewLane(t int) *Lane {
+	s := &Lane{Target: t, Worker: w.ID, Path: w.Targets[t].Path}
 	w.mu.Lock()
 	w.lanes = append(w.lanes, s)
 	w.mu.Unlock()
@@ -97,16 +99,16 @@ func (w *Worker) NewLane(t int) *Stats {
 }
 
 // Lanes returns the lanes registered so far.
-func (w *Worker) Lanes() []*Stats {
+func (w *Worker) Lanes() []*Lane {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]*Stats(nil), w.lanes...)
+	return append([]*Lane(nil), w.lanes...)
 }
 
 // Generator builds the operation generator for lane number lane on target t.
 func (w *Worker) Generator(t, lane int) (*workload.Generator, error) {
 	seed := w.Seed ^ uint64(w.ID)<<40 ^ uint64(t)<<20 ^ uint64(lane)
-	return workload.NewGenerator(w.Spec, w.Targets[t].Region, w.Cursors[t], splitmix(seed))
+	return workload.NewGenerator(w.Spec, w.Targets[t].Region, w.Cursors[t], iobuf.Mix64(seed))
 }
 
 // LaneRate returns the IOPS one of n equally loaded lanes of this worker
@@ -116,13 +118,6 @@ func (w *Worker) LaneRate(n int) float64 {
 		return 0
 	}
 	return w.RateIOPS / float64(n)
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }
 
 // Control is shared by every worker of a run: the ramp/measure switch, the
@@ -177,11 +172,11 @@ func (c *Control) StopReason() string {
 // Fail records a failed I/O on lane s. It counts the error in the lane
 // (always, ramp-up included: an error is never noise) and stops the run
 // once the error budget is spent. Failures are rare, so this path may lock.
-func (c *Control) Fail(s *Stats, op *workload.Op, errno int, res int64) {
+func (c *Control) Fail(s *Lane, op *workload.Op, errno int, res int64) {
 	c.fail(s, &IOError{Target: s.Target, Path: s.Path, Worker: s.Worker, Write: op.Write, Offset: op.Offset, Len: op.Len, Errno: errno, Result: res, Class: ClassOf(errno, res, op.Len)})
 }
 
-func (c *Control) fail(s *Stats, e *IOError) {
+func (c *Control) fail(s *Lane, e *IOError) {
 	s.countError(e.Write, e.Class)
 	n := c.errors.Add(1)
 	c.mu.Lock()
@@ -244,7 +239,7 @@ func (r *Registry) Resolve(name string) (e Engine, reason string, err error) {
 // over an engine that says one of them does not suit it, unless no later
 // engine is available.
 func (r *Registry) ResolveFor(name string, targets []Target) (e Engine, reason string, err error) {
-	if name == "" || name == "auto" {
+	if name == "" || name == workload.EngineAuto {
 		var why []string
 		var fallback Engine // the first available engine, even if passed over
 		for _, n := range r.order {

@@ -105,9 +105,10 @@ func (o *OpStats) Bytes() uint64 { return o.bytes.Load() }
 // ErrorCount returns the failures of class c.
 func (o *OpStats) ErrorCount(c int) uint64 { return o.errors[c].Load() }
 
-// Stats is one single-writer lane: one goroutine (sync) or one ring (uring)
-// records into it; snapshots read it concurrently.
-type Stats struct {
+// Lane holds the statistics of one single-writer I/O stream: one
+// goroutine (sync) or one ring (uring) records into it; snapshots read it
+// concurrently.
+type Lane struct {
 	Target int    // index into the worker's Targets
 	Path   string // that target's path
 	Worker int
@@ -116,7 +117,7 @@ type Stats struct {
 }
 
 // Done records a completed I/O of len bytes and latency ns.
-func (s *Stats) Done(op *workload.Op, ns int64) {
+func (s *Lane) Done(op *workload.Op, ns int64) {
 	o := &s.Read
 	if op.Write {
 		o = &s.Write
@@ -125,7 +126,7 @@ func (s *Stats) Done(op *workload.Op, ns int64) {
 	o.bytes.Add(uint64(op.Len))
 }
 
-func (s *Stats) countError(write bool, class int) {
+func (s *Lane) countError(write bool, class int) {
 	if write {
 		s.Write.errors[class].Add(1)
 	} else {
@@ -137,7 +138,7 @@ func (s *Stats) countError(write bool, class int) {
 // the syscall or CQE result (bytes, or -errno), t0 and t1 its start and end
 // on the monotonic clock. Counting happens only while the control measures;
 // failures are always reported.
-func Complete(c *Control, s *Stats, op *workload.Op, res int64, t0, t1 int64) {
+func Complete(c *Control, s *Lane, op *workload.Op, res int64, t0, t1 int64) {
 	if res == op.Len {
 		if c.Measuring() {
 			s.Done(op, t1-t0)

@@ -344,7 +344,7 @@ func (v *Verifier) Failures() (int, []VerifyFailure, bool) {
 // issued: with --verify every sector is formatted with the write's stamp
 // and the issue is noted; otherwise the first 16 bytes are stamped with
 // the lane's seq so that no two written blocks are alike.
-func (w *Worker) PrepareWrite(s *Stats, op *workload.Op, buf []byte, seq uint64) {
+func (w *Worker) PrepareWrite(s *Lane, op *workload.Op, buf []byte, seq uint64) {
 	v := w.Verify
 	if v == nil {
 		Stamp(buf, op.Offset, seq)
@@ -360,7 +360,7 @@ func (w *Worker) PrepareWrite(s *Stats, op *workload.Op, buf []byte, seq uint64)
 
 // PrepareRead notes, as the read op on lane s is issued, whether its data
 // can be verified when it completes, and whether for lost writes.
-func (w *Worker) PrepareRead(s *Stats, op *workload.Op) {
+func (w *Worker) PrepareRead(s *Lane, op *workload.Op) {
 	v := w.Verify
 	if v == nil {
 		op.Verify = false
@@ -378,7 +378,7 @@ func (w *Worker) PrepareRead(s *Stats, op *workload.Op) {
 // and t1 its start and end on the monotonic clock); buf holds the data.
 // With --verify it checks what a read returned, and records what a write
 // covered, before counting.
-func (w *Worker) Complete(s *Stats, op *workload.Op, buf []byte, res, t0, t1 int64) {
+func (w *Worker) Complete(s *Lane, op *workload.Op, buf []byte, res, t0, t1 int64) {
 	v := w.Verify
 	if v == nil || res != op.Len {
 		Complete(w.Ctl, s, op, res, t0, t1)

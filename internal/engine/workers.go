@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ioprobe/ioprobe/internal/iobuf"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -42,7 +43,7 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 	}
 	for i := 0; i < spec.Workers; i++ {
 		id := set.FirstID + i
-		bufs, err := NewBuffers(spec.QueueDepth*len(set.Targets), int(spec.MaxBlock()), set.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
+		bufs, err := iobuf.New(spec.QueueDepth*len(set.Targets), int(spec.MaxBlock()), set.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
 		if err != nil {
 			CloseWorkers(out)
 			return nil, fmt.Errorf("worker %d: %w", id, err)

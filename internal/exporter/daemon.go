@@ -68,17 +68,17 @@ const (
 
 // Daemon is `ioprobe serve`.
 type Daemon struct {
-	opts    Options
-	logger  *slog.Logger
-	cfg     atomic.Pointer[config.Config]
-	reg     *prometheus.Registry
-	m       *metrics
-	live    *liveStore
-	runs    *runStore
-	history *history
-	devices *devices
-	sched   *scheduler
-	ready   atomic.Bool
+	opts     Options
+	logger   *slog.Logger
+	cfg      atomic.Pointer[config.Config]
+	reg      *prometheus.Registry
+	m        *metrics
+	live     *liveStore
+	lastRuns *runStore
+	history  *history
+	devices  *devices
+	sched    *scheduler
+	ready    atomic.Bool
 	// probes, api and scrapes bound concurrent /probe requests, run API
 	// requests (whose answers hold whole result documents) and scrapes.
 	probes, api, scrapes limiter
@@ -102,19 +102,19 @@ func New(o Options) (*Daemon, error) {
 		return nil, fmt.Errorf("probe timeout offset %s is negative", o.ProbeTimeoutOffset)
 	}
 	d := &Daemon{
-		opts:    o,
-		logger:  o.Logger,
-		live:    newLiveStore(),
-		runs:    newRunStore(),
-		history: newHistory(),
-		devices: newDevices(),
-		created: map[string]bool{},
+		opts:     o,
+		logger:   o.Logger,
+		live:     newLiveStore(),
+		lastRuns: newRunStore(),
+		history:  newHistory(),
+		devices:  newDevices(),
+		created:  map[string]bool{},
 
 		readHeaderTimeout: readHeaderTimeout,
 		idleTimeout:       idleTimeout,
 	}
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
-	d.reg, d.m = newRegistry(d.live, d.runs, o.ProcRoot, o.Logger)
+	d.reg, d.m = newRegistry(d.live, d.lastRuns, o.ProcRoot, o.Logger)
 	d.sched = newScheduler(d)
 	d.cfg.Store(o.Config)
 	d.m.reloadOK.Set(1)
@@ -208,7 +208,7 @@ func (d *Daemon) Reload() error {
 	}
 	d.cfg.Store(cfg)
 	d.sched.apply(cfg)
-	d.runs.forget(func(job string) bool { return cfg.Jobs[job] != nil })
+	d.lastRuns.forget(func(job string) bool { return cfg.Jobs[job] != nil })
 	d.history.forget(func(job string) bool { return cfg.Jobs[job] != nil }, cfg.Global.RunHistory)
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()

@@ -101,7 +101,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 	problems, err := testutil.GatherAndLint(reg)
 	require.NoError(t, err)
 	require.Empty(t, problems)
-	for name, c := range map[string]subCollector{"io": newLiveCollector(d.live), "runs": newRunCollector(d.runs), "host_cpu": newHostCPUCollector("")} {
+	for name, c := range map[string]subCollector{"io": newLiveCollector(d.live), "runs": newRunCollector(d.lastRuns), "host_cpu": newHostCPUCollector("")} {
 		problems, err := testutil.CollectAndLint(&scrapeCollector{collectors: map[string]subCollector{name: c}, logger: d.logger})
 		require.NoError(t, err)
 		require.Empty(t, problems, name)

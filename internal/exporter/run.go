@@ -65,13 +65,13 @@ func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string) bo
 			if res == nil || pt.Label() == j.Points[from.Index].Label() {
 				return // its gauges are those of the earlier point
 			}
-			d.runs.set(shapeOf(j.Target.Name, j.Name, pt.Label(), pt.Specs),
+			d.lastRuns.set(shapeOf(j.Target.Name, j.Name, pt.Label(), pt.Specs),
 				&lastRun{success: res.Status == result.StatusOK, end: time.Now(), res: res, runNumber: n})
 		},
 	}
 	_ = ex.Execute(ctx, jobUnits(j)) // each point's outcome is recorded as it ends
 	if ctx.Err() == nil {
-		d.runs.retain(j.Name, n)
+		d.lastRuns.retain(j.Name, n)
 	}
 	return started
 }
@@ -129,7 +129,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 		log.Info("run interrupted while preparing its target", "err", err)
 	case err != nil:
 		rec.Status, rec.Error = statusFailed, err.Error()
-		d.runs.set(sh, &lastRun{end: now, runNumber: n})
+		d.lastRuns.set(sh, &lastRun{end: now, runNumber: n})
 		log.Error("run could not start", "err", err)
 	default:
 		rec.Status = res.Status
@@ -144,7 +144,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 			log.Debug("run interrupted", "iops", s.IOPS)
 			break
 		}
-		d.runs.set(sh, &lastRun{success: res.Status == result.StatusOK, end: now, res: res, runNumber: n})
+		d.lastRuns.set(sh, &lastRun{success: res.Status == result.StatusOK, end: now, res: res, runNumber: n})
 		log.Info("run finished", "status", res.Status, "iops", round(s.IOPS), "mb_per_second", round(s.MBPerSecond),
 			"latency_mean_ms", round(s.Latency.MeanSeconds*1e3), "latency_p99_ms", round(s.Latency.Percentiles["99"]*1e3), "errors", s.Errors, "message", res.Message)
 	}

@@ -242,7 +242,7 @@ func (s *slowSetup) Run(w *engine.Worker) error {
 	if w.ID == 1 {
 		time.Sleep(s.delay)
 	}
-	w.Trace = func(*engine.Stats, *workload.Op, int64) { s.ops[w.ID].Add(1) }
+	w.Trace = func(*engine.Lane, *workload.Op, int64) { s.ops[w.ID].Add(1) }
 	return s.Engine.Run(w)
 }
 

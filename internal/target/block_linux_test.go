@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/iobuf"
 )
 
 const loopSize = 32 << 20
@@ -245,7 +245,7 @@ func TestBlockBlankDeviceWritable(t *testing.T) {
 	require.NotZero(t, fl&unix.O_DIRECT)
 
 	// The descriptor writes (from mmap'd memory, as engines do).
-	bufs, err := engine.NewBuffers(1, 4096, 7)
+	bufs, err := iobuf.New(1, 4096, 7)
 	require.NoError(t, err)
 	defer bufs.Close()
 	n, err := unix.Pwrite(tg.FD, bufs.Slot(0, 4096), 8192)

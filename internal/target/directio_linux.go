@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/iobuf"
 	"github.com/ioprobe/ioprobe/internal/verify"
 )
 
@@ -127,7 +127,7 @@ func fillDirect(fd int, from, to int64, seed uint64, progress func(done, total i
 	if to-from < chunk {
 		chunk = to - from
 	}
-	buf, err := engine.NewBuffers(1, int(chunk), seed)
+	buf, err := iobuf.New(1, int(chunk), seed)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func fillDirect(fd int, from, to int64, seed uint64, progress func(done, total i
 	for off := from; off < to; {
 		n := min(chunk, to-off)
 		p := mem[:n]
-		engine.FillRandom(p, mix64(seed^uint64(off)))
+		iobuf.FillRandom(p, iobuf.Mix64(seed^uint64(off)))
 		verify.Format(p, off, seed, 0)
 		if hook != nil {
 			if err := hook(off); err != nil {
@@ -163,11 +163,4 @@ func fillDirect(fd int, from, to int64, seed uint64, progress func(done, total i
 		}
 	}
 	return nil
-}
-
-func mix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }

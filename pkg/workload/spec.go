@@ -30,8 +30,16 @@ const (
 	MaxRateIOPS   = 100_000_000
 )
 
-// Engine names accepted in Spec.Engine.
-var EngineNames = []string{"auto", "sync", "uring"}
+// Engine names: the engines' own Name() and what Spec.Engine accepts
+// (internal/cli's test checks them against the engine registry).
+const (
+	EngineAuto  = "auto" // uring where it works, else sync
+	EngineSync  = "sync"
+	EngineURing = "uring"
+)
+
+// EngineNames are the names Spec.Engine accepts.
+var EngineNames = []string{EngineAuto, EngineSync, EngineURing}
 
 // Spec is an access specification plus the run parameters that Iometer keeps
 // beside it (outstanding I/Os, workers, ramp-up, run time). Zero values mean

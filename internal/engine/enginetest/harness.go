@@ -94,7 +94,7 @@ func (h *harness) run() []*engine.Worker {
 	return ws
 }
 
-func (h *harness) issue(s *engine.Stats, _ *workload.Op) {
+func (h *harness) issue(s *engine.Lane, _ *workload.Op) {
 	k := laneKey{s.Worker, s.Target}
 	h.mu.Lock()
 	if h.inFlight == nil {
@@ -105,7 +105,7 @@ func (h *harness) issue(s *engine.Stats, _ *workload.Op) {
 	h.mu.Unlock()
 }
 
-func (h *harness) record(s *engine.Stats, op *workload.Op, res int64) {
+func (h *harness) record(s *engine.Lane, op *workload.Op, res int64) {
 	h.mu.Lock()
 	h.trace = append(h.trace, traced{worker: s.Worker, target: s.Target, write: op.Write, random: op.Random, off: op.Offset, len: op.Len, res: res})
 	if k := (laneKey{s.Worker, s.Target}); h.inFlight[k] > 0 {

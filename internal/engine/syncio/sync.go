@@ -16,7 +16,7 @@ type Engine struct{}
 func New() *Engine { return &Engine{} }
 
 // Name implements engine.Engine.
-func (*Engine) Name() string { return "sync" }
+func (*Engine) Name() string { return workload.EngineSync }
 
 // Available implements engine.Engine: pread and pwrite are always there.
 func (*Engine) Available() error { return nil }
@@ -25,7 +25,7 @@ type lane struct {
 	fd    int
 	buf   []byte
 	gen   *workload.Generator
-	stats *engine.Stats
+	stats *engine.Lane
 	pacer engine.Pacer
 }
 

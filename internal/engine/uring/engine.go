@@ -1,6 +1,10 @@
 package uring
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
 
 // Engine is the io_uring engine. Make one with New; it caches the answer of
 // its availability probe.
@@ -14,7 +18,7 @@ type Engine struct {
 func New() *Engine { return &Engine{} }
 
 // Name implements engine.Engine.
-func (*Engine) Name() string { return "uring" }
+func (*Engine) Name() string { return workload.EngineURing }
 
 // Available implements engine.Engine: it sets up and tears down a tiny
 // probe ring once (catching a kernel without io_uring, a seccomp filter, the

@@ -33,7 +33,7 @@ type slot struct {
 type target struct {
 	fd   int32 // fixed-file index when files are registered, else the descriptor
 	gen  *workload.Generator
-	lane *engine.Stats
+	lane *engine.Lane
 	seq  uint64 // writes stamped so far
 }
 
