@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -8,7 +9,18 @@ import (
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
+
+// measure runs plan on this host, showing its progress on pr (nil: no
+// terminal, no progress line).
+func measure(ctx context.Context, plan runner.Plan, pr *progress) (*result.Result, error) {
+	if pr != nil {
+		plan.Observers = append(plan.Observers, pr)
+		plan.Progress = pr.preparing
+	}
+	return runner.Run(ctx, plan)
+}
 
 // progress is the one-line live display on a terminal's stderr.
 type progress struct {

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ioprobe/ioprobe/internal/report"
-	"github.com/ioprobe/ioprobe/internal/runner"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -167,14 +166,12 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 		targets = []string{DefaultTarget}
 		fmt.Fprintf(g.stderr, "ioprobe: no --target given: measuring ./%s (created and filled on first use)\n", DefaultTarget)
 	}
-	plan := o.settings(g).Plan(suiterun.Unit{Point: workload.SuitePoint{Specs: []workload.Spec{spec}}, Targets: targets})
+	var pr *progress
 	if g.stderrTTY {
-		pr := newProgress(g.stderr)
-		plan.Observers = append(plan.Observers, pr)
-		plan.Progress = pr.preparing
+		pr = newProgress(g.stderr)
 		defer pr.clear()
 	}
-	res, err := runner.Run(ctx, plan)
+	res, err := measure(ctx, o.settings(g).Plan(suiterun.Unit{Point: workload.SuitePoint{Specs: []workload.Spec{spec}}, Targets: targets}), pr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitError{code: ExitInterrupted, err: errors.New("interrupted while preparing")}

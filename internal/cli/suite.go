@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ioprobe/ioprobe/internal/report"
-	"github.com/ioprobe/ioprobe/internal/runner"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/version"
@@ -258,12 +257,7 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 				label += fmt.Sprintf(" run %d/%d", run, o.repeat)
 			}
 			clock.begin(label, u.Planned())
-			plan := settings.Plan(u)
-			if pr != nil {
-				plan.Observers = append(plan.Observers, pr)
-				plan.Progress = pr.preparing
-			}
-			return runner.Run(ctx, plan)
+			return measure(ctx, settings.Plan(u), pr)
 		},
 		Kept: func(_ suiterun.Unit, res *result.Result) { doc.Results = append(doc.Results, res) },
 		Reused: func(u, from suiterun.Unit, _ *result.Result) {
@@ -283,39 +277,6 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 	default:
 		return &exitError{code: ExitIOErrors, err: fmt.Errorf("suite %s stopped at point %s: %s", s.Name, st.Unit.Label(), st.Result.Message)}
 	}
-}
-
-// suiteClock knows which run of how many is under way and estimates the
-// time left from the planned ramp-up and run time of every run to come.
-type suiteClock struct {
-	total, started int
-	remaining      time.Duration // planned time of the runs not yet started
-	current        string
-	start          time.Time
-	planned        time.Duration
-	now            func() time.Time
-}
-
-func newSuiteClock(units []suiterun.Unit, repeat int) *suiteClock {
-	c := &suiteClock{total: len(units) * repeat, now: time.Now}
-	for _, u := range units {
-		c.remaining += time.Duration(repeat) * u.Planned()
-	}
-	return c
-}
-
-// begin marks the start of the next run.
-func (c *suiteClock) begin(label string, planned time.Duration) {
-	c.started++
-	c.current, c.start, c.planned = label, c.now(), planned
-	c.remaining -= planned
-}
-
-// prefix starts each progress line: "[3/20 random-write-16k on /dev/sdb,
-// suite 12m5s left] ".
-func (c *suiteClock) prefix() string {
-	left := c.remaining + max(c.planned-c.now().Sub(c.start), 0)
-	return fmt.Sprintf("[%d/%d %s, suite %s left] ", c.started, c.total, c.current, left.Round(time.Second))
 }
 
 // writeOut writes to stdout, or to path (then says so on stderr).

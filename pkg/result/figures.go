@@ -81,6 +81,15 @@ func Figures() []Figure {
 			return strconv.FormatUint(v(s.Device), 10)
 		}}
 	}
+	rate := func(name string, v func(s *Summary) float64) Figure { return f64(name, MergeRate, v) }
+	errorsByClass := Figure{Name: "errors_by_class", Merge: MergeUnion, Column: "errors_by_class", text: func(s *Summary) string {
+		var parts []string
+		for c, n := range s.ErrorsByClass {
+			parts = append(parts, fmt.Sprintf("%s=%d", c, n))
+		}
+		sort.Strings(parts)
+		return strings.Join(parts, ";")
+	}}
 	out := []Figure{
 		u64("ops", MergeHistogram, func(s *Summary) uint64 { return s.Ops }),
 		u64("read_ops", MergeHistogram, func(s *Summary) uint64 { return s.ReadOps }),
@@ -89,20 +98,13 @@ func Figures() []Figure {
 		u64("read_bytes", MergeSum, func(s *Summary) uint64 { return s.ReadBytes }),
 		u64("write_bytes", MergeSum, func(s *Summary) uint64 { return s.WriteBytes }),
 		u64("errors", MergeSum, func(s *Summary) uint64 { return s.Errors }),
-		{Name: "errors_by_class", Merge: MergeUnion, Column: "errors_by_class", text: func(s *Summary) string {
-			var parts []string
-			for c, n := range s.ErrorsByClass {
-				parts = append(parts, fmt.Sprintf("%s=%d", c, n))
-			}
-			sort.Strings(parts)
-			return strings.Join(parts, ";")
-		}},
+		errorsByClass,
 		f64("elapsed_seconds", MergeElapsed, func(s *Summary) float64 { return s.ElapsedSeconds }),
-		f64("iops", MergeRate, func(s *Summary) float64 { return s.IOPS }),
-		f64("read_iops", MergeRate, func(s *Summary) float64 { return s.ReadIOPS }),
-		f64("write_iops", MergeRate, func(s *Summary) float64 { return s.WriteIOPS }),
-		f64("throughput_bytes_per_second", MergeRate, func(s *Summary) float64 { return s.ThroughputBytesPerSecond }),
-		f64("mb_per_second", MergeRate, func(s *Summary) float64 { return s.MBPerSecond }),
+		rate("iops", func(s *Summary) float64 { return s.IOPS }),
+		rate("read_iops", func(s *Summary) float64 { return s.ReadIOPS }),
+		rate("write_iops", func(s *Summary) float64 { return s.WriteIOPS }),
+		rate("throughput_bytes_per_second", func(s *Summary) float64 { return s.ThroughputBytesPerSecond }),
+		rate("mb_per_second", func(s *Summary) float64 { return s.MBPerSecond }),
 	}
 	for _, l := range []struct {
 		name string
