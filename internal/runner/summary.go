@@ -111,10 +111,8 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	if len(classes) > 0 {
 		s.ErrorsByClass = classes
 	}
-	s.ReadOps, s.WriteOps = read.Count(), write.Count()
-	s.Ops = s.ReadOps + s.WriteOps
-	s.Bytes = s.ReadBytes + s.WriteBytes
 	res.Histogram = result.Histograms{Read: read, Write: write}
+	s.SetFromHistograms(res.Histogram)
 	if v := snap.verifier; v != nil {
 		vs := &result.VerifySummary{LostWritesChecked: v.LostWrites()}
 		for i := range snap.current.Targets {
@@ -130,9 +128,6 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 		vs.FailedSectorsTruncated = truncated
 		s.Verify = vs
 	}
-	s.Latency = result.LatencyOf(res.Histogram.Combined())
-	s.ReadLatency = result.LatencyOf(read)
-	s.WriteLatency = result.LatencyOf(write)
 	if win == nil {
 		return
 	}

@@ -113,7 +113,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		if err := sameShape(rs[0], r); err != nil {
 			return nil, err
 		}
-		if (r.Histogram.Read == nil && r.Summary.ReadOps > 0) || (r.Histogram.Write == nil && r.Summary.WriteOps > 0) {
+		if !r.Histogram.Covers(&r.Summary) {
 			return nil, fmt.Errorf("cannot merge %s from %s exactly: it has no latency histogram", PointOf(r).Name, r.Host.Hostname)
 		}
 	}
@@ -127,7 +127,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		Intervals: []Interval{},
 	}
 	out.Workload.BlockSizes = slices.Clone(first.Workload.BlockSizes)
-	read, write := NewHistogram(), NewHistogram()
+	out.Histogram = Histograms{Read: NewHistogram(), Write: NewHistogram()}
 	s := &out.Summary
 	var hosts []string
 	var messages, targetsOf []string
@@ -142,12 +142,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		hosts = append(hosts, hostsOf(r)...)
 		messages = append(messages, r.Message)
 		status = worse(status, r.Status)
-		if r.Histogram.Read != nil {
-			read.Merge(r.Histogram.Read)
-		}
-		if r.Histogram.Write != nil {
-			write.Merge(r.Histogram.Write)
-		}
+		out.Histogram.Add(r.Histogram)
 		rsum := &r.Summary
 		s.ReadBytes += rsum.ReadBytes
 		s.WriteBytes += rsum.WriteBytes
@@ -209,14 +204,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		s.Device = dev
 	}
 
-	res := &Histograms{Read: read, Write: write}
-	out.Histogram = *res
-	s.ReadOps, s.WriteOps = read.Count(), write.Count()
-	s.Ops = s.ReadOps + s.WriteOps
-	s.Bytes = s.ReadBytes + s.WriteBytes
-	s.Latency = LatencyOf(res.Combined())
-	s.ReadLatency = LatencyOf(read)
-	s.WriteLatency = LatencyOf(write)
+	s.SetFromHistograms(out.Histogram)
 	if sequential {
 		s.ElapsedSeconds = elapsedSum
 		s.SetRates()

@@ -264,6 +264,39 @@ func (h Histograms) Combined() *Histogram {
 	return out
 }
 
+// Add merges o's histograms into h (h's must not be nil).
+func (h Histograms) Add(o Histograms) {
+	if o.Read != nil {
+		h.Read.Merge(o.Read)
+	}
+	if o.Write != nil {
+		h.Write.Merge(o.Write)
+	}
+}
+
+// Covers says whether the histograms hold every op that s counts (a
+// hand-made or old result may have counts without histograms).
+func (h Histograms) Covers(s *Summary) bool {
+	return (h.Read != nil || s.ReadOps == 0) && (h.Write != nil || s.WriteOps == 0)
+}
+
+// SetFromHistograms sets the op counts, the byte total and the latency
+// summaries from the histograms and the byte counts: the one definition of
+// those figures for a run and for merged runs.
+func (s *Summary) SetFromHistograms(h Histograms) {
+	if h.Read != nil {
+		s.ReadOps = h.Read.Count()
+	}
+	if h.Write != nil {
+		s.WriteOps = h.Write.Count()
+	}
+	s.Ops = s.ReadOps + s.WriteOps
+	s.Bytes = s.ReadBytes + s.WriteBytes
+	s.Latency = LatencyOf(h.Combined())
+	s.ReadLatency = LatencyOf(h.Read)
+	s.WriteLatency = LatencyOf(h.Write)
+}
+
 // Decode reads a result or a suite file and returns its results. A result
 // file yields one result; a suite yields all of them and its name.
 func Decode(r io.Reader) (suite string, results []*Result, err error) {
