@@ -37,9 +37,9 @@ type Output struct {
 func Outputs() []Output {
 	csvOf := func(w io.Writer, s *result.Suite) error { return WriteCSV(w, s.Results, true) }
 	return []Output{
-		{Name: "text", Help: "the reports' tables", Run: WriteText, Suite: WriteSuiteText, Report: WriteReportText,
+		{Name: "text", Help: "tables", Run: WriteText, Suite: WriteSuiteText, Report: WriteReportText,
 			Compare: func(w io.Writer, c *Comparison) error { return WriteCompareText(w, c.Comparison, c.Base, c.Other) }},
-		{Name: "json", Help: "ioprobe.result/v1 or ioprobe.suite/v1",
+		{Name: "json",
 			Run:   func(w io.Writer, r *result.Result) error { return WriteJSON(w, r) },
 			Suite: func(w io.Writer, s *result.Suite) error { return WriteJSON(w, s) }, Report: writeReportJSON,
 			Compare: func(w io.Writer, c *Comparison) error { return WriteJSON(w, c.Comparison) }},

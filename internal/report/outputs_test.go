@@ -35,7 +35,7 @@ func TestOutputsPerCommand(t *testing.T) {
 	require.EqualError(t, err, "--output html: must be one of text, json or csv")
 	_, err = Writer("xml", ForCompare)
 	require.EqualError(t, err, "--output xml: must be one of text or json")
-	require.Equal(t, "output format: text (the reports' tables), json (ioprobe.result/v1 or ioprobe.suite/v1) or csv (a row per result)", OutputUsage(ForRun))
+	require.Equal(t, "output format: text (tables), json or csv (a row per result)", OutputUsage(ForRun))
 }
 
 // TestReportJSONKeepsAPlainRunAsItself: one plain result stays a result
