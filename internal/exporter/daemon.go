@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -115,7 +116,8 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
 	d.reg, d.m = newRegistry(d.live, d.runs, o.ProcRoot, o.Logger)
-	d.sched = newScheduler(d)
+	d.sched = newScheduler(schedDeps{clock: wallClock{}, devices: d.devices, m: d.m, logger: d.logger,
+		run: d.runPoints, deviceKey: deviceKeyOf, rand: rand.Int64N})
 	d.cfg.Store(o.Config)
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()

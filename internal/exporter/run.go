@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -24,47 +25,32 @@ func deviceKeyOf(path string) string {
 	return "path " + path
 }
 
-// runHeavy runs every point of a job holding its device alone. It waits
-// for the device until deadline (zero: as long as it takes) and returns
-// false if it never got it.
-func (d *Daemon) runHeavy(ctx context.Context, r *jobRunner, trigger string, deadline time.Time) bool {
-	j := r.job
-	r.state.Store(stateWaiting)
-	defer r.state.Store(stateIdle)
-	release, err := d.devices.heavy(ctx, deviceKeyOf(j.Target.Path), "job "+j.Name, true, deadline)
-	if err != nil {
-		return false
-	}
-	defer release()
-	r.state.Store(stateRunning)
-	d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(1)
-	defer d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
-	d.runPoints(ctx, r, trigger)
-	return true
-}
-
 // runPoints runs a job's points one after another (one, unless it is a
-// suite) and reports whether the first of them started. After a whole
-// run, the job's last-run gauges are exactly the points it measured.
-func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string) bool {
+// suite); its error is the first point's, when that could not start (the
+// scheduler logs it once per streak and backs off). After a whole run,
+// the job's last-run gauges are exactly the points it measured.
+func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string) error {
 	n := r.runs.Add(1)
-	started := false
+	var first error
 	for i, pt := range r.job.Points {
-		if ctx.Err() != nil {
-			return started
+		if err := ctx.Err(); err != nil {
+			return cmp.Or(first, err)
 		}
 		if measuredBefore(r.job.Points[:i], pt) {
 			continue // its gauges are those of the earlier point
 		}
-		ok := d.runPoint(ctx, r.job, pt, trigger, n)
-		if i == 0 {
-			started = ok
+		err := d.runPoint(ctx, r.job, pt, trigger, n)
+		switch {
+		case i == 0:
+			first = err
+		case err != nil && ctx.Err() == nil:
+			d.logger.Error("run could not start", "job", r.job.Name, "target", r.job.Target.Name, "point", pt.Name, "trigger", trigger, "err", err)
 		}
 	}
 	if ctx.Err() == nil {
 		d.runs.retain(r.job.Name, n)
 	}
-	return started
+	return first
 }
 
 // measuredBefore reports whether an earlier point of the job has the same
@@ -98,9 +84,9 @@ func (d *Daemon) plan(t *config.Target, job string, specs []workload.Spec, maxEr
 }
 
 // runPoint runs one point and records it: the live series during the run,
-// then the last-run gauges, the run counters and the history. It reports
-// whether the run started (measured anything).
-func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64) bool {
+// then the last-run gauges, the run counters and the history. Its error
+// says that the run could not start (it measured nothing).
+func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64) error {
 	p := d.plan(j.Target, j.Name, pt.Specs, j.MaxErrors)
 	if len(pt.Specs) > 1 {
 		p.Name = pt.Name
@@ -124,7 +110,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 	case err != nil:
 		rec.Status, rec.Error = statusFailed, err.Error()
 		d.runs.set(sh, &lastRun{end: now, runNumber: n})
-		log.Error("run could not start", "err", err)
+		log.Debug("run could not start", "err", err)
 	default:
 		rec.Status = res.Status
 		for _, t := range res.Targets {
@@ -144,14 +130,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 	}
 	d.m.jobRuns.WithLabelValues(j.Name, rec.Status).Inc()
 	d.history.add(rec, d.cfg.Load().Global.RunHistory)
-	return err == nil
+	return err
 }
 
 func round(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
-
-// dropJobSeries removes the gauges of a job that was removed or changed.
-func (d *Daemon) dropJobSeries(j *config.Job) {
-	d.m.runActive.DeleteLabelValues(j.Target.Name, j.Name)
-	d.m.canaryPaused.DeleteLabelValues(j.Target.Name, j.Name)
-	d.m.nextRun.DeleteLabelValues(j.Name)
-}
