@@ -111,6 +111,12 @@ func runServe(ctx context.Context, g *globalOptions, o *serveOptions) error {
 		if err != nil {
 			return err
 		}
+		if bad := exporter.CheckRuns(cfg, g.engines); len(bad) > 0 {
+			for _, u := range bad {
+				fmt.Fprintf(g.stderr, "ioprobe: %s\n", u.Problem)
+			}
+			return &exitError{code: ExitBadInput}
+		}
 		fmt.Fprintf(g.stdout, "%s: ok: %s\n", o.configCheck, summary(cfg))
 		return nil
 	}

@@ -141,6 +141,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer stop()
 	cfg := d.cfg.Load()
 	d.logger.Info("starting", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules), "targets", len(cfg.Targets))
+	d.logUnstartable()
 	d.sched.start(d.runCtx, cfg)
 
 	server := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: d.readHeaderTimeout, IdleTimeout: d.idleTimeout, MaxHeaderBytes: maxHeaderBytes}
@@ -215,6 +216,7 @@ func (d *Daemon) Reload() error {
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	d.logger.Info("configuration reloaded", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules))
+	d.logUnstartable()
 	return nil
 }
 
