@@ -3,6 +3,7 @@ package exporter
 import (
 	"cmp"
 	"context"
+	"sync"
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/config"
@@ -27,9 +28,10 @@ func deviceKeyOf(path string) string {
 
 // runPoints runs a job's points one after another (one, unless it is a
 // suite); its error is the first point's, when that could not start (the
-// scheduler logs it once per streak and backs off). After a whole run,
-// the job's last-run gauges are exactly the points it measured.
-func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string) error {
+// scheduler logs it once per streak and backs off), and it calls started
+// once the first point's I/O runs. After a whole run, the job's last-run
+// gauges are exactly the points it measured.
+func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string, started func()) error {
 	n := r.runs.Add(1)
 	var first error
 	for i, pt := range r.job.Points {
@@ -39,7 +41,12 @@ func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string) er
 		if measuredBefore(r.job.Points[:i], pt) {
 			continue // its gauges are those of the earlier point
 		}
-		err := d.runPoint(ctx, r.job, pt, trigger, n)
+		var obs []runner.Observer
+		if i == 0 {
+			var once sync.Once
+			obs = append(obs, runner.ObserverFunc(func(*runner.Snapshot) { once.Do(started) }))
+		}
+		err := d.runPoint(ctx, r.job, pt, trigger, n, obs...)
 		switch {
 		case i == 0:
 			first = err
@@ -85,8 +92,9 @@ func (d *Daemon) plan(t *config.Target, job string, specs []workload.Spec, maxEr
 
 // runPoint runs one point and records it: the live series during the run,
 // then the last-run gauges, the run counters and the history. Its error
-// says that the run could not start (it measured nothing).
-func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64) error {
+// says that the run could not start (it measured nothing). Observers in
+// obs see the run's snapshots too.
+func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64, obs ...runner.Observer) error {
 	p := d.plan(j.Target, j.Name, pt.Specs, j.MaxErrors)
 	if len(pt.Specs) > 1 {
 		p.Name = pt.Name
@@ -96,7 +104,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 		reads = reads || s.ReadPct > 0
 		writes = writes || s.ReadPct < 100
 	}
-	p.Observers = []runner.Observer{d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes)}
+	p.Observers = append([]runner.Observer{d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes)}, obs...)
 
 	res, err := runner.Run(ctx, p)
 	now := time.Now()

@@ -24,6 +24,7 @@ import (
 // runCall is one call of the scheduler's run function; the test answers
 // it on reply (nil: the run started), unless the run's context ends first.
 type runCall struct {
+	started func() // the run's I/O is under way
 	at      time.Time
 	job     string
 	trigger string
@@ -79,9 +80,9 @@ func newSchedHarness(t *testing.T, doc string, now time.Time, rnd func(int64) in
 	logger := slog.New(slog.NewTextHandler(logs, nil))
 	_, m := newRegistry(newLiveStore(), newRunStore(), "", logger)
 	h := &schedHarness{clk: newFakeClock(now), m: m, calls: make(chan runCall), logs: logs, cfg: cfg}
-	run := func(ctx context.Context, r *jobRunner, trigger string) error {
+	run := func(ctx context.Context, r *jobRunner, trigger string, started func()) error {
 		r.runs.Add(1)
-		c := runCall{at: h.clk.Now(), job: r.job.Name, trigger: trigger, ctx: ctx, reply: make(chan error)}
+		c := runCall{started: started, at: h.clk.Now(), job: r.job.Name, trigger: trigger, ctx: ctx, reply: make(chan error)}
 		select {
 		case h.calls <- c:
 		case <-ctx.Done():
@@ -89,6 +90,9 @@ func newSchedHarness(t *testing.T, doc string, now time.Time, rnd func(int64) in
 		}
 		select {
 		case err := <-c.reply:
+			if err == nil {
+				started()
+			}
 			return err
 		case <-ctx.Done():
 			return ctx.Err()
@@ -185,12 +189,11 @@ func TestBackoffContinuous(t *testing.T) {
 	require.Len(t, h.logs.lines("job cannot start"), 1)
 	require.Contains(t, h.logs.String(), errMissingDir.Error())
 
-	// It starts: the streak ends, once.
+	// It starts: the streak ends as soon as its I/O is under way (a run
+	// lasts a minute), and once.
 	h.clk.fireNext(t)
 	c = h.next(t)
-	c.reply <- nil
-	c = h.next(t)
-	require.Equal(t, h.clk.Now(), c.at, "a canary that runs goes on at once")
+	c.started()
 	require.Equal(t, 0.0, h.gauge(t, "failures", "canary"))
 	require.Equal(t, 0.0, h.gauge(t, "next_attempt", "canary"))
 	require.Len(t, h.logs.lines("job recovered"), 1)
@@ -198,6 +201,10 @@ func TestBackoffContinuous(t *testing.T) {
 	info := h.s.info(h.cfg.Jobs["canary"])
 	require.Equal(t, "running", info.State)
 	require.Zero(t, info.ConsecutiveFailures)
+	c.reply <- nil
+	c = h.next(t)
+	require.Equal(t, h.clk.Now(), c.at, "a canary that runs goes on at once")
+	require.Len(t, h.logs.lines("job recovered"), 1)
 
 	// A new streak backs off from the start again.
 	c.reply <- errMissingDir

@@ -41,9 +41,11 @@ type jobRunner struct {
 	fail    failures      // runs in a row that could not start
 }
 
-// runFunc runs every point of a job once. Its error says that the run
-// could not start (nil: it started, whatever it measured).
-type runFunc func(ctx context.Context, r *jobRunner, trigger string) error
+// runFunc runs every point of a job once. It calls started as soon as the
+// run's I/O is under way (a run lasts minutes; the end of a streak of
+// failures is news at once); its error says that the run could not start
+// (nil: it started, whatever it measured).
+type runFunc func(ctx context.Context, r *jobRunner, trigger string, started func()) error
 
 // schedDeps is everything the scheduler uses: time, the device locks, the
 // metrics it keeps, and the function that runs a job. The daemon gives it
@@ -315,7 +317,7 @@ func (s *scheduler) continuous(ctx context.Context, r *jobRunner) {
 		}
 		r.state.Store(stateRunning)
 		s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(1)
-		err = s.run(lctx, r, "continuous")
+		err = s.run(lctx, r, "continuous", func() { s.recovered(r) })
 		s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
 		// Before release, which ends lctx: a run stopped for a heavier
 		// one is not a failure.
@@ -353,7 +355,7 @@ func (s *scheduler) runHeavy(ctx context.Context, r *jobRunner, trigger string, 
 	r.state.Store(stateRunning)
 	s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(1)
 	defer s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
-	err = s.run(ctx, r, trigger)
+	err = s.run(ctx, r, trigger, func() { s.recovered(r) })
 	return true, s.outcome(ctx, r, err, retry)
 }
 
@@ -365,11 +367,7 @@ func (s *scheduler) outcome(ctx context.Context, r *jobRunner, err error, retry 
 	log := s.logger.With("job", j.Name, "target", j.Target.Name)
 	switch {
 	case err == nil:
-		if n := r.fail.reset(); n > 0 {
-			s.m.jobFailures.WithLabelValues(j.Name).Set(0)
-			s.m.nextAttempt.WithLabelValues(j.Name).Set(0)
-			log.Info("job recovered: its run started", "failed_starts", n)
-		}
+		s.recovered(r)
 		return time.Time{}
 	case ctx.Err() != nil:
 		return time.Time{} // stopped (shutdown, reload, a heavier run): says nothing of the target
@@ -392,6 +390,16 @@ func (s *scheduler) outcome(ctx context.Context, r *jobRunner, err error, retry 
 		return time.Time{}
 	}
 	return s.clock.Now().Add(backoffDelay(n, s.rand))
+}
+
+// recovered ends a job's streak of runs that could not start, if it had
+// one: its run started.
+func (s *scheduler) recovered(r *jobRunner) {
+	if n := r.fail.reset(); n > 0 {
+		s.m.jobFailures.WithLabelValues(r.job.Name).Set(0)
+		s.m.nextAttempt.WithLabelValues(r.job.Name).Set(0)
+		s.logger.Info("job recovered: its run started", "job", r.job.Name, "target", r.job.Target.Name, "failed_starts", n)
+	}
 }
 
 // retryAt records when a failing job tries again.
