@@ -74,3 +74,26 @@ func (f *failures) reset() int {
 	f.streak, f.err, f.next = 0, "", time.Time{}
 	return n
 }
+
+// probeStreaks keeps, for each module and target, the streak of probes
+// that could not start, so that the daemon's log says once that they fail
+// and once that they start again. Probes are not held back: Prometheus
+// paces them, and each scrape is a fresh measurement (blackbox style), so
+// a target that comes back shows at the next one.
+type probeStreaks struct {
+	mu sync.Mutex
+	m  map[[2]string]*failures
+}
+
+func (p *probeStreaks) get(module, target string) *failures {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[[2]string]*failures{}
+	}
+	k := [2]string{module, target}
+	if p.m[k] == nil {
+		p.m[k] = &failures{}
+	}
+	return p.m[k]
+}

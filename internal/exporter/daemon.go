@@ -83,6 +83,7 @@ type Daemon struct {
 	// probes, api and scrapes bound concurrent /probe requests, run API
 	// requests (whose answers hold whole result documents) and scrapes.
 	probes, api, scrapes limiter
+	probeFails           probeStreaks // probes that could not start, for the log
 	// timeouts of the HTTP server (tests shorten them).
 	readHeaderTimeout, idleTimeout time.Duration
 
