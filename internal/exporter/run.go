@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -36,7 +35,10 @@ func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string, st
 	var first error
 	for i, pt := range r.job.Points {
 		if err := ctx.Err(); err != nil {
-			return cmp.Or(first, err)
+			if i == 0 {
+				return err
+			}
+			return first
 		}
 		if measuredBefore(r.job.Points[:i], pt) {
 			continue // its gauges are those of the earlier point
@@ -50,7 +52,9 @@ func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string, st
 		switch {
 		case i == 0:
 			first = err
-		case err != nil && ctx.Err() == nil:
+		case err != nil && ctx.Err() == nil && (first == nil || err.Error() != first.Error()):
+			// A point that fails as the first did is part of the streak
+			// the scheduler reports.
 			d.logger.Error("run could not start", "job", r.job.Name, "target", r.job.Target.Name, "point", pt.Name, "trigger", trigger, "err", err)
 		}
 	}
