@@ -2,7 +2,6 @@ package config
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,38 +42,30 @@ testdata/check/several.yaml:6: targets.dev.path: job zero cannot start: target /
 }
 
 func TestCheckRuns(t *testing.T) {
-	files, err := filepath.Glob("testdata/check/*.yaml")
-	require.NoError(t, err)
-	require.Len(t, files, len(checkConfigs), "every config needs its expected problems here, and every entry a file")
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
-		t.Run(name, func(t *testing.T) {
-			want, ok := checkConfigs[name]
-			require.True(t, ok, "no expected problems for %s", f)
-			needs := map[string]func() bool{
-				"tmpfs":            func() bool { return fsType("/dev/shm") == unix.TMPFS_MAGIC },
-				"char-device":      func() bool { return isChar("/dev/null") },
-				"several":          func() bool { return isChar("/dev/zero") && fsType("/var/tmp") != unix.TMPFS_MAGIC },
-				"ok":               func() bool { return fsType("/var/tmp") != unix.TMPFS_MAGIC },
-				"parent-is-a-file": func() bool { st, err := os.Stat("/etc/passwd"); return err == nil && st.Mode().IsRegular() },
-			}
-			if need := needs[name]; need != nil && !need() {
-				t.Skipf("this machine's paths are not what %s assumes", f)
-			}
-			cfg, err := Load(f, Options{})
-			require.NoError(t, err)
-			var got []string
-			for _, u := range cfg.CheckRuns(runCheck) {
-				got = append(got, u.Problem.String())
-			}
-			if want == "" {
-				require.Empty(t, got)
-				return
-			}
-			require.Equal(t, f+want, strings.Join(got, "\n"))
-		})
+	needs := map[string]func() bool{
+		"tmpfs":            func() bool { return fsType("/dev/shm") == unix.TMPFS_MAGIC },
+		"char-device":      func() bool { return isChar("/dev/null") },
+		"several":          func() bool { return isChar("/dev/zero") && fsType("/var/tmp") != unix.TMPFS_MAGIC },
+		"ok":               func() bool { return fsType("/var/tmp") != unix.TMPFS_MAGIC },
+		"parent-is-a-file": func() bool { st, err := os.Stat("/etc/passwd"); return err == nil && st.Mode().IsRegular() },
 	}
-	_, err = os.Stat("/var/tmp/ioprobe-check-test.dat")
+	eachFile(t, "testdata/check", checkConfigs, func(t *testing.T, f, name, want string) {
+		if need := needs[name]; need != nil && !need() {
+			t.Skipf("this machine's paths are not what %s assumes", f)
+		}
+		cfg, err := Load(f, Options{})
+		require.NoError(t, err)
+		var got []string
+		for _, u := range cfg.CheckRuns(runCheck) {
+			got = append(got, u.Problem.String())
+		}
+		if want == "" {
+			require.Empty(t, got)
+			return
+		}
+		require.Equal(t, f+want, strings.Join(got, "\n"))
+	})
+	_, err := os.Stat("/var/tmp/ioprobe-check-test.dat")
 	require.ErrorIs(t, err, os.ErrNotExist, "checking created nothing")
 }
 
