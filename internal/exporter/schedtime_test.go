@@ -6,6 +6,8 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -436,6 +438,14 @@ func TestCanaryPause(t *testing.T) {
 	require.Equal(t, "probe randread", info.PausedBy)
 	require.Zero(t, info.ConsecutiveFailures, "an interrupted run is not a failure")
 	require.Equal(t, 1.0, testutil.ToFloat64(h.m.canaryPaused.WithLabelValues("data", "canary")))
+	// The same through GET /api/v1/jobs.
+	d := &Daemon{sched: h.s}
+	d.cfg.Store(h.cfg)
+	w := httptest.NewRecorder()
+	d.handleJobs(w, httptest.NewRequest(http.MethodGet, "/api/v1/jobs", nil))
+	require.Equal(t, http.StatusOK, w.Code)
+	require.JSONEq(t, `{"jobs": [{"name": "canary", "target": "data", "mode": "continuous", "points": ["canary"],
+		"state": "paused", "paused": true, "paused_by": "probe randread", "runs_started": 1}]}`, w.Body.String())
 
 	release()
 	c = h.next(t)
