@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -378,7 +379,7 @@ func (s *scheduler) outcome(ctx context.Context, r *jobRunner, err error, retry 
 	s.m.nextAttempt.WithLabelValues(j.Name).Set(0)
 	switch {
 	case n == 1 && retry:
-		log.Error(fmt.Sprintf("job cannot start: trying again after %s, then twice as long each time up to %s; only its recovery is logged", backoffFirst, backoffMax), "err", err)
+		log.Error(fmt.Sprintf("job cannot start: trying again after %s, then twice as long each time up to %s; only its recovery is logged", backoffFirst, strings.TrimSuffix(backoffMax.String(), "0s")), "err", err)
 	case n == 1:
 		log.Error("job could not start", "err", err)
 	case err.Error() != prev:
