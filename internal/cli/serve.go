@@ -41,7 +41,7 @@ type serveOptions struct {
 // AddFlags registers the flags, named as Prometheus exporters name them.
 func (o *serveOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.configFile, "config", "", "daemon configuration file (YAML; see configs/ioprobe.yaml)")
-	fs.StringVar(&o.configCheck, "config.check", "", "validate this configuration file and exit (0: valid, 2: not)")
+	fs.StringVar(&o.configCheck, "config.check", "", "validate this configuration file, check its targets on this machine without writing, and exit (0: all can start, 2: not)")
 	fs.StringArrayVar(&o.listenAddresses, "web.listen-address", []string{DefaultListenAddress}, "address to listen on for HTTP (repeat for several; vsock://:PORT for vsock)")
 	fs.StringVar(&o.webConfigFile, "web.config.file", "", "exporter-toolkit web configuration file for TLS and basic auth")
 	fs.BoolVar(&o.systemdSocket, "web.systemd-socket", false, "use systemd socket activation listeners instead of --web.listen-address")
