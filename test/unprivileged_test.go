@@ -148,7 +148,7 @@ jobs:
 	require.Len(t, runs.Runs, 1)
 	require.Equal(t, "failed", runs.Runs[0].Status)
 	require.Equal(t, "target "+secret+": cannot open: permission denied", runs.Runs[0].Error)
-	require.Regexp(t, `level=ERROR .*msg="run could not start" job=forbidden`, d.log())
+	require.Regexp(t, `level=ERROR .*msg="job cannot start[^"]*" job=forbidden .*permission denied`, d.log())
 
 	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
 	select {

@@ -41,7 +41,7 @@ type serveOptions struct {
 // AddFlags registers the flags, named as Prometheus exporters name them.
 func (o *serveOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.configFile, "config", "", "daemon configuration file (YAML; see configs/ioprobe.yaml)")
-	fs.StringVar(&o.configCheck, "config.check", "", "validate this configuration file and exit (0: valid, 2: not)")
+	fs.StringVar(&o.configCheck, "config.check", "", "validate this configuration file, check its targets on this machine without writing, and exit (0: all can start, 2: not)")
 	fs.StringArrayVar(&o.listenAddresses, "web.listen-address", []string{DefaultListenAddress}, "address to listen on for HTTP (repeat for several; vsock://:PORT for vsock)")
 	fs.StringVar(&o.webConfigFile, "web.config.file", "", "exporter-toolkit web configuration file for TLS and basic auth")
 	fs.BoolVar(&o.systemdSocket, "web.systemd-socket", false, "use systemd socket activation listeners instead of --web.listen-address")
@@ -110,6 +110,12 @@ func runServe(ctx context.Context, g *globalOptions, o *serveOptions) error {
 		cfg, err := loadConfig(g, o.configCheck)
 		if err != nil {
 			return err
+		}
+		if bad := exporter.CheckRuns(cfg, g.engines); len(bad) > 0 {
+			for _, u := range bad {
+				fmt.Fprintf(g.stderr, "ioprobe: %s\n", u.Problem)
+			}
+			return &exitError{code: ExitBadInput}
 		}
 		fmt.Fprintf(g.stdout, "%s: ok: %s\n", o.configCheck, summary(cfg))
 		return nil

@@ -19,7 +19,7 @@ func testGlobals() (*globalOptions, *bytes.Buffer, *bytes.Buffer) {
 func TestServeConfigCheck(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
-	require.NoError(t, os.WriteFile(good, []byte("targets:\n  d: {path: /srv/p.dat}\njobs:\n  c: {target: d, profile: canary, continuous: true}\n"), 0o644))
+	require.NoError(t, os.WriteFile(good, []byte("targets:\n  d: {path: "+dir+"/p.dat}\njobs:\n  c: {target: d, profile: canary, continuous: true}\n"), 0o644))
 	g, out, _ := testGlobals()
 	require.Equal(t, ExitOK, execute(context.Background(), g, []string{"serve", "--config.check", good}))
 	require.Equal(t, good+": ok: 1 target(s), 1 job(s) [c (continuous)], 0 module(s) []\n", out.String())
@@ -31,6 +31,19 @@ func TestServeConfigCheck(t *testing.T) {
 	require.Empty(t, out.String())
 	require.Equal(t, "ioprobe: "+bad+`:2: targets.d.path: must be an absolute path (got "p.dat")`+"\n"+
 		"ioprobe: "+bad+`:4: modules.m.profile: unknown profile "nope" (known: canary, cpu-cost, exchange-db, file-server, log, oltp, random-read, random-write, sequential-read, sequential-write, video-on-demand)`+"\n", errb.String())
+
+	// Valid, but it cannot work on this machine: every problem, exit 2,
+	// nothing created.
+	nowhere := filepath.Join(dir, "nowhere")
+	unrunnable := filepath.Join(dir, "unrunnable.yaml")
+	require.NoError(t, os.WriteFile(unrunnable, []byte("targets:\n  d: {path: "+nowhere+"/p.dat}\n  n: {path: /dev/null}\njobs:\n  c: {target: d, profile: canary, continuous: true}\n  z: {target: n, profile: random-read}\n"), 0o644))
+	g, out, errb = testGlobals()
+	require.Equal(t, ExitBadInput, execute(context.Background(), g, []string{"serve", "--config.check", unrunnable}))
+	require.Empty(t, out.String())
+	require.Equal(t, "ioprobe: "+unrunnable+":2: targets.d.path: job c cannot start: target "+nowhere+"/p.dat: cannot create it: directory "+nowhere+" does not exist\n"+
+		"ioprobe: "+unrunnable+":3: targets.n.path: job z cannot start: target /dev/null: is a character device; a target is a regular file or a block device\n", errb.String())
+	_, err := os.Stat(filepath.Join(dir, "p.dat"))
+	require.ErrorIs(t, err, os.ErrNotExist)
 
 	for _, args := range [][]string{
 		{"serve"},

@@ -21,6 +21,8 @@ type Config struct {
 	Targets map[string]*Target
 	Jobs    map[string]*Job
 	Modules map[string]*Module
+
+	lines map[string]int // dotted key path → its line in File, for CheckRuns
 }
 
 // Global holds the settings that apply to the whole daemon.
@@ -171,7 +173,7 @@ func Parse(file string, data []byte, opts Options) (*Config, error) {
 	if err != nil {
 		return nil, &Error{Problems: []Problem{{File: file, Msg: err.Error()}}}
 	}
-	cfg := &Config{File: file}
+	cfg := &Config{File: file, lines: ps.lines}
 	validate(cfg, raw, w.names, ps, opts)
 	if err := ps.err(); err != nil {
 		return nil, err

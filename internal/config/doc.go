@@ -7,5 +7,7 @@
 // names the key and its line, found with the go.yaml.in/yaml/v3 node API
 // because viper keeps no line numbers), defaults, and validation with exact
 // error texts. A Config is immutable once Load returns it, so the daemon
-// can swap the live one atomically on reload.
+// can swap the live one atomically on reload. Load never looks at the
+// machine; CheckRuns does (with a check the caller gives, touching no
+// data), for --config.check and the daemon's start.
 package config

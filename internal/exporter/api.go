@@ -60,38 +60,70 @@ func (d *Daemon) handleRuns(w http.ResponseWriter, r *http.Request) {
 
 // JobInfo is one job as GET /api/v1/jobs lists it.
 type JobInfo struct {
-	Name        string     `json:"name"`
-	Target      string     `json:"target"`
-	Mode        string     `json:"mode"`
-	Every       string     `json:"every,omitempty"`
-	Points      []string   `json:"points"`
-	State       string     `json:"state"` // idle, queued (asked to run through the API), waiting (for its device), running, stopped
+	Name   string   `json:"name"`
+	Target string   `json:"target"`
+	Mode   string   `json:"mode"`
+	Every  string   `json:"every,omitempty"`
+	Points []string `json:"points"`
+	// State is idle, queued (asked to run through the API), waiting (for
+	// its device), running, paused (a continuous job while a heavier run
+	// holds its device: PausedBy says which), retrying (waiting to try
+	// again after runs that could not start) or stopped.
+	State       string     `json:"state"`
 	Paused      bool       `json:"paused,omitempty"`
+	PausedBy    string     `json:"paused_by,omitempty"`
 	NextRun     *time.Time `json:"next_run,omitempty"`
 	RunsStarted uint64     `json:"runs_started"`
+	// ConsecutiveFailures counts its runs in a row that could not start,
+	// LastError says why the last one could not, NextAttempt is when it
+	// tries again by itself.
+	ConsecutiveFailures int        `json:"consecutive_failures,omitempty"`
+	LastError           string     `json:"last_error,omitempty"`
+	NextAttempt         *time.Time `json:"next_attempt,omitempty"`
+}
+
+// info describes job j and the state of its runner, if it has one.
+func (s *scheduler) info(j *config.Job) JobInfo {
+	info := JobInfo{Name: j.Name, Target: j.Target.Name, Mode: string(j.Mode), State: "stopped"}
+	if j.Mode == config.Scheduled {
+		info.Every = j.Schedule.Every.String()
+	}
+	for _, p := range j.Points {
+		info.Points = append(info.Points, p.Name)
+	}
+	jr := s.runner(j.Name)
+	if jr == nil {
+		return info
+	}
+	st := jr.state.Load()
+	info.State = stateNames[st]
+	info.Paused = jr.paused.Load()
+	if st == statePaused {
+		info.PausedBy = s.devices.holderOf(s.deviceKey(j.Target.Path))
+	}
+	info.RunsStarted = jr.runs.Load()
+	if ns := jr.next.Load(); ns != 0 && j.Mode == config.Scheduled {
+		t := time.Unix(0, ns).UTC()
+		info.NextRun = &t
+	}
+	if f := jr.fail.get(); f.streak > 0 {
+		info.ConsecutiveFailures, info.LastError = f.streak, f.err
+		if !f.next.IsZero() {
+			t := f.next.UTC()
+			info.NextAttempt = &t
+			if st == stateIdle {
+				info.State = "retrying"
+			}
+		}
+	}
+	return info
 }
 
 func (d *Daemon) handleJobs(w http.ResponseWriter, r *http.Request) {
 	cfg := d.cfg.Load()
 	out := []JobInfo{}
 	for _, j := range cfg.Jobs {
-		info := JobInfo{Name: j.Name, Target: j.Target.Name, Mode: string(j.Mode), State: "stopped"}
-		if j.Mode == config.Scheduled {
-			info.Every = j.Schedule.Every.String()
-		}
-		for _, p := range j.Points {
-			info.Points = append(info.Points, p.Name)
-		}
-		if jr := d.sched.runner(j.Name); jr != nil {
-			info.State = stateNames[jr.state.Load()]
-			info.Paused = jr.paused.Load()
-			info.RunsStarted = jr.runs.Load()
-			if ns := jr.next.Load(); ns != 0 && j.Mode == config.Scheduled {
-				t := time.Unix(0, ns).UTC()
-				info.NextRun = &t
-			}
-		}
-		out = append(out, info)
+		out = append(out, d.sched.info(j))
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
 	writeJSON(w, http.StatusOK, struct {
@@ -105,29 +137,17 @@ func (d *Daemon) handleTrigger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("name")
-	jr := d.sched.runner(name)
-	if jr == nil || d.cfg.Load().Jobs[name] == nil {
+	if d.cfg.Load().Jobs[name] == nil {
 		writeJSON(w, http.StatusNotFound, apiError{fmt.Sprintf("no job %q", name)})
 		return
 	}
-	if jr.job.Mode == config.Continuous {
-		writeJSON(w, http.StatusConflict, apiError{fmt.Sprintf("job %q is continuous: it is always running", name)})
+	found, err := d.sched.trigger(name)
+	switch {
+	case !found:
+		writeJSON(w, http.StatusNotFound, apiError{fmt.Sprintf("no job %q", name)})
 		return
-	}
-	// Claim the job before handing it the trigger: between the send and
-	// the moment its loop marks itself waiting, a second request would
-	// otherwise find it idle with an empty trigger and be accepted too.
-	if !jr.state.CompareAndSwap(stateIdle, stateQueued) {
-		st := jr.state.Load()
-		writeJSON(w, http.StatusConflict, apiError{fmt.Sprintf("job %q is already %s", name, stateWords[st])})
-		return
-	}
-	select {
-	case jr.trigger <- struct{}{}:
-	default:
-		// A scheduled start took the job after an earlier trigger was
-		// sent; that trigger is still pending.
-		writeJSON(w, http.StatusConflict, apiError{fmt.Sprintf("job %q has already been asked to run", name)})
+	case err != nil:
+		writeJSON(w, http.StatusConflict, apiError{err.Error()})
 		return
 	}
 	writeJSON(w, http.StatusAccepted, struct {

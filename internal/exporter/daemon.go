@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -82,6 +83,7 @@ type Daemon struct {
 	// probes, api and scrapes bound concurrent /probe requests, run API
 	// requests (whose answers hold whole result documents) and scrapes.
 	probes, api, scrapes limiter
+	probeFails           probeStreaks // probes that could not start, for the log
 	// timeouts of the HTTP server (tests shorten them).
 	readHeaderTimeout, idleTimeout time.Duration
 
@@ -115,7 +117,8 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
 	d.reg, d.m = newRegistry(d.live, d.lastRuns, o.ProcRoot, o.Logger)
-	d.sched = newScheduler(d)
+	d.sched = newScheduler(schedDeps{clock: wallClock{}, devices: d.devices, m: d.m, logger: d.logger,
+		run: d.runPoints, deviceKey: deviceKeyOf, rand: rand.Int64N})
 	d.cfg.Store(o.Config)
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
@@ -139,6 +142,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer stop()
 	cfg := d.cfg.Load()
 	d.logger.Info("starting", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules), "targets", len(cfg.Targets))
+	d.logUnstartable()
 	d.sched.start(d.runCtx, cfg)
 
 	server := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: d.readHeaderTimeout, IdleTimeout: d.idleTimeout, MaxHeaderBytes: maxHeaderBytes}
@@ -213,6 +217,7 @@ func (d *Daemon) Reload() error {
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	d.logger.Info("configuration reloaded", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules))
+	d.logUnstartable()
 	return nil
 }
 

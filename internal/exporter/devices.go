@@ -54,6 +54,23 @@ func (dev *device) notify() {
 	dev.changed = make(chan struct{})
 }
 
+// holderOf says what keeps light runs off the device: the heavy run
+// holding it, or one waiting for it; "" when nothing does.
+func (d *devices) holderOf(key string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	dev := d.devs[key]
+	switch {
+	case dev == nil:
+		return ""
+	case dev.holder != "":
+		return dev.holder
+	case dev.waiting > 0:
+		return "a heavier run waiting for the device"
+	}
+	return ""
+}
+
 // heavy takes the device for name. When another heavy run holds it, heavy
 // fails at once with a *busyError if wait is false, else waits until it is
 // free, ctx ends or deadline (zero: none) passes (errDeadline). It stops

@@ -6,6 +6,12 @@
 // one heavy run per device and pauses canaries for them, and the HTTP
 // server (exporter-toolkit, for TLS and basic auth).
 //
+// The scheduler (scheduler.go) does not see the daemon: it is given a
+// clock, the device locks, its metrics and a function that runs a job
+// (schedDeps), so that its timing (schedules, align, jitter, skips, the
+// back-off of runs that cannot start) is tested on a fake clock without
+// I/O.
+//
 // Metric names and labels are a contract with the dashboards
 // (DESIGN.md "Metrics", docs/metrics.md).
 package exporter

@@ -18,6 +18,8 @@ type metrics struct {
 	jobSkipped     *prometheus.CounterVec
 	jobRuns        *prometheus.CounterVec
 	nextRun        *prometheus.GaugeVec
+	jobFailures    *prometheus.GaugeVec
+	nextAttempt    *prometheus.GaugeVec
 	reloadOK       prometheus.Gauge
 	reloadTime     prometheus.Gauge
 	probesRejected *prometheus.CounterVec
@@ -43,6 +45,10 @@ func newRegistry(live *liveStore, runs *runStore, procRoot string, logger *slog.
 			Help: "Runs of each job by outcome (ok, errors, interrupted, failed: could not start)."}, []string{jobLabel, "status"}),
 		nextRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_job_next_run_timestamp_seconds",
 			Help: "Unix time of a scheduled job's next start."}, []string{jobLabel}),
+		jobFailures: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_job_consecutive_failures",
+			Help: "Runs of the job in a row that could not start (0 once one starts)."}, []string{jobLabel}),
+		nextAttempt: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_job_next_attempt_timestamp_seconds",
+			Help: "Unix time a job whose last run could not start tries again (0 when its last run started, or it is not retried)."}, []string{jobLabel}),
 		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ioprobe_config_last_reload_successful",
 			Help: "1 if the last configuration (re)load succeeded."}),
 		reloadTime: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ioprobe_config_last_reload_success_timestamp_seconds",
@@ -61,7 +67,7 @@ func newRegistry(live *liveStore, runs *runStore, procRoot string, logger *slog.
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		build,
-		m.runActive, m.canaryPaused, m.jobSkipped, m.jobRuns, m.nextRun,
+		m.runActive, m.canaryPaused, m.jobSkipped, m.jobRuns, m.nextRun, m.jobFailures, m.nextAttempt,
 		m.reloadOK, m.reloadTime, m.probesRejected,
 		&scrapeCollector{logger: logger, collectors: map[string]subCollector{
 			"io":       newLiveCollector(live),

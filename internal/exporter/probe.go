@@ -151,6 +151,7 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			res, err = d.probe(ctx, log, &p)
 			release()
+			d.noteProbe(ctx, &p, res, err)
 		}
 	}
 	success := err == nil && res != nil && res.Status == result.StatusOK
@@ -205,6 +206,29 @@ func (d *Daemon) probe(ctx context.Context, log *slog.Logger, r *probeRequest) (
 		return res, fmt.Errorf("run ended %s: %s", res.Status, res.Message)
 	}
 	return res, nil
+}
+
+// noteProbe logs the first of a streak of probes of a module on a target
+// that could not start, and the first that starts again; not each one.
+func (d *Daemon) noteProbe(ctx context.Context, p *probeRequest, res *result.Result, err error) {
+	if res == nil && err != nil && ctx.Err() != nil {
+		return // cut short (the budget, the client, shutdown): says nothing of the target
+	}
+	f := d.probeFails.get(p.module.Name, p.target.Name)
+	log := d.logger.With("module", p.module.Name, "target", p.target.Name)
+	if res != nil || err == nil {
+		if n := f.reset(); n > 0 {
+			log.Info("probes start again", "failed_probes", n)
+		}
+		return
+	}
+	prev := f.get().err
+	switch n := f.fail(err); {
+	case n == 1:
+		log.Error("probe cannot start; further failures are not logged until one starts (?debug=true shows each)", "err", err)
+	case err.Error() != prev:
+		log.Error("probes still cannot start, now for another reason", "failed_probes", n, "err", err)
+	}
 }
 
 // probeMetrics fills a probe's own registry.

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/config"
@@ -24,39 +25,32 @@ func deviceKeyOf(path string) string {
 	return "path " + path
 }
 
-// runHeavy runs every point of a job holding its device alone. It waits
-// for the device until deadline (zero: as long as it takes) and returns
-// false if it never got it.
-func (d *Daemon) runHeavy(ctx context.Context, r *jobRunner, trigger string, deadline time.Time) bool {
-	j := r.job
-	r.state.Store(stateWaiting)
-	defer r.state.Store(stateIdle)
-	release, err := d.devices.heavy(ctx, deviceKeyOf(j.Target.Path), "job "+j.Name, true, deadline)
-	if err != nil {
-		return false
-	}
-	defer release()
-	r.state.Store(stateRunning)
-	d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(1)
-	defer d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
-	d.runPoints(ctx, r, trigger)
-	return true
-}
-
 // runPoints runs a job's points one after another (one, unless it is a
-// suite) and reports whether the first of them started. A point that
-// repeats an earlier point's specifications is measured once. After a
-// whole run, the job's last-run gauges are exactly the points it measured.
-func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string) bool {
+// suite); its error is the first point's, when that could not start (the
+// scheduler logs it once per streak and backs off), and it calls started
+// once the first point's I/O runs. A point that repeats an earlier point's
+// specifications is measured once. After a whole run, the job's last-run
+// gauges are exactly the points it measured.
+func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string, started func()) error {
 	n := r.runs.Add(1)
 	j := r.job
-	started := false
+	var first error
 	ex := suiterun.Executor{
 		KeepGoing: true, // the next point may measure; the schedule tries again
 		Run: func(ctx context.Context, u suiterun.Unit, _ int) (*result.Result, error) {
-			res, err := d.runPoint(ctx, j, j.Points[u.Index], trigger, n)
+			var obs []runner.Observer
 			if u.Index == 0 {
-				started = err == nil
+				var once sync.Once
+				obs = append(obs, runner.ObserverFunc(func(*runner.Snapshot) { once.Do(started) }))
+			}
+			res, err := d.runPoint(ctx, j, j.Points[u.Index], trigger, n, obs...)
+			switch {
+			case u.Index == 0:
+				first = err
+			case err != nil && ctx.Err() == nil && (first == nil || err.Error() != first.Error()):
+				// A point that fails as the first did is part of the streak
+				// the scheduler reports.
+				d.logger.Error("run could not start", "job", j.Name, "target", j.Target.Name, "point", j.Points[u.Index].Name, "trigger", trigger, "err", err)
 			}
 			return res, err
 		},
@@ -72,8 +66,10 @@ func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string) bo
 	_ = ex.Execute(ctx, jobUnits(j)) // each point's outcome is recorded as it ends
 	if ctx.Err() == nil {
 		d.lastRuns.retain(j.Name, n)
+	} else if first == nil && len(j.Points) > 0 {
+		first = ctx.Err() // stopped before or while the first point prepared
 	}
-	return started
+	return first
 }
 
 // jobUnits is a job's points as suite units on its target.
@@ -107,16 +103,17 @@ func targetUnit(t *config.Target, name string, specs []workload.Spec) suiterun.U
 }
 
 // runPoint runs one point and records it: the live series during the run,
-// then the last-run gauges, the run counters and the history. An error
-// means the run did not start (measured nothing).
-func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64) (*result.Result, error) {
+// then the last-run gauges, the run counters and the history. Its error
+// says that the run could not start (it measured nothing). Observers in
+// obs see the run's snapshots too.
+func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64, obs ...runner.Observer) (*result.Result, error) {
 	p := d.settings(j.Target, j.MaxErrors).Plan(targetUnit(j.Target, pt.Name, pt.Specs))
 	var reads, writes bool
 	for _, s := range pt.Specs {
 		reads = reads || s.ReadPct > 0
 		writes = writes || s.ReadPct < 100
 	}
-	p.Observers = []runner.Observer{d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes)}
+	p.Observers = append([]runner.Observer{d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes)}, obs...)
 
 	res, err := runner.Run(ctx, p)
 	now := time.Now()
@@ -130,7 +127,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 	case err != nil:
 		rec.Status, rec.Error = statusFailed, err.Error()
 		d.lastRuns.set(sh, &lastRun{end: now, runNumber: n})
-		log.Error("run could not start", "err", err)
+		log.Debug("run could not start", "err", err)
 	default:
 		rec.Status = res.Status
 		for _, t := range res.Targets {
@@ -154,10 +151,3 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 }
 
 func round(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
-
-// dropJobSeries removes the gauges of a job that was removed or changed.
-func (d *Daemon) dropJobSeries(j *config.Job) {
-	d.m.runActive.DeleteLabelValues(j.Target.Name, j.Name)
-	d.m.canaryPaused.DeleteLabelValues(j.Target.Name, j.Name)
-	d.m.nextRun.DeleteLabelValues(j.Name)
-}

@@ -2,8 +2,10 @@ package exporter
 
 import (
 	"context"
-	"math/rand/v2"
+	"fmt"
+	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,12 +20,13 @@ const (
 	stateWaiting              // due, waiting for its device
 	stateRunning
 	stateQueued // asked to run through the API, not started yet
+	statePaused // continuous, waiting while a heavier run holds its device
 )
 
 // stateNames are the states' names in the API; stateWords say them in errors.
 var (
-	stateNames = map[int32]string{stateIdle: "idle", stateWaiting: "waiting", stateRunning: "running", stateQueued: "queued"}
-	stateWords = map[int32]string{stateIdle: "idle", stateWaiting: "waiting for its device", stateRunning: "running", stateQueued: "asked to run"}
+	stateNames = map[int32]string{stateIdle: "idle", stateWaiting: "waiting", stateRunning: "running", stateQueued: "queued", statePaused: "paused"}
+	stateWords = map[int32]string{stateIdle: "idle", stateWaiting: "waiting for its device", stateRunning: "running", stateQueued: "asked to run", statePaused: "paused"}
 )
 
 // jobRunner is the goroutine of one configured job.
@@ -36,22 +39,43 @@ type jobRunner struct {
 	paused  atomic.Bool
 	runs    atomic.Uint64 // runs started, numbering them
 	next    atomic.Int64  // Unix ns of the next scheduled start, 0 if none
+	fail    failures      // runs in a row that could not start
+}
+
+// runFunc runs every point of a job once. It calls started as soon as the
+// run's I/O is under way (a run lasts minutes; the end of a streak of
+// failures is news at once); its error says that the run could not start
+// (nil: it started, whatever it measured).
+type runFunc func(ctx context.Context, r *jobRunner, trigger string, started func()) error
+
+// schedDeps is everything the scheduler uses: time, the device locks, the
+// metrics it keeps, and the function that runs a job. The daemon gives it
+// the real ones; its tests a fake clock and a run function that does no
+// I/O.
+type schedDeps struct {
+	clock   clock
+	devices *devices
+	m       *metrics
+	logger  *slog.Logger
+	run     runFunc
+	// deviceKey names the device a target path is on.
+	deviceKey func(path string) string
+	// rand returns a number in [0, n), for jitter.
+	rand func(n int64) int64
 }
 
 // scheduler starts, replaces and stops job runners as the configuration
 // changes.
 type scheduler struct {
-	d      *Daemon
+	schedDeps
 	mu     sync.Mutex
 	ctx    context.Context
 	jobs   map[string]*jobRunner
-	rand   func(n int64) int64
-	now    func() time.Time
 	closed bool
 }
 
-func newScheduler(d *Daemon) *scheduler {
-	return &scheduler{d: d, jobs: map[string]*jobRunner{}, rand: rand.Int64N, now: time.Now}
+func newScheduler(deps schedDeps) *scheduler {
+	return &scheduler{schedDeps: deps, jobs: map[string]*jobRunner{}}
 }
 
 func (s *scheduler) start(ctx context.Context, cfg *config.Config) {
@@ -75,7 +99,7 @@ func (s *scheduler) apply(cfg *config.Config) {
 		}
 		r.cancel()
 		<-r.done
-		s.d.dropJobSeries(r.job)
+		s.dropSeries(r.job)
 		delete(s.jobs, name)
 	}
 	for name, j := range cfg.Jobs {
@@ -85,21 +109,32 @@ func (s *scheduler) apply(cfg *config.Config) {
 		ctx, cancel := context.WithCancel(s.ctx)
 		r := &jobRunner{job: j, cancel: cancel, done: make(chan struct{}), trigger: make(chan struct{}, 1)}
 		s.jobs[name] = r
-		s.d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
+		s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
+		s.m.jobFailures.WithLabelValues(j.Name).Set(0)
+		s.m.nextAttempt.WithLabelValues(j.Name).Set(0)
 		// Counters exist from the start, so that rate() and alerts see
 		// their first increase.
 		for _, st := range []string{result.StatusOK, result.StatusErrors, result.StatusInterrupted, statusFailed} {
-			s.d.m.jobRuns.WithLabelValues(j.Name, st)
+			s.m.jobRuns.WithLabelValues(j.Name, st)
 		}
 		if j.Mode == config.Scheduled {
-			s.d.m.jobSkipped.WithLabelValues(j.Name, skipDeviceBusy)
-			s.d.m.jobSkipped.WithLabelValues(j.Name, skipStillRunning)
+			s.m.jobSkipped.WithLabelValues(j.Name, skipDeviceBusy)
+			s.m.jobSkipped.WithLabelValues(j.Name, skipStillRunning)
 		}
 		if j.Mode == config.Continuous {
-			s.d.m.canaryPaused.WithLabelValues(j.Target.Name, j.Name).Set(0)
+			s.m.canaryPaused.WithLabelValues(j.Target.Name, j.Name).Set(0)
 		}
 		go s.loop(ctx, r)
 	}
+}
+
+// dropSeries removes the gauges of a job that was removed or changed.
+func (s *scheduler) dropSeries(j *config.Job) {
+	s.m.runActive.DeleteLabelValues(j.Target.Name, j.Name)
+	s.m.canaryPaused.DeleteLabelValues(j.Target.Name, j.Name)
+	s.m.nextRun.DeleteLabelValues(j.Name)
+	s.m.jobFailures.DeleteLabelValues(j.Name)
+	s.m.nextAttempt.DeleteLabelValues(j.Name)
 }
 
 // stop ends every job and waits for them.
@@ -122,6 +157,38 @@ func (s *scheduler) runner(name string) *jobRunner {
 	return s.jobs[name]
 }
 
+// triggerError is why a job cannot be asked to run now (409).
+type triggerError struct{ msg string }
+
+func (e *triggerError) Error() string { return e.msg }
+
+// trigger asks job name to run as soon as its device is free. It returns
+// false when there is no such job, and a *triggerError when the job is
+// continuous, running, waiting or already asked.
+func (s *scheduler) trigger(name string) (bool, error) {
+	r := s.runner(name)
+	if r == nil {
+		return false, nil
+	}
+	if r.job.Mode == config.Continuous {
+		return true, &triggerError{fmt.Sprintf("job %q is continuous: it is always running", name)}
+	}
+	// Claim the job before handing it the trigger: between the send and
+	// the moment its loop marks itself waiting, a second request would
+	// otherwise find it idle with an empty trigger and be accepted too.
+	if !r.state.CompareAndSwap(stateIdle, stateQueued) {
+		return true, &triggerError{fmt.Sprintf("job %q is already %s", name, stateWords[r.state.Load()])}
+	}
+	select {
+	case r.trigger <- struct{}{}:
+		return true, nil
+	default:
+		// A scheduled start took the job after an earlier trigger was
+		// sent; that trigger is still pending.
+		return true, &triggerError{fmt.Sprintf("job %q has already been asked to run", name)}
+	}
+}
+
 func (s *scheduler) loop(ctx context.Context, r *jobRunner) {
 	defer close(r.done)
 	switch r.job.Mode {
@@ -135,7 +202,8 @@ func (s *scheduler) loop(ctx context.Context, r *jobRunner) {
 			case <-ctx.Done():
 				return
 			case <-r.trigger:
-				s.d.runHeavy(ctx, r, "api", time.Time{})
+				// Asked for once: a run that cannot start is not retried.
+				s.runHeavy(ctx, r, "api", time.Time{}, false)
 			}
 		}
 	}
@@ -167,83 +235,178 @@ func (s *scheduler) jitter(sc config.Schedule) time.Duration {
 // busy waits for it until the following start is due, and is then skipped
 // (device_busy); starts that come due while the job itself runs are
 // skipped (still_running). A run asked for through the API runs between
-// scheduled starts and does not move them.
+// scheduled starts and does not move them. A run that could not start is
+// tried again with back-off, but never later than the next scheduled
+// start.
 func (s *scheduler) scheduled(ctx context.Context, r *jobRunner) {
 	sc := r.job.Schedule
 	name := r.job.Name
-	defer s.d.m.nextRun.DeleteLabelValues(name)
-	base := firstBase(s.now(), sc)
+	defer s.m.nextRun.DeleteLabelValues(name)
+	base := firstBase(s.clock.Now(), sc) // the next scheduled start, before jitter
+	start := base.Add(s.jitter(sc))
+	retry := false // start is a retry of a run that could not start, not base's
 	for {
-		start := base.Add(s.jitter(sc))
 		r.next.Store(start.UnixNano())
-		s.d.m.nextRun.WithLabelValues(name).Set(float64(start.UnixNano()) / 1e9)
-		timer := time.NewTimer(time.Until(start))
-		ran := false
+		s.m.nextRun.WithLabelValues(name).Set(unixSeconds(start))
+		timer := s.clock.NewTimer(start.Sub(s.clock.Now()))
+		var ran bool
+		var again time.Time
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return
 		case <-r.trigger:
 			timer.Stop()
-			ran = s.d.runHeavy(ctx, r, "api", time.Time{})
-		case <-timer.C:
-			next := base.Add(sc.Every)
-			ran = s.d.runHeavy(ctx, r, "schedule", next)
-			if !ran && ctx.Err() == nil {
-				s.d.m.jobSkipped.WithLabelValues(name, skipDeviceBusy).Inc()
-				s.d.logger.Warn("skipped a scheduled run: its device stayed busy until the next start", "job", name, "start", start.Format(time.RFC3339))
+			ran, again = s.runHeavy(ctx, r, "api", time.Time{}, true)
+		case <-timer.C():
+			if !retry {
+				base = base.Add(sc.Every)
 			}
-			base = next
+			ran, again = s.runHeavy(ctx, r, "schedule", base, true)
+			if !ran && !retry && ctx.Err() == nil {
+				s.m.jobSkipped.WithLabelValues(name, skipDeviceBusy).Inc()
+				s.logger.Warn("skipped a scheduled run: its device stayed busy until the next start", "job", name, "start", start.Format(time.RFC3339))
+			}
 		}
 		if ctx.Err() != nil {
 			return
 		}
-		if !ran {
+		if ran {
+			for now := s.clock.Now(); !base.After(now); base = base.Add(sc.Every) {
+				s.m.jobSkipped.WithLabelValues(name, skipStillRunning).Inc()
+				s.logger.Warn("skipped a scheduled run: the previous one was still running", "job", name, "start", base.Format(time.RFC3339))
+			}
+		}
+		start, retry = base.Add(s.jitter(sc)), false
+		if again.IsZero() {
+			if r.fail.get().streak > 0 {
+				s.retryAt(r, start) // still failing: the scheduled start is the next attempt
+			}
 			continue
 		}
-		for now := s.now(); !base.After(now); base = base.Add(sc.Every) {
-			s.d.m.jobSkipped.WithLabelValues(name, skipStillRunning).Inc()
-			s.d.logger.Warn("skipped a scheduled run: the previous one was still running", "job", name, "start", base.Format(time.RFC3339))
+		if again.Before(start) {
+			start, retry = again, true
 		}
+		s.retryAt(r, start)
 	}
 }
 
-// continuousRetry is how long a continuous job waits after a run that
-// could not start (a missing device, a refusal) before trying again.
-const continuousRetry = 10 * time.Second
-
 // continuous runs a job over and over as a light run: it pauses (and says
-// so in ioprobe_canary_paused) while a heavy run holds its device.
+// so in ioprobe_canary_paused and the API) while a heavy run holds its
+// device, and backs off while its runs cannot start.
 func (s *scheduler) continuous(ctx context.Context, r *jobRunner) {
 	j := r.job
 	paused := func(p bool) {
+		if p {
+			r.state.Store(statePaused)
+		}
 		if r.paused.Swap(p) != p {
 			v := 0.0
 			if p {
 				v = 1
-				s.d.logger.Info("canary paused: a heavier run holds its device", "job", j.Name, "target", j.Target.Name)
+				s.logger.Info("canary paused: a heavier run holds its device", "job", j.Name, "target", j.Target.Name)
 			} else {
-				s.d.logger.Info("canary resumed", "job", j.Name, "target", j.Target.Name)
+				s.logger.Info("canary resumed", "job", j.Name, "target", j.Target.Name)
 			}
-			s.d.m.canaryPaused.WithLabelValues(j.Target.Name, j.Name).Set(v)
+			s.m.canaryPaused.WithLabelValues(j.Target.Name, j.Name).Set(v)
 		}
 	}
 	for ctx.Err() == nil {
-		lctx, release, err := s.d.devices.light(ctx, deviceKeyOf(j.Target.Path), paused)
+		lctx, release, err := s.devices.light(ctx, s.deviceKey(j.Target.Path), paused)
 		if err != nil {
 			return
 		}
 		r.state.Store(stateRunning)
-		s.d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(1)
-		started := s.d.runPoints(lctx, r, "continuous")
-		s.d.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
-		r.state.Store(stateIdle)
+		s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(1)
+		err = s.run(lctx, r, "continuous", func() { s.recovered(r) })
+		s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
+		// Before release, which ends lctx: a run stopped for a heavier
+		// one is not a failure.
+		again := s.outcome(lctx, r, err, true)
 		release()
-		if !started && lctx.Err() == nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(continuousRetry):
-			}
+		r.state.Store(stateIdle)
+		if again.IsZero() {
+			continue
+		}
+		s.retryAt(r, again)
+		if !sleep(ctx, s.clock, again.Sub(s.clock.Now())) {
+			return
 		}
 	}
 }
+
+// runHeavy runs a job holding its device alone. It waits for the device
+// until deadline (zero: as long as it takes) and returns false if it never
+// got it. again is when to try once more (zero: the run started, was
+// interrupted, or retry is false).
+func (s *scheduler) runHeavy(ctx context.Context, r *jobRunner, trigger string, deadline time.Time, retry bool) (ran bool, again time.Time) {
+	j := r.job
+	r.state.Store(stateWaiting)
+	defer r.state.Store(stateIdle)
+	wctx, stop := ctx, func() {}
+	if !deadline.IsZero() {
+		wctx, stop = until(ctx, s.clock, deadline)
+	}
+	release, err := s.devices.heavy(wctx, s.deviceKey(j.Target.Path), "job "+j.Name, true, time.Time{})
+	stop()
+	if err != nil {
+		return false, time.Time{}
+	}
+	defer release()
+	r.state.Store(stateRunning)
+	s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(1)
+	defer s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
+	err = s.run(ctx, r, trigger, func() { s.recovered(r) })
+	return true, s.outcome(ctx, r, err, retry)
+}
+
+// outcome keeps a job's streak of runs that could not start: it logs the
+// first failure of a streak and its end, not each attempt, and returns
+// when to try again (zero: no retry).
+func (s *scheduler) outcome(ctx context.Context, r *jobRunner, err error, retry bool) time.Time {
+	j := r.job
+	log := s.logger.With("job", j.Name, "target", j.Target.Name)
+	switch {
+	case err == nil:
+		s.recovered(r)
+		return time.Time{}
+	case ctx.Err() != nil:
+		return time.Time{} // stopped (shutdown, reload, a heavier run): says nothing of the target
+	}
+	prev := r.fail.get().err
+	n := r.fail.fail(err)
+	s.m.jobFailures.WithLabelValues(j.Name).Set(float64(n))
+	s.m.nextAttempt.WithLabelValues(j.Name).Set(0)
+	switch {
+	case n == 1 && retry:
+		log.Error(fmt.Sprintf("job cannot start: trying again after %s, then twice as long each time up to %s; only its recovery is logged", backoffFirst, strings.TrimSuffix(backoffMax.String(), "0s")), "err", err)
+	case n == 1:
+		log.Error("job could not start", "err", err)
+	case err.Error() != prev:
+		log.Error("job still cannot start, now for another reason", "failed_starts", n, "err", err)
+	default:
+		log.Debug("job still cannot start", "failed_starts", n, "err", err)
+	}
+	if !retry {
+		return time.Time{}
+	}
+	return s.clock.Now().Add(backoffDelay(n, s.rand))
+}
+
+// recovered ends a job's streak of runs that could not start, if it had
+// one: its run started.
+func (s *scheduler) recovered(r *jobRunner) {
+	if n := r.fail.reset(); n > 0 {
+		s.m.jobFailures.WithLabelValues(r.job.Name).Set(0)
+		s.m.nextAttempt.WithLabelValues(r.job.Name).Set(0)
+		s.logger.Info("job recovered: its run started", "job", r.job.Name, "target", r.job.Target.Name, "failed_starts", n)
+	}
+}
+
+// retryAt records when a failing job tries again.
+func (s *scheduler) retryAt(r *jobRunner, t time.Time) {
+	r.fail.retryAt(t)
+	s.m.nextAttempt.WithLabelValues(r.job.Name).Set(unixSeconds(t))
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

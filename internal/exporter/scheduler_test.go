@@ -27,52 +27,6 @@ func TestFirstBase(t *testing.T) {
 	require.Equal(t, on, firstBase(on, config.Schedule{Every: time.Hour, Align: true}).UTC(), "a boundary is its own start")
 }
 
-// A scheduled job whose device another job holds waits for it until its
-// next start is due and counts the start as skipped; one that outlasts
-// its period skips the starts it covered.
-func TestSkips(t *testing.T) {
-	d, _ := newDaemon(t, `
-global: {snapshot_interval: 100ms}
-targets:
-  data: {path: DIR/probe.dat, size: 16MiB}
-  again: {path: DIR/probe.dat, size: 16MiB}
-jobs:
-  hog:
-    target: again
-    profile: random-read
-    queue_depth: 1
-    rate_iops: 100
-    duration: 2500ms
-    ramp: 0s
-  tick:
-    target: data
-    profile: random-read
-    queue_depth: 1
-    rate_iops: 100
-    duration: 200ms
-    ramp: 0s
-    every: 1s
-`, WebOptions{EnableAdminAPI: true})
-	base, _ := start(t, d)
-	reg := d.Registry()
-	ok := map[string]string{"ioprobe_job": "tick", "status": "ok"}
-	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_runs_total", ok) >= 1 }, 5*time.Second, 20*time.Millisecond)
-	// Hold the device (same file, another target name) for 2.5 s: at least one start waits a whole period.
-	require.Eventually(t, func() bool {
-		code, _ := do(t, http.MethodPost, base+"/api/v1/jobs/hog/run")
-		return code == http.StatusAccepted
-	}, 5*time.Second, 20*time.Millisecond)
-	busy := map[string]string{"ioprobe_job": "tick", "reason": skipDeviceBusy}
-	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_skipped_total", busy) >= 1 }, 5*time.Second, 20*time.Millisecond)
-	require.Eventually(t, func() bool {
-		return value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "hog", "status": "ok"}) == 1
-	}, 5*time.Second, 20*time.Millisecond)
-	n := value(t, reg, "ioprobe_job_runs_total", ok)
-	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_runs_total", ok) > n }, 5*time.Second, 20*time.Millisecond,
-		"tick runs again once the device is free")
-	require.Greater(t, value(t, reg, "ioprobe_job_next_run_timestamp_seconds", map[string]string{"ioprobe_job": "tick"}), float64(time.Now().Unix()-1))
-}
-
 // A suite job publishes one set of last-run gauges per point, told apart
 // by their shape labels; a reload that changes the job restarts it and a
 // reload that removes it drops its gauges; a bad file changes nothing.

@@ -1,0 +1,91 @@
+package test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The shipped config on a machine without its directory (any machine
+// outside the systemd unit): the daemon says once that the canary cannot
+// start, backs off, shows the streak on /metrics, and starts the canary
+// once the directory exists. (Before the back-off it wrote about 15,000
+// "run could not start" lines a second.) Lines are counted, never timed.
+func TestServeBacksOffAMissingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "state")
+	b, err := os.ReadFile("../configs/ioprobe.yaml")
+	require.NoError(t, err)
+	// Its directory moved under the test's, and a small file once it exists.
+	doc := strings.NewReplacer("/var/lib/ioprobe/", missing+"/", "size: 1GiB", "size: 16MiB").Replace(string(b))
+	require.NotEqual(t, string(b), doc)
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(doc), 0o644))
+
+	line := 1 + strings.Count(doc[:strings.Index(doc, "path: "+missing)], "\n")
+	o := ioprobe(t, dir, "serve", "--config.check", cfg)
+	require.Equal(t, 2, o.code)
+	require.Equal(t, "ioprobe: "+cfg+":"+strconv.Itoa(line)+": targets.data.path: jobs canary, oltp-hourly, seq-read and characterize, and module randread cannot start: target "+
+		missing+"/probe.dat: cannot create it: directory "+missing+" does not exist\n", o.stderr)
+
+	d := startDaemon(t, "--config", cfg)
+	metrics := "http://" + d.addr + "/metrics"
+	gauge := func(exposition, series string) float64 {
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(exposition)
+		if m == nil {
+			return -1
+		}
+		v, err := strconv.ParseFloat(m[1], 64)
+		require.NoError(t, err)
+		return v
+	}
+	streak := `ioprobe_job_consecutive_failures{ioprobe_job="canary"}`
+	var last string
+	require.Eventually(t, func() bool {
+		last = fetch(t, metrics)
+		return gauge(last, streak) >= 2
+	}, 60*time.Second, 100*time.Millisecond, "two failed starts in a row")
+	require.GreaterOrEqual(t, gauge(last, `ioprobe_job_runs_total{ioprobe_job="canary",status="failed"}`), 2.0)
+	require.Greater(t, gauge(last, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`), 0.0)
+	require.Equal(t, 0.0, gauge(last, `ioprobe_job_consecutive_failures{ioprobe_job="oltp-hourly"}`), "a scheduled job has not tried yet")
+
+	log := d.log()
+	require.Len(t, lines(log, "cannot start until this is fixed"), 1, "%s", log)
+	require.Len(t, lines(log, "job cannot start"), 1, "%s", log)
+	require.Less(t, len(lines(log, "")), 12, "a handful of lines, not one per attempt:\n%s", log)
+
+	// The directory appears: the canary starts at its next attempt, and
+	// says so once.
+	require.NoError(t, os.Mkdir(missing, 0o755))
+	require.Eventually(t, func() bool {
+		last = fetch(t, metrics)
+		return gauge(last, streak) == 0
+	}, 60*time.Second, 100*time.Millisecond, "the canary starts once its directory exists")
+	require.Equal(t, 0.0, gauge(last, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`))
+	require.Eventually(t, func() bool { return len(lines(d.log(), "job recovered")) == 1 }, 10*time.Second, 50*time.Millisecond)
+
+	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
+	<-d.exited
+	require.NoError(t, d.cmd.Wait())
+	log = d.log()
+	require.Len(t, lines(log, "job cannot start"), 1, "%s", log)
+	require.Len(t, lines(log, "job recovered"), 1, "%s", log)
+}
+
+// lines are the lines of s that contain sub.
+func lines(s, sub string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l != "" && strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
