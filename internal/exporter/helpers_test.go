@@ -42,9 +42,14 @@ func testLogger(t *testing.T) *slog.Logger {
 
 // newDaemon builds a daemon for doc in a fresh directory.
 func newDaemon(t *testing.T, doc string, web WebOptions) (*Daemon, string) {
+	return newDaemonFor(t, doc, config.Options{}, web)
+}
+
+// newDaemonFor is newDaemon with the config's options (its suites).
+func newDaemonFor(t *testing.T, doc string, copts config.Options, web WebOptions) (*Daemon, string) {
 	t.Helper()
 	dir := t.TempDir()
-	cfg, load := loadConfig(t, dir, doc, config.Options{})
+	cfg, load := loadConfig(t, dir, doc, copts)
 	d, err := New(Options{Config: cfg, Load: load, Engines: engine.NewRegistry(syncio.New()), Logger: testLogger(t), Web: web,
 		ProbeTimeoutOffset: DefaultProbeTimeoutOffset})
 	require.NoError(t, err)

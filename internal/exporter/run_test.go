@@ -8,8 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/config"
-	"github.com/ioprobe/ioprobe/internal/engine"
-	"github.com/ioprobe/ioprobe/internal/engine/syncio"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -48,17 +46,14 @@ func TestRepeatedPointPublishedUnderItsOwnLabel(t *testing.T) {
 		rr, _ := workload.LookupPreset("random-read")
 		return []config.Point{{Name: "first", Specs: []workload.Spec{rr.Spec}}, {Name: "again", Specs: []workload.Spec{rr.Spec}}}, nil
 	}
-	dir := t.TempDir()
-	cfg, load := loadConfig(t, dir, `
+	d, _ := newDaemonFor(t, `
 global: {snapshot_interval: 100ms}
 targets:
   data: {path: DIR/probe.dat, size: 16MiB}
 jobs:
   twice: {target: data, suite: twice, duration: 200ms, ramp: 0s}
-`, config.Options{Suites: suites})
-	require.Equal(t, []int{-1, 0}, suiterun.SameAs(jobUnits(cfg.Jobs["twice"])))
-	d, err := New(Options{Config: cfg, Load: load, Engines: engine.NewRegistry(syncio.New()), Logger: testLogger(t), Web: WebOptions{EnableAdminAPI: true}})
-	require.NoError(t, err)
+`, config.Options{Suites: suites}, WebOptions{EnableAdminAPI: true})
+	require.Equal(t, []int{-1, 0}, suiterun.SameAs(jobUnits(d.Config().Jobs["twice"])))
 	base, _ := start(t, d)
 	reg := d.Registry()
 	code, body := do(t, http.MethodPost, base+"/api/v1/jobs/twice/run")
