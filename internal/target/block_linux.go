@@ -90,6 +90,19 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		}
 		sigFD = wfd // read what is there now that nobody else can claim it
 	}
+	// Lock before looking: nobody who follows the convention starts on the
+	// device between the checks and the run. The locks last until the
+	// target is closed; without --allow-destructive they only tell.
+	diskLock, err := e.lockForWrite(sigFD, t.Device)
+	if err != nil {
+		if wfd >= 0 {
+			unix.Close(wfd)
+		}
+		return -1, refuse([]string{err.Error()})
+	}
+	if diskLock >= 0 {
+		t.diskLock, t.diskLocked = diskLock, true
+	}
 	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock)
 	if err != nil {
 		err = refuse([]string{"cannot read it to look for filesystems and labels: " + err.Error()})
@@ -105,6 +118,10 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 	if err != nil {
 		if wfd >= 0 {
 			unix.Close(wfd)
+		}
+		if t.diskLocked {
+			unix.Close(t.diskLock)
+			t.diskLocked = false
 		}
 		return -1, err
 	}

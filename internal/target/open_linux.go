@@ -15,6 +15,8 @@ type env struct {
 	sysRoot    string // "/sys"
 	procSelf   string // "/proc/self"
 	swaps      string // "/proc/swaps"
+	proc       string // "/proc" ("" too): /proc/locks, /proc/PID
+	dev        string // "/dev" ("" too): device nodes to lock
 	spaceCheck bool   // check free space before creating a file (tests turn it off to reach ENOSPC)
 	checkOnly  bool   // Check: open as Open would, but never create, extend or fill
 	fillHook   func(off int64) error
@@ -131,6 +133,9 @@ func (t *Target) Close() error {
 		return nil
 	}
 	t.closed = true
+	if t.diskLocked {
+		unix.Close(t.diskLock)
+	}
 	if err := unix.Close(t.FD); err != nil {
 		return fmt.Errorf("close %s: %w", t.Path, err)
 	}

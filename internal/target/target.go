@@ -83,6 +83,10 @@ type Target struct {
 	Writable bool
 
 	closed bool
+	// diskLock holds the flock on the whole disk of a partition ioprobe
+	// writes (the lock on the partition itself is on FD).
+	diskLock   int
+	diskLocked bool
 }
 
 // SafetyError is a refusal to use or to write to a target. The CLI maps it
