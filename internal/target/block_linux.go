@@ -67,7 +67,7 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 	refuse := func(reasons []string) error {
 		return &SafetyError{Path: path, Write: true, Reason: joinReasons(reasons)}
 	}
-	if reasons := e.inUse(t.Device); len(reasons) > 0 {
+	if reasons := append(e.inUse(t.Device), e.loopsOver(t.Device)...); len(reasons) > 0 {
 		return -1, refuse(reasons)
 	}
 	sigFD, wfd := rfd, -1

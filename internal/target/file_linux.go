@@ -88,6 +88,12 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 		own.owned, own.formatted = true, true
 	}
 
+	if o.Write || own.owned && o.Region > t.Size {
+		// Extending writes too.
+		if err := e.backsLoop(path, fd); err != nil {
+			return nil, err
+		}
+	}
 	if own.owned && o.Region > t.Size {
 		// Ours but too small: check the bigger region, then extend and fill
 		// only the new part.
