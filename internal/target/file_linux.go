@@ -119,7 +119,7 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 		if own.staleSize > 0 {
 			reason = fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe filled it, so it may now hold other data", own.staleSize, t.Size)
 		}
-		return nil, &SafetyError{Path: path, Write: true, Reason: reason, Override: "--allow-destructive"}
+		return nil, refusal(path, true, because(RefuseForeignFile, reason))
 	}
 	if o.Write {
 		wfd, err := openDirect(resolved, unix.O_RDWR, 0)

@@ -153,5 +153,23 @@ func requireSafetyError(t *testing.T, err error, reason, override string) *Safet
 		require.Contains(t, se.Error(), "("+override+" overrides this)")
 	}
 	require.True(t, IsBadInput(err))
+	require.NotEmpty(t, se.IDs, "a refusal without an id from Refusals")
+	for _, id := range se.IDs {
+		require.NotEmpty(t, overrideOrNone(id), "%s is not in Refusals", id)
+	}
 	return se
+}
+
+// overrideOrNone is the override of refusal id, "none" when nothing
+// overrides it, and "" when id is not in Refusals.
+func overrideOrNone(id RefusalID) string {
+	for _, r := range Refusals {
+		if r.ID == id {
+			if r.Override == "" {
+				return "none"
+			}
+			return r.Override
+		}
+	}
+	return ""
 }

@@ -119,50 +119,55 @@ func (e env) lockHolders(fd int) string {
 	return strings.Join(names, ", ")
 }
 
-// lockDevice takes LOCK_EX|LOCK_NB on fd, the device node named who (a
-// SafetyError subject: "it", "its disk loop0"). The lock lasts as long as
-// fd stays open.
-func (e env) lockDevice(fd int, who string) error {
+// lockDevice takes LOCK_EX|LOCK_NB on fd, the device node named who ("it",
+// "its disk loop0"). The lock lasts as long as fd stays open.
+func (e env) lockDevice(fd int, who string) *finding {
 	err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
 	if err == nil {
 		return nil
 	}
 	if !errors.Is(err, unix.EWOULDBLOCK) {
-		return fmt.Errorf("cannot lock %s (flock): %w", who, err)
+		f := because(RefuseUnverifiable, fmt.Sprintf("cannot lock %s (flock): %v", who, err))
+		return &f
 	}
 	holder := e.lockHolders(fd)
 	if holder == "" {
 		holder = "another process (/proc/locks does not say which)"
 	}
-	return fmt.Errorf("%s is locked by %s: a BSD flock on a device means a program is working on it (systemd and udev's convention)", who, holder)
+	f := because(RefuseLocked, fmt.Sprintf("%s is locked by %s: a BSD flock on a device means a program is working on it (systemd and udev's convention)", who, holder))
+	return &f
 }
 
 // lockForWrite locks the device open as fd and, when it is a partition, the
 // node of its whole disk (where systemd and udev take theirs). It returns
-// the descriptor that holds the disk's lock (-1 when fd is the whole disk)
-// or the reason the device may not be written.
-func (e env) lockForWrite(fd int, dev string) (int, error) {
-	if err := e.lockDevice(fd, "it"); err != nil {
-		return -1, err
+// the descriptor that holds the disk's lock (-1 when fd is the whole disk),
+// or why the device may not be written.
+func (e env) lockForWrite(fd int, dev string) (int, *finding) {
+	if f := e.lockDevice(fd, "it"); f != nil {
+		return -1, f
+	}
+	cannot := func(format string, args ...any) (int, *finding) {
+		f := because(RefuseUnverifiable, fmt.Sprintf(format, args...))
+		return -1, &f
 	}
 	fam, err := readFamily(e.sysRoot, dev)
 	if err != nil {
-		return -1, fmt.Errorf("cannot find its disk to lock it: %w", err)
+		return cannot("cannot find its disk to lock it: %v", err)
 	}
 	if fam.Disk == nil {
 		return -1, nil
 	}
 	node, err := e.deviceNode(*fam.Disk)
 	if err != nil {
-		return -1, fmt.Errorf("cannot lock its disk %s: %w", fam.Disk.Name, err)
+		return cannot("cannot lock its disk %s: %v", fam.Disk.Name, err)
 	}
 	dfd, err := unix.Open(node, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return -1, fmt.Errorf("cannot open its disk %s to lock it: %w", node, err)
+		return cannot("cannot open its disk %s to lock it: %v", node, err)
 	}
-	if err := e.lockDevice(dfd, "its disk "+fam.Disk.Name); err != nil {
+	if f := e.lockDevice(dfd, "its disk "+fam.Disk.Name); f != nil {
 		unix.Close(dfd)
-		return -1, err
+		return -1, f
 	}
 	return dfd, nil
 }

@@ -118,16 +118,16 @@ func (e env) backsLoop(path string, fd int) error {
 	}
 	ls, err := e.loops()
 	if err != nil {
-		return &SafetyError{Path: path, Write: true, Reason: "cannot tell whether a loop device uses it: " + err.Error()}
+		return refusal(path, true, because(RefuseUnverifiable, "cannot tell whether a loop device uses it: "+err.Error()))
 	}
-	var reasons []string
+	var reasons []finding
 	for _, l := range ls {
 		if l.backRdev == 0 && l.backDev == st.Dev && l.backIno == st.Ino {
-			reasons = append(reasons, fmt.Sprintf("it backs loop device %s (%s), whose contents are this file's", l.Name, l.span()))
+			reasons = append(reasons, because(RefuseLoopBackingFile, fmt.Sprintf("it backs loop device %s (%s), whose contents are this file's", l.Name, l.span())))
 		}
 	}
 	if len(reasons) > 0 {
-		return &SafetyError{Path: path, Write: true, Reason: joinReasons(reasons)}
+		return refusal(path, true, reasons...)
 	}
 	return nil
 }
@@ -136,7 +136,7 @@ func (e env) backsLoop(path string, fd int) error {
 // loop devices stacked on it, on its relatives, or (when dev is a loop
 // device) on what backs it. Each one found is checked for use and for
 // signatures, and so are the loop devices on top of it.
-func (e env) loopsOver(dev string) []string {
+func (e env) loopsOver(dev string) []finding {
 	if dev == "" {
 		return nil // inUse has said why
 	}
@@ -146,7 +146,7 @@ func (e env) loopsOver(dev string) []string {
 	}
 	ls, err := e.loops()
 	if err != nil {
-		return []string{"cannot tell whether a loop device is stacked on it: " + err.Error()}
+		return []finding{because(RefuseUnverifiable, "cannot tell whether a loop device is stacked on it: "+err.Error())}
 	}
 	var self *loopDev
 	for i := range ls {
@@ -179,7 +179,7 @@ func (e env) loopsOver(dev string) []string {
 			}
 		}
 	}
-	var reasons []string
+	var reasons []finding
 	if self != nil {
 		// Writing a loop device writes what backs it, and everything
 		// else stacked there.
@@ -193,20 +193,20 @@ func (e env) loopsOver(dev string) []string {
 			back := blockDev{Name: devName(e.sysRoot, unix.Major(self.backRdev), unix.Minor(self.backRdev)),
 				Major: unix.Major(self.backRdev), Minor: unix.Minor(self.backRdev)}
 			for _, r := range e.inUse(back.Name) {
-				reasons = append(reasons, fmt.Sprintf("the device it is a loop over, %s, is in use: %s", back.Name, r))
+				reasons = append(reasons, because(RefuseLoopStacked, fmt.Sprintf("the device it is a loop over, %s, is in use: %s", back.Name, r.text)))
 			}
 		}
 	}
 	for depth := 0; len(todo) > 0; depth++ {
 		if depth >= maxLoopDepth {
-			reasons = append(reasons, fmt.Sprintf("loop devices are stacked more than %d deep on it", maxLoopDepth))
+			reasons = append(reasons, because(RefuseUnverifiable, fmt.Sprintf("loop devices are stacked more than %d deep on it", maxLoopDepth)))
 			break
 		}
 		next := todo
 		todo = nil
 		for _, f := range next {
 			if why := e.loopBusy(f.l); len(why) > 0 {
-				reasons = append(reasons, f.how+" "+strings.Join(why, "; "))
+				reasons = append(reasons, because(RefuseLoopStacked, f.how+" "+strings.Join(why, "; ")))
 			}
 			for _, l := range ls {
 				if l.backRdev == rdevOf(f.l.blockDev) {
@@ -234,7 +234,7 @@ func backingNoun(l loopDev) string {
 func (e env) loopBusy(l loopDev) []string {
 	var why []string
 	for _, r := range e.inUse(l.Name) {
-		why = append(why, "is in use: "+r)
+		why = append(why, "is in use: "+r.text)
 	}
 	node, err := e.deviceNode(l.blockDev)
 	if err != nil {

@@ -159,12 +159,13 @@ func checkBufferedFS(path, dir string) error {
 	default:
 		return nil
 	}
-	return &SafetyError{Path: path,
-		Reason: fmt.Sprintf("%s is on %s, which serves direct I/O from memory, so a benchmark would measure RAM, not storage", dir, name)}
+	return refusal(path, false, because(RefuseBufferedFS,
+		fmt.Sprintf("%s is on %s, which serves direct I/O from memory, so a benchmark would measure RAM, not storage", dir, name)))
 }
 
 // noDirectIO is the refusal for a filesystem that rejects O_DIRECT: ioprobe
 // never falls back to buffered I/O.
 func noDirectIO(path, where string) *SafetyError {
-	return &SafetyError{Path: path, Reason: fmt.Sprintf("the filesystem of %s does not support direct I/O (O_DIRECT), and ioprobe never falls back to buffered I/O", where)}
+	return refusal(path, false, because(RefuseNoDirectIO,
+		fmt.Sprintf("the filesystem of %s does not support direct I/O (O_DIRECT), and ioprobe never falls back to buffered I/O", where)))
 }

@@ -100,6 +100,8 @@ type SafetyError struct {
 	// Override is the flag that would override this refusal, "" when nothing
 	// may override it.
 	Override string
+	// IDs names each reason found, from Refusals (the docs' list).
+	IDs []RefusalID
 }
 
 func (e *SafetyError) Error() string {
