@@ -76,10 +76,20 @@ func attachLoop(t *testing.T, backing string, extra ...string) string {
 			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
 		}
 	})
+	settleUdev()
 	fam, err := readFamily("", filepath.Base(dev))
 	require.NoError(t, err)
 	require.Empty(t, fam.Partitions, "%s has partitions left from an earlier run; remove them with delpart", dev)
 	return dev
+}
+
+// settleUdev waits, where udev runs, until it has finished probing new
+// devices: its blkid holds them open and LOCK_SH-locked for a moment,
+// which the loop and lock checks would rightly see as a user.
+func settleUdev() {
+	if p, err := exec.LookPath("udevadm"); err == nil {
+		_ = exec.Command(p, "settle").Run()
+	}
 }
 
 // mountAt mounts dev on a new directory and unmounts it when the test ends.
