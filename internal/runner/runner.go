@@ -208,21 +208,11 @@ func (p *Plan) openTargets(ctx context.Context) ([]*openTarget, error) {
 	return out, nil
 }
 
-// groupRegion is the region a group's I/O touches on target t: the
-// group's explicit --size, else the whole of that target. Each target has
-// its own: a region taken from another target would reach past the end of
-// a smaller one. target.Open has checked that an explicit size fits (a
-// target opened for several groups has the largest of their regions).
-func groupRegion(spec workload.Spec, t *target.Target) int64 {
-	if spec.RegionBytes > 0 {
-		return min(spec.RegionBytes, t.Region)
-	}
-	return t.Region
-}
-
-// commonRegion is what the result's workload.region_bytes says: the region
-// when every target of the group has the same one, else 0 ("the whole of
-// each target"; targets[].region_bytes has each one).
+// commonRegion is what the result's workload.region_bytes says: the
+// group's --size, else the region when every target of the group has the
+// same one, else 0 ("the whole of each target"; targets[].region_bytes has
+// each one). Each target has its own region: one taken from another target
+// would reach past the end of a smaller one.
 func commonRegion(spec workload.Spec, ets []engine.Target) int64 {
 	if spec.RegionBytes > 0 {
 		return spec.RegionBytes
@@ -275,7 +265,11 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 		}
 		var ets []engine.Target
 		for _, ot := range groupTargets(g, targets) {
-			ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: groupRegion(spec, ot.t)}, Index: ot.index, Path: ot.t.Path})
+			region := ot.t.Region
+			if spec.RegionBytes > 0 {
+				region = spec.RegionBytes
+			}
+			ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path})
 		}
 		spec.RegionBytes = commonRegion(spec, ets)
 		specs[gi] = spec

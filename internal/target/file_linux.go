@@ -88,12 +88,6 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 		own.owned, own.formatted = true, true
 	}
 
-	if o.Write || own.owned && o.Region > t.Size {
-		// Extending writes too.
-		if err := e.backsLoop(path, fd); err != nil {
-			return nil, err
-		}
-	}
 	if own.owned && o.Region > t.Size {
 		// Ours but too small: check the bigger region, then extend and fill
 		// only the new part.
@@ -112,6 +106,9 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 		t.Size, t.Created = o.Region, true
 	}
 	if t.Region, err = checkRegion(path, o.Region, t.Size, o); err != nil {
+		return nil, err
+	}
+	if err := e.backsLoop(path, &st, o.Write); err != nil {
 		return nil, err
 	}
 	if o.Write && !own.owned && !o.AllowDestructive {
@@ -292,6 +289,13 @@ func cancelHook(cancel <-chan struct{}, hook func(off int64) error) func(off int
 // exactly what its marker describes.
 func (e env) extend(path, resolved string, oldSize, newSize int64, formatted bool, o Options) error {
 	if err := e.checkSpace(path, filepath.Dir(resolved), newSize-oldSize); err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(resolved, &st); err != nil {
+		return &InputError{Path: path, Msg: "cannot stat to extend", Err: err}
+	}
+	if err := e.backsLoop(path, &st, true); err != nil {
 		return err
 	}
 	fd, err := openDirect(resolved, unix.O_RDWR, 0)

@@ -108,13 +108,13 @@ func (e env) loopStatus(bd blockDev) (loopDev, error) {
 
 func rdevOf(d blockDev) uint64 { return unix.Mkdev(d.Major, d.Minor) }
 
-// backsLoop refuses writes to the file open as fd when a loop device shows
-// it: whatever the loop device holds (a filesystem, mounted or not) lives
-// in this file. No flag overrides it.
-func (e env) backsLoop(path string, fd int) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("target %s: fstat: %w", path, err)
+// backsLoop refuses writes (write: a run that writes; extending a file
+// writes too) to the file st describes when a loop device shows it:
+// whatever the loop device holds (a filesystem, mounted or not) lives in
+// this file. No flag overrides it.
+func (e env) backsLoop(path string, st *unix.Stat_t, write bool) error {
+	if !write {
+		return nil
 	}
 	ls, err := e.loops()
 	if err != nil {
