@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -136,16 +135,7 @@ func loopWithTail(t *testing.T, size int64) (string, string) {
 	_, err = f.Write([]byte(strings.Repeat("beyond the end of the device ", int(size)/29+1)[:size]))
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", "--sizelimit", strconv.FormatInt(size, 10), backing).CombinedOutput()
-	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
-		}
-	})
+	dev := attach(t, backing, "--sizelimit", strconv.FormatInt(size, 10))
 	return dev, backing
 }
 

@@ -13,6 +13,18 @@ import (
 
 func loopName(dev string) string { return filepath.Base(dev) }
 
+// mountedImage makes an image file holding an ext4 filesystem, attaches it
+// and mounts the loop device read-only (undone when the test ends).
+func mountedImage(t *testing.T) (img, dev, dir string) {
+	t.Helper()
+	requireRoot(t)
+	mkfs := requireTool(t, "mkfs.ext4")
+	img = newBacking(t, loopSize)
+	run(t, mkfs, "-q", "-F", img)
+	dev = attachLoop(t, img)
+	return img, dev, mountAt(t, dev, "ro")
+}
+
 // A device with a loop device stacked on it 1 MiB in (losetup -o 1MiB):
 // the loop device's filesystem, mounted or not, lives on the device, which
 // neither holds nor claims anything the kernel shows in its holders.
@@ -62,13 +74,8 @@ func TestDeviceUnderALoopDevice(t *testing.T) {
 // Two loop devices over one image file, the first mounted: writing the
 // second writes the mounted filesystem.
 func TestSecondLoopOverAMountedImage(t *testing.T) {
-	requireRoot(t)
-	mkfs := requireTool(t, "mkfs.ext4")
-	img := newBacking(t, loopSize)
-	run(t, mkfs, "-q", "-F", img)
-	first := attachLoop(t, img)
+	img, first, dir := mountedImage(t)
 	second := attachLoop(t, img, "-o", "4096")
-	dir := mountAt(t, first, "ro")
 	before := sha256File(t, img)
 	_, err := Open(second, writeAll)
 	requireSafetyError(t, err, "loop device "+loopName(first)+", over the same file "+img+" as it (all of it), is in use: it is mounted at "+dir+" (ext4)", "")
@@ -78,12 +85,7 @@ func TestSecondLoopOverAMountedImage(t *testing.T) {
 // The image file of a loop device is never written, mounted or not, ours
 // or not, whatever the flags; reading it is fine.
 func TestFileThatBacksALoopDevice(t *testing.T) {
-	requireRoot(t)
-	mkfs := requireTool(t, "mkfs.ext4")
-	img := newBacking(t, loopSize)
-	run(t, mkfs, "-q", "-F", img)
-	dev := attachLoop(t, img)
-	mountAt(t, dev, "ro")
+	img, dev, _ := mountedImage(t)
 	before := sha256File(t, img)
 	for _, o := range []Options{writeAll, {Write: true}} {
 		_, err := Open(img, o)

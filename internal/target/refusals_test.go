@@ -34,15 +34,22 @@ var (
 	tableRow   = regexp.MustCompile("^\\| `([a-z0-9-]+)` \\|.*\\| (`[^`]+`|none) \\|$")
 )
 
+// section is the text under the level-2 heading title, up to the next one.
+func section(t *testing.T, text, title string) string {
+	t.Helper()
+	_, sec, ok := strings.Cut(text, "\n## "+title+"\n")
+	require.True(t, ok, "no section %q", title)
+	if i := strings.Index(sec, "\n## "); i >= 0 {
+		sec = sec[:i]
+	}
+	return sec
+}
+
 // readmeRefusals parses README's "Safety" section: one bullet per refusal,
 // "- `id`: ... Overridden by `FLAG`." or "... Nothing overrides this."
 func readmeRefusals(t *testing.T, text string) []docRefusal {
 	t.Helper()
-	_, sec, ok := strings.Cut(text, "\n## Safety\n")
-	require.True(t, ok, "README has no Safety section")
-	if i := strings.Index(sec, "\n## "); i >= 0 {
-		sec = sec[:i]
-	}
+	sec := section(t, text, "Safety")
 	var items []string
 	for _, line := range strings.Split(sec, "\n") {
 		switch {
@@ -75,11 +82,7 @@ func readmeRefusals(t *testing.T, text string) []docRefusal {
 // outputRefusals parses the table of docs/output.md's "Refusals" section.
 func outputRefusals(t *testing.T, text string) []docRefusal {
 	t.Helper()
-	_, sec, ok := strings.Cut(text, "\n## Refusals\n")
-	require.True(t, ok, "docs/output.md has no Refusals section")
-	if i := strings.Index(sec, "\n## "); i >= 0 {
-		sec = sec[:i]
-	}
+	sec := section(t, text, "Refusals")
 	var out []docRefusal
 	for _, line := range strings.Split(sec, "\n") {
 		if !strings.HasPrefix(line, "| `") {
