@@ -79,6 +79,9 @@ func (e env) loops() ([]loopDev, error) {
 		if errors.Is(err, unix.ENXIO) {
 			continue // detached since sysfs was read
 		}
+		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+			l, err = sysfsLoopStatus(bd, dir, string(file))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot ask loop device %s what backs it: %w", name, err)
 		}
@@ -104,6 +107,33 @@ func (e env) loopStatus(bd blockDev) (loopDev, error) {
 	}
 	return loopDev{blockDev: bd, backDev: info.Device, backIno: info.Inode, backRdev: info.Rdevice,
 		offset: info.Offset, sizelimit: info.Sizelimit}, nil
+}
+
+// sysfsLoopStatus is what sysfs says of a loop device ioprobe may not open
+// (it runs without root): the backing file's name as the process that
+// attached it saw it, stat'ed here. A name that is gone ("(deleted)", or
+// from another mount namespace) matches nothing: the loop device's
+// contents live in a file no target can name.
+func sysfsLoopStatus(bd blockDev, dir, file string) (loopDev, error) {
+	l := loopDev{blockDev: bd}
+	for attr, v := range map[string]*uint64{"offset": &l.offset, "sizelimit": &l.sizelimit} {
+		b, err := os.ReadFile(filepath.Join(dir, "loop", attr))
+		if err != nil {
+			return l, err
+		}
+		if *v, err = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err != nil {
+			return l, fmt.Errorf("%s/loop/%s: %w", dir, attr, err)
+		}
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(strings.TrimSpace(file), &st); err != nil {
+		return l, nil
+	}
+	l.backDev, l.backIno = st.Dev, st.Ino
+	if st.Mode&unix.S_IFMT == unix.S_IFBLK {
+		l.backRdev = st.Rdev
+	}
+	return l, nil
 }
 
 func rdevOf(d blockDev) uint64 { return unix.Mkdev(d.Major, d.Minor) }

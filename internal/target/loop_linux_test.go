@@ -116,3 +116,31 @@ func TestFileThatBacksALoopDevice(t *testing.T) {
 	require.EqualValues(t, 8<<20, st.Size)
 	require.Equal(t, before, sha256File(t, own))
 }
+
+// Without root, ioprobe may not open loop devices; sysfs gives the backing
+// file's name, offset and size limit, and the name is stat'ed.
+func TestSysfsLoopStatus(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "loop"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "loop", "offset"), []byte("1048576\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "loop", "sizelimit"), []byte("0\n"), 0o644))
+	img := filepath.Join(t.TempDir(), "image.img")
+	require.NoError(t, os.WriteFile(img, []byte("x"), 0o644))
+	var st unix.Stat_t
+	require.NoError(t, unix.Stat(img, &st))
+
+	l, err := sysfsLoopStatus(blockDev{Name: "loop9"}, dir, img+"\n")
+	require.NoError(t, err)
+	require.Equal(t, st.Dev, l.backDev)
+	require.Equal(t, st.Ino, l.backIno)
+	require.Zero(t, l.backRdev)
+	require.Equal(t, "from byte 1048576", l.span())
+
+	l, err = sysfsLoopStatus(blockDev{Name: "loop9"}, dir, img+" (deleted)\n")
+	require.NoError(t, err)
+	require.Zero(t, l.backIno, "a name that is gone matches nothing")
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "loop", "sizelimit")))
+	_, err = sysfsLoopStatus(blockDev{Name: "loop9"}, dir, img)
+	require.Error(t, err, "an unreadable sysfs entry is an error, never a guess")
+}
