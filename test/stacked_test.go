@@ -16,7 +16,7 @@ import (
 // refusal is exit status 2, one line naming the reason with no flag
 // offered, and the bytes unchanged.
 
-func mustRun(t *testing.T, name string, args ...string) string {
+func runTool(t *testing.T, name string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command(name, args...).CombinedOutput()
 	require.NoError(t, err, "%s %s: %s", name, strings.Join(args, " "), out)
@@ -39,7 +39,7 @@ func needTools(t *testing.T, names ...string) {
 // arguments and detaches it when the test ends.
 func attach(t *testing.T, file string, extra ...string) string {
 	t.Helper()
-	dev := mustRun(t, "losetup", append(append([]string{"-f", "--show", "--direct-io=on"}, extra...), file)...)
+	dev := runTool(t, "losetup", append(append([]string{"-f", "--show", "--direct-io=on"}, extra...), file)...)
 	t.Cleanup(func() {
 		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
 			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
@@ -55,7 +55,7 @@ func attach(t *testing.T, file string, extra ...string) string {
 func mountRO(t *testing.T, dev string) string {
 	t.Helper()
 	dir := t.TempDir()
-	mustRun(t, "mount", "-o", "ro", dev, dir)
+	runTool(t, "mount", "-o", "ro", dev, dir)
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
 			t.Errorf("umount %s: %v: %s", dir, err, out)
@@ -91,7 +91,7 @@ func TestDeviceUnderMountedLoopRefused(t *testing.T) {
 	img := imageFile(t, 64<<20)
 	dev := attach(t, img)
 	upper := attach(t, dev, "-o", "1048576")
-	mustRun(t, "mkfs.ext4", "-q", "-F", upper)
+	runTool(t, "mkfs.ext4", "-q", "-F", upper)
 	dir := mountRO(t, upper)
 	before := sha256Of(t, img, 0)
 	requireRefused(t, dev, "loop device "+filepath.Base(upper)+", stacked on it (from byte 1048576), is in use: it is mounted at "+dir+" (ext4)", "--allow-destructive")
@@ -101,7 +101,7 @@ func TestDeviceUnderMountedLoopRefused(t *testing.T) {
 func TestSecondLoopOverMountedImageRefused(t *testing.T) {
 	needTools(t, "losetup", "mkfs.ext4", "mount")
 	img := imageFile(t, 64<<20)
-	mustRun(t, "mkfs.ext4", "-q", "-F", img)
+	runTool(t, "mkfs.ext4", "-q", "-F", img)
 	first := attach(t, img)
 	dir := mountRO(t, first)
 	second := attach(t, img)
