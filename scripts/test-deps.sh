@@ -7,6 +7,8 @@ set -euo pipefail
 need=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have losetup   || need+=(util-linux)
+have flock     || need+=(util-linux)
+have mount     || need+=(mount)
 have mkfs.ext4 || need+=(e2fsprogs)
 have sfdisk    || need+=(fdisk)
 have strace    || need+=(strace)

@@ -208,6 +208,26 @@ func (p *Plan) openTargets(ctx context.Context) ([]*openTarget, error) {
 	return out, nil
 }
 
+// commonRegion is what the result's workload.region_bytes says: the
+// group's --size, else the region when every target of the group has the
+// same one, else 0 ("the whole of each target"; targets[].region_bytes has
+// each one). Each target has its own region: one taken from another target
+// would reach past the end of a smaller one.
+func commonRegion(spec workload.Spec, ets []engine.Target) int64 {
+	if spec.RegionBytes > 0 {
+		return spec.RegionBytes
+	}
+	if len(ets) == 0 {
+		return 0
+	}
+	for _, et := range ets[1:] {
+		if et.Region.Len != ets[0].Region.Len {
+			return 0
+		}
+	}
+	return ets[0].Region.Len
+}
+
 // groupTargets returns the opened targets of group g, in its order.
 func groupTargets(g Group, targets []*openTarget) []*openTarget {
 	var out []*openTarget
@@ -250,8 +270,8 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 				region = spec.RegionBytes
 			}
 			ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path})
-			spec.RegionBytes = region
 		}
+		spec.RegionBytes = commonRegion(spec, ets)
 		specs[gi] = spec
 		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all), Verify: verifier,
 			Ready: ready.Done})

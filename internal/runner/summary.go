@@ -81,6 +81,7 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 			Path:              t.Path,
 			Kind:              string(t.Kind),
 			SizeBytes:         t.Size,
+			RegionBytes:       t.Region,
 			Direct:            true,
 			LogicalBlockBytes: t.LogicalBlock,
 			Device:            t.Device,

@@ -64,11 +64,16 @@ func (e env) openBlock(path, resolved string, opts Options) (*Target, error) {
 // overrides come first, so the user hears the real reason, not just
 // "read-only by default".
 func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options) (int, error) {
+	// refuse is for what the signature check finds.
 	refuse := func(reasons []string) error {
-		return &SafetyError{Path: path, Write: true, Reason: joinReasons(reasons)}
+		fs := make([]finding, len(reasons))
+		for i, r := range reasons {
+			fs[i] = because(RefuseSignature, r)
+		}
+		return refusal(path, true, fs...)
 	}
-	if reasons := e.inUse(t.Device); len(reasons) > 0 {
-		return -1, refuse(reasons)
+	if fs := append(e.inUse(t.Device), e.loopsOver(t.Device)...); len(fs) > 0 {
+		return -1, refusal(path, true, fs...)
 	}
 	sigFD, wfd := rfd, -1
 	if o.AllowDestructive {
@@ -78,7 +83,7 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		var err error
 		wfd, err = openDirect(resolved, unix.O_RDWR|unix.O_EXCL, 0)
 		if errors.Is(err, unix.EBUSY) {
-			return -1, refuse([]string{"it is in use: the kernel refused exclusive access (mounted, active swap, or claimed by device-mapper, md or another program, possibly in another mount namespace)"})
+			return -1, refusal(path, true, because(RefuseClaimed, "it is in use: the kernel refused exclusive access (mounted, active swap, or claimed by device-mapper, md or another program, possibly in another mount namespace)"))
 		}
 		if err != nil {
 			return -1, &InputError{Path: path, Msg: "cannot open for writing", Err: err}
@@ -90,6 +95,19 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		}
 		sigFD = wfd // read what is there now that nobody else can claim it
 	}
+	// Lock before looking: nobody who follows the convention starts on the
+	// device between the checks and the run. The locks last until the
+	// target is closed; without --allow-destructive they only tell.
+	diskLock, found := e.lockForWrite(sigFD, t.Device)
+	if found != nil {
+		if wfd >= 0 {
+			unix.Close(wfd)
+		}
+		return -1, refusal(path, true, *found)
+	}
+	if diskLock >= 0 {
+		t.diskLock, t.diskLocked = diskLock, true
+	}
 	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock)
 	if err != nil {
 		err = refuse([]string{"cannot read it to look for filesystems and labels: " + err.Error()})
@@ -100,11 +118,15 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		}
 		err = refuse(reasons)
 	} else if !o.AllowDestructive {
-		err = &SafetyError{Path: path, Write: true, Reason: "block devices are read-only by default, and no filesystem, partition table or other signature was found on it", Override: "--allow-destructive"}
+		err = refusal(path, true, because(RefuseReadOnlyDevice, "block devices are read-only by default, and no filesystem, partition table or other signature was found on it"))
 	}
 	if err != nil {
 		if wfd >= 0 {
 			unix.Close(wfd)
+		}
+		if t.diskLocked {
+			unix.Close(t.diskLock)
+			t.diskLocked = false
 		}
 		return -1, err
 	}
@@ -130,13 +152,13 @@ func readSignatures(fd int, size, lbs int64) ([]Signature, error) {
 // inUse lists why the device (named dev, in sysfs) or a relative of it is
 // in use: mounted, active swap, held by another block driver, or
 // partitioned. It fails closed: what it cannot check is a reason.
-func (e env) inUse(dev string) []string {
+func (e env) inUse(dev string) []finding {
 	if dev == "" {
-		return []string{"it has no entry under " + filepath.Join(e.sysRoot, "dev/block") + ", so ioprobe cannot tell whether it is mounted or in use"}
+		return []finding{because(RefuseUnverifiable, "it has no entry under "+filepath.Join(e.sysRoot, "dev/block")+", so ioprobe cannot tell whether it is mounted or in use")}
 	}
 	fam, err := readFamily(e.sysRoot, dev)
 	if err != nil {
-		return []string{fmt.Sprintf("cannot read its sysfs entry to check whether it is in use: %v", err)}
+		return []finding{because(RefuseUnverifiable, fmt.Sprintf("cannot read its sysfs entry to check whether it is in use: %v", err))}
 	}
 	subject := func(m blockDev) string {
 		switch {
@@ -151,11 +173,11 @@ func (e env) inUse(dev string) []string {
 		}
 	}
 	members := fam.Members()
-	var reasons []string
+	var reasons []finding
 
 	mounts, err := readMounts(filepath.Join(e.procSelf, "mountinfo"))
 	if err != nil {
-		reasons = append(reasons, "cannot read the mount table: "+err.Error())
+		reasons = append(reasons, because(RefuseUnverifiable, "cannot read the mount table: "+err.Error()))
 	}
 	swaps, _ := readSwapDevs(e.swaps) // absent without CONFIG_SWAP: nothing is swap then
 	sources := map[string]blockDev{}
@@ -168,19 +190,19 @@ func (e env) inUse(dev string) []string {
 		for _, mt := range mounts {
 			src, ok := sources[mt.Source]
 			if mt.Major == m.Major && mt.Minor == m.Minor || ok && src.Major == m.Major && src.Minor == m.Minor {
-				reasons = append(reasons, fmt.Sprintf("%s is mounted at %s (%s)", subject(m), mt.MountPoint, mt.FSType))
+				reasons = append(reasons, because(RefuseMounted, fmt.Sprintf("%s is mounted at %s (%s)", subject(m), mt.MountPoint, mt.FSType)))
 			}
 		}
 		for _, s := range swaps {
 			if d, ok := devNode(s); ok && d.Major == m.Major && d.Minor == m.Minor {
-				reasons = append(reasons, fmt.Sprintf("%s is active swap (%s)", subject(m), s))
+				reasons = append(reasons, because(RefuseSwap, fmt.Sprintf("%s is active swap (%s)", subject(m), s)))
 			}
 		}
 		hs, err := holders(e.sysRoot, m.Name)
 		if err != nil {
-			reasons = append(reasons, fmt.Sprintf("cannot list the holders of %s: %v", m.Name, err))
+			reasons = append(reasons, because(RefuseUnverifiable, fmt.Sprintf("cannot list the holders of %s: %v", m.Name, err)))
 		} else if len(hs) > 0 {
-			reasons = append(reasons, fmt.Sprintf("%s is held by %s (device-mapper/LVM, md RAID or bcache is using it)", subject(m), strings.Join(hs, ", ")))
+			reasons = append(reasons, because(RefuseHeld, fmt.Sprintf("%s is held by %s (device-mapper/LVM, md RAID or bcache is using it)", subject(m), strings.Join(hs, ", "))))
 		}
 	}
 	if fam.Disk == nil && len(fam.Partitions) > 0 {
@@ -188,7 +210,7 @@ func (e env) inUse(dev string) []string {
 		for i, p := range fam.Partitions {
 			names[i] = p.Name
 		}
-		reasons = append(reasons, "it has partitions ("+strings.Join(names, ", ")+")")
+		reasons = append(reasons, because(RefusePartitioned, "it has partitions ("+strings.Join(names, ", ")+")"))
 	}
 	return reasons
 }

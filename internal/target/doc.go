@@ -16,9 +16,13 @@
 //     without --allow-destructive, and, whatever the flags, to devices that
 //     are mounted, in use by the kernel, partitioned, or hold a partition
 //     table, filesystem, LVM, RAID or other signature; targets on tmpfs,
-//     ramfs, or filesystems that refuse O_DIRECT. A refusal is a
-//     *SafetyError; bad input is an *InputError; IsBadInput tells the CLI
-//     which errors mean exit status 2;
+//     ramfs, or filesystems that refuse O_DIRECT; devices under a loop
+//     device that is in use or holds a signature, files that back a loop
+//     device, devices another program holds a BSD flock on (ioprobe takes
+//     LOCK_EX itself while it writes). A refusal is a *SafetyError whose
+//     reasons carry ids from Refusals, the list README and docs/output.md
+//     document (a test keeps the three in step); bad input is an
+//     *InputError; IsBadInput tells the CLI which errors mean exit status 2;
 //   - the kernel's block-layer counters (/sys/class/block/DEV/stat) for the
 //     device a target reaches, so a run can report what the device really saw.
 //

@@ -108,12 +108,15 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 	if t.Region, err = checkRegion(path, o.Region, t.Size, o); err != nil {
 		return nil, err
 	}
+	if err := e.backsLoop(path, &st, o.Write); err != nil {
+		return nil, err
+	}
 	if o.Write && !own.owned && !o.AllowDestructive {
 		reason := "it is an existing file that ioprobe did not create, and writes would overwrite its contents"
 		if own.staleSize > 0 {
 			reason = fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe filled it, so it may now hold other data", own.staleSize, t.Size)
 		}
-		return nil, &SafetyError{Path: path, Write: true, Reason: reason, Override: "--allow-destructive"}
+		return nil, refusal(path, true, because(RefuseForeignFile, reason))
 	}
 	if o.Write {
 		wfd, err := openDirect(resolved, unix.O_RDWR, 0)
@@ -286,6 +289,13 @@ func cancelHook(cancel <-chan struct{}, hook func(off int64) error) func(off int
 // exactly what its marker describes.
 func (e env) extend(path, resolved string, oldSize, newSize int64, formatted bool, o Options) error {
 	if err := e.checkSpace(path, filepath.Dir(resolved), newSize-oldSize); err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(resolved, &st); err != nil {
+		return &InputError{Path: path, Msg: "cannot stat to extend", Err: err}
+	}
+	if err := e.backsLoop(path, &st, true); err != nil {
 		return err
 	}
 	fd, err := openDirect(resolved, unix.O_RDWR, 0)

@@ -76,10 +76,20 @@ func attachLoop(t *testing.T, backing string, extra ...string) string {
 			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
 		}
 	})
+	settleUdev()
 	fam, err := readFamily("", filepath.Base(dev))
 	require.NoError(t, err)
 	require.Empty(t, fam.Partitions, "%s has partitions left from an earlier run; remove them with delpart", dev)
 	return dev
+}
+
+// settleUdev waits, where udev runs, until it has finished probing new
+// devices: its blkid holds them open and LOCK_SH-locked for a moment,
+// which the loop and lock checks would rightly see as a user.
+func settleUdev() {
+	if p, err := exec.LookPath("udevadm"); err == nil {
+		_ = exec.Command(p, "settle").Run()
+	}
 }
 
 // mountAt mounts dev on a new directory and unmounts it when the test ends.
@@ -153,5 +163,23 @@ func requireSafetyError(t *testing.T, err error, reason, override string) *Safet
 		require.Contains(t, se.Error(), "("+override+" overrides this)")
 	}
 	require.True(t, IsBadInput(err))
+	require.NotEmpty(t, se.IDs, "a refusal without an id from Refusals")
+	for _, id := range se.IDs {
+		require.NotEmpty(t, overrideOrNone(id), "%s is not in Refusals", id)
+	}
 	return se
+}
+
+// overrideOrNone is the override of refusal id, "none" when nothing
+// overrides it, and "" when id is not in Refusals.
+func overrideOrNone(id RefusalID) string {
+	for _, r := range Refusals {
+		if r.ID == id {
+			if r.Override == "" {
+				return "none"
+			}
+			return r.Override
+		}
+	}
+	return ""
 }

@@ -55,7 +55,8 @@ func TestInUse(t *testing.T) {
 			got := e.inUse(tc.dev)
 			require.Len(t, got, len(tc.want), "%q", got)
 			for i := range tc.want {
-				require.Contains(t, got[i], tc.want[i])
+				require.Contains(t, got[i].text, tc.want[i])
+				require.NotEmpty(t, overrideOrNone(got[i].id), "%s is not in Refusals", got[i].id)
 			}
 		})
 	}

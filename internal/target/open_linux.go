@@ -15,6 +15,8 @@ type env struct {
 	sysRoot    string // "/sys"
 	procSelf   string // "/proc/self"
 	swaps      string // "/proc/swaps"
+	proc       string // "/proc" ("" too): /proc/locks, /proc/PID
+	dev        string // "/dev" ("" too): device nodes to lock
 	spaceCheck bool   // check free space before creating a file (tests turn it off to reach ENOSPC)
 	checkOnly  bool   // Check: open as Open would, but never create, extend or fill
 	fillHook   func(off int64) error
@@ -131,6 +133,9 @@ func (t *Target) Close() error {
 		return nil
 	}
 	t.closed = true
+	if t.diskLocked {
+		unix.Close(t.diskLock)
+	}
 	if err := unix.Close(t.FD); err != nil {
 		return fmt.Errorf("close %s: %w", t.Path, err)
 	}
@@ -154,12 +159,13 @@ func checkBufferedFS(path, dir string) error {
 	default:
 		return nil
 	}
-	return &SafetyError{Path: path,
-		Reason: fmt.Sprintf("%s is on %s, which serves direct I/O from memory, so a benchmark would measure RAM, not storage", dir, name)}
+	return refusal(path, false, because(RefuseBufferedFS,
+		fmt.Sprintf("%s is on %s, which serves direct I/O from memory, so a benchmark would measure RAM, not storage", dir, name)))
 }
 
 // noDirectIO is the refusal for a filesystem that rejects O_DIRECT: ioprobe
 // never falls back to buffered I/O.
 func noDirectIO(path, where string) *SafetyError {
-	return &SafetyError{Path: path, Reason: fmt.Sprintf("the filesystem of %s does not support direct I/O (O_DIRECT), and ioprobe never falls back to buffered I/O", where)}
+	return refusal(path, false, because(RefuseNoDirectIO,
+		fmt.Sprintf("the filesystem of %s does not support direct I/O (O_DIRECT), and ioprobe never falls back to buffered I/O", where)))
 }

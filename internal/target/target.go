@@ -83,6 +83,10 @@ type Target struct {
 	Writable bool
 
 	closed bool
+	// diskLock holds the flock on the whole disk of a partition ioprobe
+	// writes (the lock on the partition itself is on FD).
+	diskLock   int
+	diskLocked bool
 }
 
 // SafetyError is a refusal to use or to write to a target. The CLI maps it
@@ -96,6 +100,8 @@ type SafetyError struct {
 	// Override is the flag that would override this refusal, "" when nothing
 	// may override it.
 	Override string
+	// IDs names each reason found, from Refusals (the docs' list).
+	IDs []RefusalID
 }
 
 func (e *SafetyError) Error() string {

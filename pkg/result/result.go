@@ -85,9 +85,12 @@ type BlockSize struct {
 
 // Target describes one target as it was opened.
 type Target struct {
-	Path              string `json:"path"`
-	Kind              string `json:"kind"` // file | block
-	SizeBytes         int64  `json:"size_bytes"`
+	Path      string `json:"path"`
+	Kind      string `json:"kind"` // file | block
+	SizeBytes int64  `json:"size_bytes"`
+	// RegionBytes is the largest access region any workload of the run
+	// used on this target, from offset 0: I/O never reaches past it.
+	RegionBytes       int64  `json:"region_bytes,omitempty"`
 	Direct            bool   `json:"direct"`
 	LogicalBlockBytes int64  `json:"logical_block_bytes"`
 	Device            string `json:"device"` // kernel name of the block device the I/O reaches (e.g. "loop0", "vda")

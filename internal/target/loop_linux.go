@@ -1,0 +1,341 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Loop devices stack storage where sysfs's holders do not look: a loop
+// device over a disk (losetup -o 1MiB /dev/sdb) or over an image file
+// leaves no trace in the disk's holders, does not claim it (O_EXCL still
+// succeeds), and its filesystem can be mounted while the disk or the image
+// looks idle. So before writing, ioprobe asks every attached loop device
+// what backs it (LOOP_GET_STATUS64: the backing inode, and the device when
+// the backing is a block device) and refuses:
+//
+//   - a block device when a loop device over it (or over a partition or
+//     the disk of it), or over the same file or device as the target when
+//     the target is itself a loop device, or over any of those in turn, is
+//     in use or holds a signature;
+//   - a file that backs a loop device, always.
+
+// maxLoopDepth bounds the walk up stacks of loop devices over loop devices.
+const maxLoopDepth = 8
+
+// loopDev is an attached loop device and what backs it.
+type loopDev struct {
+	blockDev
+	backDev, backIno  uint64 // st_dev and st_ino of the backing file (or device node)
+	backRdev          uint64 // the backing block device (0 for a file)
+	offset, sizelimit uint64
+	file              string // the backing file's name as the kernel keeps it
+}
+
+// span says which bytes of its backing the loop device shows.
+func (l loopDev) span() string {
+	switch {
+	case l.sizelimit > 0:
+		return fmt.Sprintf("bytes %d to %d", l.offset, l.offset+l.sizelimit)
+	case l.offset > 0:
+		return fmt.Sprintf("from byte %d", l.offset)
+	}
+	return "all of it"
+}
+
+// loops lists the attached loop devices from sysfs and asks each what
+// backs it. It fails closed: a loop device it cannot ask is an error.
+func (e env) loops() ([]loopDev, error) {
+	blockRoot := filepath.Join(sysRootOr(e.sysRoot), "block")
+	ents, err := os.ReadDir(blockRoot)
+	if err != nil {
+		return nil, err
+	}
+	var out []loopDev
+	for _, ent := range ents {
+		name := ent.Name()
+		if !strings.HasPrefix(name, "loop") {
+			continue
+		}
+		dir := filepath.Join(blockRoot, name)
+		file, err := os.ReadFile(filepath.Join(dir, "loop", "backing_file"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not attached
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		bd, err := readBlockDev(dir)
+		if err != nil {
+			return nil, err
+		}
+		l, err := e.loopStatus(bd)
+		if errors.Is(err, unix.ENXIO) {
+			continue // detached since sysfs was read
+		}
+		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+			l, err = sysfsLoopStatus(bd, dir, string(file))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot ask loop device %s what backs it: %w", name, err)
+		}
+		l.file = strings.TrimSpace(string(file))
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func (e env) loopStatus(bd blockDev) (loopDev, error) {
+	node, err := e.deviceNode(bd)
+	if err != nil {
+		return loopDev{}, err
+	}
+	fd, err := unix.Open(node, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return loopDev{}, err
+	}
+	defer unix.Close(fd)
+	info, err := unix.IoctlLoopGetStatus64(fd)
+	if err != nil {
+		return loopDev{}, err
+	}
+	return loopDev{blockDev: bd, backDev: info.Device, backIno: info.Inode, backRdev: info.Rdevice,
+		offset: info.Offset, sizelimit: info.Sizelimit}, nil
+}
+
+// sysfsLoopStatus is what sysfs says of a loop device ioprobe may not open
+// (it runs without root): the backing file's name as the process that
+// attached it saw it, stat'ed here. A name that is gone ("(deleted)", or
+// from another mount namespace) matches nothing: the loop device's
+// contents live in a file no target can name.
+func sysfsLoopStatus(bd blockDev, dir, file string) (loopDev, error) {
+	l := loopDev{blockDev: bd}
+	for attr, v := range map[string]*uint64{"offset": &l.offset, "sizelimit": &l.sizelimit} {
+		b, err := os.ReadFile(filepath.Join(dir, "loop", attr))
+		if err != nil {
+			return l, err
+		}
+		if *v, err = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err != nil {
+			return l, fmt.Errorf("%s/loop/%s: %w", dir, attr, err)
+		}
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(strings.TrimSpace(file), &st); err != nil {
+		return l, nil
+	}
+	l.backDev, l.backIno = st.Dev, st.Ino
+	if st.Mode&unix.S_IFMT == unix.S_IFBLK {
+		l.backRdev = st.Rdev
+	}
+	return l, nil
+}
+
+func rdevOf(d blockDev) uint64 { return unix.Mkdev(d.Major, d.Minor) }
+
+// backsLoop refuses writes (write: a run that writes; extending a file
+// writes too) to the file st describes when a loop device shows it:
+// whatever the loop device holds (a filesystem, mounted or not) lives in
+// this file. No flag overrides it.
+func (e env) backsLoop(path string, st *unix.Stat_t, write bool) error {
+	if !write {
+		return nil
+	}
+	ls, err := e.loops()
+	if err != nil {
+		return refusal(path, true, because(RefuseUnverifiable, "cannot tell whether a loop device uses it: "+err.Error()))
+	}
+	var reasons []finding
+	for _, l := range ls {
+		if l.backRdev == 0 && l.backDev == st.Dev && l.backIno == st.Ino {
+			reasons = append(reasons, because(RefuseLoopBackingFile, fmt.Sprintf("it backs loop device %s (%s), whose contents are this file's", l.Name, l.span())))
+		}
+	}
+	if len(reasons) > 0 {
+		return refusal(path, true, reasons...)
+	}
+	return nil
+}
+
+// loopsOver lists why the block device dev may not be written because of
+// loop devices stacked on it, on its relatives, or (when dev is a loop
+// device) on what backs it. Each one found is checked for use and for
+// signatures, and so are the loop devices on top of it.
+func (e env) loopsOver(dev string) []finding {
+	if dev == "" {
+		return nil // inUse has said why
+	}
+	fam, err := readFamily(e.sysRoot, dev)
+	if err != nil {
+		return nil // inUse has said why
+	}
+	ls, err := e.loops()
+	if err != nil {
+		return []finding{because(RefuseUnverifiable, "cannot tell whether a loop device is stacked on it: "+err.Error())}
+	}
+	var self *loopDev
+	for i := range ls {
+		if ls[i].Name == fam.Self.Name {
+			self = &ls[i]
+		}
+	}
+	type found struct {
+		l   loopDev
+		how string
+	}
+	var todo []found
+	seen := map[string]bool{fam.Self.Name: true}
+	add := func(l loopDev, how string) {
+		if !seen[l.Name] {
+			seen[l.Name] = true
+			todo = append(todo, found{l, how})
+		}
+	}
+	subject := func(m blockDev) string {
+		if m.Name == fam.Self.Name {
+			return "it"
+		}
+		return m.Name + " (of the same disk)"
+	}
+	for _, m := range fam.Members() {
+		for _, l := range ls {
+			if l.backRdev == rdevOf(m) {
+				add(l, fmt.Sprintf("loop device %s, stacked on %s (%s),", l.Name, subject(m), l.span()))
+			}
+		}
+	}
+	var reasons []finding
+	if self != nil {
+		// Writing a loop device writes what backs it, and everything
+		// else stacked there.
+		for _, l := range ls {
+			if l.Name == self.Name || l.backDev != self.backDev || l.backIno != self.backIno {
+				continue
+			}
+			add(l, fmt.Sprintf("loop device %s, over the same %s as it (%s),", l.Name, backingNoun(*self), l.span()))
+		}
+		if self.backRdev != 0 {
+			back := blockDev{Name: devName(e.sysRoot, unix.Major(self.backRdev), unix.Minor(self.backRdev)),
+				Major: unix.Major(self.backRdev), Minor: unix.Minor(self.backRdev)}
+			for _, r := range e.inUse(back.Name) {
+				reasons = append(reasons, because(RefuseLoopStacked, fmt.Sprintf("the device it is a loop over, %s, is in use: %s", back.Name, r.text)))
+			}
+		}
+	}
+	for depth := 0; len(todo) > 0; depth++ {
+		if depth >= maxLoopDepth {
+			reasons = append(reasons, because(RefuseUnverifiable, fmt.Sprintf("loop devices are stacked more than %d deep on it", maxLoopDepth)))
+			break
+		}
+		next := todo
+		todo = nil
+		for _, f := range next {
+			if why := e.loopBusy(f.l); len(why) > 0 {
+				reasons = append(reasons, because(RefuseLoopStacked, f.how+" "+strings.Join(why, "; ")))
+			}
+			for _, l := range ls {
+				if l.backRdev == rdevOf(f.l.blockDev) {
+					add(l, fmt.Sprintf("loop device %s, stacked on %s (%s),", l.Name, f.l.Name, l.span()))
+				}
+			}
+		}
+	}
+	return reasons
+}
+
+func backingNoun(l loopDev) string {
+	if l.backRdev != 0 {
+		return "device"
+	}
+	if l.file != "" {
+		return "file " + l.file
+	}
+	return "file"
+}
+
+// loopBusy says what makes loop device l unsafe to write under: in use
+// (mounted, swap, held, partitioned: inUse; claimed: O_EXCL fails; open by
+// a process; locked), or holding a signature.
+func (e env) loopBusy(l loopDev) []string {
+	var why []string
+	for _, r := range e.inUse(l.Name) {
+		why = append(why, "is in use: "+r.text)
+	}
+	node, err := e.deviceNode(l.blockDev)
+	if err != nil {
+		return append(why, "cannot be checked: "+err.Error())
+	}
+	fd, err := openDirect(node, unix.O_RDONLY|unix.O_EXCL, 0)
+	if errors.Is(err, unix.EBUSY) {
+		if len(why) == 0 {
+			why = append(why, "is in use: the kernel refused exclusive access (mounted, swap, or claimed by device-mapper, md or another program)")
+		}
+		fd, err = openDirect(node, unix.O_RDONLY, 0)
+	}
+	if err != nil {
+		return append(why, "cannot be opened to be checked: "+err.Error())
+	}
+	defer unix.Close(fd)
+	if h := e.lockHolders(fd); h != "" {
+		why = append(why, "is locked by "+h)
+	}
+	if o := e.openers(rdevOf(l.blockDev)); o != "" {
+		why = append(why, "is open by "+o)
+	}
+	size, err := blkSize64(fd)
+	if err != nil {
+		return append(why, "cannot be read to look for signatures: "+err.Error())
+	}
+	lbs, err := unix.IoctlGetInt(fd, unix.BLKSSZGET)
+	if err != nil || lbs <= 0 {
+		return append(why, fmt.Sprintf("cannot be read to look for signatures: BLKSSZGET: %v", err))
+	}
+	if size == 0 {
+		return why
+	}
+	sigs, err := readSignatures(fd, size, int64(lbs))
+	if err != nil {
+		return append(why, "cannot be read to look for signatures: "+err.Error())
+	}
+	for _, s := range sigs {
+		why = append(why, "holds "+s.String())
+	}
+	return why
+}
+
+// openers names the processes (other than this one) that have block
+// device rdev open, from /proc/PID/fd: what can be known of a loop
+// device's users, which sysfs does not count. Processes in other PID
+// namespaces are not visible.
+func (e env) openers(rdev uint64) string {
+	procs, err := os.ReadDir(e.procRoot())
+	if err != nil {
+		return ""
+	}
+	self := os.Getpid()
+	var names []string
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		fdDir := filepath.Join(e.procRoot(), p.Name(), "fd")
+		fds, err := os.ReadDir(fdDir)
+		if err != nil {
+			continue // gone, or not ours to see
+		}
+		for _, f := range fds {
+			var st unix.Stat_t
+			if unix.Stat(filepath.Join(fdDir, f.Name()), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFBLK && st.Rdev == rdev {
+				names = append(names, e.processName(pid))
+				break
+			}
+		}
+	}
+	return strings.Join(names, ", ")
+}

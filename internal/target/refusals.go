@@ -1,0 +1,86 @@
+package target
+
+// RefusalID names one reason ioprobe refuses a target. README's "Safety"
+// and docs/output.md ("Refusals") list exactly these, with the same
+// overrides; TestRefusalListMatchesDocs fails when they disagree, and
+// TestEveryRefusalHasAnID when code refuses without one.
+type RefusalID string
+
+// Every refusal, in the order the docs list them.
+const (
+	RefuseReadOnlyDevice  RefusalID = "read-only-device"
+	RefuseForeignFile     RefusalID = "foreign-file"
+	RefuseMounted         RefusalID = "mounted"
+	RefuseSwap            RefusalID = "swap"
+	RefuseHeld            RefusalID = "held"
+	RefusePartitioned     RefusalID = "partitioned"
+	RefuseClaimed         RefusalID = "claimed"
+	RefuseSignature       RefusalID = "signature"
+	RefuseLocked          RefusalID = "locked"
+	RefuseLoopStacked     RefusalID = "loop-stacked"
+	RefuseLoopBackingFile RefusalID = "loop-backing-file"
+	RefuseUnverifiable    RefusalID = "unverifiable"
+	RefuseBufferedFS      RefusalID = "buffered-fs"
+	RefuseNoDirectIO      RefusalID = "no-direct-io"
+)
+
+// Refusal is one entry of the list.
+type Refusal struct {
+	ID RefusalID
+	// Override is the flag that lifts this refusal, "" when nothing may.
+	Override string
+}
+
+// Refusals is the list, in the docs' order.
+var Refusals = []Refusal{
+	{RefuseReadOnlyDevice, "--allow-destructive"},
+	{RefuseForeignFile, "--allow-destructive"},
+	{RefuseMounted, ""},
+	{RefuseSwap, ""},
+	{RefuseHeld, ""},
+	{RefusePartitioned, ""},
+	{RefuseClaimed, ""},
+	{RefuseSignature, ""},
+	{RefuseLocked, ""},
+	{RefuseLoopStacked, ""},
+	{RefuseLoopBackingFile, ""},
+	{RefuseUnverifiable, ""},
+	{RefuseBufferedFS, ""},
+	{RefuseNoDirectIO, ""},
+}
+
+func overrideOf(id RefusalID) string {
+	for _, r := range Refusals {
+		if r.ID == id {
+			return r.Override
+		}
+	}
+	return ""
+}
+
+// finding is one reason found to refuse a target.
+type finding struct {
+	id   RefusalID
+	text string // what was found, e.g. "it is mounted at /mnt (ext4)"
+}
+
+func because(id RefusalID, text string) finding { return finding{id: id, text: text} }
+
+// refusal is the only maker of a SafetyError: the override comes from the
+// list, and is offered only when it lifts every reason found.
+func refusal(path string, write bool, fs ...finding) *SafetyError {
+	e := &SafetyError{Path: path, Write: write}
+	texts := make([]string, len(fs))
+	for i, f := range fs {
+		texts[i] = f.text
+		e.IDs = append(e.IDs, f.id)
+		o := overrideOf(f.id)
+		if i == 0 {
+			e.Override = o
+		} else if o != e.Override {
+			e.Override = ""
+		}
+	}
+	e.Reason = joinReasons(texts)
+	return e
+}
