@@ -269,7 +269,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			if spec.RegionBytes > 0 {
 				region = spec.RegionBytes
 			}
-			ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path})
+			ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path, Key: ot.t.SectorKey})
 		}
 		spec.RegionBytes = commonRegion(spec, ets)
 		specs[gi] = spec

@@ -75,11 +75,16 @@ type Target struct {
 	// self-describing format (a file ioprobe filled), so any read of it can
 	// be verified; elsewhere only what the run itself wrote can be.
 	Formatted bool
+	// SectorKey is the key the sectors of a file ioprobe filled are
+	// stamped under (internal/verify), bound to the file's identity; 0 for
+	// anything else. Engines stamp every write with it.
+	SectorKey uint64
 	// Device is the kernel name of the block device the I/O reaches
 	// ("vda", "loop3", "nvme0n1p2"), for ReadDiskStats; "" when there is
 	// none (an anonymous st_dev, as on btrfs or overlayfs).
 	Device   string
-	Created  bool // ioprobe created, or extended, the file in this Open
+	Created  bool // ioprobe created the file in this Open
+	Extended bool // ioprobe grew its own file to a larger region in this Open
 	Writable bool
 
 	closed bool
