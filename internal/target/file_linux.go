@@ -67,7 +67,7 @@ func (e env) openFile(path, resolved string, opts Options, newID uint64) (*Targe
 		if err != nil {
 			return nil, fmt.Errorf("target %s: statx: %w", path, err)
 		}
-		own = ownership{owned: true, id: newID, key: me.key(newID), filled: st.Size}
+		own = ownership{marked: true, owned: true, id: newID, key: me.key(newID), filled: st.Size}
 	} else {
 		own = readOwnership(fd, st.Size, g.logicalBlock)
 	}
@@ -117,7 +117,10 @@ func (e env) openFile(path, resolved string, opts Options, newID uint64) (*Targe
 		t.Writable = true
 	}
 	t.FD = fd
-	t.Formatted, t.SectorKey = own.owned, own.key
+	// Reads are judged where ioprobe wrote every sector, even when its
+	// content shows that something else changed it since (that is what
+	// --verify is for); writes keep the format under the file's key.
+	t.Formatted, t.SectorKey = own.marked && t.Region <= own.filled, own.key
 	ok = true
 	return t, nil
 }

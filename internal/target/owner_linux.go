@@ -39,13 +39,20 @@ func (i identity) key(id uint64) uint64 {
 
 // ownership is what an existing file's marker and content say about it.
 type ownership struct {
-	owned bool   // ioprobe's: marked, and its content is ioprobe's sectors under its key
-	key   uint64 // the sectors' key (owned only)
-	id    uint64 // the marker's id (owned only)
-	// filled is how many bytes from offset 0 are ioprobe's sectors (owned
-	// only): less than the file's size after a fill that was interrupted
-	// before it could cut the file back, whose new part then holds
-	// ioprobe's sectors or zeros only, and is filled again.
+	// marked: its marker is ioprobe's and names this very file (not a
+	// copy), so every sector of [0, filled) was written by ioprobe in the
+	// self-describing format under key, and --verify judges every read
+	// there: a sector that is not sound was changed behind ioprobe's back.
+	marked bool
+	// owned: marked, and its content is still ioprobe's sectors, so it
+	// may be written without --allow-destructive.
+	owned bool
+	key   uint64 // the sectors' key (marked only)
+	id    uint64 // the marker's id (marked only)
+	// filled is how many bytes from offset 0 are ioprobe's sectors
+	// (marked only): less than the file's size after a fill that was
+	// killed before it could cut the file back, whose new part then holds
+	// ioprobe's sectors or zeros only (owned), and is filled again.
 	filled int64
 	why    string // why the file is not ioprobe's ("" when owned or unmarked)
 }
@@ -86,23 +93,27 @@ func readOwnership(fd int, size, align int64) ownership {
 	if m.size > size {
 		return ownership{why: fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe filled it, so it may now hold other data", m.size, size)}
 	}
-	key := me.key(m.id)
+	marked := ownership{marked: true, key: me.key(m.id), id: m.id, filled: m.size}
 	mem, err := iobuf.New(1, edgeBytes, 0)
 	if err != nil {
-		return ownership{why: err.Error()}
+		marked.why = err.Error()
+		return marked
 	}
 	defer mem.Close()
-	if bad, err := foreignAt(fd, mem.Memory(), m.size, 0, align, key, false); err != nil || bad >= 0 {
-		return ownership{why: contentWhy(bad, err)}
+	if bad, err := foreignAt(fd, mem.Memory(), m.size, 0, align, marked.key, false); err != nil || bad >= 0 {
+		marked.why = contentWhy(bad, err)
+		return marked
 	}
 	if m.size < size {
 		// Only a fill that was killed leaves more than the marker says:
 		// the rest is ioprobe's sectors or the zeros of preallocation.
-		if bad, err := foreignAt(fd, mem.Memory(), size, m.size, align, key, true); err != nil || bad >= 0 {
-			return ownership{why: fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe filled it, and %s", m.size, size, contentWhy(bad, err)[len("it carries ioprobe's marker, but "):])}
+		if bad, err := foreignAt(fd, mem.Memory(), size, m.size, align, marked.key, true); err != nil || bad >= 0 {
+			marked.why = fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe filled it, and %s", m.size, size, contentWhy(bad, err)[len("it carries ioprobe's marker, but "):])
+			return marked
 		}
 	}
-	return ownership{owned: true, key: key, id: m.id, filled: m.size}
+	marked.owned = true
+	return marked
 }
 
 func contentWhy(bad int64, err error) string {
