@@ -191,6 +191,7 @@ targets:
 jobs:
   writer: {target: data, block_size: 8k, read_pct: 0, random_pct: 100, queue_depth: 8, duration: 500ms, ramp: 0s}
   checker: {target: data, block_size: 4k, read_pct: 50, random_pct: 100, queue_depth: 8, duration: 500ms, ramp: 0s, verify: true, max_errors: 0}
+  long: {target: data, block_size: 4k, read_pct: 50, random_pct: 100, queue_depth: 4, duration: 10m, ramp: 0s, verify: true, max_errors: 0}
 `, tgt)), 0o644))
 	d := startDaemon(t, "--config", cfg, "--web.enable-admin-api")
 	base := "http://" + d.addr
@@ -221,6 +222,25 @@ jobs:
 		require.Zero(t, v.Failures, "the daemon's --verify job reported %+v", v.FailedSectors)
 		require.Equal(t, run.Result.Summary.ReadOps, v.ReadsVerified)
 	}
-	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
+
+	// While a --verify job writes, a CLI write run is refused (the job
+	// would take its writes for lost ones), and a CLI --verify read run
+	// judges every read of the file being written, and fails none.
+	resp, err := http.Post(base+"/api/v1/jobs/long/run", "", nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Eventually(t, func() bool {
+		return strings.Contains(fetch(t, base+"/metrics"), `ioprobe_run_active{ioprobe_job="long",target="data"} 1`)
+	}, time.Minute, 50*time.Millisecond)
+	o := ioprobe(t, dir, "run", "--target", tgt, "--read-pct", "0", "--duration", "200ms", "--ramp", "0s")
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Contains(t, o.stderr, "a run with --verify is writing to it")
+	o = ioprobe(t, dir, "run", "--target", tgt, "--verify", "--read-pct", "100", "--duration", "300ms", "--ramp", "0s", "--output", "json", "--max-errors", "0")
+	require.Equal(t, 0, o.code, o.stderr)
+	r := decodeResult(t, o.stdout)
+	require.Zero(t, r.Summary.Verify.Failures, "%+v", r.Summary.Verify.FailedSectors)
+	require.Equal(t, r.Summary.ReadOps, r.Summary.Verify.ReadsVerified)
+	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM)) // mid-run
 	<-d.exited
 }

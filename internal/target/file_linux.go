@@ -112,6 +112,10 @@ func (e env) openFile(path, resolved string, opts Options, newID uint64) (*Targe
 			unix.Close(wfd)
 			return nil, fmt.Errorf("target %s: %s was replaced while being opened", path, resolved)
 		}
+		if err := lockWriters(path, wfd, o.Exclusive); err != nil {
+			unix.Close(wfd)
+			return nil, err
+		}
 		unix.Close(fd)
 		fd = wfd
 		t.Writable = true

@@ -184,3 +184,29 @@ func allZero(p []byte) bool {
 	}
 	return true
 }
+
+// lockWriters takes the writers' flock on fd, a file opened for writing
+// (see Options.Exclusive), for as long as fd is open. A --verify run that
+// writes must be the only writer, or another run's sectors would read as
+// its own lost writes.
+func lockWriters(path string, fd int, exclusive bool) error {
+	how := unix.LOCK_SH
+	if exclusive {
+		how = unix.LOCK_EX
+	}
+	for {
+		err := unix.Flock(fd, how|unix.LOCK_NB)
+		switch {
+		case err == nil:
+			return nil
+		case err == unix.EINTR:
+			continue
+		case err == unix.EWOULDBLOCK && exclusive:
+			return &SafetyError{Path: path, Write: true, Reason: "another run is writing to it, and --verify cannot tell that run's writes from lost ones; run it after that one"}
+		case err == unix.EWOULDBLOCK:
+			return &SafetyError{Path: path, Write: true, Reason: "a run with --verify is writing to it, and would take this run's writes for lost ones; run it after that one"}
+		default:
+			return fmt.Errorf("target %s: flock: %w", path, err)
+		}
+	}
+}

@@ -160,3 +160,29 @@ func TestOldMarkerIsForeign(t *testing.T) {
 	require.NoError(t, unix.Setxattr(path, markerXattr, []byte("ioprobe.target/v1 size=1048576 sectors=v1"), 0))
 	requireForeign(t, path, "it carries the marker of an older ioprobe", false)
 }
+
+// A --verify run that writes is the only writer of a file: every other
+// writer is refused while it runs, and it is refused while another writes.
+// Plain writers share the file; readers are never held up.
+func TestVerifyWriterIsAlone(t *testing.T) {
+	path := newOwned(t, t.TempDir(), mib)
+	plain1, err := Open(path, Options{Write: true})
+	require.NoError(t, err)
+	plain2, err := Open(path, Options{Write: true})
+	require.NoError(t, err, "plain writers share a file")
+	_, err = Open(path, Options{Write: true, Exclusive: true})
+	requireSafetyError(t, err, "another run is writing to it, and --verify cannot tell that run's writes from lost ones", "")
+	require.NoError(t, plain1.Close())
+	require.NoError(t, plain2.Close())
+
+	v, err := Open(path, Options{Write: true, Exclusive: true})
+	require.NoError(t, err, "alone now")
+	_, err = Open(path, Options{Write: true})
+	requireSafetyError(t, err, "a run with --verify is writing to it", "")
+	require.Error(t, Check(path, Options{Write: true}), "Check sees it too")
+	r, err := Open(path, Options{})
+	require.NoError(t, err, "reading is never held up")
+	require.NoError(t, r.Close())
+	require.NoError(t, v.Close())
+	requireOwned(t, path)
+}

@@ -38,6 +38,12 @@ type Options struct {
 	// MaxBlock is the largest transfer; it must be a multiple of the logical
 	// block size and fit in the region. 0 means Align.
 	MaxBlock int64
+	// Exclusive says the run judges reads by what it wrote itself (--verify
+	// with writes: a sector older than its last write is a lost write), so
+	// no other run may write the file meanwhile. Every run that writes a
+	// file holds a BSD flock on it for the run, shared, or exclusive with
+	// this set; Open refuses a file another run holds against it.
+	Exclusive bool
 	// Progress, when set, is called after each chunk while a new file (or
 	// the new part of an extended one) is being filled.
 	Progress func(done, total int64)
