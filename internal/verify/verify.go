@@ -16,17 +16,20 @@ import (
 //	32  crc     checksummed sectors: CRC-32C of the 512 bytes with this field zero
 //	36  payload whatever the buffer held (random data from the fill or an earlier read)
 //
-// The four header words are stored XORed with a mask derived from payload
-// bytes 40–47 and the target's key, so that no two sectors share a byte
-// pattern (a compressing or deduplicating device must not be flattered by
-// a constant header), and a sector reads as ioprobe's only under the key of
-// the file it was written to: a copy of an ioprobe file (another inode) has
-// another key, and its sectors are not recognised.
+// The four header words are stored XORed with masks so that no two
+// sectors share a byte pattern (a compressing or deduplicating device must
+// not be flattered by a constant header), and so that a sector reads as
+// ioprobe's only under the key of the target it was written to: a copy of
+// an ioprobe file (another inode) has another key, and its sectors are not
+// recognised. Checksummed sectors take their mask from payload bytes
+// 40–47 and the key; plain ones from the key and their own offset, so
+// that marking a buffer only stores into it and never waits for a load
+// (a 1 MiB write touches 2048 cache lines, mostly not in cache).
 //
 // Every write ioprobe makes keeps the format: --verify's writes and the
-// fill are checksummed; plain writes are marked (header without checksum:
-// one multiply and four stores per sector), so a file stays recognisable
-// and every later read of it can still be judged.
+// fill are checksummed; plain writes are marked (a header without
+// checksum: two multiplies and four stores per sector), so a file stays
+// recognisable and every later read of it can still be judged.
 const (
 	SectorSize = 512
 	magicSum   = uint64(0x3256534252504f49) // "IOPRBSV2" read little endian
@@ -35,9 +38,9 @@ const (
 	keyOff     = 40
 )
 
-// mask is the header mask of a sector whose key bytes hold k, written to a
-// target with key key: a bijection of k^key, so two keys never give one
-// sector the same mask.
+// mask is the header mask of a checksummed sector whose key bytes hold k,
+// written to a target with key key (of a plain sector with k 0): a
+// bijection of k^key, so two keys never give one sector the same mask.
 func mask(k, key uint64) uint64 {
 	x := (k ^ key) * 0x9e3779b97f4a7c15
 	return x ^ x>>29
@@ -50,6 +53,9 @@ func header(p []byte, m, magic, off, run, seq uint64) {
 	binary.LittleEndian.PutUint64(p[16:], run^bits.RotateLeft64(m, 32))
 	binary.LittleEndian.PutUint64(p[24:], seq^bits.RotateLeft64(m, 48))
 }
+
+// spread varies a plain sector's magic, run and seq words with its offset.
+func spread(off uint64) uint64 { return off * 0xd6e8feb86659fd93 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -68,10 +74,26 @@ func Format(buf []byte, off int64, key, run, seq uint64) {
 // Mark stamps every sector of buf like Format, without the checksum: what
 // a plain write (no --verify) costs to keep a target recognisable.
 func Mark(buf []byte, off int64, key, run, seq uint64) {
+	m := mask(0, key)
+	m1 := bits.RotateLeft64(m, 16)
 	for s := 0; s+SectorSize <= len(buf); s += SectorSize {
-		p := buf[s : s+SectorSize : s+SectorSize]
-		header(p, mask(binary.LittleEndian.Uint64(p[keyOff:]), key), magicPlain, uint64(off)+uint64(s), run, seq)
+		p := buf[s : s+32 : s+32]
+		o := uint64(off) + uint64(s)
+		h := m ^ spread(o)
+		binary.LittleEndian.PutUint64(p[0:], magicPlain^h)
+		binary.LittleEndian.PutUint64(p[8:], o^m1)
+		binary.LittleEndian.PutUint64(p[16:], run^bits.RotateLeft64(h, 32))
+		binary.LittleEndian.PutUint64(p[24:], seq^bits.RotateLeft64(h, 48))
 	}
+}
+
+// plainWords decodes a sector as a plain one: the offset it names, its
+// mask h, and whether its magic says it is plain.
+func plainWords(p []byte, key uint64) (found, h uint64, ok bool) {
+	m := mask(0, key)
+	found = binary.LittleEndian.Uint64(p[8:]) ^ bits.RotateLeft64(m, 16)
+	h = m ^ spread(found)
+	return found, h, binary.LittleEndian.Uint64(p[0:])^h == magicPlain
 }
 
 // Problem says what is wrong with a sector.
@@ -136,18 +158,21 @@ func check(buf []byte, off int64, key uint64, sums bool) Failure {
 	for s := 0; s+SectorSize <= len(buf); s += SectorSize {
 		p := buf[s : s+SectorSize : s+SectorSize]
 		at := off + int64(s)
-		m := mask(binary.LittleEndian.Uint64(p[keyOff:]), key)
-		switch binary.LittleEndian.Uint64(p[0:]) ^ m {
-		case magicSum:
+		var found int64
+		if f, _, plain := plainWords(p, key); plain {
+			found = int64(f)
+		} else {
+			m := mask(binary.LittleEndian.Uint64(p[keyOff:]), key)
+			if binary.LittleEndian.Uint64(p[0:])^m != magicSum {
+				return Failure{Offset: at, Problem: NoMagic}
+			}
 			if sums && !sumOK(p) {
 				return Failure{Offset: at, Problem: BadChecksum}
 			}
-		case magicPlain:
-		default:
-			return Failure{Offset: at, Problem: NoMagic}
+			found = int64(binary.LittleEndian.Uint64(p[8:]) ^ bits.RotateLeft64(m, 16))
 		}
-		if got := int64(binary.LittleEndian.Uint64(p[8:]) ^ bits.RotateLeft64(m, 16)); got != at {
-			return Failure{Offset: at, Problem: Misplaced, Found: got}
+		if found != at {
+			return Failure{Offset: at, Problem: Misplaced, Found: found}
 		}
 	}
 	return Failure{}
@@ -166,9 +191,11 @@ var zero4 [4]byte
 // key key was written with, and whether it was checksummed. Only
 // meaningful for a sector Check found sound.
 func Stamp(sector []byte, key uint64) (run, seq uint64, summed bool) {
+	if _, h, plain := plainWords(sector, key); plain {
+		return binary.LittleEndian.Uint64(sector[16:]) ^ bits.RotateLeft64(h, 32), binary.LittleEndian.Uint64(sector[24:]) ^ bits.RotateLeft64(h, 48), false
+	}
 	m := mask(binary.LittleEndian.Uint64(sector[keyOff:]), key)
-	summed = binary.LittleEndian.Uint64(sector[0:])^m == magicSum
-	return binary.LittleEndian.Uint64(sector[16:]) ^ bits.RotateLeft64(m, 32), binary.LittleEndian.Uint64(sector[24:]) ^ bits.RotateLeft64(m, 48), summed
+	return binary.LittleEndian.Uint64(sector[16:]) ^ bits.RotateLeft64(m, 32), binary.LittleEndian.Uint64(sector[24:]) ^ bits.RotateLeft64(m, 48), true
 }
 
 // FileKey is the key of a file target: the random id its marker records,
