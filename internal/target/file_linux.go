@@ -88,7 +88,7 @@ func (e env) openFile(path, resolved string, opts Options, newID uint64) (*Targe
 		} else if err := e.extend(path, resolved, own.filled, t.Size, size, own.id, o); err != nil {
 			return nil, err
 		}
-		t.Size, t.Extended = size, newID == 0
+		t.Size, t.Extended, own.filled = size, newID == 0, size
 	}
 	if t.Region, err = checkRegion(path, o.Region, t.Size, o); err != nil {
 		return nil, err

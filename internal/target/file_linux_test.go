@@ -157,6 +157,7 @@ func TestMarkedFileExtended(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, tg.Created, "extended, not created")
 	require.True(t, tg.Extended)
+	require.True(t, tg.Formatted, "every read of the grown file can be judged")
 	require.Equal(t, int64(6*mib), tg.Size)
 	require.Equal(t, []int64{2 * mib}, done)
 	require.NoError(t, tg.Close())
