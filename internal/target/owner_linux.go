@@ -202,9 +202,9 @@ func lockWriters(path string, fd int, exclusive bool) error {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EWOULDBLOCK && exclusive:
-			return &SafetyError{Path: path, Write: true, Reason: "another run is writing to it, and --verify cannot tell that run's writes from lost ones; run it after that one"}
+			return refusal(path, true, because(RefuseLocked, "another run is writing to it, and --verify cannot tell that run's writes from lost ones; run it after that one"))
 		case err == unix.EWOULDBLOCK:
-			return &SafetyError{Path: path, Write: true, Reason: "a run with --verify is writing to it, and would take this run's writes for lost ones; run it after that one"}
+			return refusal(path, true, because(RefuseLocked, "a run with --verify is writing to it, and would take this run's writes for lost ones; run it after that one"))
 		default:
 			return fmt.Errorf("target %s: flock: %w", path, err)
 		}
