@@ -32,6 +32,10 @@ type Target struct {
 	Region workload.Region
 	Index  int    // position in the run's target list (for per-target stats)
 	Path   string // for error messages
+	// Key is the key every written sector is stamped under (see
+	// internal/verify): a file ioprobe filled has its own
+	// (target.Target.SectorKey), anything else 0.
+	Key uint64
 }
 
 // Worker is everything one engine loop needs. The runner builds it; the

@@ -233,8 +233,8 @@ func (v *Verifier) quiet(target int, r readMark) bool {
 // sound and in its place and, when no write touched the read's units
 // since it was issued, none older than its unit's floor. It returns the
 // first bad sector.
-func (v *Verifier) check(target int, buf []byte, off int64, r readMark) verify.Failure {
-	if f := verify.Check(buf, off); f.Problem != verify.OK || !v.quiet(target, r) {
+func (v *Verifier) check(target int, key uint64, buf []byte, off int64, r readMark) verify.Failure {
+	if f := verify.Check(buf, off, key); f.Problem != verify.OK || !v.quiet(target, r) {
 		return f
 	}
 	t := &v.targets[target]
@@ -246,7 +246,9 @@ func (v *Verifier) check(target int, buf []byte, off int64, r readMark) verify.F
 		if floor == 0 {
 			continue
 		}
-		if run, seq := verify.Stamp(buf[s : s+verify.SectorSize]); run != v.run || seq < floor {
+		// Every write of this run is checksummed: a plain sector, or one
+		// of another run, is older than the floor.
+		if run, seq, summed := verify.Stamp(buf[s:s+verify.SectorSize], key); !summed || run != v.run || seq < floor {
 			// A floor rises only after its write's completion shows in
 			// the generations. If they still show no write since the
 			// read was issued, the floor just read was already the
@@ -290,7 +292,7 @@ func (v *Verifier) written(target int, off, n int64) {
 
 // fail records a read that failed its check: every bad sector of buf (read
 // at off), not only the first.
-func (v *Verifier) fail(target int, buf []byte, off int64, first verify.Failure, r readMark) {
+func (v *Verifier) fail(target int, key uint64, buf []byte, off int64, first verify.Failure, r readMark) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.failures++
@@ -300,7 +302,7 @@ func (v *Verifier) fail(target int, buf []byte, off int64, first verify.Failure,
 		if next >= int64(len(buf)) {
 			break
 		}
-		f = v.check(target, buf[next:], off+next, r)
+		f = v.check(target, key, buf[next:], off+next, r)
 	}
 }
 
@@ -341,21 +343,25 @@ func (v *Verifier) Failures() (int, []VerifyFailure, bool) {
 }
 
 // PrepareWrite readies buf for the write op on lane s, just before it is
-// issued: with --verify every sector is formatted with the write's stamp
-// and the issue is noted; otherwise the first 16 bytes are stamped with
-// the lane's seq so that no two written blocks are alike.
+// issued. Every sector is stamped in the self-describing format under the
+// target's key, so a file ioprobe filled stays recognisable as ioprobe's
+// and every later read of it can be judged: with --verify checksummed,
+// with the write's stamp, and the issue noted; otherwise plain (offset,
+// worker, the lane's seq: no two written blocks are alike, and a
+// deduplicating device is not flattered).
 func (w *Worker) PrepareWrite(s *Lane, op *workload.Op, buf []byte, seq uint64) {
+	t := &w.Targets[s.Target]
 	v := w.Verify
 	if v == nil {
-		Stamp(buf, op.Offset, seq)
+		verify.Mark(buf, op.Offset, t.Key, w.Seed^uint64(w.ID), seq)
 		return
 	}
 	// The issue is noted first, then the stamp taken: a write that
 	// follows another on a unit (issued after it completed) then always
 	// carries the higher stamp, which the floors rely on.
-	op.VerifyMark = v.issueWrite(w.Targets[s.Target].Index, op.Offset, op.Len)
+	op.VerifyMark = v.issueWrite(t.Index, op.Offset, op.Len)
 	op.VerifyStamp = v.stamps.Add(1)
-	verify.Format(buf, op.Offset, v.run, op.VerifyStamp)
+	verify.Format(buf, op.Offset, t.Key, v.run, op.VerifyStamp)
 }
 
 // PrepareRead notes, as the read op on lane s is issued, whether its data
@@ -384,7 +390,7 @@ func (w *Worker) Complete(s *Lane, op *workload.Op, buf []byte, res, t0, t1 int6
 		Complete(w.Ctl, s, op, res, t0, t1)
 		return
 	}
-	ti := w.Targets[s.Target].Index
+	ti, key := w.Targets[s.Target].Index, w.Targets[s.Target].Key
 	switch {
 	case op.Write:
 		v.written(ti, op.Offset, op.Len)
@@ -395,8 +401,8 @@ func (w *Worker) Complete(s *Lane, op *workload.Op, buf []byte, res, t0, t1 int6
 		}
 	default:
 		r := readMark{off: op.Offset, n: op.Len, mark: op.VerifyMark}
-		if f := v.check(ti, buf[:op.Len], op.Offset, r); f.Problem != verify.OK {
-			v.fail(ti, buf[:op.Len], op.Offset, f, r)
+		if f := v.check(ti, key, buf[:op.Len], op.Offset, r); f.Problem != verify.OK {
+			v.fail(ti, key, buf[:op.Len], op.Offset, f, r)
 			w.Ctl.fail(s, &IOError{Target: s.Target, Path: s.Path, Worker: s.Worker, Offset: f.Offset, Len: verify.SectorSize,
 				Class: ErrVerify, Detail: "verify: " + f.Problem.String() + foundAt(f)})
 			return

@@ -104,6 +104,9 @@ func writeHeader(ew *errWriter, r *result.Result) {
 		if t.Created {
 			notes = append(notes, "created by ioprobe")
 		}
+		if t.Extended {
+			notes = append(notes, "extended by ioprobe")
+		}
 		if !t.Direct {
 			notes = append(notes, "NOT O_DIRECT")
 		}

@@ -139,7 +139,7 @@ func (p *Plan) targetOptions(ctx context.Context) ([]string, map[string]*openTar
 		for _, path := range g.Targets {
 			o, ok := opts[path]
 			if !ok {
-				o = &target.Options{AllowDestructive: p.AllowDestructive, DefaultFileSize: workload.DefaultRegion, Cancel: ctx.Done()}
+				o = &target.Options{AllowDestructive: p.AllowDestructive, DefaultFileSize: workload.DefaultRegion, Cancel: ctx.Done(), Exclusive: p.verifies()}
 				opts[path] = o
 				order = append(order, path)
 				byPath[path] = &openTarget{index: len(order) - 1}
@@ -269,7 +269,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			if spec.RegionBytes > 0 {
 				region = spec.RegionBytes
 			}
-			ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path})
+			ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path, Key: ot.t.SectorKey})
 		}
 		spec.RegionBytes = commonRegion(spec, ets)
 		specs[gi] = spec
@@ -421,11 +421,7 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 // which units this run wrote, in units of the largest size that divides
 // every offset and transfer of every group on that target.
 func (p *Plan) verifier(targets []*openTarget, run uint64) (*engine.Verifier, error) {
-	on := false
-	for _, g := range p.Groups {
-		on = on || g.Spec.Verify
-	}
-	if !on {
+	if !p.verifies() {
 		return nil, nil
 	}
 	vts := make([]engine.VerifyTarget, len(targets))
@@ -442,6 +438,17 @@ func (p *Plan) verifier(targets []*openTarget, run uint64) (*engine.Verifier, er
 		vts[ot.index] = engine.VerifyTarget{Formatted: ot.t.Formatted, Region: ot.t.Region, Unit: unit}
 	}
 	return engine.NewVerifier(run, vts)
+}
+
+// verifies says whether any group asks for --verify (the verifier then
+// checks every group's reads and formats every group's writes).
+func (p *Plan) verifies() bool {
+	for _, g := range p.Groups {
+		if g.Spec.Verify {
+			return true
+		}
+	}
+	return false
 }
 
 func gcd(a, b int64) int64 {

@@ -86,6 +86,7 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 			LogicalBlockBytes: t.LogicalBlock,
 			Device:            t.Device,
 			Created:           t.Created,
+			Extended:          t.Extended,
 		})
 	}
 	return res

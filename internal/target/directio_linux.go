@@ -113,13 +113,13 @@ func readDirect(fd int, off int64, n int) ([]byte, error) {
 const fillChunk = 4 << 20
 
 // fillDirect writes incompressible pseudo-random data, every sector in
-// --verify's self-describing format (internal/verify), over [from, to) of
+// --verify's self-describing format (internal/verify) under key, over [from, to) of
 // O_DIRECT fd, fillChunk bytes at a time, from mmap'd memory. Every chunk
 // gets its own stream, so no two blocks of the file are alike and neither
 // compression nor deduplication flatters later reads. from and to must be
 // multiples of the file's direct-I/O alignment. hook (tests only) may fail
 // the fill before the chunk at off is written.
-func fillDirect(fd int, from, to int64, seed uint64, progress func(done, total int64), hook func(off int64) error) error {
+func fillDirect(fd int, from, to int64, key, seed uint64, progress func(done, total int64), hook func(off int64) error) error {
 	if to <= from {
 		return nil
 	}
@@ -138,7 +138,7 @@ func fillDirect(fd int, from, to int64, seed uint64, progress func(done, total i
 		n := min(chunk, to-off)
 		p := mem[:n]
 		iobuf.FillRandom(p, iobuf.Mix64(seed^uint64(off)))
-		verify.Format(p, off, seed, 0)
+		verify.Format(p, off, key, seed, 0)
 		if hook != nil {
 			if err := hook(off); err != nil {
 				return err

@@ -12,6 +12,10 @@
 //   - preparing file targets: creating, preallocating, filling with
 //     incompressible data through O_DIRECT from mmap'd memory, and marking
 //     them (xattr user.ioprobe) so later runs reuse them without refilling;
+//   - ownership: a file is ioprobe's only while its marker names this very
+//     file and its content (first and last 64 KiB, a random sample) is
+//     still ioprobe's sectors under the file's key (owner_linux.go); the
+//     key goes to the engines, which stamp every write with it;
 //   - the refusals: writes to files ioprobe did not create, to block devices
 //     without --allow-destructive, and, whatever the flags, to devices that
 //     are mounted, in use by the kernel, partitioned, or hold a partition

@@ -9,29 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ownership is what the marker says about an existing file.
-type ownership struct {
-	owned     bool  // ioprobe created and filled it, and its size is what ioprobe left
-	formatted bool  // every sector is in the verify format
-	staleSize int64 // the marker's size when it no longer matches the file's (else 0)
-}
-
-func readOwnership(fd int, size int64) ownership {
-	buf := make([]byte, 128)
-	n, err := unix.Fgetxattr(fd, markerXattr, buf)
-	if err != nil {
-		return ownership{}
-	}
-	msize, formatted, ok := parseMarker(buf[:n])
-	if !ok {
-		return ownership{}
-	}
-	if msize != size {
-		return ownership{staleSize: msize}
-	}
-	return ownership{owned: true, formatted: formatted}
-}
-
 // fileGeometry derives the logical block and memory alignment of a file (or
 // of files in a directory) from statx, else from the device under it.
 func (e env) fileGeometry(dio dioAlign, dev string) geometry {
@@ -51,9 +28,10 @@ func (e env) devOf(st *unix.Stat_t) string {
 	return devName(e.sysRoot, unix.Major(st.Dev), unix.Minor(st.Dev))
 }
 
-// openFile opens an existing regular file. justCreated says that this Open
-// created and filled it (so it is ioprobe's even where xattrs are missing).
-func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*Target, error) {
+// openFile opens an existing regular file. newID, when not 0, says that
+// this Open created and filled it with that marker id (so it is ioprobe's
+// even where xattrs are missing).
+func (e env) openFile(path, resolved string, opts Options, newID uint64) (*Target, error) {
 	if err := checkBufferedFS(path, resolved); err != nil {
 		return nil, err
 	}
@@ -74,36 +52,43 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 	if dio.known && dio.offset == 0 {
 		return nil, noDirectIO(path, resolved)
 	}
-	t := &Target{Path: path, Resolved: resolved, Kind: KindFile, Size: st.Size, Device: e.devOf(&st), Created: justCreated}
+	t := &Target{Path: path, Resolved: resolved, Kind: KindFile, Size: st.Size, Device: e.devOf(&st), Created: newID != 0}
 	g := e.fileGeometry(dio, t.Device)
 	t.LogicalBlock, t.MemAlign = g.logicalBlock, g.memAlign
 	o := opts
 	if err := checkAlign(path, &o, g); err != nil {
 		return nil, err
 	}
-	own := readOwnership(fd, st.Size)
-	if justCreated {
-		// Where the filesystem keeps no xattrs the marker is missing, but
-		// this Open filled every sector itself.
-		own.owned, own.formatted = true, true
+	var own ownership
+	if newID != 0 {
+		// This Open filled every sector itself; where the filesystem
+		// keeps no xattrs the marker is missing.
+		me, err := identityOf(fd)
+		if err != nil {
+			return nil, fmt.Errorf("target %s: statx: %w", path, err)
+		}
+		own = ownership{marked: true, owned: true, id: newID, key: me.key(newID), filled: st.Size}
+	} else {
+		own = readOwnership(fd, st.Size, g.logicalBlock)
 	}
 
-	if own.owned && o.Region > t.Size {
-		// Ours but too small: check the bigger region, then extend and fill
-		// only the new part.
-		if _, err := checkRegion(path, o.Region, o.Region, o); err != nil {
+	if own.owned && (o.Region > t.Size || own.filled < t.Size) {
+		// Ours but too small, or a fill of it was killed: check the
+		// bigger region, then extend and fill only the new part.
+		size := max(o.Region, t.Size)
+		if _, err := checkRegion(path, size, size, o); err != nil {
 			return nil, err
 		}
 		if e.checkOnly {
 			// Check changes nothing: it only asks whether the extension
 			// would fit.
-			if err := e.checkSpace(path, filepath.Dir(resolved), o.Region-t.Size); err != nil {
+			if err := e.checkSpace(path, filepath.Dir(resolved), size-t.Size); err != nil {
 				return nil, err
 			}
-		} else if err := e.extend(path, resolved, t.Size, o.Region, own.formatted, o); err != nil {
+		} else if err := e.extend(path, resolved, own.filled, t.Size, size, own.id, o); err != nil {
 			return nil, err
 		}
-		t.Size, t.Created = o.Region, true
+		t.Size, t.Extended, own.filled = size, newID == 0, size
 	}
 	if t.Region, err = checkRegion(path, o.Region, t.Size, o); err != nil {
 		return nil, err
@@ -113,8 +98,8 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 	}
 	if o.Write && !own.owned && !o.AllowDestructive {
 		reason := "it is an existing file that ioprobe did not create, and writes would overwrite its contents"
-		if own.staleSize > 0 {
-			reason = fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe filled it, so it may now hold other data", own.staleSize, t.Size)
+		if own.why != "" {
+			reason = own.why
 		}
 		return nil, refusal(path, true, because(RefuseForeignFile, reason))
 	}
@@ -127,12 +112,19 @@ func (e env) openFile(path, resolved string, opts Options, justCreated bool) (*T
 			unix.Close(wfd)
 			return nil, fmt.Errorf("target %s: %s was replaced while being opened", path, resolved)
 		}
+		if err := lockWriters(path, wfd, o.Exclusive); err != nil {
+			unix.Close(wfd)
+			return nil, err
+		}
 		unix.Close(fd)
 		fd = wfd
 		t.Writable = true
 	}
 	t.FD = fd
-	t.Formatted = own.formatted
+	// Reads are judged where ioprobe wrote every sector, even when its
+	// content shows that something else changed it since (that is what
+	// --verify is for); writes keep the format under the file's key.
+	t.Formatted, t.SectorKey = own.marked && t.Region <= own.filled, own.key
 	ok = true
 	return t, nil
 }
@@ -167,7 +159,8 @@ func (e env) createFile(path, resolved string, opts Options) (*Target, error) {
 		return nil, &InputError{Path: path, Msg: "cannot open the new file with O_DIRECT", Err: err}
 	}
 	unix.Close(plain)
-	if err := e.prepare(path, resolved, fd, size, o); err != nil {
+	id := rand.Uint64() | 1
+	if err := e.prepare(path, resolved, fd, size, id, o); err != nil {
 		removeIfSame(resolved, fd)
 		unix.Close(fd)
 		return nil, err
@@ -176,7 +169,7 @@ func (e env) createFile(path, resolved string, opts Options) (*Target, error) {
 		unix.Unlink(resolved)
 		return nil, fmt.Errorf("target %s: close after filling: %w", path, err)
 	}
-	return e.openFile(path, resolved, opts, true)
+	return e.openFile(path, resolved, opts, id)
 }
 
 // checkNew makes every check that can be made before a new file target
@@ -210,8 +203,9 @@ func (e env) checkNew(path, resolved string, opts Options) (int64, Options, erro
 	return size, o, nil
 }
 
-// prepare preallocates, fills, syncs and marks a freshly created file.
-func (e env) prepare(path, resolved string, fd int, size int64, o Options) error {
+// prepare preallocates, fills, syncs and marks a freshly created file with
+// marker id id.
+func (e env) prepare(path, resolved string, fd int, size int64, id uint64, o Options) error {
 	_, dio, err := statxFD(fd)
 	if err != nil {
 		return fmt.Errorf("target %s: statx: %w", path, err)
@@ -227,18 +221,21 @@ func (e env) prepare(path, resolved string, fd int, size int64, o Options) error
 	if err := checkAlign(path, &o, e.fileGeometry(dio, e.devOf(&st))); err != nil {
 		return err
 	}
-	if err := e.grow(path, fd, 0, size, true, o); err != nil {
+	if err := e.grow(path, fd, 0, size, id, o); err != nil {
 		return fmt.Errorf("%w (removed the partial file %s)", err, resolved)
 	}
 	return nil
 }
 
-// grow preallocates [from, to) of fd, fills it, syncs and marks the file as
-// ioprobe's with size to. formatted says whether [0, from) is in the verify
-// format: the new part always is, so the whole file is when the old part
-// was (or when there is no old part).
-func (e env) grow(path string, fd int, from, to int64, formatted bool, o Options) error {
-	err := unix.Fallocate(fd, 0, from, to-from)
+// grow preallocates [from, to) of fd, fills it with sectors stamped under
+// the file's key (from marker id id and its identity), syncs and marks
+// the file as ioprobe's with size to.
+func (e env) grow(path string, fd int, from, to int64, id uint64, o Options) error {
+	me, err := identityOf(fd)
+	if err != nil {
+		return fmt.Errorf("target %s: statx: %w", path, err)
+	}
+	err = unix.Fallocate(fd, 0, from, to-from)
 	if errors.Is(err, unix.EOPNOTSUPP) {
 		// No preallocation here: filling allocates every block anyway.
 		err = unix.Ftruncate(fd, to)
@@ -249,7 +246,7 @@ func (e env) grow(path string, fd int, from, to int64, formatted bool, o Options
 	if err != nil {
 		return fmt.Errorf("target %s: preallocate %d bytes: %w", path, to-from, err)
 	}
-	if err := fillDirect(fd, from, to, rand.Uint64(), o.Progress, cancelHook(o.Cancel, e.fillHook)); err != nil {
+	if err := fillDirect(fd, from, to, me.key(id), rand.Uint64(), o.Progress, cancelHook(o.Cancel, e.fillHook)); err != nil {
 		return fmt.Errorf("target %s: fill with random data: %w", path, err)
 	}
 	if err := unix.Fsync(fd); err != nil {
@@ -258,7 +255,8 @@ func (e env) grow(path string, fd int, from, to int64, formatted bool, o Options
 	// Mark last: only a completely filled file is ioprobe's. Where the
 	// filesystem has no user xattrs the file works for this run but will
 	// look foreign to the next.
-	err = unix.Fsetxattr(fd, markerXattr, []byte(formatMarker(to, formatted || from == 0)), 0)
+	m := marker{size: to, id: id, ino: me.ino, btime: me.btime}
+	err = unix.Fsetxattr(fd, markerXattr, []byte(m.String()), 0)
 	if err != nil && !errors.Is(err, unix.ENOTSUP) {
 		return fmt.Errorf("target %s: mark as ioprobe's (xattr %s): %w", path, markerXattr, err)
 	}
@@ -284,11 +282,12 @@ func cancelHook(cancel <-chan struct{}, hook func(off int64) error) func(off int
 	}
 }
 
-// extend grows a file ioprobe filled from oldSize to newSize bytes, filling
-// only the new part; on failure the file is cut back to oldSize, so it stays
-// exactly what its marker describes.
-func (e env) extend(path, resolved string, oldSize, newSize int64, formatted bool, o Options) error {
-	if err := e.checkSpace(path, filepath.Dir(resolved), newSize-oldSize); err != nil {
+// extend grows a file ioprobe filled from size bytes (filled of them
+// ioprobe's sectors) to newSize bytes, filling only [filled, newSize); on
+// failure the file is cut back to filled, so it stays exactly what its
+// marker describes.
+func (e env) extend(path, resolved string, filled, size, newSize int64, id uint64, o Options) error {
+	if err := e.checkSpace(path, filepath.Dir(resolved), newSize-size); err != nil {
 		return err
 	}
 	var st unix.Stat_t
@@ -303,11 +302,11 @@ func (e env) extend(path, resolved string, oldSize, newSize int64, formatted boo
 		return &InputError{Path: path, Msg: "cannot open to extend", Err: err}
 	}
 	defer unix.Close(fd)
-	if err := e.grow(path, fd, oldSize, newSize, formatted, o); err != nil {
-		if terr := unix.Ftruncate(fd, oldSize); terr != nil {
-			return fmt.Errorf("%w (and cutting it back to %d bytes failed: %v)", err, oldSize, terr)
+	if err := e.grow(path, fd, filled, newSize, id, o); err != nil {
+		if terr := unix.Ftruncate(fd, filled); terr != nil {
+			return fmt.Errorf("%w (and cutting it back to %d bytes failed: %v)", err, filled, terr)
 		}
-		return fmt.Errorf("%w (cut it back to its previous %d bytes)", err, oldSize)
+		return fmt.Errorf("%w (cut it back to its previous %d bytes)", err, filled)
 	}
 	return nil
 }

@@ -18,12 +18,24 @@ import (
 
 const mib = 1 << 20
 
-func marker(t *testing.T, path string) string {
+func markerOf(t *testing.T, path string) string {
 	t.Helper()
 	buf := make([]byte, 128)
 	n, err := unix.Getxattr(path, markerXattr, buf)
 	require.NoError(t, err)
 	return string(buf[:n])
+}
+
+// markedSize returns the size path's marker records, and checks that the
+// marker names path itself.
+func markedSize(t *testing.T, path string) int64 {
+	t.Helper()
+	m, _, ok := parseMarker([]byte(markerOf(t, path)))
+	require.True(t, ok, markerOf(t, path))
+	var st unix.Stat_t
+	require.NoError(t, unix.Stat(path, &st))
+	require.Equal(t, st.Ino, m.ino)
+	return m.size
 }
 
 func requireNoEntry(t *testing.T, path string) {
@@ -78,15 +90,18 @@ func TestNewFileCreatedFilledMarkedReused(t *testing.T) {
 	require.Equal(t, []int64{4 * mib, 8 * mib, 9 * mib}, progress, "filled in 4 MiB chunks")
 	require.NotEmpty(t, tg.Device, "a file on /tmp reaches a real block device")
 	require.FileExists(t, filepath.Join("/sys/class/block", tg.Device, "stat"))
+	require.True(t, tg.Formatted)
+	require.NotZero(t, tg.SectorKey)
+	key := tg.SectorKey
 	require.NoError(t, tg.Close())
 
-	require.Equal(t, "ioprobe.target/v1 size=9437184 sectors=v1", marker(t, path))
+	require.EqualValues(t, 9*mib, markedSize(t, path))
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Len(t, data, 9*mib)
 	requireRandomContent(t, data)
 	// Every sector is in --verify's format, for the offset it is at.
-	require.Equal(t, verify.OK, verify.Check(data, 0).Problem)
+	require.Equal(t, verify.OK, verify.Check(data, 0, key).Problem)
 	var st unix.Stat_t
 	require.NoError(t, unix.Stat(path, &st))
 	require.GreaterOrEqual(t, st.Blocks*512, int64(9*mib), "preallocated, not sparse")
@@ -100,6 +115,8 @@ func TestNewFileCreatedFilledMarkedReused(t *testing.T) {
 	tg, err = Open(path, opts)
 	require.NoError(t, err)
 	require.False(t, tg.Created)
+	require.False(t, tg.Extended)
+	require.Equal(t, key, tg.SectorKey, "the same file, the same key")
 	require.True(t, tg.Writable)
 	require.Equal(t, unix.O_RDWR, openFlags(t, tg.FD)&unix.O_ACCMODE)
 	require.Empty(t, progress, "not refilled")
@@ -130,7 +147,7 @@ func TestMarkedFileExtended(t *testing.T) {
 	st, err := os.Stat(path)
 	require.NoError(t, err)
 	require.EqualValues(t, 4*mib, st.Size(), "Check extended the file")
-	require.Equal(t, formatMarker(4*mib, true), marker(t, path))
+	require.EqualValues(t, 4*mib, markedSize(t, path))
 
 	var done []int64
 	tg, err = Open(path, Options{Region: 6 * mib, Progress: func(d, total int64) {
@@ -138,7 +155,9 @@ func TestMarkedFileExtended(t *testing.T) {
 		done = append(done, d)
 	}})
 	require.NoError(t, err)
-	require.True(t, tg.Created)
+	require.False(t, tg.Created, "extended, not created")
+	require.True(t, tg.Extended)
+	require.True(t, tg.Formatted, "every read of the grown file can be judged")
 	require.Equal(t, int64(6*mib), tg.Size)
 	require.Equal(t, []int64{2 * mib}, done)
 	require.NoError(t, tg.Close())
@@ -147,7 +166,8 @@ func TestMarkedFileExtended(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, old, data[:4*mib], "the old part is untouched")
 	requireRandomContent(t, data)
-	require.Equal(t, formatMarker(6*mib, true), marker(t, path))
+	require.EqualValues(t, 6*mib, markedSize(t, path))
+	require.Equal(t, verify.OK, verify.Check(data, 0, tg.SectorKey).Problem, "the new part is in the format too")
 }
 
 func TestDefaultFileSize(t *testing.T) {
@@ -191,17 +211,17 @@ func TestForeignFile(t *testing.T) {
 	require.ErrorIs(t, err, unix.ENODATA, "a foreign file is never marked")
 }
 
-// cp onto an ioprobe file keeps the xattr; the size mismatch unmasks it.
+// Rewriting an ioprobe file in place keeps the xattr; its content unmasks it.
 func TestStaleMarkerIsForeign(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.dat")
 	tg, err := Open(path, Options{Region: mib})
 	require.NoError(t, err)
 	require.NoError(t, tg.Close())
 	require.NoError(t, os.WriteFile(path, bytes.Repeat([]byte{1}, 2*mib), 0o644)) // truncates and rewrites in place
-	require.Equal(t, formatMarker(mib, true), marker(t, path))
+	require.EqualValues(t, mib, markedSize(t, path))
 
 	_, err = Open(path, Options{Write: true})
-	requireSafetyError(t, err, "its size changed from 1048576 to 2097152 bytes since ioprobe filled it", "--allow-destructive")
+	requireSafetyError(t, err, "it carries ioprobe's marker, but its content is no longer ioprobe's (byte 0), so it holds other data now", "--allow-destructive")
 	_, err = Open(path, Options{Region: 4 * mib})
 	require.ErrorContains(t, err, "region 4194304 is larger than the target's size 2097152", "a stale file is never extended")
 }
@@ -368,7 +388,7 @@ func TestENOSPC(t *testing.T) {
 	require.ErrorIs(t, err, unix.ENOSPC)
 	require.ErrorContains(t, err, "cut it back to its previous 4194304 bytes")
 	require.Equal(t, before, sha256File(t, path))
-	require.Equal(t, formatMarker(4*mib, true), marker(t, path))
+	require.EqualValues(t, 4*mib, markedSize(t, path))
 	tg, err = Open(path, Options{Write: true})
 	require.NoError(t, err, "still ioprobe's")
 	require.NoError(t, tg.Close())

@@ -79,7 +79,7 @@ func (e env) open(path string, opts Options) (*Target, error) {
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
-		return e.openFile(path, resolved, opts, false)
+		return e.openFile(path, resolved, opts, 0)
 	case unix.S_IFBLK:
 		return e.openBlock(path, resolved, opts)
 	case unix.S_IFDIR:

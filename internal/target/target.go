@@ -38,6 +38,12 @@ type Options struct {
 	// MaxBlock is the largest transfer; it must be a multiple of the logical
 	// block size and fit in the region. 0 means Align.
 	MaxBlock int64
+	// Exclusive says the run judges reads by what it wrote itself (--verify
+	// with writes: a sector older than its last write is a lost write), so
+	// no other run may write the file meanwhile. Every run that writes a
+	// file holds a BSD flock on it for the run, shared, or exclusive with
+	// this set; Open refuses a file another run holds against it.
+	Exclusive bool
 	// Progress, when set, is called after each chunk while a new file (or
 	// the new part of an extended one) is being filled.
 	Progress func(done, total int64)
@@ -75,11 +81,16 @@ type Target struct {
 	// self-describing format (a file ioprobe filled), so any read of it can
 	// be verified; elsewhere only what the run itself wrote can be.
 	Formatted bool
+	// SectorKey is the key the sectors of a file ioprobe filled are
+	// stamped under (internal/verify), bound to the file's identity; 0 for
+	// anything else. Engines stamp every write with it.
+	SectorKey uint64
 	// Device is the kernel name of the block device the I/O reaches
 	// ("vda", "loop3", "nvme0n1p2"), for ReadDiskStats; "" when there is
 	// none (an anonymous st_dev, as on btrfs or overlayfs).
 	Device   string
-	Created  bool // ioprobe created, or extended, the file in this Open
+	Created  bool // ioprobe created the file in this Open
+	Extended bool // ioprobe grew its own file to a larger region in this Open
 	Writable bool
 
 	closed bool

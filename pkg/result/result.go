@@ -95,6 +95,7 @@ type Target struct {
 	LogicalBlockBytes int64  `json:"logical_block_bytes"`
 	Device            string `json:"device"` // kernel name of the block device the I/O reaches (e.g. "loop0", "vda")
 	Created           bool   `json:"created,omitempty"`
+	Extended          bool   `json:"extended,omitempty"` // an existing ioprobe file grown to a larger --size
 }
 
 // Summary holds the measured figures of the whole run.

@@ -136,6 +136,9 @@ func testSequential(t *testing.T, f Factory, path string) {
 	}
 }
 
+// writesKey is the sector key of the target testWritesLand writes to.
+const writesKey = 0x5eed0fa11
+
 func testWritesLand(t *testing.T, f Factory, path string) {
 	// Zero the first 4 KiB of every block of the region, so that every
 	// stamped block afterwards is one the engine wrote.
@@ -145,7 +148,7 @@ func testWritesLand(t *testing.T, f Factory, path string) {
 	fd := openDirect(t, path, unix.O_RDWR)
 	h := &harness{t: t, eng: f(), limit: 4000,
 		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 0, RandomPct: 100, QueueDepth: 4, Workers: 2},
-		targets: []engine.Target{{FD: fd, Region: region}}}
+		targets: []engine.Target{{FD: fd, Region: region, Key: writesKey}}}
 	h.run()
 	written := map[int64]bool{}
 	for _, tr := range h.trace {
@@ -160,8 +163,15 @@ func testWritesLand(t *testing.T, f Factory, path string) {
 		inRegion := off >= region.Start && off < region.Start+region.Len
 		switch {
 		case written[off]:
-			require.Equal(t, off, stampOff, "block at %d holds the stamp of %d", off, stampOff)
-			require.NotZero(t, seq, "write to %d did not reach the target", off)
+			// Every sector a plain write leaves is in the
+			// self-describing format, under the target's key, for
+			// the place it landed.
+			blk := data[off : off+4*kib]
+			f := verify.Recognise(blk, off, writesKey)
+			require.Equal(t, verify.OK, f.Problem, "block at %d: %v", off, f)
+			_, wseq, summed := verify.Stamp(blk, writesKey)
+			require.NotZero(t, wseq, "write to %d did not reach the target", off)
+			require.False(t, summed, "a plain write costs no checksum")
 		case inRegion:
 			require.Zero(t, seq, "block %d was written but no write was reported there", off)
 		default:

@@ -25,3 +25,8 @@ func BenchmarkRandRead4kQD16(b *testing.B) {
 func BenchmarkRandRead4kQD32(b *testing.B) {
 	enginetest.Benchmark(b, func() engine.Engine { return syncio.New() }, 32)
 }
+
+// One op is one write; see enginetest.BenchmarkWrites.
+func BenchmarkWriteQD16(b *testing.B) {
+	enginetest.BenchmarkWrites(b, func() engine.Engine { return syncio.New() }, 16)
+}

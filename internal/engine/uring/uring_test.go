@@ -18,3 +18,6 @@ func TestConformance(t *testing.T) { enginetest.Run(t, factory) }
 func BenchmarkRandRead4kQD1(b *testing.B)  { enginetest.Benchmark(b, factory, 1) }
 func BenchmarkRandRead4kQD16(b *testing.B) { enginetest.Benchmark(b, factory, 16) }
 func BenchmarkRandRead4kQD32(b *testing.B) { enginetest.Benchmark(b, factory, 32) }
+
+// One op is one write; see enginetest.BenchmarkWrites.
+func BenchmarkWriteQD16(b *testing.B) { enginetest.BenchmarkWrites(b, factory, 16) }
