@@ -149,6 +149,8 @@ func pausedTimeline(expr string) *statetimeline.PanelBuilder {
 				"1": {Text: text("paused"), Color: text("yellow")},
 			}}}}).
 		ShowValue(common.VisibilityModeNever).MergeValues(true).
+		// Set, or the SDK writes {mode: "", sort: ""}, which Grafana's types reject.
+		Tooltip(common.NewVizTooltipOptionsBuilder().Mode(common.TooltipDisplayModeMulti).Sort(common.SortOrderNone)).
 		Span(12).Height(9)
 }
 
