@@ -4,7 +4,11 @@
 #     -v $PWD/configs/ioprobe.yaml:/etc/ioprobe/ioprobe.yaml:ro ioprobe
 # (with the config's target path under /data). The data directory must be
 # on a disk, not tmpfs, and writable by uid 65532.
-FROM golang:1.26 AS build
+# Base images pinned by version: the Go of go.mod on Debian 12, and
+# distroless' Debian 12 static image (distroless publishes no finer tag; pin
+# its digest, `FROM ...:nonroot@sha256:...`, where your builds must be
+# reproducible).
+FROM golang:1.26.8-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download

@@ -66,6 +66,7 @@ fmt:
 clean:
 	rm -rf bin ioprobe.dat
 
-# grafana/ from internal/dashboards (a test fails when it is stale).
+# grafana/, configs/prometheus/{rules,alerts}.yml and mixin/ from
+# internal/dashboards (a test fails when any is stale).
 dashboards:
 	$(GO) run ./internal/dashboards/cmd/gen -out grafana

@@ -14,14 +14,63 @@ have sfdisk    || need+=(fdisk)
 have strace    || need+=(strace)
 have prometheus || need+=(prometheus)
 have promtool  || need+=(prometheus)
+have node      || need+=(nodejs)
+have npm       || need+=(npm)
+
+# --- Monitoring: Prometheus 3 and Grafana's published types ------------
+# After the Debian packages (they bring go's neighbours node and npm), as a
+# function so every exit path runs it. Both go into project-local,
+# git-ignored directories and are skipped when already there.
+root=$(cd "$(dirname "$0")/.." && pwd)
+# The one place the Prometheus 3 release is pinned: the tests run
+# $root/.tools/prometheus3/{prometheus,promtool} (test/prometheus_test.go),
+# Debian's 2.42 stays in /usr/bin as the older target.
+PROMETHEUS3_VERSION=v0.316.0 # module version of Prometheus 3.16.0
+monitoring_deps() {
+	local dir=$root/.tools/prometheus3 go=${GO:-go}
+	if [ "$(cat "$dir/VERSION" 2>/dev/null)" = "$PROMETHEUS3_VERSION" ] &&
+		[ -x "$dir/prometheus" ] && [ -x "$dir/promtool" ]; then
+		echo "test-deps: Prometheus 3 ($PROMETHEUS3_VERSION) is in $dir"
+	elif ! command -v "$go" >/dev/null 2>&1; then
+		echo "test-deps: no go to build Prometheus 3: its tests will skip" >&2
+	else
+		echo "test-deps: building prometheus and promtool $PROMETHEUS3_VERSION into $dir (minutes, then cached)"
+		mkdir -p "$dir"
+		# remove_all_sd: no cloud service discoveries (the tests use static
+		# targets), which cuts the build to a fraction.
+		if GOBIN=$dir GOFLAGS=-buildvcs=false CGO_ENABLED=0 "$go" install -tags remove_all_sd \
+			"github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS3_VERSION" \
+			"github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS3_VERSION"; then
+			echo "$PROMETHEUS3_VERSION" >"$dir/VERSION"
+		else
+			echo "test-deps: building Prometheus 3 failed: its tests will skip" >&2
+		fi
+	fi
+	# @grafana/schema and typescript, exactly as package-lock.json pins them.
+	local schema=$root/test/grafana-schema
+	if [ -f "$schema/node_modules/@grafana/schema/package.json" ] &&
+		[ -f "$schema/node_modules/typescript/bin/tsc" ] &&
+		[ "$schema/node_modules/.package-lock.json" -nt "$schema/package-lock.json" ]; then
+		echo "test-deps: @grafana/schema is in $schema/node_modules"
+	elif ! command -v npm >/dev/null 2>&1; then
+		echo "test-deps: no npm: the Grafana schema test will skip" >&2
+	else
+		echo "test-deps: npm ci in $schema"
+		(cd "$schema" && npm ci --no-audit --no-fund --loglevel=error) ||
+			echo "test-deps: npm ci failed: the Grafana schema test will skip" >&2
+	fi
+}
+# ------------------------------------------------------------------------
 
 if [ ${#need[@]} -eq 0 ]; then
 	echo "test-deps: everything is installed"
+	monitoring_deps
 	exit 0
 fi
 mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
 if [ "$(id -u)" -ne 0 ] || ! have apt-get; then
 	echo "test-deps: missing ${need[*]} (not root or no apt-get): the tests that need them will skip" >&2
+	monitoring_deps
 	exit 0
 fi
 echo "test-deps: installing ${need[*]}"
@@ -33,4 +82,5 @@ if have systemctl && systemctl is-active --quiet prometheus 2>/dev/null; then
 	systemctl stop prometheus || true
 fi
 pkill -x prometheus 2>/dev/null || true
+monitoring_deps
 echo "test-deps: done"

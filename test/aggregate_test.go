@@ -47,20 +47,20 @@ func pointKey(m map[string]string) string {
 // aggregate panels and the aggregate recording rules are the sums over the
 // instances of each instance's own values.
 func TestDashboardsAggregateHosts(t *testing.T) {
-	needPrometheus(t)
+	v3 := needPrometheus3(t)
 	// Prometheus first, so that it sees the runs happen.
 	addrs := []string{freePort(t), freePort(t), freePort(t)}
 	start := time.Now().Add(-time.Second)
-	prom := startPrometheus(t, rulesPrometheus(t, addrs...), "--enable-feature=native-histograms")
+	prom := startPrometheus(t, v3, shippedScrapeConfig(t, v3, "", addrs...))
 	for _, addr := range addrs {
 		dir := t.TempDir()
 		cfg := filepath.Join(dir, "ioprobe.yaml")
 		require.NoError(t, os.WriteFile(cfg, []byte(strings.ReplaceAll(hostConfig, "DIR", dir)), 0o644))
 		require.Equal(t, addr, startDaemon(t, "--config", cfg, "--web.listen-address", addr).addr)
 	}
-	eventually(t, prom, `count(ioprobe_run_iops{ioprobe_job="business"}) == 18`, 60*time.Second)
+	eventually(t, prom, `count(ioprobe_run_operations_per_second{ioprobe_job="business"}) == 18`, 60*time.Second)
 	// The rules have evaluated since every host's last point landed.
-	eventually(t, prom, `count(ioprobe_job:ioprobe_run_iops:count{ioprobe_job="business"} == 3) == 6`, 20*time.Second)
+	eventually(t, prom, `count(ioprobe_job:ioprobe_run_operations_per_second:count{ioprobe_job="business"} == 3) == 6`, 20*time.Second)
 	// Every canary runs, seen over several scrapes.
 	eventually(t, prom, `count(rate(ioprobe_io_operations_total{ioprobe_job="canary"}[1m]) > 0) == 3`, 20*time.Second)
 
@@ -96,7 +96,7 @@ func TestDashboardsAggregateHosts(t *testing.T) {
 		require.Len(t, out, 6)
 		return out
 	}
-	iops, tput, lat := raw("ioprobe_run_iops"), raw("ioprobe_run_throughput_bytes_per_second"), raw("ioprobe_run_latency_mean_seconds")
+	iops, tput, lat := raw("ioprobe_run_operations_per_second"), raw("ioprobe_run_throughput_bytes_per_second"), raw("ioprobe_run_latency_mean_seconds")
 	type sums struct{ iops, tput, latency float64 }
 	want := map[string]sums{}
 	for k, byInstance := range iops {
@@ -169,7 +169,7 @@ func TestDashboardsAggregateHosts(t *testing.T) {
 
 	// The recording rules hold the same sums.
 	for rule, f := range map[string]func(sums) float64{
-		"ioprobe_job:ioprobe_run_iops:sum":                                func(s sums) float64 { return s.iops },
+		"ioprobe_job:ioprobe_run_operations_per_second:sum":               func(s sums) float64 { return s.iops },
 		"ioprobe_job:ioprobe_run_throughput_bytes_per_second:sum":         func(s sums) float64 { return s.tput },
 		"ioprobe_job:ioprobe_run_latency_mean_seconds:iops_weighted_mean": func(s sums) float64 { return s.latency },
 	} {

@@ -1,8 +1,9 @@
 package test
 
 import (
+	"bytes"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,10 +37,54 @@ func TestDeploymentFiles(t *testing.T) {
 	o = ioprobe(t, dir, "serve", "--config.check", inner)
 	require.Equal(t, 0, o.code, o.stderr)
 
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Skip("promtool is not installed (make test-deps installs Debian's prometheus package)")
+	// prometheus.yml: TestPrometheusRules checks it with both promtools.
+}
+
+// The ServiceMonitors keep /metrics and /probe in two jobs: the metrics
+// job is the one the alerts select (job="ioprobe", jobLabel from the
+// Service's name label), the probe job is named apart and says which
+// target it probes.
+func TestServiceMonitorsKeepProbeApart(t *testing.T) {
+	b, err := os.ReadFile("../configs/kubernetes/servicemonitor.yaml")
+	require.NoError(t, err)
+	type endpoint struct {
+		Path        string              `yaml:"path"`
+		Params      map[string][]string `yaml:"params"`
+		Relabelings []struct {
+			TargetLabel string `yaml:"targetLabel"`
+			Replacement string `yaml:"replacement"`
+		} `yaml:"relabelings"`
 	}
-	out, err := exec.Command(promtool, "check", "config", "../configs/prometheus/prometheus.yml").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	jobs := map[string]string{} // path -> job
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var sm struct {
+			Kind string `yaml:"kind"`
+			Spec struct {
+				JobLabel  string     `yaml:"jobLabel"`
+				Endpoints []endpoint `yaml:"endpoints"`
+			} `yaml:"spec"`
+		}
+		if err := dec.Decode(&sm); err == io.EOF {
+			break
+		} else {
+			require.NoError(t, err)
+		}
+		require.Equal(t, "ServiceMonitor", sm.Kind)
+		require.Len(t, sm.Spec.Endpoints, 1, "one endpoint per ServiceMonitor: one job each")
+		e := sm.Spec.Endpoints[0]
+		job := "ioprobe" // the Service's app.kubernetes.io/name
+		labels := map[string]string{}
+		for _, r := range e.Relabelings {
+			labels[r.TargetLabel] = r.Replacement
+		}
+		if j, ok := labels["job"]; ok {
+			job = j
+		}
+		if e.Path == "/probe" {
+			require.Equal(t, e.Params["target"], []string{labels["target"]}, "the probe's target label is the target it probes")
+		}
+		jobs[e.Path] = job
+	}
+	require.Equal(t, map[string]string{"/metrics": "ioprobe", "/probe": "ioprobe-probe"}, jobs)
 }

@@ -103,15 +103,17 @@ func freePort(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// startPrometheus runs a Prometheus of its own on a free port.
-func startPrometheus(t *testing.T, cfg string, flags ...string) string {
+// startPrometheus runs a Prometheus server s of its own on a free port,
+// with the flags that s needs for the shipped config.
+func startPrometheus(t *testing.T, s promServer, cfg string) string {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644))
 	addr := freePort(t)
 	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
 	require.NoError(t, err)
-	cmd := exec.Command("prometheus", append([]string{
+	flags := s.flags()
+	cmd := exec.Command(s.prometheus, append([]string{
 		"--config.file=" + filepath.Join(dir, "prometheus.yml"),
 		"--storage.tsdb.path=" + filepath.Join(dir, "data"),
 		"--web.listen-address=" + addr,
@@ -123,7 +125,7 @@ func startPrometheus(t *testing.T, cfg string, flags ...string) string {
 		_ = cmd.Wait()
 		if t.Failed() {
 			b, _ := os.ReadFile(logf.Name())
-			t.Logf("prometheus %v log (tail):\n%s", flags, tail(string(b), 3000))
+			t.Logf("%s %v log (tail):\n%s", s.name, flags, tail(string(b), 3000))
 		}
 	})
 	base := "http://" + addr
@@ -134,7 +136,7 @@ func startPrometheus(t *testing.T, cfg string, flags ...string) string {
 		}
 		resp.Body.Close()
 		return resp.StatusCode == 200
-	}, 20*time.Second, 100*time.Millisecond, "prometheus did not become ready")
+	}, 20*time.Second, 100*time.Millisecond, "%s did not become ready", s.name)
 	return base
 }
 

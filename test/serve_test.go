@@ -59,47 +59,20 @@ modules:
     profile: random-read
     queue_depth: 2
     max_duration: 1s
+  # The module configs/prometheus/prometheus.yml's probe job runs.
+  randread:
+    profile: random-read
+    queue_depth: 2
+    max_duration: 1s
 `
 
-func scrapeConfig(ioprobe string, withProbe bool) string {
-	cfg := fmt.Sprintf(`
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: ioprobe
-    static_configs:
-      - targets: ['%s']
-`, ioprobe)
-	if withProbe {
-		cfg += fmt.Sprintf(`
-  - job_name: ioprobe-probe
-    metrics_path: /probe
-    params: {module: [quick]}
-    scrape_interval: 3s
-    scrape_timeout: 2s
-    static_configs:
-      - targets: [data]
-    relabel_configs:
-      - source_labels: [__address__]
-        target_label: __param_target
-      - source_labels: [__param_target]
-        target_label: instance
-      - target_label: __address__
-        replacement: '%s'
-`, ioprobe)
-	}
-	return cfg
-}
-
-// TestServeWithPrometheus runs the daemon under two real Prometheus
-// servers (one ingesting native histograms, which keeps only the native
-// form of a histogram that has both, and one without) and checks what a
+// TestServeWithPrometheus runs the daemon under Prometheus 3 with the
+// shipped scrape config (native histograms and classic buckets both kept)
+// and, when installed, Debian's Prometheus 2.42 with the config as its
+// comment says for 2.x (native histograms only), and checks what a
 // dashboard would query; then stops the daemon with SIGTERM mid-run.
 func TestServeWithPrometheus(t *testing.T) {
-	if _, err := exec.LookPath("prometheus"); err != nil {
-		t.Skip("prometheus is not installed (make test-deps installs Debian's package)")
-	}
+	v3 := needPrometheus3(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "ioprobe.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte(strings.ReplaceAll(serveConfig, "DIR", dir)), 0o644))
@@ -109,27 +82,44 @@ func TestServeWithPrometheus(t *testing.T) {
 
 	d := startDaemon(t, "--config", cfgPath, "--web.enable-admin-api")
 	ioprobeURL := "http://" + d.addr
-	native := startPrometheus(t, scrapeConfig(d.addr, true), "--enable-feature=native-histograms")
-	classic := startPrometheus(t, scrapeConfig(d.addr, false))
+	native := startPrometheus(t, v3, shippedScrapeConfig(t, v3, "3s", d.addr))
+	older, haveOlder := prometheus2()
+	var prom2 string
+	if haveOlder {
+		// Its probes every minute, as shipped: both servers hash the same
+		// target to the same scrape offset, so at the same interval their
+		// probes would always collide and one would always get 503.
+		prom2 = startPrometheus(t, older, shippedScrapeConfig(t, older, "", d.addr))
+	} else {
+		t.Log("no Prometheus 2.x installed: Prometheus 3 only")
+	}
 
 	// Live I/O, as a rate.
 	eventually(t, native, `rate(ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}[1m]) > 0`, 20*time.Second)
 	// The native histogram, and a quantile from it.
 	s := eventually(t, native, `ioprobe_io_latency_seconds{ioprobe_job="canary"}`, 10*time.Second)
 	require.NotEmpty(t, s[0].Histogram, "a native histogram sample: %+v", s[0])
+	eventually(t, native, `histogram_count(rate(ioprobe_io_latency_seconds[1m])) > 0`, 10*time.Second)
 	s = eventually(t, native, `histogram_quantile(0.99, rate(ioprobe_io_latency_seconds{ioprobe_job="canary"}[1m])) > 0`, 10*time.Second)
 	p99, err := strconv.ParseFloat(s[0].Value[1].(string), 64)
 	require.NoError(t, err)
 	require.Less(t, p99, 1.0, "a p99 of a second or more on a local file")
-	// Classic buckets, on the Prometheus without native histograms.
-	eventually(t, classic, `ioprobe_io_latency_seconds_bucket{ioprobe_job="canary",le="0.001"}`, 10*time.Second)
-	eventually(t, classic, `histogram_quantile(0.99, sum by (le) (rate(ioprobe_io_latency_seconds_bucket{ioprobe_job="canary"}[1m]))) > 0`, 10*time.Second)
+	// The classic buckets too, on the same server (always_scrape_classic_histograms).
+	eventually(t, native, `ioprobe_io_latency_seconds_bucket{ioprobe_job="canary",le="0.001"}`, 10*time.Second)
+	eventually(t, native, `histogram_quantile(0.99, sum by (le) (rate(ioprobe_io_latency_seconds_bucket{ioprobe_job="canary"}[1m]))) > 0`, 10*time.Second)
 	eventually(t, native, `sum(rate(ioprobe_host_cpu_seconds_total[1m])) > 0`, 10*time.Second)
+	if haveOlder {
+		// Prometheus 2.x with the feature flag: the native form, and only it.
+		s = eventually(t, prom2, `ioprobe_io_latency_seconds{ioprobe_job="canary"}`, 20*time.Second)
+		require.NotEmpty(t, s[0].Histogram, "%s: a native histogram sample: %+v", older.name, s[0])
+		eventually(t, prom2, `histogram_count(rate(ioprobe_io_latency_seconds[1m])) > 0`, 10*time.Second)
+		require.Empty(t, query(t, prom2, `ioprobe_io_latency_seconds_bucket`), "%s keeps the native form only", older.name)
+	}
 
 	// Last-run gauges of the scheduled job (it first runs at start).
-	s = eventually(t, native, `ioprobe_run_iops{ioprobe_job="scheduled",target="data",workload="random-read",block_size_bytes="4096",read_pct="100",random_pct="100",queue_depth="2",workers="1"} > 0`, 20*time.Second)
+	s = eventually(t, native, `ioprobe_run_operations_per_second{ioprobe_job="scheduled",target="data",workload="random-read",block_size_bytes="4096",read_pct="100",random_pct="100",queue_depth="2",workers="1"} > 0`, 20*time.Second)
 	eventually(t, native, `ioprobe_run_success{ioprobe_job="scheduled"} == 1`, 5*time.Second)
-	eventually(t, native, `ioprobe_run_latency_seconds{ioprobe_job="scheduled",percentile="99"} > 0`, 5*time.Second)
+	eventually(t, native, `ioprobe_run_latency_seconds{ioprobe_job="scheduled",quantile="0.99"} > 0`, 5*time.Second)
 
 	// A job triggered through the API.
 	resp, err := http.Post(ioprobeURL+"/api/v1/jobs/adhoc/run", "", nil)
@@ -138,8 +128,11 @@ func TestServeWithPrometheus(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	eventually(t, native, `ioprobe_run_throughput_bytes_per_second{ioprobe_job="adhoc",block_size_bytes="65536",random_pct="0"} > 0`, 20*time.Second)
 
-	// /probe through Prometheus' multi-target relabelling.
-	eventually(t, native, `ioprobe_probe_success{job="ioprobe-probe",instance="data"} == 1`, 20*time.Second)
+	// /probe through the shipped multi-target relabelling: a job of its
+	// own, the host as instance, the probed target as target.
+	eventually(t, native, `ioprobe_probe_success{job="ioprobe-probe",instance="`+d.addr+`",target="data"} == 1`, 30*time.Second)
+	// The two jobs' up series are apart.
+	require.Len(t, eventually(t, native, `up{instance="`+d.addr+`"}`, 5*time.Second), 2)
 
 	// Refusals.
 	for _, q := range []string{"target=data&module=nope", "target=/etc/passwd&module=quick", "target=" + url.QueryEscape(dir+"/other.dat") + "&module=quick"} {
@@ -151,13 +144,11 @@ func TestServeWithPrometheus(t *testing.T) {
 
 	// The exposition passes promtool and carries exactly the contracted names.
 	metrics := fetch(t, ioprobeURL+"/metrics")
-	if promtool, err := exec.LookPath("promtool"); err == nil {
-		cmd := exec.Command(promtool, "check", "metrics")
+	for _, s := range promServers(t) {
+		cmd := exec.Command(s.promtool, "check", "metrics")
 		cmd.Stdin = strings.NewReader(metrics)
 		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "promtool check metrics:\n%s", out)
-	} else {
-		t.Log("promtool is not installed: skipping promtool check metrics")
+		require.NoError(t, err, "%s: promtool check metrics:\n%s", s.name, out)
 	}
 	checkGolden(t, metrics)
 

@@ -7,6 +7,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
+	"github.com/grafana/grafana-foundation-sdk/go/table"
 )
 
 // Tag is on every ioprobe dashboard; the dashboards link to each other by it.
@@ -95,7 +96,36 @@ func (b board) build() (dashboard.Dashboard, error) {
 		return out, fmt.Errorf("dashboard %s: %w", b.uid, err)
 	}
 	numberPanels(&out)
+	cleanPanels(&out)
 	return out, nil
+}
+
+// cleanPanels drops what the SDK writes by default and Grafana's published
+// types (@grafana/schema, test/grafana_schema_test.go) do not have: an
+// interval variable's auto, auto_min and auto_count on every other
+// variable, and the table's options.footer (Grafana 13 has per-field
+// footers; ours showed none).
+func cleanPanels(d *dashboard.Dashboard) {
+	for i := range d.Templating.List {
+		if v := &d.Templating.List[i]; v.Type != dashboard.VariableTypeInterval {
+			v.Auto, v.AutoMin, v.AutoCount = nil, nil, nil
+		}
+	}
+	clean := func(p *dashboard.Panel) {
+		if o, ok := p.Options.(*table.Options); ok {
+			o.Footer = nil
+		}
+	}
+	for i := range d.Panels {
+		if p := d.Panels[i].Panel; p != nil {
+			clean(p)
+		}
+		if r := d.Panels[i].RowPanel; r != nil {
+			for j := range r.Panels {
+				clean(&r.Panels[j])
+			}
+		}
+	}
 }
 
 // numberPanels gives every panel and row the id Grafana would otherwise

@@ -22,7 +22,7 @@ func characterization() (board, error) {
 	g := grid{row: "block_size_bytes", col: "workload", rowTitle: "Data size", numeric: true, rowUnit: "bytes", columns: cols}
 	q := func(format string) string { return fmt.Sprintf(format, pointSel) }
 
-	iops := q("ioprobe_run_iops{%s}")
+	iops := q("ioprobe_run_operations_per_second{%s}")
 	cpu := q("100 * ioprobe_run_host_cpu_busy_cores{%s}")
 	mbps := q("ioprobe_run_throughput_bytes_per_second{%s} / 1e6")
 	ms := q("1e3 * ioprobe_run_latency_mean_seconds{%s}")
@@ -44,8 +44,8 @@ func characterization() (board, error) {
 			matrixBars("Response time by data size", "esx2 Figures 4 and 5: mean response time at each data size, "+
 				"a bar per access pattern.", "ms", g, instant("A", ms)),
 			matrixBars("I/O rate efficiency (IOPS per %CPU)", "esx2 Figures 6 and 7: IOPS per percent of host CPU "+
-				"(recording rule shape:ioprobe_run_iops_per_cpu_percent:ratio).",
-				"none", g, instant("A", q("shape:ioprobe_run_iops_per_cpu_percent:ratio{%s}"))),
+				"(recording rule shape:ioprobe_run_operations_per_second_per_cpu_percent:ratio).",
+				"none", g, instant("A", q("shape:ioprobe_run_operations_per_second_per_cpu_percent:ratio{%s}"))),
 			matrixBars("Throughput rate efficiency (MB/s per %CPU)", "esx2 Figures 8 and 9: MB/s per percent of host CPU "+
 				"(recording rule shape:ioprobe_run_mb_per_second_per_cpu_percent:ratio).",
 				"none", g, instant("A", q("shape:ioprobe_run_mb_per_second_per_cpu_percent:ratio{%s}"))),
@@ -66,13 +66,13 @@ func characterization() (board, error) {
 			single("Last run ended", "When the last point of the chosen job ended on this target.", "dateTimeFromNow",
 				instantSeries("A", q("max(ioprobe_run_timestamp_seconds{%s}) * 1000"), "")).Span(12),
 			matrixTable("p99 response time (ms)", "99th percentile completion latency of each point.", "none", 2, g,
-				instant("A", fmt.Sprintf(`1e3 * ioprobe_run_latency_seconds{%s, percentile="99"}`, pointSel))),
+				instant("A", fmt.Sprintf(`1e3 * ioprobe_run_latency_seconds{%s, quantile="0.99"}`, pointSel))),
 			matrixTable("Host CPU per I/O (µs)", "Host busy CPU time per I/O of each point.", "none", 1, g,
 				instant("A", q("1e6 * ioprobe_run_host_cpu_seconds_per_io{%s}"))),
 			matrixTable("IOPS against the 7-day median (%)", "Each point's IOPS as a percentage of its own median over "+
-				"the last 7 days (recording rule shape:ioprobe_run_iops:ratio_to_median_7d); the alert "+
+				"the last 7 days (recording rule shape:ioprobe_run_operations_per_second:ratio_to_median_7d); the alert "+
 				"IoprobeThroughputDropped fires below 70.", "none", 0, g,
-				instant("A", q("100 * shape:ioprobe_run_iops:ratio_to_median_7d{%s}"))),
+				instant("A", q("100 * shape:ioprobe_run_operations_per_second:ratio_to_median_7d{%s}"))),
 		}},
 	}
 
@@ -82,9 +82,9 @@ func characterization() (board, error) {
 			"tables by data size and access pattern, throughput, response time and CPU efficiency.",
 		timeFrom: "now-24h", refresh: "1m",
 		vars: []cog.Builder[dashboard.VariableModel]{
-			labelVar("instance", "Instance", "ioprobe_run_iops", "instance", false),
-			labelVar("target", "Target", `ioprobe_run_iops{instance="$instance"}`, "target", false),
-			preferred(labelVar("ioprobe_job", "Job", `ioprobe_run_iops{instance="$instance", target="$target"}`, "ioprobe_job", false),
+			labelVar("instance", "Instance", "ioprobe_run_operations_per_second", "instance", false),
+			labelVar("target", "Target", `ioprobe_run_operations_per_second{instance="$instance"}`, "target", false),
+			preferred(labelVar("ioprobe_job", "Job", `ioprobe_run_operations_per_second{instance="$instance", target="$target"}`, "ioprobe_job", false),
 				"characterize"),
 		},
 		rows: rows,

@@ -93,7 +93,7 @@ func comparison() (board, error) {
 		return fmt.Sprintf("sum by (%s) (%s{%s})", by, metric, sel)
 	}
 	weightedLatency := func(by, sel string) string {
-		return fmt.Sprintf("1e3 * sum by (%s) (ioprobe_run_latency_mean_seconds{%s} * ioprobe_run_iops{%s}) / sum by (%s) (ioprobe_run_iops{%s})",
+		return fmt.Sprintf("1e3 * sum by (%s) (ioprobe_run_latency_mean_seconds{%s} * ioprobe_run_operations_per_second{%s}) / sum by (%s) (ioprobe_run_operations_per_second{%s})",
 			by, sel, sel, by, sel)
 	}
 	// Summed over the chosen hosts, a side is a target (a controller in
@@ -121,7 +121,7 @@ func comparison() (board, error) {
 		{title: "Business workloads against the baseline (esg Figures 8, 9, 13)", panels: []cog.Builder[dashboard.Panel]{
 			matrixBars("IOPS relative to the baseline (%)", "esg Figures 8, 9 and 13: each side's IOPS for each business "+
 				"workload (esg appendix) as a percentage difference from the baseline's (positive: faster).", "percent", byWorkload,
-				instant("A", fmt.Sprintf("100 * (%s - 1)", versusBaseline("ioprobe_run_iops", bizFilter)))),
+				instant("A", fmt.Sprintf("100 * (%s - 1)", versusBaseline("ioprobe_run_operations_per_second", bizFilter)))),
 			matrixBars("Mean response time relative to the baseline (%)", "Each side's mean response time for each business "+
 				"workload as a percentage difference from the baseline's (negative: faster).", "percent", byWorkload,
 				instant("A", fmt.Sprintf("100 * (%s - 1)", versusBaseline("ioprobe_run_latency_mean_seconds", bizFilter)))),
@@ -141,13 +141,13 @@ func comparison() (board, error) {
 				instant("A", point(fmt.Sprintf("1e-6 * %s", sum(aggBy, "ioprobe_run_throughput_bytes_per_second", scaleSel)), false))),
 			matrixBars("Aggregate IOPS against workers", "vsphere5 Figure 2: IOPS summed over the chosen hosts and targets "+
 				"at each number of workers.", "none", byWorkers,
-				instant("A", point(sum(aggBy, "ioprobe_run_iops", scaleSel), false))),
+				instant("A", point(sum(aggBy, "ioprobe_run_operations_per_second", scaleSel), false))),
 			matrixBars("Mean response time against workers (ms)", "The latency line of vsphere5 Figure 2: mean "+
 				"response time over all hosts and targets (each weighted by its IOPS) at each number of workers.", "ms", byWorkers,
 				instant("A", point(weightedLatency(aggBy, scaleSel), false))),
 			matrixBars("IOPS per instance", "Each host's share of the aggregate IOPS of each point, stacked: the stack "+
 				"is the aggregate.", "none", perInstance,
-				instant("A", point(fmt.Sprintf("sum by (instance, %s) (ioprobe_run_iops{%s})", aggBy, sideSel), true))).
+				instant("A", point(fmt.Sprintf("sum by (instance, %s) (ioprobe_run_operations_per_second{%s})", aggBy, sideSel), true))).
 				Stacking(common.StackingModeNormal),
 			listTable("Aggregate over hosts", "Every point summed over the chosen hosts and targets: how many took part, "+
 				"their total IOPS and MB/s, and their IOPS-weighted mean response time.",
@@ -159,8 +159,8 @@ func comparison() (board, error) {
 						"queue_depth": "Outstanding I/Os", "workers": "Workers", "Value #A": "Instances", "Value #B": "IOPS",
 						"Value #C": "MB/s", "Value #D": "Mean response time (ms)"},
 				},
-				instant("A", fmt.Sprintf("count by (%s) (ioprobe_run_iops{%s})", aggBy, sideSel)),
-				instant("B", sum(aggBy, "ioprobe_run_iops", sideSel)),
+				instant("A", fmt.Sprintf("count by (%s) (ioprobe_run_operations_per_second{%s})", aggBy, sideSel)),
+				instant("B", sum(aggBy, "ioprobe_run_operations_per_second", sideSel)),
 				instant("C", fmt.Sprintf("1e-6 * %s", sum(aggBy, "ioprobe_run_throughput_bytes_per_second", sideSel))),
 				instant("D", weightedLatency(aggBy, sideSel))).
 				Decimals(1).Span(24),
@@ -180,7 +180,7 @@ func comparison() (board, error) {
 			matrixBars("Aggregate IOPS by request size", "vsphere5 Figure 3: IOPS of the peak-iops suite's random reads "+
 				"at each request size (16 and 32 outstanding I/Os, 1 worker), summed over the chosen hosts (the report's "+
 				"six VMs), a bar per target (the report's two controllers).", "none", bySize,
-				instant("A", perTarget(sum(bySizeBy, "ioprobe_run_iops", bySizeSel)))),
+				instant("A", perTarget(sum(bySizeBy, "ioprobe_run_operations_per_second", bySizeSel)))),
 			matrixBars("Mean response time by request size (ms)", "The latency line of vsphere5 Figure 3: mean response "+
 				"time over the chosen hosts (each weighted by its IOPS) at each request size, a bar per target.", "ms", bySize,
 				instant("A", perTarget(weightedLatency(bySizeBy, bySizeSel)))),
@@ -194,15 +194,15 @@ func comparison() (board, error) {
 				"percentage difference from the baseline's for the same point, at each number of workers (the report's "+
 				"VMs), for the points a job ran at several worker counts (peak-iops, scaling).", "percent",
 				grid{row: "workers", col: "point", rowTitle: "Workers", numeric: true},
-				instant("A", relabel(point(fmt.Sprintf("(100 * (%s - 1)) and on (%s) (count by (%s) (ioprobe_run_iops{%s}) > 1)",
-					versusBaseline("ioprobe_run_iops", numericWorkers), overWorkers, overWorkers, scaleSel), false),
+				instant("A", relabel(point(fmt.Sprintf("(100 * (%s - 1)) and on (%s) (count by (%s) (ioprobe_run_operations_per_second{%s}) > 1)",
+					versusBaseline("ioprobe_run_operations_per_second", numericWorkers), overWorkers, overWorkers, scaleSel), false),
 					"point", "$1 on $2", "point", "side"))),
 			matrixBars("Host CPU by business workload (%)", "esg Figure 11: host CPU busy during each business workload, "+
 				"as a share of all the host's CPUs (as ESX shows it), a bar per side.", "percent", byWorkload,
 				instant("A", side(fmt.Sprintf("100 * ioprobe_run_host_cpu_utilization_ratio{%s%s}", sideSel, bizFilter)))),
 			lines("Host CPU over time (%)", "esg Figure 12: host CPU busy as a share of all its CPUs over time, with "+
 				"the runs as annotations: which runs cost what.", "percent",
-				series("A", `100 * instance:ioprobe_host_cpu_busy_cores:rate1m{instance=~"$instance"} / on (job, instance) ioprobe_host_cpus{instance=~"$instance"}`,
+				series("A", `100 * instance:ioprobe_host_cpu_seconds:busy_rate1m{instance=~"$instance"} / on (job, instance) ioprobe_host_cpus{instance=~"$instance"}`,
 					"{{instance}}")).
 				Max(100).Span(24),
 		}},
@@ -214,11 +214,11 @@ func comparison() (board, error) {
 			"and the multi-host scaling figures (esx35, vsphere5) summed over instances.",
 		timeFrom: "now-24h", refresh: "1m",
 		vars: []cog.Builder[dashboard.VariableModel]{
-			labelVar("instance", "Instance", "ioprobe_run_iops", "instance", true),
-			labelVar("target", "Target", `ioprobe_run_iops{instance=~"$instance"}`, "target", true),
-			labelVar("ioprobe_job", "Job", `ioprobe_run_iops{instance=~"$instance", target=~"$target"}`, "ioprobe_job", true),
-			labelVar("baseline_instance", "Baseline instance", `ioprobe_run_iops{ioprobe_job=~"$ioprobe_job"}`, "instance", false),
-			labelVar("baseline_target", "Baseline target", `ioprobe_run_iops{instance="$baseline_instance", ioprobe_job=~"$ioprobe_job"}`, "target", false),
+			labelVar("instance", "Instance", "ioprobe_run_operations_per_second", "instance", true),
+			labelVar("target", "Target", `ioprobe_run_operations_per_second{instance=~"$instance"}`, "target", true),
+			labelVar("ioprobe_job", "Job", `ioprobe_run_operations_per_second{instance=~"$instance", target=~"$target"}`, "ioprobe_job", true),
+			labelVar("baseline_instance", "Baseline instance", `ioprobe_run_operations_per_second{ioprobe_job=~"$ioprobe_job"}`, "instance", false),
+			labelVar("baseline_target", "Baseline target", `ioprobe_run_operations_per_second{instance="$baseline_instance", ioprobe_job=~"$ioprobe_job"}`, "target", false),
 		},
 		annotations: []cog.Builder[dashboard.AnnotationQuery]{runsAnnotation(sideSel)},
 		rows:        rows,

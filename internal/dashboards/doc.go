@@ -16,4 +16,4 @@
 // daemon with those rules loaded.
 package dashboards
 
-//go:generate go run ./cmd/gen -out ../../grafana
+//go:generate go run ./cmd/gen -out ../../grafana -rules ../../configs/prometheus -mixin ../../mixin

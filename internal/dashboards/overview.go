@@ -75,11 +75,11 @@ func overview() (board, error) {
 		{title: "CPU", panels: []cog.Builder[dashboard.Panel]{
 			lines("CPU per I/O", "CPU seconds per I/O: ioprobe's own process (user + system) and the whole host's busy time "+
 				"(total - idle - iowait), over one minute (recording rules).", "s",
-				series("A", `instance:ioprobe_process_cpu_seconds_per_io:rate1m{instance=~"$instance"}`, "process {{instance}}"),
-				series("B", `instance:ioprobe_host_cpu_seconds_per_io:rate1m{instance=~"$instance"}`, "host {{instance}}")),
+				series("A", `instance:ioprobe_process_cpu_seconds_per_io_operations:ratio_rate1m{instance=~"$instance"}`, "process {{instance}}"),
+				series("B", `instance:ioprobe_host_cpu_seconds_per_io_operations:ratio_rate1m{instance=~"$instance"}`, "host {{instance}}")),
 			lines("Host CPU (%, summed over CPUs)", "Host busy CPU summed over all CPUs, as the reports count it "+
 				"(can exceed 100), and the host's capacity.", "percent",
-				series("A", `100 * instance:ioprobe_host_cpu_busy_cores:rate1m{instance=~"$instance"}`, "busy {{instance}}"),
+				series("A", `100 * instance:ioprobe_host_cpu_seconds:busy_rate1m{instance=~"$instance"}`, "busy {{instance}}"),
 				series("B", `100 * ioprobe_host_cpus{instance=~"$instance"}`, "capacity {{instance}}")),
 		}},
 		{title: "Canary", panels: []cog.Builder[dashboard.Panel]{
@@ -149,6 +149,8 @@ func pausedTimeline(expr string) *statetimeline.PanelBuilder {
 				"1": {Text: text("paused"), Color: text("yellow")},
 			}}}}).
 		ShowValue(common.VisibilityModeNever).MergeValues(true).
+		// Set, or the SDK writes {mode: "", sort: ""}, which Grafana's types reject.
+		Tooltip(common.NewVizTooltipOptionsBuilder().Mode(common.TooltipDisplayModeMulti).Sort(common.SortOrderNone)).
 		Span(12).Height(9)
 }
 

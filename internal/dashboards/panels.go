@@ -98,10 +98,12 @@ func (g grid) rowFieldConfig() []dashboard.DynamicConfigValue {
 	return []dashboard.DynamicConfigValue{{Id: "unit", Value: unit}, {Id: "decimals", Value: 0}}
 }
 
-// newTable is a table panel without a footer.
+// newTable is a table panel. Its cells say how they are drawn (Grafana's
+// published types require cellOptions); it has no footer (the SDK's
+// options.footer is gone from Grafana 13's table: cleanPanels drops it).
 func newTable(title, desc string) *table.PanelBuilder {
 	return table.NewPanelBuilder().Title(title).Description(desc).Datasource(ds).
-		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
+		CellOptions(common.TableCellOptions{TableAutoCellOptions: &common.TableAutoCellOptions{Type: common.TableCellDisplayModeAuto}}).
 		CellHeight(common.TableCellHeightSm)
 }
 
@@ -164,6 +166,9 @@ func single(title, desc, unit string, q *prometheus.DataqueryBuilder) *stat.Pane
 	return stat.NewPanelBuilder().Title(title).Description(desc).Datasource(ds).
 		WithTarget(q).Unit(unit).GraphMode(common.BigValueGraphModeNone).
 		ColorMode(common.BigValueColorModeNone).
+		// The SDK writes orientation "" when none is set, which Grafana's
+		// types reject and Grafana reads as one value only.
+		Orientation(common.VizOrientationAuto).
 		ReduceOptions(common.NewReduceDataOptionsBuilder().Calcs([]string{"lastNotNull"}).Values(false)).
 		Span(6).Height(5)
 }

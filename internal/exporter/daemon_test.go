@@ -74,8 +74,16 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return value(t, reg, "ioprobe_run_success", shape) == 1
 	}, 10*time.Second, 50*time.Millisecond, "the triggered run's last-run gauges")
-	require.Greater(t, value(t, reg, "ioprobe_run_iops", shape), 0.0)
-	require.Greater(t, value(t, reg, "ioprobe_run_latency_seconds", map[string]string{"ioprobe_job": "adhoc", "percentile": "99"}), 0.0)
+	require.Greater(t, value(t, reg, "ioprobe_run_operations_per_second", shape), 0.0)
+	lat := find(t, reg, "ioprobe_run_latency_seconds", shape).GetSummary()
+	require.NotNil(t, lat, "the run's latency is a summary")
+	var qs []float64
+	for _, q := range lat.GetQuantile() {
+		qs = append(qs, q.GetQuantile())
+		require.Positive(t, q.GetValue(), "quantile %v", q.GetQuantile())
+	}
+	require.Equal(t, []float64{0.5, 0.9, 0.99, 0.999, 0.9999}, qs)
+	require.Positive(t, lat.GetSampleCount())
 	require.InDelta(t, 0.5, value(t, reg, "ioprobe_run_duration_seconds", shape), 0.1)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "adhoc", "status": "ok"}))
 	require.Greater(t, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "canary", "status": "interrupted"}), 0.0,
@@ -216,7 +224,7 @@ modules:
 	require.Less(t, time.Since(t0), time.Second, "the budget is the scrape timeout minus the offset")
 	require.Contains(t, body, "ioprobe_probe_success 1")
 	require.Contains(t, body, "ioprobe_probe_duration_seconds")
-	require.Contains(t, body, `ioprobe_probe_latency_seconds{percentile="99"}`)
+	require.Contains(t, body, `ioprobe_probe_latency_seconds{quantile="0.99"}`)
 	require.NotContains(t, body, "ioprobe_io_operations_total", "a fresh registry per probe")
 
 	code, body = get(t, base+"/probe?target="+dir+"/probe.dat&module=quick&debug=true", "X-Prometheus-Scrape-Timeout-Seconds", "1")

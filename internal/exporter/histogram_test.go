@@ -145,3 +145,9 @@ func TestSpanBuilderGaps(t *testing.T) {
 	require.Equal(t, []int64{2, -2, 5, -3}, deltas)
 	require.Equal(t, map[int]uint64{-3: 2, -1: 5, 10: 2}, expand(&dto.Histogram{PositiveSpan: spans, PositiveDelta: deltas}))
 }
+
+func TestQuantileLabel(t *testing.T) {
+	for p, q := range map[string]string{"50": "0.5", "90": "0.9", "99": "0.99", "99.9": "0.999", "99.99": "0.9999", "5": "0.05"} {
+		require.Equal(t, q, quantileLabel(p), p)
+	}
+}

@@ -107,12 +107,12 @@ func newRunCollector(store *runStore) *runCollector {
 	}
 	return &runCollector{
 		store:     store,
-		iops:      d("ioprobe_run_iops", "I/O operations per second over the measured window of the last completed run."),
-		readIOPS:  d("ioprobe_run_read_iops", "Read operations per second of the last completed run."),
-		writeIOPS: d("ioprobe_run_write_iops", "Write operations per second of the last completed run."),
+		iops:      d("ioprobe_run_operations_per_second", "I/O operations per second over the measured window of the last completed run."),
+		readIOPS:  d("ioprobe_run_read_operations_per_second", "Read operations per second of the last completed run."),
+		writeIOPS: d("ioprobe_run_write_operations_per_second", "Write operations per second of the last completed run."),
 		tput:      d("ioprobe_run_throughput_bytes_per_second", "Bytes per second of the last completed run (MB/s = this / 1e6)."),
 		mean:      d("ioprobe_run_latency_mean_seconds", "Mean I/O completion latency of the last completed run."),
-		pct:       d("ioprobe_run_latency_seconds", "I/O completion latency percentiles of the last completed run.", "percentile"),
+		pct:       d("ioprobe_run_latency_seconds", "I/O completion latency of the last completed run: a summary of its quantiles (0.5 … 0.9999), sum and count of I/Os."),
 		busy:      d("ioprobe_run_host_cpu_busy_cores", "Host CPU busy (all CPUs, /proc/stat total - idle - iowait) during the last completed run, in cores; x100 is the reports' summed CPU %."),
 		util:      d("ioprobe_run_host_cpu_utilization_ratio", "Host CPU busy during the last completed run as a share of all online CPUs (0..1)."),
 		procIO:    d("ioprobe_run_process_cpu_seconds_per_io", "ioprobe's own CPU time (user + system) per I/O in the last completed run."),
@@ -163,9 +163,7 @@ func (c *runCollector) Update(ch chan<- prometheus.Metric) error {
 		g(c.writeIOPS, s.WriteIOPS)
 		g(c.tput, s.ThroughputBytesPerSecond)
 		g(c.mean, s.Latency.MeanSeconds)
-		for _, p := range result.PercentileKeys {
-			g(c.pct, s.Latency.Percentiles[p], p)
-		}
+		ch <- latencySummary(c.pct, s, lv...)
 		g(c.busy, s.CPU.HostBusyCores)
 		if n := lr.res.Host.LogicalCPUs; n > 0 {
 			g(c.util, s.CPU.HostBusyCores/float64(n))

@@ -3,11 +3,14 @@ package exporter
 import (
 	"log/slog"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/ioprobe/ioprobe/internal/version"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // metrics are the daemon's own series besides the collectors' (scheduler
@@ -30,6 +33,52 @@ const (
 	skipDeviceBusy   = "device_busy"   // its device stayed busy until the next start was due
 	skipStillRunning = "still_running" // the job's previous run was still going when this start was due
 )
+
+// quantileLabel is the quantile label's value of a result's percentile
+// key: "99.9" is "0.999". Prometheus' convention (histogram_quantile,
+// summaries, the rules' quantile label) is a quantile from 0 to 1; the
+// decimal point is moved in the text, so that no float rounding shows.
+func quantileLabel(percentile string) string {
+	whole, frac, _ := strings.Cut(percentile, ".")
+	for len(whole) < 2 {
+		whole = "0" + whole
+	}
+	q := strings.TrimRight("0."+whole+frac, "0")
+	if strings.HasSuffix(q, ".") {
+		return q + "0"
+	}
+	return q
+}
+
+// latencySummary is a run's latency as a summary: its quantiles (the
+// quantile label, 0 to 1, is Prometheus' convention and promlint allows it
+// on summaries only), the sum of its I/Os' latencies and their count.
+func latencySummary(d *prometheus.Desc, s *result.Summary, labels ...string) prometheus.Metric {
+	q := make(map[float64]float64, len(result.PercentileKeys))
+	for _, p := range result.PercentileKeys {
+		f, err := strconv.ParseFloat(quantileLabel(p), 64)
+		if err != nil {
+			panic(err) // PercentileKeys are numbers
+		}
+		q[f] = s.Latency.Percentiles[p]
+	}
+	return prometheus.MustNewConstSummary(d, s.Ops, s.Latency.MeanSeconds*float64(s.Ops), q, labels...)
+}
+
+// constMetrics collects metrics made once, such as a probe's.
+type constMetrics []prometheus.Metric
+
+func (c constMetrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, m := range c {
+		ch <- m.Desc()
+	}
+}
+
+func (c constMetrics) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range c {
+		ch <- m
+	}
+}
 
 // newRegistry builds the daemon's registry: never the global one.
 func newRegistry(live *liveStore, runs *runStore, procRoot string, logger *slog.Logger) (*prometheus.Registry, *metrics) {

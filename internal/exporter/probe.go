@@ -246,14 +246,10 @@ func probeMetrics(reg *prometheus.Registry, success bool, elapsed time.Duration,
 		return
 	}
 	s := &res.Summary
-	g("ioprobe_probe_iops", "I/O operations per second measured by the probe.", s.IOPS)
+	g("ioprobe_probe_operations_per_second", "I/O operations per second measured by the probe.", s.IOPS)
 	g("ioprobe_probe_throughput_bytes_per_second", "Bytes per second measured by the probe.", s.ThroughputBytesPerSecond)
 	g("ioprobe_probe_latency_mean_seconds", "Mean I/O completion latency measured by the probe.", s.Latency.MeanSeconds)
 	g("ioprobe_probe_io_errors", "Failed I/O operations during the probe.", float64(s.Errors))
-	pct := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_probe_latency_seconds",
-		Help: "I/O completion latency percentiles measured by the probe."}, []string{"percentile"})
-	for _, p := range result.PercentileKeys {
-		pct.WithLabelValues(p).Set(s.Latency.Percentiles[p])
-	}
-	reg.MustRegister(pct)
+	reg.MustRegister(constMetrics{latencySummary(prometheus.NewDesc("ioprobe_probe_latency_seconds",
+		"I/O completion latency measured by the probe: a summary of its quantiles (0.5 … 0.9999), sum and count of I/Os.", nil, nil), s)})
 }

@@ -63,6 +63,6 @@ jobs:
 	}
 	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_run_success", point("again")) == 1 }, 10*time.Second, 20*time.Millisecond)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("first")))
-	require.Equal(t, value(t, reg, "ioprobe_run_iops", point("first")), value(t, reg, "ioprobe_run_iops", point("again")))
+	require.Equal(t, value(t, reg, "ioprobe_run_operations_per_second", point("first")), value(t, reg, "ioprobe_run_operations_per_second", point("again")))
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "twice", "status": "ok"}), "measured once")
 }

@@ -72,7 +72,7 @@ jobs:
 	}, 10*time.Second, 20*time.Millisecond)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("random-read", "4096", "100", "16")))
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("sequential-read", "65536", "0", "16")))
-	require.Greater(t, value(t, reg, "ioprobe_run_iops", point("sequential-read", "65536", "0", "16")), 0.0)
+	require.Greater(t, value(t, reg, "ioprobe_run_operations_per_second", point("sequential-read", "65536", "0", "16")), 0.0)
 
 	canaryRunner := d.sched.runner("canary")
 	// A bad file: nothing changes.

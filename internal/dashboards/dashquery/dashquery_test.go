@@ -43,9 +43,9 @@ func TestReferences(t *testing.T) {
 }
 
 func TestLabelValues(t *testing.T) {
-	s, l, ok := LabelValues(`label_values(ioprobe_run_iops{instance="$instance"}, target)`)
+	s, l, ok := LabelValues(`label_values(ioprobe_run_operations_per_second{instance="$instance"}, target)`)
 	require.True(t, ok)
-	require.Equal(t, `ioprobe_run_iops{instance="$instance"}`, s)
+	require.Equal(t, `ioprobe_run_operations_per_second{instance="$instance"}`, s)
 	require.Equal(t, "target", l)
 	s, l, ok = LabelValues(`label_values(instance)`)
 	require.True(t, ok)

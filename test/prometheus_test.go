@@ -1,0 +1,148 @@
+package test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The Prometheus servers the tests run against: Prometheus 3, built from
+// the Go module proxy by scripts/test-deps.sh into .tools/prometheus3 (its
+// release pinned there), and Debian's 2.42 in PATH as the older target.
+// docs/metrics.md says what each needs.
+
+// promServer is one Prometheus release: its server and promtool.
+type promServer struct {
+	name                 string
+	prometheus, promtool string
+	// v2: Prometheus 2.x, which takes the shipped scrape config without
+	// its 3.x keys and ingests native histograms behind a feature flag.
+	v2 bool
+}
+
+// prometheus3 is the Prometheus 3 that test-deps.sh built, if it did.
+func prometheus3() (promServer, bool) {
+	dir, err := filepath.Abs(filepath.Join("..", ".tools", "prometheus3"))
+	if err != nil {
+		return promServer{}, false
+	}
+	s := promServer{name: "prometheus 3", prometheus: filepath.Join(dir, "prometheus"), promtool: filepath.Join(dir, "promtool")}
+	for _, f := range []string{s.prometheus, s.promtool} {
+		if _, err := os.Stat(f); err != nil {
+			return promServer{}, false
+		}
+	}
+	if v, err := os.ReadFile(filepath.Join(dir, "VERSION")); err == nil {
+		s.name += " (" + strings.TrimSpace(string(v)) + ")"
+	}
+	return s, true
+}
+
+// prometheus2 is the Prometheus 2.x in PATH (Debian's), if there is one.
+func prometheus2() (promServer, bool) {
+	p, err := exec.LookPath("prometheus")
+	if err != nil {
+		return promServer{}, false
+	}
+	tool, err := exec.LookPath("promtool")
+	if err != nil {
+		return promServer{}, false
+	}
+	out, err := exec.Command(p, "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "prometheus, version 2.") {
+		return promServer{}, false
+	}
+	return promServer{name: "prometheus " + strings.Fields(string(out))[2], prometheus: p, promtool: tool, v2: true}, true
+}
+
+// needPrometheus3 skips the test without Prometheus 3.
+func needPrometheus3(t *testing.T) promServer {
+	t.Helper()
+	s, ok := prometheus3()
+	if !ok {
+		t.Skip("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3)")
+	}
+	return s
+}
+
+// promServers are the Prometheus releases installed here; it skips the
+// test when there is none.
+func promServers(t *testing.T) []promServer {
+	t.Helper()
+	var out []promServer
+	if s, ok := prometheus3(); ok {
+		out = append(out, s)
+	} else {
+		t.Log("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3): testing the older one only")
+	}
+	if s, ok := prometheus2(); ok {
+		out = append(out, s)
+	} else {
+		t.Log("no Prometheus 2.x in PATH (Debian's prometheus package): testing Prometheus 3 only")
+	}
+	if len(out) == 0 {
+		t.Skip("no Prometheus installed (make test-deps)")
+	}
+	return out
+}
+
+// v3Only are the lines of configs/prometheus/prometheus.yml that
+// Prometheus 2.x rejects; its comment tells 2.x users to delete them.
+var v3Only = []string{"    scrape_native_histograms: true\n", "    always_scrape_classic_histograms: true\n"}
+
+// forPrometheus2 is a scrape config without its Prometheus 3 keys.
+func forPrometheus2(t *testing.T, cfg string) string {
+	t.Helper()
+	for _, l := range v3Only {
+		require.Equal(t, 1, strings.Count(cfg, l), "prometheus.yml has changed: %q", l)
+		cfg = strings.Replace(cfg, l, "", 1)
+	}
+	return cfg
+}
+
+// v2Flags are the flags a Prometheus 2.x needs for the shipped config's
+// native histograms.
+func (s promServer) flags() []string {
+	if s.v2 {
+		return []string{"--enable-feature=native-histograms"}
+	}
+	return nil
+}
+
+// shippedScrapeConfig is configs/prometheus/prometheus.yml as it stands,
+// pointed at the daemons at addrs, its rule files by absolute path, and
+// scraping and evaluating every second instead of every 15s and 1m (the
+// test cannot wait minutes). probeEvery, when set, replaces the probe job's
+// 60s interval and 10s timeout. For a Prometheus 2.x,
+// without the 3.x keys.
+func shippedScrapeConfig(t *testing.T, s promServer, probeEvery string, addrs ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "configs", "prometheus", "prometheus.yml"))
+	require.NoError(t, err)
+	cfg := string(b)
+	replace := func(old, new string) {
+		t.Helper()
+		require.Equal(t, 1, strings.Count(cfg, old), "prometheus.yml has changed: %q", old)
+		cfg = strings.Replace(cfg, old, new, 1)
+	}
+	replace("  scrape_interval: 15s\n", "  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n")
+	for _, f := range []string{"rules.yml", "alerts.yml"} {
+		p, err := filepath.Abs(filepath.Join("..", "configs", "prometheus", f))
+		require.NoError(t, err)
+		replace("  - "+f+"\n", "  - '"+p+"'\n")
+	}
+	replace("['host1:9816', 'host2:9816']", "['"+strings.Join(addrs, "', '")+"']")
+	replace("['host1:9816;data', 'host2:9816;data']", "['"+strings.Join(addrs, ";data', '")+";data']")
+	if probeEvery != "" {
+		replace("    scrape_interval: 60s\n    scrape_timeout: 10s\n",
+			"    scrape_interval: "+probeEvery+"\n    scrape_timeout: "+probeEvery+"\n")
+	}
+	if s.v2 {
+		cfg = forPrometheus2(t, cfg)
+	}
+	return cfg
+}
