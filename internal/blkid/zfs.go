@@ -1,0 +1,57 @@
+package blkid
+
+// zfsProbes are ZFS pool members.
+//
+// Format: OpenZFS's include/sys/vdev_impl.h and uberblock_impl.h (the
+// "ZFS On-Disk Specification"): four 256 KiB labels, two at the start and
+// two at the 256 KiB-aligned end, each with an array of 1 KiB uberblocks
+// from 128 KiB in whose magic is 0x00bab10c in the pool's byte order.
+func zfsProbes() []Probe {
+	return []Probe{{Type: "zfs_member", Usage: Filesystem, Find: findZFS}}
+}
+
+const (
+	zfsLabelSize  = 256 << 10
+	zfsUberMagic  = 0x00bab10c
+	zfsUberOffset = 128 << 10
+	zfsUberSize   = 1 << 10
+)
+
+// findZFS reports every label holding at least one uberblock. libblkid
+// wants four uberblocks over all labels before it believes any and then
+// names one label's offset; a single surviving uberblock is still a pool
+// somebody may want back, so one is enough here.
+func findZFS(d *Dev) []Signature {
+	align := d.Size % zfsLabelSize
+	labels := []int64{0, zfsLabelSize, d.Size - 2*zfsLabelSize - align, d.Size - zfsLabelSize - align}
+	var found []Signature
+	for i, off := range labels {
+		if off < 0 || (i >= 2 && off < 2*zfsLabelSize) {
+			continue // too small for the end labels to be apart from the start's
+		}
+		if zfsUberblocks(d, off) > 0 {
+			found = append(found, Signature{Type: "zfs_member", Usage: Filesystem, Offset: off, What: "a ZFS pool member (vdev label)"})
+		}
+	}
+	return found
+}
+
+// zfsUberblocks counts the uberblocks in the label at off.
+func zfsUberblocks(d *Dev, off int64) int {
+	p := d.At(off+zfsUberOffset, zfsLabelSize-zfsUberOffset)
+	if p == nil {
+		return 0
+	}
+	n := 0
+	for i := 0; i+8 <= len(p); i += zfsUberSize {
+		var le, be uint64
+		for k := 0; k < 8; k++ {
+			le |= uint64(p[i+k]) << (8 * k)
+			be = be<<8 | uint64(p[i+k])
+		}
+		if le == zfsUberMagic || be == zfsUberMagic {
+			n++
+		}
+	}
+	return n
+}
