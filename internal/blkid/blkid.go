@@ -45,7 +45,13 @@ type Probe struct {
 // order libblkid probes them where that matters.
 func Probes() []Probe {
 	var ps []Probe
+	ps = append(ps, raidProbes()...)
+	ps = append(ps, volumeProbes()...)
+	ps = append(ps, cryptoProbes()...)
+	ps = append(ps, swapProbes()...)
 	ps = append(ps, filesystemProbes()...)
+	ps = append(ps, zfsProbes()...)
+	ps = append(ps, ptableProbes()...)
 	return ps
 }
 

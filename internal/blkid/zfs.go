@@ -1,5 +1,7 @@
 package blkid
 
+import "encoding/binary"
+
 // zfsProbes are ZFS pool members.
 //
 // Format: OpenZFS's include/sys/vdev_impl.h and uberblock_impl.h (the
@@ -44,12 +46,7 @@ func zfsUberblocks(d *Dev, off int64) int {
 	}
 	n := 0
 	for i := 0; i+8 <= len(p); i += zfsUberSize {
-		var le, be uint64
-		for k := 0; k < 8; k++ {
-			le |= uint64(p[i+k]) << (8 * k)
-			be = be<<8 | uint64(p[i+k])
-		}
-		if le == zfsUberMagic || be == zfsUberMagic {
+		if binary.LittleEndian.Uint64(p[i:]) == zfsUberMagic || binary.BigEndian.Uint64(p[i:]) == zfsUberMagic {
 			n++
 		}
 	}
