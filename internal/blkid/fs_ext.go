@@ -28,7 +28,9 @@ func extType(d *Dev) string {
 	if sb == nil || sb[0x38] != 0x53 || sb[0x39] != 0xEF {
 		return ""
 	}
-	le32 := func(o int) uint32 { return uint32(sb[o]) | uint32(sb[o+1])<<8 | uint32(sb[o+2])<<16 | uint32(sb[o+3])<<24 }
+	le32 := func(o int) uint32 {
+		return uint32(sb[o]) | uint32(sb[o+1])<<8 | uint32(sb[o+2])<<16 | uint32(sb[o+3])<<24
+	}
 	// Two fields random bytes rarely get right after a two-byte magic.
 	if le32(24) > extMaxLogBlockSize || le32(76) > extMaxRevisionAccepted {
 		return ""

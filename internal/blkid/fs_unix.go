@@ -118,8 +118,12 @@ func xfsLogProbe() Probe {
 	return p
 }
 
-func be32(p []byte) uint32 { return uint32(p[3]) | uint32(p[2])<<8 | uint32(p[1])<<16 | uint32(p[0])<<24 }
-func le32(p []byte) uint32 { return uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24 }
+func be32(p []byte) uint32 {
+	return uint32(p[3]) | uint32(p[2])<<8 | uint32(p[1])<<16 | uint32(p[0])<<24
+}
+func le32(p []byte) uint32 {
+	return uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24
+}
 
 // nilfs2Probe: nilfs2 keeps a superblock at 1 KiB and a second one in the
 // last 4 KiB-aligned block (((size/512)-8)*512); either one is the
