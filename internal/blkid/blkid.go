@@ -27,8 +27,14 @@ type Signature struct {
 	What   string // for people: "an ext4 filesystem"
 }
 
+// String names the signature for people and as blkid does:
+// "an ext4 filesystem (TYPE=ext4, signature at byte 1080)".
 func (s Signature) String() string {
-	return fmt.Sprintf("%s (%s, signature at byte %d)", s.What, s.Type, s.Offset)
+	key := "TYPE"
+	if s.Usage == PartitionTable {
+		key = "PTTYPE"
+	}
+	return fmt.Sprintf("%s (%s=%s, signature at byte %d)", s.What, key, s.Type, s.Offset)
 }
 
 // Probe recognises one type.
