@@ -51,7 +51,7 @@ func raidProbes() []Probe {
 			{Magic: "\xfd\x16\x78\x5a", KBOff: 4, SBOff: 544},
 		}, nil),
 		tailProbe("adaptec_raid_member", "an Adaptec RAID member", -1, func(d *Dev, off int64) bool {
-			return d.U32BE(off) == 0x37FC4D1E && d.U32BE(off+0xF8) == 0x4450544D
+			return d.U32BE(off) == 0x37FC4D1E && d.U32BE(off+0x100) == 0x4450544D
 		}),
 		tailProbe("jmicron_raid_member", "a JMicron RAID member", -1, func(d *Dev, off int64) bool {
 			return d.Has(off, "JM")

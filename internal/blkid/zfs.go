@@ -19,10 +19,11 @@ const (
 	zfsUberSize   = 1 << 10
 )
 
-// findZFS reports every label holding at least one uberblock. libblkid
-// wants four uberblocks over all labels before it believes any and then
-// names one label's offset; a single surviving uberblock is still a pool
-// somebody may want back, so one is enough here.
+// findZFS reports every label holding at least one uberblock, at the
+// offset of its last uberblock (where blkid puts SBMAGIC_OFFSET). libblkid
+// wants four uberblocks over all labels before it believes any; a single
+// surviving uberblock is still a pool somebody may want back, so one is
+// enough here.
 func findZFS(d *Dev) []Signature {
 	align := d.Size % zfsLabelSize
 	labels := []int64{0, zfsLabelSize, d.Size - 2*zfsLabelSize - align, d.Size - zfsLabelSize - align}
@@ -31,24 +32,22 @@ func findZFS(d *Dev) []Signature {
 		if off < 0 || (i >= 2 && off < 2*zfsLabelSize) {
 			continue // too small for the end labels to be apart from the start's
 		}
-		if zfsUberblocks(d, off) > 0 {
-			found = append(found, Signature{Type: "zfs_member", Usage: Filesystem, Offset: off, What: "a ZFS pool member (vdev label)"})
+		if last := zfsLastUberblock(d, off); last >= 0 {
+			found = append(found, Signature{Type: "zfs_member", Usage: Filesystem, Offset: last, What: "a ZFS pool member (vdev label)"})
 		}
 	}
 	return found
 }
 
-// zfsUberblocks counts the uberblocks in the label at off.
-func zfsUberblocks(d *Dev, off int64) int {
+// zfsLastUberblock is the offset of the last uberblock in the label at
+// off, or -1 when it has none.
+func zfsLastUberblock(d *Dev, off int64) int64 {
 	p := d.At(off+zfsUberOffset, zfsLabelSize-zfsUberOffset)
-	if p == nil {
-		return 0
-	}
-	n := 0
+	last := int64(-1)
 	for i := 0; i+8 <= len(p); i += zfsUberSize {
 		if binary.LittleEndian.Uint64(p[i:]) == zfsUberMagic || binary.BigEndian.Uint64(p[i:]) == zfsUberMagic {
-			n++
+			last = off + zfsUberOffset + int64(i)
 		}
 	}
-	return n
+	return last
 }
