@@ -141,16 +141,18 @@ func findGPT(d *Dev) []Signature {
 	return found
 }
 
-// findPMBR is a protective MBR whose GPT is gone: libblkid reports it as
-// PMBR, and the disk was still somebody's.
+// findPMBR is a protective MBR: 0x55AA and an entry of type 0xEE.
+// libblkid's blkid -p reports it (as PMBR) only when no valid GPT follows,
+// wipefs whether or not one does; it is reported here whenever it is
+// there, beside the GPT.
 func findPMBR(d *Dev) []Signature {
 	e := mbrEntries(d)
-	if e == nil || len(findGPT(d)) > 0 {
+	if e == nil {
 		return nil
 	}
 	for i := 0; i < 64; i += 16 {
 		if e[i+4] == mbrGPT {
-			return []Signature{{Type: "PMBR", Usage: PartitionTable, Offset: 510, What: "a protective MBR (GPT disk) whose GPT headers are gone"}}
+			return []Signature{{Type: "PMBR", Usage: PartitionTable, Offset: 510, What: "a protective MBR (a GPT disk)"}}
 		}
 	}
 	return nil
