@@ -109,6 +109,7 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		t.diskLock, t.diskLocked = diskLock, true
 	}
 	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock)
+	sigs, err = secondOpinion(resolved, sigs, err)
 	if err != nil {
 		err = refuse([]string{"cannot read it to look for filesystems and labels: " + err.Error()})
 	} else if len(sigs) > 0 {
