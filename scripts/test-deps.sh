@@ -14,6 +14,18 @@ have sfdisk    || need+=(fdisk)
 have strace    || need+=(strace)
 have prometheus || need+=(prometheus)
 have promtool  || need+=(prometheus)
+# The differential test against libblkid (test/blkid_other_test.go): the
+# tools that make RAID, volume-manager, crypto, swap and partition labels.
+have wipefs       || need+=(util-linux)
+have blkid        || need+=(util-linux)
+have mdadm        || need+=(mdadm)
+have pvcreate     || need+=(lvm2)
+have cryptsetup   || need+=(cryptsetup-bin)
+have veritysetup  || need+=(cryptsetup-bin)
+have make-bcache  || need+=(bcache-tools)
+have drbdmeta     || need+=(drbd-utils)
+have sgdisk       || need+=(gdisk)
+have parted       || need+=(parted)
 
 if [ ${#need[@]} -eq 0 ]; then
 	echo "test-deps: everything is installed"
