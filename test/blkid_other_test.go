@@ -71,10 +71,10 @@ func toolOtherCases() []sigCase {
 			run(t, "make-bcache", "--wipe-bcache", "-C", dev)
 		}},
 		sigCase{name: "drbdmeta create-md v08", want: "drbd", tools: []string{"drbdmeta"}, make: func(t *testing.T, dev string) {
-			run(t, "drbdmeta", "--force", "0", "v08", dev, "internal", "create-md")
+			drbdmeta(t, "v08", dev)
 		}},
 		sigCase{name: "drbdmeta create-md v09", want: "drbd", tools: []string{"drbdmeta"}, make: func(t *testing.T, dev string) {
-			run(t, "drbdmeta", "--force", "0", "v09", dev, "internal", "create-md", "1")
+			drbdmeta(t, "v09", dev, "1")
 		}},
 	)
 	for _, page := range []int{4096, 8192, 16384, 32768, 65536} {
@@ -126,6 +126,26 @@ func mdadmCreate(meta string) func(t *testing.T, dev string) {
 		t.Cleanup(func() { _ = exec.Command("mdadm", "--stop", name).Run() })
 		run(t, "mdadm", "--stop", name)
 	}
+}
+
+// drbdmeta writes DRBD's internal metadata for a minor nobody uses and
+// removes what drbdmeta leaves on the host for it (its lock file and its
+// record of the minor's last backing device).
+func drbdmeta(t *testing.T, version, dev string, extra ...string) {
+	t.Helper()
+	minor := fmt.Sprint(4000 + os.Getpid()%1000)
+	leftovers := []string{"/var/lib/drbd/drbd-minor-" + minor + ".lkbd", "/var/lock/drbd-147-" + minor}
+	for _, f := range leftovers {
+		if _, err := os.Lstat(f); err == nil {
+			t.Skipf("%s exists: DRBD minor %s is somebody's", f, minor)
+		}
+	}
+	t.Cleanup(func() {
+		for _, f := range leftovers {
+			_ = os.Remove(f)
+		}
+	})
+	run(t, "drbdmeta", append([]string{"--force", minor, version, dev, "internal", "create-md"}, extra...)...)
 }
 
 // lvm runs an LVM command that neither reads nor writes LVM's caches on
