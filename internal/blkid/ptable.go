@@ -96,25 +96,8 @@ func findDOS(d *Dev) []Signature {
 }
 
 // isFATOrNTFSBoot says whether sector 0 is the boot sector of a FAT or
-// NTFS filesystem rather than a partition table: a jump instruction and a
-// BIOS parameter block with a power-of-two sector size and cluster size,
-// or NTFS's OEM name.
-func isFATOrNTFSBoot(d *Dev) bool {
-	b := d.At(0, 64)
-	if b == nil {
-		return false
-	}
-	if string(b[3:11]) == "NTFS    " {
-		return true
-	}
-	if b[0] != 0xEB && b[0] != 0xE9 {
-		return false
-	}
-	ss := uint16(b[11]) | uint16(b[12])<<8
-	spc := b[13]
-	pow2 := func(v uint16) bool { return v != 0 && v&(v-1) == 0 }
-	return ss >= 512 && ss <= 4096 && pow2(ss) && pow2(uint16(spc)) && (b[16] == 1 || b[16] == 2) // number of FATs
-}
+// NTFS filesystem rather than a partition table; their probes report them.
+func isFATOrNTFSBoot(d *Dev) bool { return IsVFAT(d) || d.Has(3, "NTFS    ") }
 
 func lvm2Label(d *Dev) bool { return len(findLVM2(d)) > 0 }
 

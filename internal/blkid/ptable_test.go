@@ -47,8 +47,10 @@ func TestDOSWhatLibblkidCallsATable(t *testing.T) {
 	// table (libblkid's rule; the vfat probe reports it).
 	fat := mbrSector(0)
 	copy(fat, "\xeb\x3c\x90mkfs.fat")
-	binary.LittleEndian.PutUint16(fat[11:], 512)
-	fat[13], fat[16] = 4, 2
+	binary.LittleEndian.PutUint16(fat[11:], 512) // bytes per sector
+	fat[13] = 4                                  // sectors per cluster
+	binary.LittleEndian.PutUint16(fat[14:], 1)   // reserved sectors
+	fat[16], fat[21] = 2, 0xf8                   // FATs, media
 	require.Empty(t, scanOther(size, 512, at0(fat)))
 
 	// An empty MBR on an LVM2 physical volume is LVM's; with a partition
