@@ -124,7 +124,7 @@ func TestVFATMagics(t *testing.T) {
 	noBPB[13] = 3 // sectors per cluster must be a power of two
 	require.NotContains(t, typesAt(noBPB, 512), "vfat")
 	jfs := fatBoot(54, "JFS     ")
-	require.Equal(t, map[string][]int64{}, typesAt(jfs, 512), "OS/2's FAT-like header in front of JFS is not FAT")
+	require.NotContains(t, typesAt(jfs, 512), "vfat", "OS/2's FAT-like header in front of JFS is not FAT")
 	require.True(t, IsVFAT(NewDev(bytes.NewReader(fatBoot(82, "FAT32   ")), 1<<20, 512)))
 }
 
