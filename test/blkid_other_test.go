@@ -59,6 +59,10 @@ func toolOtherCases() []sigCase {
 			luksFormat("luks2")(t, dev)
 			writeAt(t, dev, 0, randomBytes(t, 4096)) // the primary binary header; the secondary one is at 16 KiB
 		}},
+		sigCase{name: "cryptsetup luksFormat --type luks2 --luks2-metadata-size 256k, primary header destroyed", want: "crypto_LUKS", tools: []string{"cryptsetup"}, make: func(t *testing.T, dev string) {
+			luksFormat("luks2", "--luks2-metadata-size", "256k", "--luks2-keyslots-size", "1m")(t, dev)
+			writeAt(t, dev, 0, randomBytes(t, 4096)) // the secondary header is at 256 KiB
+		}},
 		sigCase{name: "veritysetup format (hash device)", want: "DM_verity_hash", tools: []string{"veritysetup"}, make: func(t *testing.T, dev string) {
 			data := filepath.Join(t.TempDir(), "data")
 			require.NoError(t, os.WriteFile(data, randomBytes(t, 1<<20), 0o600))
@@ -96,6 +100,16 @@ func toolOtherCases() []sigCase {
 		sigCase{name: "sgdisk -o -n, primary GPT header destroyed (backup only)", want: "gpt", tools: []string{"sgdisk"}, make: func(t *testing.T, dev string) {
 			run(t, "sgdisk", "-o", "-n", "1:2048:+16M", dev)
 			writeAt(t, dev, 512, randomBytes(t, 512))
+		}},
+		sigCase{name: "sfdisk label: sun", want: "sun", tools: []string{"sfdisk"}, make: func(t *testing.T, dev string) {
+			runIn(t, "label: sun\n", "sfdisk", "-q", "--wipe", "never", dev)
+		}},
+		sigCase{name: "sfdisk label: sgi", want: "sgi", tools: []string{"sfdisk"}, make: func(t *testing.T, dev string) {
+			runIn(t, "label: sgi\n", "sfdisk", "-q", "--wipe", "never", dev)
+		}},
+		sigCase{name: "parted mklabel atari, mkpart", want: "atari", tools: []string{"parted"}, make: func(t *testing.T, dev string) {
+			run(t, "parted", "-s", dev, "mklabel", "atari", "mkpart", "primary", "1MiB", "16MiB")
+			_ = exec.Command("partx", "-d", dev).Run()
 		}},
 		sigCase{name: "sfdisk label: gpt", want: "gpt", tools: []string{"sfdisk"}, make: func(t *testing.T, dev string) {
 			runIn(t, "label: gpt\n,16MiB\n", "sfdisk", "-q", "--wipe", "never", dev)
@@ -160,10 +174,11 @@ func lvm(t *testing.T, args ...string) {
 
 // luksFormat formats dev with a cheap key derivation: the test checks the
 // header, not the cipher.
-func luksFormat(typ string) func(t *testing.T, dev string) {
+func luksFormat(typ string, extra ...string) func(t *testing.T, dev string) {
 	return func(t *testing.T, dev string) {
-		runIn(t, "not a secret", "cryptsetup", "luksFormat", "-q", "--type", typ, "--pbkdf", "pbkdf2",
-			"--pbkdf-force-iterations", "1000", "--key-file", "-", dev)
+		args := append([]string{"luksFormat", "-q", "--type", typ, "--pbkdf", "pbkdf2",
+			"--pbkdf-force-iterations", "1000", "--key-file", "-"}, extra...)
+		runIn(t, "not a secret", "cryptsetup", append(args, dev)...)
 	}
 }
 
@@ -179,33 +194,44 @@ func randomBytes(t *testing.T, n int) []byte {
 }
 
 // TestBlkidBeyondLibblkid covers the labels libblkid knows but does not
-// report on a whole device (a BSD disklabel, a Minix subpartition table
-// inside a DOS partition): ioprobe finds them and refuses, bytes unchanged.
+// report on a whole device (a BSD disklabel, which it looks for only
+// inside a DOS partition; a Minix subpartition table inside its DOS
+// partition): ioprobe finds them and refuses, bytes unchanged.
 func TestBlkidBeyondLibblkid(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: loop devices")
 	}
+	cases := []sigCase{{name: "parted mklabel bsd", want: "bsd", size: 64 << 20, tools: []string{"parted"}, make: func(t *testing.T, dev string) {
+		run(t, "parted", "-s", dev, "mklabel", "bsd")
+	}}}
 	for _, h := range handmade.Headers() {
-		if h.Libblkid {
-			continue
+		if !h.Libblkid {
+			cases = append(cases, handmadeCase(h))
 		}
-		h := h
-		t.Run(h.Name, func(t *testing.T) {
-			dev := randomLoop(t, h.Size)
-			handmadeCase(h).make(t, dev)
+	}
+	for _, c := range cases {
+		c := c
+		t.Run(c.name, func(t *testing.T) {
+			for _, tool := range c.tools {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s is not installed (scripts/test-deps.sh installs it)", tool)
+				}
+			}
+			dev := randomLoop(t, c.size)
+			c.make(t, dev)
 			f, err := os.Open(dev)
 			require.NoError(t, err)
 			defer f.Close()
 			var types []string
-			for _, s := range blkid.Scan(f, h.Size, 512) {
+			for _, s := range blkid.Scan(f, c.size, 512) {
 				types = append(types, s.Type)
 			}
-			require.Contains(t, types, h.Type)
+			require.Contains(t, types, c.want)
 
 			before := sha256Dev(t, dev)
 			out := ioprobe(t, "", "run", "--target", dev, "--allow-destructive", "--read-pct", "0", "--duration", "1s")
 			require.Equal(t, 2, out.code, "ioprobe must refuse: %s", out.stderr)
-			require.Contains(t, out.stderr, h.Type)
+			require.Contains(t, out.stderr, c.want)
 			require.Equal(t, before, sha256Dev(t, dev), "the device's bytes changed")
 		})
 	}
