@@ -34,6 +34,9 @@ func (s Signature) String() string {
 	if s.Usage == PartitionTable {
 		key = "PTTYPE"
 	}
+	if s.Offset < 0 { // blkid -p names a type without saying where
+		return fmt.Sprintf("%s (%s=%s)", s.What, key, s.Type)
+	}
 	return fmt.Sprintf("%s (%s=%s, signature at byte %d)", s.What, key, s.Type, s.Offset)
 }
 

@@ -47,6 +47,8 @@ func TestParseBlkidExport(t *testing.T) {
 	sigs, err := ParseBlkidExport(out, 0)
 	require.NoError(t, err)
 	require.Equal(t, []string{"BitLocker@-1:crypto", "dos@-1:partition_table"}, sigKeys(sigs))
+	require.Equal(t, "a dos signature that util-linux's blkid -p recognises and ioprobe's own probes do not (PTTYPE=dos)", sigs[1].String(),
+		"blkid -p says no offset; the refusal does not invent one")
 
 	sigs, err = ParseBlkidExport([]byte("DEVNAME=/dev/loop7\nTYPE=swap\nUSAGE=other\nSBMAGIC_OFFSET=4086\n"), 0)
 	require.NoError(t, err)

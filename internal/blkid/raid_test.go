@@ -32,19 +32,6 @@ func (p patchedDev) ReadAt(b []byte, off int64) (int, error) {
 	return len(b), nil
 }
 
-// boundedReader is a device that fails the test on any read outside it.
-type boundedReader struct {
-	t    *testing.T
-	data []byte
-}
-
-func (r boundedReader) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off+int64(len(p)) > int64(len(r.data)) {
-		r.t.Fatalf("read of %d bytes at %d outside a %d-byte device", len(p), off, len(r.data))
-	}
-	return copy(p, r.data[off:]), nil
-}
-
 // otherTypes are the types of this part of the package (not filesystems).
 func otherTypes() map[string]bool {
 	m := map[string]bool{}
@@ -152,7 +139,7 @@ func TestOtherProbesIgnoreNoise(t *testing.T) {
 		data := make([]byte, size)
 		_, _ = patchedDev{size: size}.ReadAt(data, 0)
 		mine := otherTypes()
-		for _, s := range Scan(boundedReader{t, data}, size, 512) {
+		for _, s := range Scan(strictReader{t, data}, size, 512) {
 			require.False(t, mine[s.Type], "%d bytes of noise: %v", size, s)
 		}
 	}
@@ -177,7 +164,7 @@ func TestRaidConsistencyChecks(t *testing.T) {
 		small := int64(0x8000)
 		data := make([]byte, small)
 		handmade.Apply(data, clip(headerPatches(t, name, small), small))
-		for _, s := range Scan(boundedReader{t, data}, small, 512) {
+		for _, s := range Scan(strictReader{t, data}, small, 512) {
 			require.False(t, otherTypes()[s.Type], "%s on a 32 KiB device: %v", name, s)
 		}
 	}
