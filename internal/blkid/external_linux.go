@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -48,8 +49,8 @@ func External(ctx context.Context, dev string) ([]Signature, error) {
 // runTool runs name with args and returns its standard output and exit
 // status; status -1 means the tool is not installed.
 func runTool(ctx context.Context, name string, args ...string) ([]byte, int, error) {
-	path, err := exec.LookPath(name)
-	if err != nil {
+	path := lookTool(name)
+	if path == "" {
 		return nil, -1, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, externalTimeout)
@@ -68,6 +69,21 @@ func runTool(ctx context.Context, name string, args ...string) ([]byte, int, err
 	default:
 		return nil, 0, errors.New("cannot run " + name + ": " + err.Error())
 	}
+}
+
+// lookTool finds name on PATH or, failing that, in the sbin directories
+// where Debian installs util-linux's blkid and wipefs: a user's PATH often
+// lacks them, and the second opinion must not quietly go missing then.
+func lookTool(name string) string {
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, dir := range []string{"/usr/sbin", "/sbin", "/usr/local/sbin"} {
+		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+			return p
+		}
+	}
+	return ""
 }
 
 func toolError(name string, status int, out []byte) error {

@@ -108,4 +108,10 @@ func TestExternalAgainstUtilLinux(t *testing.T) {
 
 	_, err = External(context.Background(), filepath.Join(dir, "missing"))
 	require.Error(t, err, "wipefs fails on a device that is not there: no silent 'nothing found'")
+
+	// A user's PATH often lacks /usr/sbin, where Debian puts them.
+	t.Setenv("PATH", "/usr/bin:/bin")
+	sigs, err = External(context.Background(), img)
+	require.NoError(t, err)
+	require.Equal(t, []string{"swap@16374:"}, sigKeys(sigs))
 }
