@@ -43,11 +43,12 @@ func udfVSDAt(d *Dev, off int64) string {
 func udfHasNSR(d *Dev) bool {
 	for _, step := range []int64{2048, 4096} {
 		for i := int64(0); i < 64; i++ {
-			switch udfVSDAt(d, 0x8000+i*step+1) {
-			case "NSR02", "NSR03":
+			vsd := udfVSDAt(d, 0x8000+i*step+1)
+			if vsd == "NSR02" || vsd == "NSR03" {
 				return true
-			case "":
-				i = 64 // the sequence ends at the first unknown descriptor
+			}
+			if vsd == "" {
+				break // the sequence ends at the first unknown descriptor
 			}
 		}
 	}

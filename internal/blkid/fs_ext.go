@@ -1,5 +1,7 @@
 package blkid
 
+import "math/bits"
+
 // The ext family shares one superblock at 1 KiB (magic 0xEF53 at byte
 // 0x38 of it) and libblkid tells ext4dev, ext4, ext3, ext2 and an external
 // journal (jbd) apart by feature flags, trying them in that order: the
@@ -20,11 +22,11 @@ const (
 	extMaxRevisionAccepted = 1
 )
 
-// extType names the ext superblock on d as libblkid would, or "" when there
-// is none. A superblock libblkid would refuse for its feature mix is still
-// named (ext2): it is somebody's filesystem all the same.
-func extType(d *Dev) string {
-	sb := d.At(1024, 0x200)
+// extType names the ext superblock at sbOff on d as libblkid would, or ""
+// when there is none. A superblock libblkid would refuse for its feature
+// mix is still named (ext2): it is somebody's filesystem all the same.
+func extType(d *Dev, sbOff int64) string {
+	sb := d.At(sbOff, 0x200)
 	if sb == nil || sb[0x38] != 0x53 || sb[0x39] != 0xEF {
 		return ""
 	}
@@ -65,10 +67,21 @@ func extProbes() []Probe {
 		p := Probe{Type: t.typ, Usage: t.usage}
 		what := t.what
 		p.Find = func(d *Dev) []Signature {
-			if extType(d) != p.Type {
-				return nil
+			if extType(d, 1024) == p.Type {
+				return found(p, what, extMagicOff)
 			}
-			return found(p, what, extMagicOff)
+			// libblkid reads only the primary; when it is gone, the backup
+			// at the start of block group 1 still says whose data this is.
+			for _, bs := range []int64{1024, 2048, 4096, 65536} {
+				sbOff := 8 * bs * bs // group 1 starts at block 8*bs (bits per bitmap block)
+				if bs == 1024 {
+					sbOff += 1024 // ... after block 0, which 1 KiB filesystems skip
+				}
+				if extType(d, 1024) == "" && extType(d, sbOff) == p.Type && d.U32LE(sbOff+24) == uint32(bits.TrailingZeros64(uint64(bs))-10) {
+					return found(p, what+" (backup superblock)", sbOff+0x38)
+				}
+			}
+			return nil
 		}
 		ps = append(ps, p)
 	}

@@ -3,7 +3,11 @@ package blkid
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -174,4 +178,31 @@ func TestDevBounds(t *testing.T) {
 	require.False(t, d.Has(8, "890"))
 	require.Equal(t, uint32(0), d.U32LE(8))
 	require.Equal(t, uint16(0x3938), d.U16LE(8))
+}
+
+// An ext filesystem whose first MiB was wiped is still found, by the
+// backup superblock mke2fs put at the start of block group 1.
+func TestExtBackupSuperblock(t *testing.T) {
+	mkfs, err := exec.LookPath("mkfs.ext4")
+	if err != nil {
+		t.Skip("mkfs.ext4 is not installed")
+	}
+	for _, bs := range []string{"1024", "4096"} {
+		img := filepath.Join(t.TempDir(), "ext4")
+		require.NoError(t, os.WriteFile(img, nil, 0o600))
+		require.NoError(t, os.Truncate(img, 256<<20))
+		out, err := exec.Command(mkfs, "-q", "-F", "-b", bs, img).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		f, err := os.OpenFile(img, os.O_RDWR, 0)
+		require.NoError(t, err)
+		defer f.Close()
+		_, err = f.WriteAt(make([]byte, 1<<20), 0)
+		require.NoError(t, err)
+		want := map[string]int64{"1024": 8193*1024 + 0x38, "4096": 32768*4096 + 0x38}[bs]
+		var got []string
+		for _, s := range Scan(f, 256<<20, 512) {
+			got = append(got, fmt.Sprintf("%s@%d", s.Type, s.Offset))
+		}
+		require.Equal(t, []string{fmt.Sprintf("ext4@%d", want)}, got, "%s-byte blocks", bs)
+	}
 }

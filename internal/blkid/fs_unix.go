@@ -152,10 +152,11 @@ func nilfs2Probe() Probe {
 	return p
 }
 
-// btrfsProbe: the superblock at 64 KiB, magic at byte 0x40 of it. Its first
-// mirror is at 64 MiB (libblkid does not read it; it is checked too).
+// btrfsProbe: the superblock at 64 KiB, magic at byte 0x40 of it. Its
+// mirrors are at 64 MiB and 256 GiB (libblkid does not read them; they are
+// checked too).
 func btrfsProbe() Probe {
-	return MagicProbe("btrfs", Filesystem, "a btrfs filesystem", []Magic{{"_BHRfS_M", 64, 0x40}, {"_BHRfS_M", 64 << 10, 0x40}}, nil)
+	return MagicProbe("btrfs", Filesystem, "a btrfs filesystem", []Magic{{"_BHRfS_M", 64, 0x40}, {"_BHRfS_M", 64 << 10, 0x40}, {"_BHRfS_M", 256 << 20, 0x40}}, nil)
 }
 
 // gfsProbes: GFS and GFS2 share a superblock at 64 KiB (magic 0x01161970,
