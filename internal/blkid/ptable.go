@@ -64,13 +64,16 @@ func mbrEntries(d *Dev) []byte {
 
 // findDOS is libblkid's idea of a DOS partition table: 0x55AA, every boot
 // indicator 0 or 0x80, no GPT protective entry, not an AIX disk, not a
-// FAT or NTFS boot sector (which also end in 0x55AA). An EMPTY table, with
+// FAT boot sector (which also ends in 0x55AA; the vfat probe reports it).
+// libblkid's blkid -p also gives way to NTFS, but wipefs, which hides the
+// NTFS magic and probes again, then lists the boot sector as dos: so does
+// this. An EMPTY table, with
 // no partition at all, is still a DOS label: fdisk wrote it, somebody meant
 // to use the disk; it is refused like any other. (libblkid also ignores an
 // empty MBR on an LVM2 physical volume; the LVM2 label is found then.)
 func findDOS(d *Dev) []Signature {
 	e := mbrEntries(d)
-	if e == nil || d.Has(0, aixMagic) || isFATOrNTFSBoot(d) {
+	if e == nil || d.Has(0, aixMagic) || IsVFAT(d) {
 		return nil
 	}
 	n := 0
@@ -94,10 +97,6 @@ func findDOS(d *Dev) []Signature {
 	}
 	return []Signature{{Type: "dos", Usage: PartitionTable, Offset: 510, What: what}}
 }
-
-// isFATOrNTFSBoot says whether sector 0 is the boot sector of a FAT or
-// NTFS filesystem rather than a partition table; their probes report them.
-func isFATOrNTFSBoot(d *Dev) bool { return IsVFAT(d) || d.Has(3, "NTFS    ") }
 
 func lvm2Label(d *Dev) bool { return len(findLVM2(d)) > 0 }
 

@@ -53,6 +53,12 @@ func TestDOSWhatLibblkidCallsATable(t *testing.T) {
 	fat[16], fat[21] = 2, 0xf8                   // FATs, media
 	require.Empty(t, scanOther(size, 512, at0(fat)))
 
+	// NTFS's boot sector too, but wipefs lists it as dos as well once it
+	// has hidden the NTFS magic: so it is dos here.
+	ntfs := mbrSector(0)
+	copy(ntfs, "\xeb\x52\x90NTFS    ")
+	require.Equal(t, []string{"dos@510"}, scanOther(size, 512, at0(ntfs)))
+
 	// An empty MBR on an LVM2 physical volume is LVM's; with a partition
 	// in it, it is a table again.
 	label := make([]byte, 512)

@@ -140,6 +140,14 @@ func raidHeaders() []Header {
 				s[50] = sum
 				return at(lastSector(size, 1), s)
 			}},
+		{Name: "via-bad-checksum", Type: "via_raid_member", Source: "VIA V-RAID metadata with a wrong checksum: wipefs still lists it (it accepts bad checksums)", Libblkid: true,
+			Build: func(size int64) []Patch {
+				s := sector(512)
+				le.PutUint16(s[0:], 0xAA55)
+				s[2] = 2     // version
+				s[50] = 0x5A // not the sum of the first 50 bytes (0x55+0xAA+2)
+				return at(lastSector(size, 1), s)
+			}},
 		{Name: "silicon", Type: "silicon_medley_raid_member", Source: "Silicon Image Medley metadata as dmraid's sil.h documents it, last sector", Libblkid: true,
 			Build: func(size int64) []Patch {
 				s := sector(512)
