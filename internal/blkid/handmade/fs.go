@@ -18,12 +18,7 @@ func FSHeaders() []Header {
 			return at(1024, mdb)
 		}},
 		{Name: "hfsplus", Type: "hfsplus", Source: "Apple Technical Note TN1150, HFS Plus Volume Format, volume header", Build: func(int64) []Patch {
-			vh := sector(512)
-			copy(vh, "H+")
-			be.PutUint16(vh[2:], 4)     // version
-			be.PutUint32(vh[40:], 4096) // blockSize
-			be.PutUint32(vh[44:], 16384)
-			return at(1024, vh)
+			return at(1024, hfsplusHeader())
 		}},
 		{Name: "hfsplus-wrapped", Type: "hfsplus", Source: "Apple TN1150, HFS wrapper: an HFS master directory block whose drEmbedSigWord is H+", Build: func(int64) []Patch {
 			mdb := sector(512)
@@ -32,11 +27,7 @@ func FSHeaders() []Header {
 			be.PutUint16(mdb[28:], 16)
 			copy(mdb[0x7c:], "H+")
 			be.PutUint16(mdb[0x7e:], 2) // embedded volume's first allocation block
-			vh := sector(512)
-			copy(vh, "H+")
-			be.PutUint16(vh[2:], 4)
-			be.PutUint32(vh[40:], 4096)
-			return append(at(1024, mdb), at(16*512+2*4096+1024, vh)...)
+			return append(at(1024, mdb), at(16*512+2*4096+1024, hfsplusHeader())...)
 		}},
 		{Name: "ufs2", Type: "ufs", Source: "FreeBSD sys/ufs/ffs/fs.h, UFS2 superblock at 64 KiB, fs_magic at 0x55c", Build: func(int64) []Patch {
 			sb := sector(2048)
@@ -167,4 +158,15 @@ func FSHeaders() []Header {
 		}
 	}
 	return hs
+}
+
+// hfsplusHeader is an HFS+ volume header (TN1150): signature, version 4,
+// 4 KiB allocation blocks.
+func hfsplusHeader() []byte {
+	vh := sector(512)
+	copy(vh, "H+")
+	be.PutUint16(vh[2:], 4)     // version
+	be.PutUint32(vh[40:], 4096) // blockSize
+	be.PutUint32(vh[44:], 16384)
+	return vh
 }
