@@ -1,7 +1,5 @@
 package blkid
 
-import "strings"
-
 // filesystemProbes are the probes of the types util-linux lists in its
 // superblocks chain that are not RAID, volume-manager, crypto or swap
 // labels: every USAGE=filesystem type, and the few "other"/"raid" types
@@ -70,16 +68,4 @@ func filesystemProbes() []Probe {
 // found is the one signature of a probe that found its type at off.
 func found(p Probe, what string, off int64) []Signature {
 	return []Signature{{Type: p.Type, Usage: p.Usage, Offset: off, What: what}}
-}
-
-// fsWhat is "an ext4 filesystem" for "ext4".
-func fsWhat(name string) string {
-	return article(name) + " " + name + " filesystem"
-}
-
-func article(word string) string {
-	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
-		return "an"
-	}
-	return "a"
 }
