@@ -62,10 +62,14 @@ func readLastBlock(fd int, off, lbs int64) ([]byte, error) {
 func refuseFileSignatures(path string, fd int, size, lbs int64) error {
 	sigs, err := scanFileTarget(fd, size, lbs)
 	if err != nil {
-		return &SafetyError{Path: path, Write: true, Reason: "cannot read it to look for filesystems and labels: " + err.Error()}
+		return refusal(path, true, because(RefuseSignature, "cannot read it to look for filesystems and labels: "+err.Error()))
 	}
 	if len(sigs) > 0 {
-		return &SafetyError{Path: path, Write: true, Reason: joinReasons(signatureReasons(sigs))}
+		var fs []finding
+		for _, r := range signatureReasons(sigs) {
+			fs = append(fs, because(RefuseSignature, r))
+		}
+		return refusal(path, true, fs...)
 	}
 	return nil
 }
