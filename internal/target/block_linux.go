@@ -109,14 +109,11 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		t.diskLock, t.diskLocked = diskLock, true
 	}
 	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock)
+	sigs, err = secondOpinion(resolved, sigs, err)
 	if err != nil {
 		err = refuse([]string{"cannot read it to look for filesystems and labels: " + err.Error()})
 	} else if len(sigs) > 0 {
-		reasons := make([]string, len(sigs))
-		for i, s := range sigs {
-			reasons[i] = "it holds " + s.String()
-		}
-		err = refuse(reasons)
+		err = refuse(signatureReasons(sigs))
 	} else if !o.AllowDestructive {
 		err = refusal(path, true, because(RefuseReadOnlyDevice, "block devices are read-only by default, and no filesystem, partition table or other signature was found on it"))
 	}
@@ -133,20 +130,10 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 	return wfd, nil
 }
 
-// readSignatures reads the head and tail windows of a device with O_DIRECT
-// and looks for signatures in them.
+// readSignatures looks for signatures on the device with O_DIRECT reads
+// of only what internal/blkid's probes ask for.
 func readSignatures(fd int, size, lbs int64) ([]Signature, error) {
-	headLen := min(int64(sigHead), size) / lbs * lbs
-	head, err := readDirect(fd, 0, int(headLen))
-	if err != nil {
-		return nil, err
-	}
-	tailOff := max(0, size-sigTail) / lbs * lbs
-	tail, err := readDirect(fd, tailOff, int(size-tailOff))
-	if err != nil {
-		return nil, err
-	}
-	return DetectSignatures(windowReader{head: head, tail: tail, tailOff: tailOff}, size, lbs), nil
+	return scanDevice(fd, size, lbs)
 }
 
 // inUse lists why the device (named dev, in sysfs) or a relative of it is

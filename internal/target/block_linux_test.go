@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,7 +45,7 @@ func TestBlockDeviceRefusals(t *testing.T) {
 				return attachLoop(t, b)
 			},
 			opts:   writeAll,
-			reason: "it holds an ext4 filesystem (signature at byte 1080)",
+			reason: "it holds an ext4 filesystem (TYPE=ext4, signature at byte 1080)",
 		},
 		{
 			name: "ext4 filesystem, and no --allow-destructive: the real reason, no flag offered",
@@ -53,7 +54,7 @@ func TestBlockDeviceRefusals(t *testing.T) {
 				return attachLoop(t, b)
 			},
 			opts:   Options{Write: true},
-			reason: "it holds an ext4 filesystem (signature at byte 1080)",
+			reason: "it holds an ext4 filesystem (TYPE=ext4, signature at byte 1080)",
 		},
 		{
 			name: "swap",
@@ -62,7 +63,7 @@ func TestBlockDeviceRefusals(t *testing.T) {
 				return attachLoop(t, b)
 			},
 			opts:   writeAll,
-			reason: "it holds a swap area (signature at byte 4086)",
+			reason: "(TYPE=swap, signature at byte 4086)",
 		},
 		{
 			name: "MBR partition table",
@@ -71,16 +72,19 @@ func TestBlockDeviceRefusals(t *testing.T) {
 				return attachLoop(t, b)
 			},
 			opts:   writeAll,
-			reason: "it holds an MBR partition table with 2 partition entries (signature at byte 510)",
+			reason: "(PTTYPE=dos, signature at byte 510)",
 		},
 		{
 			name: "GPT partition table",
 			setup: func(t *testing.T, b string) string {
-				writeAt(t, b, 0, put(mbr(make([]byte, 1024), 0xEE), 512, []byte("EFI PART")))
+				cmd := exec.Command(requireTool(t, "sfdisk"), "-q", b)
+				cmd.Stdin = strings.NewReader("label: gpt\n")
+				out, err := cmd.CombinedOutput()
+				require.NoError(t, err, "%s", out)
 				return attachLoop(t, b)
 			},
 			opts:   writeAll,
-			reason: "it holds a GPT partition table (signature at byte 512)",
+			reason: "(PTTYPE=gpt, signatures at bytes 512, ",
 		},
 		{
 			name: "LVM2 label",
@@ -94,16 +98,18 @@ func TestBlockDeviceRefusals(t *testing.T) {
 				return attachLoop(t, b)
 			},
 			opts:   writeAll,
-			reason: "it holds an LVM2 physical volume label (signature at byte 512)",
+			reason: "(TYPE=LVM2_member, signature at byte 536)",
 		},
 		{
 			name: "md RAID superblock v1.2",
 			setup: func(t *testing.T, b string) string {
-				writeAt(t, b, 4096, le32(0xa92b4efc))
+				// magic, major version 1, and super_offset (sectors) where it lies.
+				sb := put(put(make([]byte, 256), 0, le32(0xa92b4efc)), 4, le32(1))
+				writeAt(t, b, 4096, put(sb, 144, le32(4096>>9)))
 				return attachLoop(t, b)
 			},
 			opts:   writeAll,
-			reason: "it holds a Linux RAID (md v1.2) superblock (signature at byte 4096)",
+			reason: "(TYPE=linux_raid_member, signature at byte 4096)",
 		},
 		{
 			name: "md RAID superblock v0.90 at the end",
@@ -112,7 +118,7 @@ func TestBlockDeviceRefusals(t *testing.T) {
 				return attachLoop(t, b)
 			},
 			opts:   writeAll,
-			reason: "it holds a Linux RAID (md v0.90) superblock",
+			reason: "(TYPE=linux_raid_member, signature at byte ",
 		},
 		{
 			name: "mounted",

@@ -103,6 +103,11 @@ func (e env) openFile(path, resolved string, opts Options, newID uint64) (*Targe
 		}
 		return nil, refusal(path, true, because(RefuseForeignFile, reason))
 	}
+	if o.Write && !own.owned {
+		if err := refuseFileSignatures(path, fd, t.Size, t.LogicalBlock); err != nil {
+			return nil, err
+		}
+	}
 	if o.Write {
 		wfd, err := openDirect(resolved, unix.O_RDWR, 0)
 		if err != nil {

@@ -1,0 +1,30 @@
+// Package blkid recognises what lies on a block device the way util-linux's
+// libblkid does (version 2.38, the one Debian 12 ships): every superblock
+// type `blkid -k` lists and every partition-table type libblkid probes, at
+// every offset libblkid probes, named exactly as blkid names them (its
+// TYPE= and PTTYPE= values: "ext4", "LVM2_member", "crypto_LUKS", "dos").
+//
+// It is pure Go and does no I/O of its own: a device is an io.ReaderAt and
+// a size, so the probes run on byte slices in tests and under the fuzzer,
+// and the caller decides how the device is read (internal/target reads it
+// with O_DIRECT, on demand).
+//
+// Scan is deliberately eager. ioprobe uses it to refuse writes: a false
+// positive costs a refusal the user can override, a false negative costs
+// somebody's data. So where libblkid checks a checksum or a consistency
+// rule before it believes a magic, the probes here check only what keeps
+// random data from matching by chance.
+//
+// Where each format comes from: the on-disk layouts are the published
+// ones (the kernel's fs/*/ headers, the vendors' specifications, the
+// filesystems' own documentation), and the magic strings and their offsets
+// are those libblkid's probers use (util-linux libblkid/src/superblocks/*.c
+// and partitions/*.c, read to learn, not copied). docs/signatures.md lists
+// every type with where it is looked for and its source; a test keeps that
+// table and Probes() in step.
+//
+// Who owns what: the filesystem probes (fs*.go) and the framework
+// (blkid.go, dev.go) are one part; RAID, volume managers, crypto, swap and
+// partition tables (raid*.go, volume*.go, crypto*.go, swap*.go, ptable*.go)
+// another.
+package blkid

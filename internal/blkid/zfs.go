@@ -1,0 +1,53 @@
+package blkid
+
+import "encoding/binary"
+
+// zfsProbes are ZFS pool members.
+//
+// Format: OpenZFS's include/sys/vdev_impl.h and uberblock_impl.h (the
+// "ZFS On-Disk Specification"): four 256 KiB labels, two at the start and
+// two at the 256 KiB-aligned end, each with an array of 1 KiB uberblocks
+// from 128 KiB in whose magic is 0x00bab10c in the pool's byte order.
+func zfsProbes() []Probe {
+	return []Probe{{Type: "zfs_member", Usage: Filesystem, Find: findZFS}}
+}
+
+const (
+	zfsLabelSize  = 256 << 10
+	zfsUberMagic  = 0x00bab10c
+	zfsUberOffset = 128 << 10
+	zfsUberSize   = 1 << 10
+)
+
+// findZFS reports every label holding at least one uberblock, at the
+// offset of its last uberblock (where blkid puts SBMAGIC_OFFSET). libblkid
+// wants four uberblocks over all labels before it believes any; a single
+// surviving uberblock is still a pool somebody may want back, so one is
+// enough here.
+func findZFS(d *Dev) []Signature {
+	align := d.Size % zfsLabelSize
+	labels := []int64{0, zfsLabelSize, d.Size - 2*zfsLabelSize - align, d.Size - zfsLabelSize - align}
+	var found []Signature
+	for i, off := range labels {
+		if off < 0 || (i >= 2 && off < 2*zfsLabelSize) {
+			continue // too small for the end labels to be apart from the start's
+		}
+		if last := zfsLastUberblock(d, off); last >= 0 {
+			found = append(found, Signature{Type: "zfs_member", Usage: Filesystem, Offset: last, What: "a ZFS pool member (vdev label)"})
+		}
+	}
+	return found
+}
+
+// zfsLastUberblock is the offset of the last uberblock in the label at
+// off, or -1 when it has none.
+func zfsLastUberblock(d *Dev, off int64) int64 {
+	p := d.At(off+zfsUberOffset, zfsLabelSize-zfsUberOffset)
+	last := int64(-1)
+	for i := 0; i+8 <= len(p); i += zfsUberSize {
+		if binary.LittleEndian.Uint64(p[i:]) == zfsUberMagic || binary.BigEndian.Uint64(p[i:]) == zfsUberMagic {
+			last = off + zfsUberOffset + int64(i)
+		}
+	}
+	return last
+}
