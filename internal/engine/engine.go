@@ -68,6 +68,8 @@ type Worker struct {
 	mu    sync.Mutex
 	lanes []*Lane
 
+	flush flushState
+
 	ready     func()
 	readyOnce sync.Once
 }

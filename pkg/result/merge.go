@@ -128,6 +128,12 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	}
 	out.Workload.BlockSizes = slices.Clone(first.Workload.BlockSizes)
 	out.Histogram = Histograms{Read: NewHistogram(), Write: NewHistogram()}
+	for _, r := range rs {
+		if r.Histogram.Sync != nil {
+			out.Histogram.Sync = NewHistogram()
+			break
+		}
+	}
 	s := &out.Summary
 	var hosts []string
 	var messages, targetsOf []string
@@ -182,6 +188,8 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 			dev.WriteOps += d.WriteOps
 			dev.ReadBytes += d.ReadBytes
 			dev.WriteBytes += d.WriteBytes
+			dev.FlushOps += d.FlushOps
+			dev.FlushSeconds += d.FlushSeconds
 		}
 		for _, t := range r.Targets {
 			if key := t.Path + "\x00" + t.Device; !seenTarget[key] {
