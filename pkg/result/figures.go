@@ -41,7 +41,10 @@ type Figure struct {
 	Merge MergeRule
 	// Column is the CSV column ("" when the figure has none).
 	Column string
-	text   func(s *Summary) string
+	// AtEnd says the column came after the CSV layout was fixed: it goes
+	// after every older column (the CSV only grows at its end).
+	AtEnd bool
+	text  func(s *Summary) string
 }
 
 // Text is the figure as exact decimal text (the shortest digits that read
@@ -60,7 +63,7 @@ func Float(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // percentile "p" + its key with "." written "_" and "_seconds".
 func column(name string) string {
 	if pre, k, ok := strings.Cut(name, ".percentiles."); ok {
-		return pre + "_p" + strings.ReplaceAll(k, ".", "_") + "_seconds"
+		return strings.ReplaceAll(pre, ".", "_") + "_p" + strings.ReplaceAll(k, ".", "_") + "_seconds"
 	}
 	return strings.ReplaceAll(name, ".", "_")
 }
@@ -82,6 +85,7 @@ func Figures() []Figure {
 		}}
 	}
 	rate := func(name string, v func(s *Summary) float64) Figure { return f64(name, MergeRate, v) }
+	atEnd := func(f Figure) Figure { f.AtEnd = true; return f }
 	errorsByClass := Figure{Name: "errors_by_class", Merge: MergeUnion, Column: "errors_by_class", text: func(s *Summary) string {
 		var parts []string
 		for c, n := range s.ErrorsByClass {
@@ -127,7 +131,7 @@ func Figures() []Figure {
 	for _, l := range latencies {
 		get := l.get
 		if l.name == "sync.latency" {
-			out = append(out, Figure{Name: "sync.ops", Merge: MergeHistogram, Column: column("sync.ops"), text: func(s *Summary) string {
+			out = append(out, Figure{Name: "sync.ops", Merge: MergeHistogram, Column: column("sync.ops"), AtEnd: true, text: func(s *Summary) string {
 				if s.Sync == nil {
 					return ""
 				}
@@ -137,6 +141,7 @@ func Figures() []Figure {
 		lat := func(name string, v func(l *Latency) float64) Figure {
 			f := f64(l.name+"."+name, MergeHistogram, func(s *Summary) float64 { return v(get(s)) })
 			if l.name == "sync.latency" {
+				f.AtEnd = true
 				text := f.text
 				f.text = func(s *Summary) string {
 					if s.Sync == nil {
@@ -179,8 +184,8 @@ func Figures() []Figure {
 		dev("write_ops", func(d *DeviceStats) uint64 { return d.WriteOps }),
 		dev("read_bytes", func(d *DeviceStats) uint64 { return d.ReadBytes }),
 		dev("write_bytes", func(d *DeviceStats) uint64 { return d.WriteBytes }),
-		dev("flush_ops", func(d *DeviceStats) uint64 { return d.FlushOps }),
-		Figure{Name: "device.flush_seconds", Merge: MergeSum, Column: "device_flush_seconds", text: func(s *Summary) string {
+		atEnd(dev("flush_ops", func(d *DeviceStats) uint64 { return d.FlushOps })),
+		Figure{Name: "device.flush_seconds", Merge: MergeSum, Column: "device_flush_seconds", AtEnd: true, text: func(s *Summary) string {
 			if s.Device == nil {
 				return ""
 			}
