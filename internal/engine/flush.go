@@ -50,6 +50,9 @@ func (w *Worker) FlushDue(t int) bool {
 // flush counts only while the control measures; a failed one is an error
 // of the writes it was to make durable, always reported.
 func (w *Worker) CompleteFlush(s *Lane, res int64, t0, t1 int64) {
+	if w.TraceFlush != nil {
+		w.TraceFlush(s, res)
+	}
 	if res == 0 {
 		if w.Ctl.Measuring() {
 			s.Sync.Latency.RecordAtomic(t1 - t0)
