@@ -156,6 +156,14 @@ func TestFullConfigResolves(t *testing.T) {
 	require.Equal(t, workload.DefaultDuration, mix.Duration)
 	require.Equal(t, workload.DefaultRamp, mix.Ramp)
 
+	wal := cfg.Jobs["wal"].Points[0].Specs[0]
+	require.Equal(t, 1, wal.Fdatasync)
+	require.Zero(t, wal.Fsync)
+	require.Equal(t, workload.SyncNone, wal.Sync, "sync: none is the default")
+	dsync := cfg.Jobs["dsync"].Points[0].Specs[0]
+	require.Equal(t, workload.SyncDsync, dsync.Sync)
+	require.Equal(t, 8, dsync.Fsync)
+
 	require.Equal(t, OnDemand, cfg.Jobs["adhoc"].Mode)
 	require.Zero(t, cfg.Jobs["adhoc"].Points[0].Specs[0].Ramp, "ramp: 0 needs no unit")
 
