@@ -85,6 +85,8 @@ func sameShape(a, b *Result) error {
 		why = fmt.Sprintf("patterns differ (%d%%/%d%% and %d%%/%d%% read/random)", wa.ReadPct, wa.RandomPct, wb.ReadPct, wb.RandomPct)
 	case wa.QueueDepth != wb.QueueDepth || wa.Workers != wb.Workers:
 		why = fmt.Sprintf("QD/workers differ (%d/%d and %d/%d)", wa.QueueDepth, wa.Workers, wb.QueueDepth, wb.Workers)
+	case wa.Fsync != wb.Fsync || wa.Fdatasync != wb.Fdatasync || wa.Sync != wb.Sync:
+		why = fmt.Sprintf("durable writes differ (fsync %d, fdatasync %d, sync %q and fsync %d, fdatasync %d, sync %q)", wa.Fsync, wa.Fdatasync, wa.Sync, wb.Fsync, wb.Fdatasync, wb.Sync)
 	case len(a.Groups) != len(b.Groups):
 		why = "the number of access specifications run at once differs"
 	}
