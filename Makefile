@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/ioprobe/ioprobe/internal/version.Version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build run test test-deps unit fuzz bench bench-fio lint fmt clean dashboards
+.PHONY: all build run test test-deps unit fuzz bench bench-fio bench-fsync lint fmt clean dashboards
 
 all: build
 
@@ -54,6 +54,10 @@ bench:
 # root and fio. See docs/performance.md.
 bench-fio:
 	GO=$(GO) ./scripts/bench-fio.sh
+
+# ioprobe's and fio's fdatasync latency, side by side (needs fio).
+bench-fsync:
+	GO=$(GO) ./scripts/bench-fsync.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

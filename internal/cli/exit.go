@@ -13,6 +13,9 @@ const (
 	ExitOK       = 0
 	ExitIOErrors = 1 // the run happened but I/O failed
 	ExitBadInput = 2 // bad flags, sizes, targets, refusals: nothing was touched
+	// ExitCheckFailed: `ioprobe check` measured the storage without error
+	// and it fails the check's threshold.
+	ExitCheckFailed = 3
 	// Any other error (the storage failing while a new file is prepared,
 	// say) is ExitIOErrors.
 	ExitInterrupted = 130 // SIGINT/SIGTERM: a partial result was printed

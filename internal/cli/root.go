@@ -56,6 +56,7 @@ CPU each I/O costs.`,
 		newReportCommand(g),
 		newCompareCommand(g),
 		newProfilesCommand(g),
+		newCheckCommand(g),
 		newVersionCommand(g),
 	)
 	return root

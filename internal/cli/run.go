@@ -40,6 +40,9 @@ type runOptions struct {
 	maxErrors        uint64
 	interval         time.Duration
 	verify           bool
+	fsync            int
+	fdatasync        int
+	sync             string
 
 	changed func(name string) bool
 }
@@ -64,6 +67,9 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed for offsets (0: a new one each run)")
 	fs.Uint64Var(&o.maxErrors, "max-errors", 1, "stop after this many failed I/Os (0: never stop, count them)")
 	fs.DurationVar(&o.interval, "interval", time.Second, "snapshot period for the interval log and progress")
+	fs.IntVar(&o.fsync, "fsync", 0, "fsync a target after every N writes a worker issued there (fio's fsync=N; 0: never)")
+	fs.IntVar(&o.fdatasync, "fdatasync", 0, "fdatasync a target after every N writes a worker issued there (fio's fdatasync=N; 0: never)")
+	fs.StringVar(&o.sync, "sync", "none", "open targets for synchronous writes: none, dsync (O_DSYNC) or sync (O_SYNC)")
 	fs.BoolVar(&o.verify, "verify", false, "write self-checking sectors (offset, run id, CRC-32C) and check every read that can be checked; mismatches are errors of class verify")
 }
 
@@ -126,6 +132,15 @@ func (o *runOptions) spec() (workload.Spec, error) {
 		s.RateIOPS = o.rateIOPS
 	}
 	s.Duration, s.Ramp, s.Engine, s.Seed, s.Verify = o.duration, o.ramp, o.engine, o.seed, o.verify
+	if changed("fsync") {
+		s.Fsync = o.fsync
+	}
+	if changed("fdatasync") {
+		s.Fdatasync = o.fdatasync
+	}
+	if changed("sync") {
+		s.Sync = workload.NormalizeSync(o.sync)
+	}
 	if o.size != "" {
 		n, err := workload.ParseSize(o.size)
 		if err != nil {

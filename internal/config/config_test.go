@@ -30,7 +30,7 @@ var badConfigs = map[string]string{
 	"merge-itself":            `:4: jobs: the merge key (<<) merges a mapping that contains it`,
 	"missing-path":            `:2: targets.data: path is required`,
 	"missing-target":          `:4: jobs.oltp: target is required (the name of one of targets)`,
-	"module-suite":            `:5: modules.all: unknown key "suite" (known: block_align, block_size, engine, max_duration, max_errors, profile, queue_depth, ramp, random_pct, rate_iops, read_pct, verify, workers)`,
+	"module-suite":            `:5: modules.all: unknown key "suite" (known: block_align, block_size, engine, fdatasync, fsync, max_duration, max_errors, profile, queue_depth, ramp, random_pct, rate_iops, read_pct, sync, verify, workers)`,
 	"no-value":                `:7: jobs.oltp.every: has no value`,
 	"not-a-bool":              `:7: jobs.canary.continuous: want true or false, got "yes"`,
 	"not-a-number":            `:7: jobs.oltp.queue_depth: want a whole number, got "sixteen"`,
@@ -41,6 +41,7 @@ var badConfigs = map[string]string{
 	"region-too-small":        `:5: jobs.seq.target: the size of target "tiny" must hold at least one transfer of 64KiB (got 4KiB)`,
 	"relative-path":           `:3: targets.data.path: must be an absolute path (got "probe.dat")`,
 	"section-not-a-mapping":   `:3: jobs: want a mapping of names to definitions, got a list`,
+	"sync-mode":               `:7: jobs.wal.sync: must be one of none, dsync, sync (got "fsync")`,
 	"several-problems": `:6: jobs.a.queue_depth: must be between 1 and 1024 (got 0)
 testdata/bad/several-problems.yaml:8: jobs.b.target: unknown target "nowhere" (known: data)`,
 	"snapshot-interval":    `:2: global.snapshot_interval: must be between 100ms and 1m (got 10ms)`,
@@ -154,6 +155,14 @@ func TestFullConfigResolves(t *testing.T) {
 	require.Equal(t, 16*workload.MiB, mix.RegionBytes)
 	require.Equal(t, workload.DefaultDuration, mix.Duration)
 	require.Equal(t, workload.DefaultRamp, mix.Ramp)
+
+	wal := cfg.Jobs["wal"].Points[0].Specs[0]
+	require.Equal(t, 1, wal.Fdatasync)
+	require.Zero(t, wal.Fsync)
+	require.Equal(t, workload.SyncNone, wal.Sync, "sync: none is the default")
+	dsync := cfg.Jobs["dsync"].Points[0].Specs[0]
+	require.Equal(t, workload.SyncDsync, dsync.Sync)
+	require.Equal(t, 8, dsync.Fsync)
 
 	require.Equal(t, OnDemand, cfg.Jobs["adhoc"].Mode)
 	require.Zero(t, cfg.Jobs["adhoc"].Points[0].Specs[0].Ramp, "ramp: 0 needs no unit")

@@ -40,6 +40,9 @@ type rawWorkload struct {
 	BlockAlign any            `mapstructure:"block_align" kind:"size"`
 	Engine     *string        `mapstructure:"engine"`
 	Verify     *bool          `mapstructure:"verify"`
+	Fsync      *int           `mapstructure:"fsync"`
+	Fdatasync  *int           `mapstructure:"fdatasync"`
+	Sync       *string        `mapstructure:"sync"`
 	Ramp       *time.Duration `mapstructure:"ramp"`
 	MaxErrors  *int           `mapstructure:"max_errors"`
 }

@@ -121,7 +121,7 @@ var specKeys = map[string]string{
 	"--bs": "block_size", "--read-pct": "read_pct", "--random-pct": "random_pct",
 	"--qd": "queue_depth", "--workers": "workers", "--duration": "duration",
 	"--ramp": "ramp", "--rate-iops": "rate_iops", "--align": "block_align",
-	"--engine": "engine",
+	"--engine": "engine", "--fsync": "fsync", "--fdatasync": "fdatasync", "--sync": "sync",
 }
 
 // fieldProblem reports a workload.FieldError under the config key it
@@ -165,6 +165,9 @@ func workloadFields(r rawWorkload) []string {
 	add(r.Workers != nil, "workers")
 	add(r.RateIOPS != nil, "rate_iops")
 	add(r.BlockAlign != nil, "block_align")
+	add(r.Fsync != nil, "fsync")
+	add(r.Fdatasync != nil, "fdatasync")
+	add(r.Sync != nil, "sync")
 	return out
 }
 
@@ -201,6 +204,11 @@ func buildSpec(path string, r rawWorkload, ps *problems) (workload.Spec, bool) {
 	setInt(&s.QueueDepth, r.QueueDepth)
 	setInt(&s.Workers, r.Workers)
 	setInt(&s.RateIOPS, r.RateIOPS)
+	setInt(&s.Fsync, r.Fsync)
+	setInt(&s.Fdatasync, r.Fdatasync)
+	if r.Sync != nil {
+		s.Sync = workload.NormalizeSync(*r.Sync)
+	}
 	if r.BlockAlign != nil {
 		n, err := workload.ParseSize(fmt.Sprint(r.BlockAlign))
 		if err != nil {

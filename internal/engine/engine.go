@@ -64,9 +64,14 @@ type Worker struct {
 	// hands it to the kernel. With Trace it tells how many I/Os a lane
 	// has in flight, so the conformance suite can check the queue depth.
 	Issue func(lane *Lane, op *workload.Op)
+	// TraceFlush, when set (tests only), sees every completed flush
+	// (--fsync, --fdatasync) with its result.
+	TraceFlush func(lane *Lane, res int64)
 
 	mu    sync.Mutex
 	lanes []*Lane
+
+	flush flushState
 
 	ready     func()
 	readyOnce sync.Once

@@ -54,6 +54,7 @@ type IOError struct {
 	Target int
 	Path   string
 	Detail string // what verification found, for class verify
+	Flush  string // "fsync" or "fdatasync" when the failed operation was a flush
 	Worker int
 	Write  bool
 	Offset int64
@@ -79,6 +80,9 @@ func (e *IOError) Error() string {
 	where := e.Path
 	if where == "" {
 		where = fmt.Sprintf("target %d", e.Target)
+	}
+	if e.Flush != "" {
+		return fmt.Sprintf("%s of %s (worker %d): %s", e.Flush, where, e.Worker, what)
 	}
 	return fmt.Sprintf("%s of %d bytes at offset %d of %s (worker %d): %s", op, e.Len, e.Offset, where, e.Worker, what)
 }
@@ -114,6 +118,9 @@ type Lane struct {
 	Worker int
 	Read   OpStats
 	Write  OpStats
+	// Sync holds the flushes (--fsync, --fdatasync): their latency; a
+	// failed flush counts as an error of the writes (Write).
+	Sync OpStats
 }
 
 // Done records a completed I/O of len bytes and latency ns.

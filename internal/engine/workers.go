@@ -60,6 +60,7 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 			RateIOPS:   perWorkerRate,
 			Verify:     set.Verify,
 			ready:      set.Ready,
+			flush:      newFlushState(spec, len(set.Targets)),
 		}
 		for _, t := range set.Targets {
 			start := t.Region.Len / int64(spec.Workers) * int64(i)

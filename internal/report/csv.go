@@ -94,7 +94,7 @@ func buildCSVColumns() []csvColumn {
 		}),
 	}
 	for _, f := range result.Figures() {
-		if f.Column != "" {
+		if f.Column != "" && !f.AtEnd {
 			cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
 		}
 	}
@@ -146,6 +146,17 @@ func buildCSVColumns() []csvColumn {
 			return strings.Join(r.Merged.Hosts, ";")
 		}),
 	)
+	// Columns added since: durable writes (workload and figures).
+	cols = append(cols,
+		i64("fsync", func(r *result.Result) int64 { return int64(r.Workload.Fsync) }),
+		i64("fdatasync", func(r *result.Result) int64 { return int64(r.Workload.Fdatasync) }),
+		str("sync", func(r *result.Result) string { return r.Workload.Sync }),
+	)
+	for _, f := range result.Figures() {
+		if f.Column != "" && f.AtEnd {
+			cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
+		}
+	}
 	return cols
 }
 

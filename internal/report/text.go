@@ -24,7 +24,11 @@ func WriteText(w io.Writer, r *result.Result) error {
 	writeHeader(ew, r)
 
 	ops := opColumns(r)
-	data := []*table{perfTable(r, ops), errorsTable(r), cpuTable(r)}
+	data := []*table{perfTable(r, ops)}
+	if r.Summary.Sync != nil {
+		data = append(data, flushTable(r))
+	}
+	data = append(data, errorsTable(r), cpuTable(r))
 	if r.Summary.Device != nil {
 		data = append(data, kernelTable(r, ops))
 	}
@@ -172,7 +176,42 @@ func workloadLine(wl result.Workload) string {
 	if wl.Verify {
 		s += ", verifying reads"
 	}
+	if name, n := flushName(wl); n > 0 {
+		s += ", " + name + " every " + count(uint64(n)) + " " + plural(n, "write", "writes")
+	}
+	switch wl.Sync {
+	case "dsync":
+		s += ", O_DSYNC"
+	case "sync":
+		s += ", O_SYNC"
+	}
 	return s
+}
+
+// flushName is the workload's flush call and its period (0: none).
+func flushName(wl result.Workload) (string, int) {
+	if wl.Fdatasync > 0 {
+		return "fdatasync", wl.Fdatasync
+	}
+	return "fsync", wl.Fsync
+}
+
+// flushTable is the flushes' line, fio's "sync" section: how many
+// completed, how often, and their latency.
+func flushTable(r *result.Result) *table {
+	f, e := r.Summary.Sync, r.Summary.ElapsedSeconds
+	name, _ := flushName(r.Workload)
+	t := &table{}
+	rate := 0.0
+	if e > 0 {
+		rate = float64(f.Ops) / e
+	}
+	ms := func(v float64) string { return num(v*1e3, 3) }
+	l := f.Latency
+	t.add("Flushes ("+name+")", count(f.Ops), "at "+num(rate, 2)+"/s")
+	t.add("  latency (ms)", "mean "+ms(l.MeanSeconds), "p50 "+ms(l.Percentiles["50"]), "p99 "+ms(l.Percentiles["99"]),
+		"p99.9 "+ms(l.Percentiles["99.9"]), "max "+ms(l.MaxSeconds))
+	return t
 }
 
 func engineLine(wl result.Workload) string {
@@ -402,6 +441,16 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 	if did["write"] || d.WriteOps > 0 {
 		t.add("  writes", count(d.WriteOps), share(d.WriteOps, s.WriteOps, " of ioprobe's"),
 			withUnit(num(float64(d.WriteBytes)/1e6, 2), "MB"), share(d.WriteBytes, s.WriteBytes, ""))
+	}
+	// Flush requests the block layer completed (kernels 5.5 and later):
+	// the proof that ioprobe's flushes reached the device.
+	if s.Sync != nil || d.FlushOps > 0 {
+		var ours uint64
+		if s.Sync != nil {
+			ours = s.Sync.Ops
+		}
+		t.add("  flushes", count(d.FlushOps), share(d.FlushOps, ours, " of ioprobe's"),
+			withUnit(num(d.FlushSeconds*1e3, 0), "ms"), "flushing")
 	}
 	return t
 }

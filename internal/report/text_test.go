@@ -67,3 +67,31 @@ func TestWriteTextErrors(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// TestWriteTextFlushes: a run that flushed shows fio's sync line and the
+// kernel's flush count beside it; one that did not shows neither.
+func TestWriteTextFlushes(t *testing.T) {
+	r := writeResult()
+	r.Workload.Fdatasync = 1
+	r.Workload.Sync = "dsync"
+	r.Histogram.Sync = result.NewHistogram()
+	for i := int64(1); i <= 1000; i++ {
+		r.Histogram.Sync.Record(i * 10_000) // 10 µs .. 10 ms
+	}
+	r.Summary.SetFromHistograms(r.Histogram)
+	r.Summary.Device = &result.DeviceStats{Devices: []string{"vda"}, WriteOps: 1000, FlushOps: 1010, FlushSeconds: 1.5}
+	var b bytes.Buffer
+	require.NoError(t, WriteText(&b, r))
+	out := b.String()
+	require.Contains(t, out, "fdatasync every 1 write, O_DSYNC")
+	require.Regexp(t, `(?m)^Flushes \(fdatasync\) +1,000  at `, out)
+	require.Regexp(t, `(?m)^  latency \(ms\) +mean 5\.00\d +p50 (4\.99|5\.00)\d +p99 9\.9\d\d +p99\.9 (9\.99|10\.00)\d +max 10\.000$`, out)
+	require.Regexp(t, `(?m)^  flushes +1,010  \(101\.0% of ioprobe's\) +1,500 ms  flushing$`, out)
+	require.Less(t, strings.Index(out, "Flushes"), strings.Index(out, "Errors"), "the flush line follows the response times")
+
+	plain := writeResult()
+	b.Reset()
+	require.NoError(t, WriteText(&b, plain))
+	require.NotContains(t, b.String(), "Flushes")
+	require.NotContains(t, b.String(), "flushes")
+}

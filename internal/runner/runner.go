@@ -258,6 +258,12 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	if err != nil {
 		return nil, err
 	}
+	var syncFDs []int // --sync: the targets reopened with O_DSYNC or O_SYNC
+	defer func() {
+		for _, fd := range syncFDs {
+			closeFD(fd)
+		}
+	}()
 	for gi, g := range p.Groups {
 		spec := g.Spec
 		if spec.Seed != 0 {
@@ -269,7 +275,15 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			if spec.RegionBytes > 0 {
 				region = spec.RegionBytes
 			}
-			ets = append(ets, engine.Target{FD: ot.t.FD, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path, Key: ot.t.SectorKey})
+			fd := ot.t.FD
+			if spec.Sync != workload.SyncNone && spec.WritesData() {
+				if fd, err = syncOpen(fd, spec.Sync); err != nil {
+					engine.CloseWorkers(all)
+					return nil, fmt.Errorf("%s: %w", ot.t.Path, err)
+				}
+				syncFDs = append(syncFDs, fd)
+			}
+			ets = append(ets, engine.Target{FD: fd, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path, Key: ot.t.SectorKey})
 		}
 		spec.RegionBytes = commonRegion(spec, ets)
 		specs[gi] = spec

@@ -41,6 +41,9 @@ type TargetSnapshot struct {
 	Index int
 	Read  OpCounters
 	Write OpCounters
+	// Sync counts the flushes (--fsync, --fdatasync): Ops and Latency
+	// (their errors count under Write).
+	Sync OpCounters
 }
 
 // Snapshot is what observers see every interval.
@@ -98,6 +101,7 @@ func (s *snapshotter) take(now time.Time) result.Interval {
 	for i := range cur.Targets {
 		cur.Targets[i].Read.reset()
 		cur.Targets[i].Write.reset()
+		cur.Targets[i].Sync.reset()
 	}
 	byIndex := func(idx int) *TargetSnapshot {
 		for i := range cur.Targets {
@@ -125,6 +129,7 @@ func (s *snapshotter) take(now time.Time) result.Interval {
 			}
 			add(&ts.Read, &l.Read)
 			add(&ts.Write, &l.Write)
+			add(&ts.Sync, &l.Sync)
 		}
 	}
 	s.all.Reset()
@@ -132,6 +137,7 @@ func (s *snapshotter) take(now time.Time) result.Interval {
 	for i := range cur.Targets {
 		t := &cur.Targets[i]
 		t.Read.Ops, t.Write.Ops = t.Read.Latency.Count(), t.Write.Latency.Count()
+		t.Sync.Ops = t.Sync.Latency.Count()
 		s.all.Merge(&t.Read.Latency)
 		s.all.Merge(&t.Write.Latency)
 		ops += t.Read.Ops + t.Write.Ops
@@ -155,4 +161,15 @@ func (s *snapshotter) take(now time.Time) result.Interval {
 	s.prevAll = s.all
 	s.prevOps, s.prevB, s.prevE, s.last = ops, bytes, errs, now
 	return iv
+}
+
+// flushes says whether any worker of the run flushes (--fsync,
+// --fdatasync): only then does the result carry a sync section.
+func (s *snapshotter) flushes() bool {
+	for _, w := range s.workers {
+		if w.Flushes() {
+			return true
+		}
+	}
+	return false
 }

@@ -44,6 +44,9 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string) r
 		RateIOPS:        s.RateIOPS,
 		Seed:            s.Seed,
 		Verify:          s.Verify,
+		Fsync:           s.Fsync,
+		Fdatasync:       s.Fdatasync,
+		Sync:            s.Sync,
 	}
 	for _, b := range s.BlockSizes {
 		w.BlockSizes = append(w.BlockSizes, result.BlockSize{Bytes: b.Bytes, Weight: b.Weight})
@@ -96,11 +99,18 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 func summarize(res *result.Result, snap *snapshotter, win *window) {
 	s := &res.Summary
 	read, write := result.NewHistogram(), result.NewHistogram()
+	var flush *result.Histogram
+	if snap.flushes() {
+		flush = result.NewHistogram()
+	}
 	classes := map[string]uint64{}
 	for i := range snap.current.Targets {
 		t := &snap.current.Targets[i]
 		read.Merge(&t.Read.Latency)
 		write.Merge(&t.Write.Latency)
+		if flush != nil {
+			flush.Merge(&t.Sync.Latency)
+		}
 		s.ReadBytes += t.Read.Bytes
 		s.WriteBytes += t.Write.Bytes
 		for c := 0; c < engine.NumErrClasses; c++ {
@@ -113,7 +123,7 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	if len(classes) > 0 {
 		s.ErrorsByClass = classes
 	}
-	res.Histogram = result.Histograms{Read: read, Write: write}
+	res.Histogram = result.Histograms{Read: read, Write: write, Sync: flush}
 	s.SetFromHistograms(res.Histogram)
 	if v := snap.verifier; v != nil {
 		vs := &result.VerifySummary{LostWritesChecked: v.LostWrites()}
@@ -152,6 +162,8 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 			d.WriteOps += (b.WriteOps - a.WriteOps) / 2
 			d.ReadBytes += (b.ReadSectors - a.ReadSectors) / 2 * 512
 			d.WriteBytes += (b.WriteSectors - a.WriteSectors) / 2 * 512
+			d.FlushOps += (b.FlushOps - a.FlushOps) / 2
+			d.FlushSeconds += float64(b.FlushTicks-a.FlushTicks) / 2 / 1000
 		}
 		s.Device = d
 	}

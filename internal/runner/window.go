@@ -79,6 +79,7 @@ func sumStats(a, b map[string]target.DiskStats) map[string]target.DiskStats {
 		out[d] = target.DiskStats{
 			ReadOps: x.ReadOps + y.ReadOps, ReadSectors: x.ReadSectors + y.ReadSectors,
 			WriteOps: x.WriteOps + y.WriteOps, WriteSectors: x.WriteSectors + y.WriteSectors,
+			FlushOps: x.FlushOps + y.FlushOps, FlushTicks: x.FlushTicks + y.FlushTicks,
 		}
 	}
 	return out

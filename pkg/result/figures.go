@@ -41,7 +41,10 @@ type Figure struct {
 	Merge MergeRule
 	// Column is the CSV column ("" when the figure has none).
 	Column string
-	text   func(s *Summary) string
+	// AtEnd says the column came after the CSV layout was fixed: it goes
+	// after every older column (the CSV only grows at its end).
+	AtEnd bool
+	text  func(s *Summary) string
 }
 
 // Text is the figure as exact decimal text (the shortest digits that read
@@ -60,7 +63,7 @@ func Float(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // percentile "p" + its key with "." written "_" and "_seconds".
 func column(name string) string {
 	if pre, k, ok := strings.Cut(name, ".percentiles."); ok {
-		return pre + "_p" + strings.ReplaceAll(k, ".", "_") + "_seconds"
+		return strings.ReplaceAll(pre, ".", "_") + "_p" + strings.ReplaceAll(k, ".", "_") + "_seconds"
 	}
 	return strings.ReplaceAll(name, ".", "_")
 }
@@ -82,6 +85,7 @@ func Figures() []Figure {
 		}}
 	}
 	rate := func(name string, v func(s *Summary) float64) Figure { return f64(name, MergeRate, v) }
+	atEnd := func(f Figure) Figure { f.AtEnd = true; return f }
 	errorsByClass := Figure{Name: "errors_by_class", Merge: MergeUnion, Column: "errors_by_class", text: func(s *Summary) string {
 		var parts []string
 		for c, n := range s.ErrorsByClass {
@@ -106,22 +110,55 @@ func Figures() []Figure {
 		rate("throughput_bytes_per_second", func(s *Summary) float64 { return s.ThroughputBytesPerSecond }),
 		rate("mb_per_second", func(s *Summary) float64 { return s.MBPerSecond }),
 	}
-	for _, l := range []struct {
+	// The sync section exists only when the workload flushed: its
+	// figures are "" without it.
+	var noSync Latency
+	syncLatency := func(s *Summary) *Latency {
+		if s.Sync == nil {
+			return &noSync
+		}
+		return &s.Sync.Latency
+	}
+	latencies := []struct {
 		name string
 		get  func(s *Summary) *Latency
 	}{
 		{"latency", func(s *Summary) *Latency { return &s.Latency }},
 		{"read_latency", func(s *Summary) *Latency { return &s.ReadLatency }},
 		{"write_latency", func(s *Summary) *Latency { return &s.WriteLatency }},
-	} {
+		{"sync.latency", syncLatency},
+	}
+	for _, l := range latencies {
 		get := l.get
+		if l.name == "sync.latency" {
+			out = append(out, Figure{Name: "sync.ops", Merge: MergeHistogram, Column: column("sync.ops"), AtEnd: true, text: func(s *Summary) string {
+				if s.Sync == nil {
+					return ""
+				}
+				return strconv.FormatUint(s.Sync.Ops, 10)
+			}})
+		}
+		lat := func(name string, v func(l *Latency) float64) Figure {
+			f := f64(l.name+"."+name, MergeHistogram, func(s *Summary) float64 { return v(get(s)) })
+			if l.name == "sync.latency" {
+				f.AtEnd = true
+				text := f.text
+				f.text = func(s *Summary) string {
+					if s.Sync == nil {
+						return ""
+					}
+					return text(s)
+				}
+			}
+			return f
+		}
 		out = append(out,
-			f64(l.name+".mean_seconds", MergeHistogram, func(s *Summary) float64 { return get(s).MeanSeconds }),
-			f64(l.name+".min_seconds", MergeHistogram, func(s *Summary) float64 { return get(s).MinSeconds }),
-			f64(l.name+".max_seconds", MergeHistogram, func(s *Summary) float64 { return get(s).MaxSeconds }),
-			f64(l.name+".stddev_seconds", MergeHistogram, func(s *Summary) float64 { return get(s).StddevSeconds }))
+			lat("mean_seconds", func(l *Latency) float64 { return l.MeanSeconds }),
+			lat("min_seconds", func(l *Latency) float64 { return l.MinSeconds }),
+			lat("max_seconds", func(l *Latency) float64 { return l.MaxSeconds }),
+			lat("stddev_seconds", func(l *Latency) float64 { return l.StddevSeconds }))
 		for _, k := range PercentileKeys {
-			out = append(out, f64(l.name+".percentiles."+k, MergeHistogram, func(s *Summary) float64 { return get(s).Percentiles[k] }))
+			out = append(out, lat("percentiles."+k, func(l *Latency) float64 { return l.Percentiles[k] }))
 		}
 	}
 	cpu := func(name string, v func(c *CPU) float64) Figure {
@@ -147,6 +184,13 @@ func Figures() []Figure {
 		dev("write_ops", func(d *DeviceStats) uint64 { return d.WriteOps }),
 		dev("read_bytes", func(d *DeviceStats) uint64 { return d.ReadBytes }),
 		dev("write_bytes", func(d *DeviceStats) uint64 { return d.WriteBytes }),
+		atEnd(dev("flush_ops", func(d *DeviceStats) uint64 { return d.FlushOps })),
+		Figure{Name: "device.flush_seconds", Merge: MergeSum, Column: "device_flush_seconds", AtEnd: true, text: func(s *Summary) string {
+			if s.Device == nil {
+				return ""
+			}
+			return Float(s.Device.FlushSeconds)
+		}},
 		Figure{Name: "verify", Merge: MergeDropped},
 	)
 	return out

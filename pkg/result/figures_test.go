@@ -64,8 +64,16 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 	b := run("h2", 16, latencies(2000, 120_000, 40_000, 3), latencies(500, 250_000, 70_000, 4), 5, 12)
 	a.Summary.Errors, a.Summary.ErrorsByClass = 2, map[string]uint64{"eio": 2}
 	b.Summary.Errors, b.Summary.ErrorsByClass = 3, map[string]uint64{"eio": 1, "timeout": 2}
-	a.Summary.Device = &DeviceStats{Devices: []string{"sdb"}, ReadOps: 10, WriteOps: 20, ReadBytes: 30, WriteBytes: 40}
-	b.Summary.Device = &DeviceStats{Devices: []string{"nvme0n1", "sdb"}, ReadOps: 1, WriteOps: 2, ReadBytes: 3, WriteBytes: 4}
+	a.Summary.Device = &DeviceStats{Devices: []string{"sdb"}, ReadOps: 10, WriteOps: 20, ReadBytes: 30, WriteBytes: 40, FlushOps: 50, FlushSeconds: 0.5}
+	b.Summary.Device = &DeviceStats{Devices: []string{"nvme0n1", "sdb"}, ReadOps: 1, WriteOps: 2, ReadBytes: 3, WriteBytes: 4, FlushOps: 5, FlushSeconds: 0.25}
+	// Both flushed: their sync histograms merge like the others.
+	for i, r := range []*Result{a, b} {
+		r.Histogram.Sync = NewHistogram()
+		for _, v := range latencies(400*(i+1), 900_000, 2_000_000, 5+i) {
+			r.Histogram.Sync.Record(v)
+		}
+		r.Summary.SetFromHistograms(r.Histogram)
+	}
 	a.Summary.Verify = &VerifySummary{ReadsVerified: 5}
 	m, err := Merge(a, b)
 	require.NoError(t, err)
@@ -75,8 +83,13 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 	read.Merge(b.Histogram.Read)
 	write.Merge(a.Histogram.Write)
 	write.Merge(b.Histogram.Write)
+	flush := NewHistogram()
+	flush.Merge(a.Histogram.Sync)
+	flush.Merge(b.Histogram.Sync)
 	fromHist := Summary{ReadOps: read.Count(), WriteOps: write.Count(), Ops: read.Count() + write.Count(),
-		Latency: LatencyOf(Histograms{Read: read, Write: write}.Combined()), ReadLatency: LatencyOf(read), WriteLatency: LatencyOf(write)}
+		Latency: LatencyOf(Histograms{Read: read, Write: write}.Combined()), ReadLatency: LatencyOf(read), WriteLatency: LatencyOf(write),
+		Sync: &SyncSummary{Ops: flush.Count(), Latency: LatencyOf(flush)}}
+	require.Equal(t, uint64(1200), m.Summary.Sync.Ops, "every flush of both runs")
 	cpu := Summary{CPU: DeriveCPU(CPUWork{Ops: m.Summary.Ops, IOPS: a.Summary.IOPS + b.Summary.IOPS,
 		MBPerSecond: a.Summary.MBPerSecond + b.Summary.MBPerSecond, ElapsedSeconds: 5,
 		BusyCores: 0.42, UtilizationPct: 42, BusyHz: 0.42 * 2e9, ProcessUser: 2, ProcessSystem: 4, ProcessCPU: 6})}

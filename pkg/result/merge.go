@@ -85,6 +85,8 @@ func sameShape(a, b *Result) error {
 		why = fmt.Sprintf("patterns differ (%d%%/%d%% and %d%%/%d%% read/random)", wa.ReadPct, wa.RandomPct, wb.ReadPct, wb.RandomPct)
 	case wa.QueueDepth != wb.QueueDepth || wa.Workers != wb.Workers:
 		why = fmt.Sprintf("QD/workers differ (%d/%d and %d/%d)", wa.QueueDepth, wa.Workers, wb.QueueDepth, wb.Workers)
+	case wa.Fsync != wb.Fsync || wa.Fdatasync != wb.Fdatasync || wa.Sync != wb.Sync:
+		why = fmt.Sprintf("durable writes differ (fsync %d, fdatasync %d, sync %q and fsync %d, fdatasync %d, sync %q)", wa.Fsync, wa.Fdatasync, wa.Sync, wb.Fsync, wb.Fdatasync, wb.Sync)
 	case len(a.Groups) != len(b.Groups):
 		why = "the number of access specifications run at once differs"
 	}
@@ -128,6 +130,12 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	}
 	out.Workload.BlockSizes = slices.Clone(first.Workload.BlockSizes)
 	out.Histogram = Histograms{Read: NewHistogram(), Write: NewHistogram()}
+	for _, r := range rs {
+		if r.Histogram.Sync != nil {
+			out.Histogram.Sync = NewHistogram()
+			break
+		}
+	}
 	s := &out.Summary
 	var hosts []string
 	var messages, targetsOf []string
@@ -182,6 +190,8 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 			dev.WriteOps += d.WriteOps
 			dev.ReadBytes += d.ReadBytes
 			dev.WriteBytes += d.WriteBytes
+			dev.FlushOps += d.FlushOps
+			dev.FlushSeconds += d.FlushSeconds
 		}
 		for _, t := range r.Targets {
 			if key := t.Path + "\x00" + t.Device; !seenTarget[key] {

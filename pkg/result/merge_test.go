@@ -163,6 +163,10 @@ func TestMergeRefusesDifferentWorkloads(t *testing.T) {
 	_, err = Merge(a, b)
 	require.ErrorContains(t, err, `points "oltp" and "file-server" differ`)
 	b = run("b", 2, latencies(100, 1000, 10, 1), nil, 1, 1)
+	b.Workload.Fdatasync = 1
+	_, err = Merge(a, b)
+	require.ErrorContains(t, err, `durable writes differ (fsync 0, fdatasync 0, sync "" and fsync 0, fdatasync 1, sync "")`)
+	b = run("b", 2, latencies(100, 1000, 10, 1), nil, 1, 1)
 	b.Histogram.Read = nil
 	_, err = Merge(a, b)
 	require.ErrorContains(t, err, "no latency histogram")

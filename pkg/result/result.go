@@ -75,6 +75,11 @@ type Workload struct {
 	RateIOPS        int         `json:"rate_iops,omitempty"`
 	Seed            uint64      `json:"seed,omitempty"`
 	Verify          bool        `json:"verify,omitempty"`
+	// Fsync, Fdatasync: a flush of a target after every N writes of a
+	// worker there; Sync: targets opened O_DSYNC ("dsync") or O_SYNC ("sync").
+	Fsync     int    `json:"fsync,omitempty"`
+	Fdatasync int    `json:"fdatasync,omitempty"`
+	Sync      string `json:"sync,omitempty"`
 }
 
 // BlockSize is a transfer size and its weight in the mix.
@@ -117,9 +122,19 @@ type Summary struct {
 	Latency                  Latency           `json:"latency"`
 	ReadLatency              Latency           `json:"read_latency"`
 	WriteLatency             Latency           `json:"write_latency"`
-	CPU                      CPU               `json:"cpu"`
-	Device                   *DeviceStats      `json:"device,omitempty"`
-	Verify                   *VerifySummary    `json:"verify,omitempty"`
+	// Sync is the flushes (--fsync, --fdatasync) as measured operations,
+	// fio's "sync" section; absent when the workload flushes nothing.
+	Sync   *SyncSummary   `json:"sync,omitempty"`
+	CPU    CPU            `json:"cpu"`
+	Device *DeviceStats   `json:"device,omitempty"`
+	Verify *VerifySummary `json:"verify,omitempty"`
+}
+
+// SyncSummary counts the flushes (fsync or fdatasync calls) that completed
+// in the measured window and their latency, from the sync histogram.
+type SyncSummary struct {
+	Ops     uint64  `json:"ops"`
+	Latency Latency `json:"latency"`
 }
 
 // VerifySummary is what --verify found: reads whose data was checked,
@@ -176,6 +191,11 @@ type DeviceStats struct {
 	WriteOps   uint64   `json:"write_ops"`
 	ReadBytes  uint64   `json:"read_bytes"`
 	WriteBytes uint64   `json:"write_bytes"`
+	// FlushOps and FlushSeconds are the flush requests the block layer
+	// completed and the time it spent on them (fields 16 and 17; kernels
+	// before 5.5 have neither and report 0).
+	FlushOps     uint64  `json:"flush_ops"`
+	FlushSeconds float64 `json:"flush_seconds"`
 }
 
 // Histograms carries the full latency distributions, per op, so that results
@@ -183,6 +203,9 @@ type DeviceStats struct {
 type Histograms struct {
 	Read  *Histogram `json:"read"`
 	Write *Histogram `json:"write"`
+	// Sync is the flushes' latency (absent when nothing flushed). It is
+	// not an I/O: Combined leaves it out.
+	Sync *Histogram `json:"sync,omitempty"`
 }
 
 // Interval is one snapshot period of the measured window.
@@ -276,12 +299,16 @@ func (h Histograms) Add(o Histograms) {
 	if o.Write != nil {
 		h.Write.Merge(o.Write)
 	}
+	if o.Sync != nil && h.Sync != nil {
+		h.Sync.Merge(o.Sync)
+	}
 }
 
 // Covers says whether the histograms hold every op that s counts (a
 // hand-made or old result may have counts without histograms).
 func (h Histograms) Covers(s *Summary) bool {
-	return (h.Read != nil || s.ReadOps == 0) && (h.Write != nil || s.WriteOps == 0)
+	return (h.Read != nil || s.ReadOps == 0) && (h.Write != nil || s.WriteOps == 0) &&
+		(h.Sync != nil || s.Sync == nil || s.Sync.Ops == 0)
 }
 
 // SetFromHistograms sets the op counts, the byte total and the latency
@@ -299,6 +326,10 @@ func (s *Summary) SetFromHistograms(h Histograms) {
 	s.Latency = LatencyOf(h.Combined())
 	s.ReadLatency = LatencyOf(h.Read)
 	s.WriteLatency = LatencyOf(h.Write)
+	s.Sync = nil
+	if h.Sync != nil {
+		s.Sync = &SyncSummary{Ops: h.Sync.Count(), Latency: LatencyOf(h.Sync)}
+	}
 }
 
 // Decode reads a result or a suite file and returns its results. A result

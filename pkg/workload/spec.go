@@ -28,7 +28,27 @@ const (
 	MaxWeight     = 10000
 	MaxDuration   = 365 * 24 * time.Hour
 	MaxRateIOPS   = 100_000_000
+	MaxFlushEvery = 1 << 30
 )
+
+// Sync modes (--sync): how targets are opened for writing, fio's names.
+const (
+	SyncNone  = ""      // neither: writes are durable only after a flush
+	SyncDsync = "dsync" // O_DSYNC: each write returns once its data is durable
+	SyncSync  = "sync"  // O_SYNC: data and metadata
+)
+
+// SyncModes are the values Spec.Sync accepts ("none" reads as "").
+var SyncModes = []string{"none", SyncDsync, SyncSync}
+
+// NormalizeSync maps a --sync value as given to Spec.Sync: "none" (fio's
+// word for the default) is "". Validate judges the rest.
+func NormalizeSync(v string) string {
+	if v == "none" {
+		return SyncNone
+	}
+	return v
+}
 
 // Engine names: the engines' own Name() and what Spec.Engine accepts
 // (internal/cli's test checks them against the engine registry).
@@ -59,6 +79,21 @@ type Spec struct {
 	Engine      string        `json:"engine"`                // auto | sync | uring
 	Seed        uint64        `json:"seed,omitempty"`        // 0: random per run
 	Verify      bool          `json:"verify,omitempty"`      // write self-describing blocks, check them on read
+	// Fsync and Fdatasync (fio's fsync=N, fdatasync=N): each worker
+	// flushes a target after every N writes it issued there (0: never).
+	// At most one of them is set.
+	Fsync     int    `json:"fsync,omitempty"`
+	Fdatasync int    `json:"fdatasync,omitempty"`
+	Sync      string `json:"sync,omitempty"` // "" | dsync | sync (SyncModes)
+}
+
+// FlushEvery returns after how many writes a worker flushes a target (0:
+// never) and whether the flush is an fdatasync (else an fsync).
+func (s *Spec) FlushEvery() (n int, datasync bool) {
+	if s.Fdatasync > 0 {
+		return s.Fdatasync, true
+	}
+	return s.Fsync, false
 }
 
 // Defaults: Iometer's (1 worker, 16 outstanding I/Os) and a 4 KiB random
@@ -194,6 +229,18 @@ func (s *Spec) Validate() error {
 	}
 	if s.RateIOPS < 0 || s.RateIOPS > MaxRateIOPS {
 		return fieldErr("--rate-iops", s.RateIOPS, "must be between 0 (unlimited) and %d", MaxRateIOPS)
+	}
+	if s.Fsync < 0 || s.Fsync > MaxFlushEvery {
+		return fieldErr("--fsync", s.Fsync, "must be between 0 (never) and %d writes", MaxFlushEvery)
+	}
+	if s.Fdatasync < 0 || s.Fdatasync > MaxFlushEvery {
+		return fieldErr("--fdatasync", s.Fdatasync, "must be between 0 (never) and %d writes", MaxFlushEvery)
+	}
+	if s.Fsync > 0 && s.Fdatasync > 0 {
+		return fieldErr("--fdatasync", s.Fdatasync, "cannot be combined with --fsync %d: choose one flush", s.Fsync)
+	}
+	if s.Sync != SyncNone && s.Sync != SyncDsync && s.Sync != SyncSync {
+		return fieldErr("--sync", strconv.Quote(s.Sync), "must be one of %s", strings.Join(SyncModes, ", "))
 	}
 	if s.Align != 0 {
 		if s.Align < 512 || s.Align%512 != 0 || s.Align > MaxBlockSize {

@@ -32,6 +32,10 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"region misaligned", func(s *Spec) { s.RegionBytes = 4096*10 + 512 }, "must be a multiple of the alignment 4KiB"},
 		{"engine", func(s *Spec) { s.Engine = "aio" }, "--engine aio: must be one of auto, sync, uring"},
 		{"align", func(s *Spec) { s.Align = 100 }, "--align 100B: must be a multiple of 512 bytes"},
+		{"fsync", func(s *Spec) { s.Fsync = -1 }, "--fsync -1: must be between 0 (never) and"},
+		{"fdatasync", func(s *Spec) { s.Fdatasync = MaxFlushEvery + 1 }, "--fdatasync 1073741825: must be between 0 (never) and"},
+		{"both flushes", func(s *Spec) { s.Fsync, s.Fdatasync = 4, 1 }, "--fdatasync 1: cannot be combined with --fsync 4"},
+		{"sync mode", func(s *Spec) { s.Sync = "o_dsync" }, `--sync "o_dsync": must be one of none, dsync, sync`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,6 +50,25 @@ func TestValidateNamesTheField(t *testing.T) {
 	}
 	s := valid()
 	require.NoError(t, s.Validate())
+}
+
+func TestFlushSettings(t *testing.T) {
+	s := valid()
+	n, datasync := s.FlushEvery()
+	require.Zero(t, n, "no flush by default")
+	s.Fdatasync = 8
+	n, datasync = s.FlushEvery()
+	require.Equal(t, 8, n)
+	require.True(t, datasync)
+	s.Fdatasync, s.Fsync = 0, 32
+	n, datasync = s.FlushEvery()
+	require.Equal(t, 32, n)
+	require.False(t, datasync)
+	for _, m := range []string{"none", "dsync", "sync"} {
+		s.Sync = NormalizeSync(m)
+		require.NoError(t, s.Validate(), m)
+	}
+	require.Equal(t, SyncNone, NormalizeSync("none"))
 }
 
 func TestParseBlockSizes(t *testing.T) {

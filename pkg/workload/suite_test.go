@@ -302,3 +302,20 @@ func TestPatternLabel(t *testing.T) {
 	require.Equal(t, "512b", SizeSlug(512))
 	require.Equal(t, "1m", SizeSlug(MiB))
 }
+
+// TestSuiteCarriesFlushes: --fdatasync and --sync given to a suite reach
+// every point (a read point then simply never flushes).
+func TestSuiteCarriesFlushes(t *testing.T) {
+	o := base()
+	o.Base.Fdatasync, o.Base.Sync = 1, SyncDsync
+	s, err := BuildSuite("characterize", o)
+	require.NoError(t, err)
+	require.NotEmpty(t, s.Points)
+	for _, p := range s.Points {
+		for _, sp := range p.Specs {
+			require.Equal(t, 1, sp.Fdatasync, p.Name)
+			require.Equal(t, SyncDsync, sp.Sync, p.Name)
+			require.NoError(t, sp.Validate(), p.Name)
+		}
+	}
+}

@@ -23,6 +23,7 @@ type Factory func() engine.Engine
 
 // traced is one completed I/O as the engine reported it.
 type traced struct {
+	flush  bool // a flush (--fsync, --fdatasync), not an I/O
 	worker int
 	target int
 	write  bool
@@ -50,6 +51,9 @@ type harness struct {
 	inFlight    map[laneKey]int
 	maxInFlight map[laneKey]int
 	overIssued  bool // an I/O completed that was never issued
+	// busyAtFlush is the most I/Os of a flush's worker and target in
+	// flight when the flush completed.
+	busyAtFlush int
 }
 
 // laneKey names one worker's stream on one target.
@@ -75,6 +79,7 @@ func (h *harness) run() []*engine.Worker {
 	for _, w := range ws {
 		w.Trace = h.record
 		w.Issue = h.issue
+		w.TraceFlush = h.flushed
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(ws))
@@ -118,6 +123,13 @@ func (h *harness) record(s *engine.Lane, op *workload.Op, res int64) {
 	if h.limit > 0 && n >= h.limit {
 		h.ctl.Stop()
 	}
+}
+
+func (h *harness) flushed(s *engine.Lane, res int64) {
+	h.mu.Lock()
+	h.trace = append(h.trace, traced{flush: true, worker: s.Worker, target: s.Target, res: res})
+	h.busyAtFlush = max(h.busyAtFlush, h.inFlight[laneKey{s.Worker, s.Target}])
+	h.mu.Unlock()
 }
 
 // tempFile makes a file of size bytes filled with a known pattern (each 4 KiB

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +51,53 @@ func runAll(t *testing.T, f Factory, path string) {
 	t.Run("RateLimit", func(t *testing.T) { testRate(t, f, path) })
 	t.Run("QueueDepthKept", func(t *testing.T) { testQueueDepth(t, f, path) })
 	t.Run("Verify", func(t *testing.T) { testVerify(t, f, path) })
+	t.Run("FlushEveryN", func(t *testing.T) { testFlush(t, f, path) })
+}
+
+// testFlush: --fdatasync 3 at QD 1 is exactly write, write, write, flush,
+// and so on (fio's fdatasync=3), every flush succeeding; at QD 4 each
+// worker still flushes once per 3 writes it issued, and an asynchronous
+// engine (uring) has no I/O in flight when a flush completes: it waits for
+// the writes before flushing, as fio does.
+func testFlush(t *testing.T, f Factory, path string) {
+	fd := openDirect(t, path, unix.O_RDWR)
+	spec := workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 0, RandomPct: 0, QueueDepth: 1, Workers: 1, Fdatasync: 3}
+	h := &harness{t: t, eng: f(), limit: 400, spec: spec, targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 8 * mib}}}}
+	ws := h.run()
+	var seq strings.Builder
+	flushes := 0
+	for _, tr := range h.trace {
+		if tr.flush {
+			require.Zero(t, tr.res, "a flush failed")
+			seq.WriteByte('F')
+			flushes++
+			continue
+		}
+		require.True(t, tr.write, describe(tr))
+		require.Equal(t, tr.len, tr.res, describe(tr))
+		seq.WriteByte('W')
+	}
+	require.Regexp(t, `^(WWWF)+W{0,3}$`, seq.String(), "a flush after every third write, nothing else")
+	require.Equal(t, uint64(flushes), ws[0].Lanes()[0].Sync.Latency.Count(), "every flush counted in the lane's sync histogram")
+
+	spec.QueueDepth = 4
+	h = &harness{t: t, eng: f(), limit: 2000, spec: spec, targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 8 * mib}}}}
+	h.run()
+	writes, flushes := 0, 0
+	for _, tr := range h.trace {
+		if tr.flush {
+			require.Zero(t, tr.res)
+			flushes++
+		} else {
+			writes++
+		}
+	}
+	// Writes issued but not yet flushed when the run stopped: fewer than
+	// 3, plus the ones in flight.
+	require.InDelta(t, writes/3, flushes, 2, "%d writes, %d flushes", writes, flushes)
+	if h.eng.Name() == workload.EngineURing {
+		require.Zero(t, h.busyAtFlush, "io_uring flushes only once the writes before it completed")
+	}
 }
 
 func testRegion(t *testing.T, f Factory, path string) {

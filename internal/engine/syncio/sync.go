@@ -23,6 +23,7 @@ func (*Engine) Available() error { return nil }
 
 type lane struct {
 	fd    int
+	t     int // index of the target in the worker's Targets
 	buf   []byte
 	gen   *workload.Generator
 	stats *engine.Lane
@@ -42,6 +43,7 @@ func (e *Engine) Run(w *engine.Worker) error {
 			}
 			lanes = append(lanes, &lane{
 				fd:    tgt.FD,
+				t:     t,
 				buf:   w.Slot(t, q, w.Spec.MaxBlock()),
 				gen:   gen,
 				stats: w.NewLane(t),
@@ -101,8 +103,30 @@ func (l *lane) run(w *engine.Worker) {
 		if w.Trace != nil {
 			w.Trace(l.stats, &op, res)
 		}
+		if op.Write && w.FlushDue(l.t) {
+			t0, t1 = l.flush(w)
+		}
 		y.Tick(t1, t1-t0)
 	}
+}
+
+// flush fsyncs or fdatasyncs the lane's target after the write that made
+// a flush due, and returns the flush's start and end.
+func (l *lane) flush(w *engine.Worker) (t0, t1 int64) {
+	var err error
+	t0 = engine.Nanotime()
+	if w.FlushDatasync() {
+		err = unix.Fdatasync(l.fd)
+	} else {
+		err = unix.Fsync(l.fd)
+	}
+	t1 = engine.Nanotime()
+	var res int64
+	if err != nil {
+		res = -int64(errnoOf(err))
+	}
+	w.CompleteFlush(l.stats, res, t0, t1)
+	return t0, t1
 }
 
 func errnoOf(err error) unix.Errno {

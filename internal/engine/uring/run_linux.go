@@ -31,6 +31,7 @@ type slot struct {
 // target is the ring's state on one target: a single generator and a
 // single lane, since the ring is the only writer.
 type target struct {
+	idx  int   // index in the worker's Targets
 	fd   int32 // fixed-file index when files are registered, else the descriptor
 	gen  *workload.Generator
 	lane *engine.Lane
@@ -50,7 +51,21 @@ type loop struct {
 	sqeFlags   uint8
 	fixedFiles bool
 	pacer      engine.Pacer
+
+	// Flushes (--fsync, --fdatasync), as fio does them on an
+	// asynchronous engine: once a flush is due on a target (flushDue,
+	// else -1) the loop issues nothing more, waits for every I/O in
+	// flight, then submits the flush alone and resumes when it completes.
+	// Its latency is then the flush's own, not the writes' before it.
+	flushDue      int
+	flushInFlight bool
+	flushStamped  bool  // flushT0 holds its submission time
+	flushT0       int64 // when the io_uring_enter that submitted it began
 }
+
+// flushTag marks a CQE's user_data as a flush's (the low bits are the
+// target's index); a slot's user_data is below it.
+const flushTag = uint64(1) << 32
 
 // Run implements engine.Engine.
 func (e *Engine) Run(w *engine.Worker) error {
@@ -96,6 +111,8 @@ func newLoop(w *engine.Worker) (*loop, error) {
 		readOp:  opRead,
 		writeOp: opWrite,
 		pacer:   engine.NewPacer(w.LaneRate(1)),
+
+		flushDue: -1,
 	}
 	fds := make([]int32, len(w.Targets))
 	for t, tgt := range w.Targets {
@@ -105,7 +122,7 @@ func newLoop(w *engine.Worker) (*loop, error) {
 			return nil, err
 		}
 		fds[t] = int32(tgt.FD)
-		l.targets[t] = target{fd: int32(tgt.FD), gen: gen, lane: w.NewLane(t)}
+		l.targets[t] = target{idx: t, fd: int32(tgt.FD), gen: gen, lane: w.NewLane(t)}
 	}
 	if r.registerFiles(fds) == nil {
 		for t := range l.targets {
@@ -143,12 +160,15 @@ func (l *loop) run() error {
 		if !ctl.Stopped() {
 			waitNs = l.fill()
 		}
-		if len(l.free) == len(l.slots) && waitNs == 0 {
+		if len(l.free) == len(l.slots) && !l.flushInFlight && waitNs == 0 {
 			return nil // stopped, and nothing in flight
 		}
 		t0 := engine.Nanotime()
 		for _, i := range l.batch {
 			l.slots[i].t0 = t0
+		}
+		if l.flushInFlight && !l.flushStamped {
+			l.flushT0, l.flushStamped = t0, true
 		}
 		l.batch = l.batch[:0]
 		_, errno := l.r.submitAndWait(1, waitNs)
@@ -171,12 +191,18 @@ func (l *loop) run() error {
 // fill prepares an I/O in every free slot the pacer allows. It returns how
 // long to wait for the pacer (bounded by maxWait), or 0.
 func (l *loop) fill() int64 {
+	if l.flushDue >= 0 {
+		if !l.flushInFlight && len(l.free) == len(l.slots) {
+			l.prepFlush()
+		}
+		return 0
+	}
 	paced := l.pacer.Paced()
 	var now int64
 	if paced {
 		now = engine.Nanotime()
 	}
-	for len(l.free) > 0 {
+	for len(l.free) > 0 && l.flushDue < 0 {
 		if paced {
 			if d := l.pacer.Delay(now); d > 0 {
 				return min(d, maxWait)
@@ -199,6 +225,9 @@ func (l *loop) prep(i uint32) {
 		t.seq++
 		l.w.PrepareWrite(t.lane, &s.op, s.buf[:s.op.Len], t.seq)
 		opcode = l.writeOp
+		if l.w.FlushDue(t.idx) {
+			l.flushDue = t.idx
+		}
 	} else {
 		l.w.PrepareRead(t.lane, &s.op)
 	}
@@ -218,6 +247,23 @@ func (l *loop) prep(i uint32) {
 	}
 }
 
+// prepFlush writes the SQE of the flush due, once nothing is in flight.
+func (l *loop) prepFlush() {
+	t := &l.targets[l.flushDue]
+	var flags uint32
+	if l.w.FlushDatasync() {
+		flags = fsyncDatasync
+	}
+	*l.r.nextSQE() = sqe{
+		opcode:   opFsync,
+		flags:    l.sqeFlags,
+		fd:       t.fd,
+		rwFlags:  flags,
+		userData: flushTag | uint64(t.idx),
+	}
+	l.flushInFlight, l.flushStamped = true, false
+}
+
 // reap records every completion in the CQ ring with t1, the one clock
 // reading taken when io_uring_enter returned. With DEFER_TASKRUN the kernel
 // posts completions only inside that call, so every CQE reaped here arrived
@@ -230,6 +276,12 @@ func (l *loop) reap(t1 int64) {
 	tail := atomic.LoadUint32(r.cqTail)
 	for ; head != tail; head++ {
 		c := &r.cqes[head&r.cqMask]
+		if c.userData&flushTag != 0 {
+			t := &l.targets[uint32(c.userData)]
+			w.CompleteFlush(t.lane, int64(c.res), l.flushT0, t1)
+			l.flushInFlight, l.flushDue = false, -1
+			continue
+		}
 		i, res := uint32(c.userData), int64(c.res)
 		s := &l.slots[i]
 		w.Complete(s.tgt.lane, &s.op, s.buf, res, s.t0, t1)

@@ -22,6 +22,8 @@ const (
 	enterExtArg         = 1 << 3
 	sqeFixedFile        = 1 << 0
 	opNop               = 0
+	opFsync             = 3
+	fsyncDatasync       = 1 << 0 // IORING_FSYNC_DATASYNC, in the SQE's fsync_flags
 	opReadFixed         = 4
 	opWriteFixed        = 5
 	opRead              = 22
