@@ -40,6 +40,7 @@ type runOptions struct {
 	maxErrors        uint64
 	interval         time.Duration
 	verify           bool
+	dryRun           bool
 
 	changed func(name string) bool
 }
@@ -65,6 +66,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Uint64Var(&o.maxErrors, "max-errors", 1, "stop after this many failed I/Os (0: never stop, count them)")
 	fs.DurationVar(&o.interval, "interval", time.Second, "snapshot period for the interval log and progress")
 	fs.BoolVar(&o.verify, "verify", false, "write self-checking sectors (offset, run id, CRC-32C) and check every read that can be checked; mismatches are errors of class verify")
+	fs.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 }
 
 func newRunCommand(g *globalOptions) *cobra.Command {
@@ -166,12 +168,17 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 		targets = []string{DefaultTarget}
 		fmt.Fprintf(g.stderr, "ioprobe: no --target given: measuring ./%s (created and filled on first use)\n", DefaultTarget)
 	}
+	unit := suiterun.Unit{Point: workload.SuitePoint{Name: spec.Describe(), Specs: []workload.Spec{spec}}, Targets: targets}
+	if o.dryRun {
+		_, err := dryRun(g.stdout, "run", o.settings(g), []suiterun.Unit{unit})
+		return err
+	}
 	var pr *progress
 	if g.stderrTTY {
 		pr = newProgress(g.stderr)
 		defer pr.clear()
 	}
-	res, err := measure(ctx, o.settings(g).Plan(suiterun.Unit{Point: workload.SuitePoint{Specs: []workload.Spec{spec}}, Targets: targets}), pr)
+	res, err := measure(ctx, o.settings(g).Plan(unit), pr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitError{code: ExitInterrupted, err: errors.New("interrupted while preparing")}
