@@ -71,6 +71,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 
 func newRunCommand(g *globalOptions) *cobra.Command {
 	o := &runOptions{}
+	fio := &fioJobOptions{}
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
 		Short: "Run one access specification against one or more targets",
@@ -80,10 +81,14 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
+			if fio.file != "" || fio.section != "" {
+				return runFioJob(cmd.Context(), g, o, fio)
+			}
 			return runRun(cmd.Context(), g, o)
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	fio.AddFlags(cmd.Flags())
 	return cmd
 }
 
