@@ -108,6 +108,10 @@ func (l *lexer) file(name string, data []byte, depth int, inInclude bool) error 
 			l.sections = append(l.sections, &section{name: n, at: at})
 			continue
 		}
+		// fio ends an option line at the first ';' or '#'.
+		if i := strings.IndexAny(line, ";#"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
 		o := option{at: at}
 		if k, v, ok := strings.Cut(line, "="); ok {
 			o.key, o.value = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)

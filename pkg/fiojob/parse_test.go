@@ -49,7 +49,7 @@ func parse(t *testing.T, text string, o Options) ([]Point, error) {
 }
 
 func TestParseJobs(t *testing.T) {
-	const base = "[global]\ntime_based\nruntime=10\nfilename=/dev/x\ndirect=1\n"
+	const base = "[global]\ntime_based\nruntime=10 ; inline comment\nfilename=/dev/x\t# another\ndirect=1\n"
 	for _, c := range []struct {
 		name, text string
 		want       workload.Spec // fields compared: the access specification
