@@ -442,39 +442,28 @@ func splitFilename(v string) []string {
 
 // blockSizes is the job's transfer size mix from bs, bssplit or bsrange.
 func (j *job) blockSizes(fail func(option, string) error) ([]workload.BlockSize, error) {
+	read := func(raw string, at option, parse func(string, int64) ([]workload.BlockSize, error)) ([]workload.BlockSize, error) {
+		v, err := oneForAll(raw)
+		if err == nil {
+			var bs []workload.BlockSize
+			if bs, err = parse(v, j.kbBase); err == nil {
+				return bs, nil
+			}
+		}
+		return nil, fail(at, err.Error())
+	}
 	switch {
 	case j.bssplit != "" && j.bsrange != "":
 		return nil, fail(j.bsrangeAt, "with bssplit: give one of them")
 	case j.bssplit != "":
-		v, err := oneForAll(j.bssplit)
-		if err != nil {
-			return nil, fail(j.bssplitAt, err.Error())
-		}
-		bs, err := parseSplit(v, j.kbBase)
-		if err != nil {
-			return nil, fail(j.bssplitAt, err.Error())
-		}
-		return bs, nil
+		return read(j.bssplit, j.bssplitAt, parseSplit)
 	case j.bsrange != "":
-		v, err := oneForAll(j.bsrange)
-		if err != nil {
-			return nil, fail(j.bsrangeAt, err.Error())
-		}
-		bs, err := parseRange(v, j.kbBase)
-		if err != nil {
-			return nil, fail(j.bsrangeAt, err.Error())
-		}
-		return bs, nil
+		return read(j.bsrange, j.bsrangeAt, parseRange)
 	case j.bs != "":
-		v, err := oneForAll(j.bs)
-		if err != nil {
-			return nil, fail(j.bsAt, err.Error())
-		}
-		n, err := parseInt(v, j.kbBase)
-		if err != nil {
-			return nil, fail(j.bsAt, err.Error())
-		}
-		return []workload.BlockSize{{Bytes: n, Weight: 1}}, nil
+		return read(j.bs, j.bsAt, func(v string, kb int64) ([]workload.BlockSize, error) {
+			n, err := parseInt(v, kb)
+			return []workload.BlockSize{{Bytes: n, Weight: 1}}, err
+		})
 	}
 	return []workload.BlockSize{{Bytes: 4096, Weight: 1}}, nil
 }

@@ -25,16 +25,9 @@ func parseInt(s string, kbBase int64) (int64, error) {
 		}
 		return n, nil
 	}
-	i := 0
-	for i < len(low) && low[i] >= '0' && low[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, errors.New("not a number")
-	}
-	n, err := strconv.ParseInt(low[:i], 10, 64)
+	n, i, err := leadingInt(low, "not a number")
 	if err != nil {
-		return 0, errors.New("not a number")
+		return 0, err
 	}
 	suffix := strings.TrimSuffix(low[i:], "b")
 	if suffix == "" {
@@ -68,16 +61,9 @@ func parseInt(s string, kbBase int64) (int64, error) {
 // ms/msec, us/usec) says otherwise.
 func parseTime(s string) (time.Duration, error) {
 	low := strings.ToLower(strings.TrimSpace(s))
-	i := 0
-	for i < len(low) && low[i] >= '0' && low[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, errors.New("not a time")
-	}
-	n, err := strconv.ParseInt(low[:i], 10, 64)
+	n, i, err := leadingInt(low, "not a time")
 	if err != nil {
-		return 0, errors.New("not a time")
+		return 0, err
 	}
 	units := map[string]time.Duration{"": time.Second, "s": time.Second, "sec": time.Second, "m": time.Minute,
 		"min": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "ms": time.Millisecond, "msec": time.Millisecond,
@@ -90,6 +76,23 @@ func parseTime(s string) (time.Duration, error) {
 		return 0, errors.New("too long")
 	}
 	return time.Duration(n) * u, nil
+}
+
+// leadingInt reads the decimal digits s starts with and says where they
+// end; without any, the error is notA.
+func leadingInt(s, notA string) (int64, int, error) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, 0, errors.New(notA)
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, 0, errors.New(notA)
+	}
+	return n, i, nil
 }
 
 // parseBool reads fio's bool: a bare option is true; else 0 or 1 (fio
