@@ -137,6 +137,7 @@ type job struct {
 	rateIOPS                   int
 	barrier                    bool
 	seed                       uint64
+	norandommap                bool
 	kbBase                     int64
 }
 
@@ -149,7 +150,6 @@ var ignored = map[string]string{
 	"new_group":        "",
 	"thread":           "",
 	"randrepeat":       "",
-	"norandommap":      "",
 	"random_generator": "",
 }
 
@@ -282,6 +282,8 @@ func (j *job) apply(o option) error {
 		j.rateIOPS, err = num(1, 1<<30)
 	case "stonewall", "wait_for_previous":
 		j.barrier, err = parseBool(o)
+	case "norandommap":
+		j.norandommap, err = parseBool(o)
 	case "randseed":
 		var n int64
 		if err = need(); err == nil {
@@ -377,6 +379,10 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 		return out, false, err
 	}
 	spec.BlockSizes = bs
+	if len(bs) > 1 && spec.RandomPct > 0 && !j.norandommap {
+		at.key = "norandommap"
+		return out, false, fail(at, "missing: with a size mix at random offsets fio's random map (the default) shortens I/Os to fit the blocks left in each pass, so fio's sizes are not the mix asked for; add norandommap=1 to run the mix itself")
+	}
 	if !j.timeBased {
 		at.key = "time_based"
 		return out, false, fail(at, "missing: fio would stop after size bytes (or runtime); ioprobe runs for a time only (add time_based=1 and runtime)")
@@ -543,8 +549,9 @@ func parseSplit(v string, kbBase int64) ([]workload.BlockSize, error) {
 }
 
 // parseRange reads bsrange=min-max. fio draws a length uniformly from
-// min..max and rounds it up to a multiple of min, so min itself comes up
-// once in (max-min+1) draws and every other multiple min times as often.
+// [min, min+max), rounds it down to a multiple of min and caps it at max
+// (io_u.c, get_next_buflen): with max a multiple of min, every multiple of
+// min from min to max comes up equally often.
 func parseRange(v string, kbBase int64) ([]workload.BlockSize, error) {
 	lo, hi, ok := strings.Cut(v, "-")
 	if !ok {
@@ -567,13 +574,13 @@ func parseRange(v string, kbBase int64) ([]workload.BlockSize, error) {
 	case a == b:
 		return []workload.BlockSize{{Bytes: a, Weight: 1}}, nil
 	case b%a != 0:
-		return nil, fmt.Errorf("%q: max is not a multiple of min (fio rounds lengths up to multiples of min)", v)
-	case b/a > 64 || a > workload.MaxWeight:
-		return nil, fmt.Errorf("%q: more than 64 sizes in the range, or a minimum over %d bytes (ioprobe's largest weight)", v, workload.MaxWeight)
+		return nil, fmt.Errorf("%q: max is not a multiple of min (fio's lengths are multiples of min, max taking the rest of the draws)", v)
+	case b/a > 64:
+		return nil, fmt.Errorf("%q: more than 64 sizes in the range", v)
 	}
-	out := []workload.BlockSize{{Bytes: a, Weight: 1}}
-	for n := 2 * a; n <= b; n += a {
-		out = append(out, workload.BlockSize{Bytes: n, Weight: int(a)})
+	var out []workload.BlockSize
+	for n := a; n <= b; n += a {
+		out = append(out, workload.BlockSize{Bytes: n, Weight: 1})
 	}
 	return out, nil
 }
