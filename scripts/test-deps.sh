@@ -14,6 +14,8 @@ have sfdisk    || need+=(fdisk)
 have strace    || need+=(strace)
 have prometheus || need+=(prometheus)
 have promtool  || need+=(prometheus)
+have fio       || need+=(fio)   # fio-json's reference and fio_jsonplus_clat2csv
+python3 -c 'import six' 2>/dev/null || need+=(python3-six)   # fio_jsonplus_clat2csv imports it
 have node      || need+=(nodejs)
 have npm       || need+=(npm)
 # The differential test against libblkid (test/blkid_other_test.go): the

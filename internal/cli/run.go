@@ -43,6 +43,7 @@ type runOptions struct {
 	fsync            int
 	fdatasync        int
 	sync             string
+	dryRun           bool
 
 	changed func(name string) bool
 }
@@ -71,10 +72,12 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.fdatasync, "fdatasync", 0, "fdatasync a target after every N writes a worker issued there (fio's fdatasync=N; 0: never)")
 	fs.StringVar(&o.sync, "sync", "none", "open targets for synchronous writes: none, dsync (O_DSYNC) or sync (O_SYNC)")
 	fs.BoolVar(&o.verify, "verify", false, "write self-checking sectors (offset, run id, CRC-32C) and check every read that can be checked; mismatches are errors of class verify")
+	fs.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 }
 
 func newRunCommand(g *globalOptions) *cobra.Command {
 	o := &runOptions{}
+	fio := &fioJobOptions{}
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
 		Short: "Run one access specification against one or more targets",
@@ -84,10 +87,14 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
+			if fio.file != "" || fio.section != "" {
+				return runFioJob(cmd.Context(), g, o, fio)
+			}
 			return runRun(cmd.Context(), g, o)
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	fio.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -181,12 +188,17 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 		targets = []string{DefaultTarget}
 		fmt.Fprintf(g.stderr, "ioprobe: no --target given: measuring ./%s (created and filled on first use)\n", DefaultTarget)
 	}
+	unit := suiterun.Unit{Point: workload.SuitePoint{Name: spec.Describe(), Specs: []workload.Spec{spec}}, Targets: targets}
+	if o.dryRun {
+		_, err := dryRun(g.stdout, "run", o.settings(g), []suiterun.Unit{unit})
+		return err
+	}
 	var pr *progress
 	if g.stderrTTY {
 		pr = newProgress(g.stderr)
 		defer pr.clear()
 	}
-	res, err := measure(ctx, o.settings(g).Plan(suiterun.Unit{Point: workload.SuitePoint{Specs: []workload.Spec{spec}}, Targets: targets}), pr)
+	res, err := measure(ctx, o.settings(g).Plan(unit), pr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitError{code: ExitInterrupted, err: errors.New("interrupted while preparing")}

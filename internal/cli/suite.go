@@ -181,6 +181,12 @@ func runSuite(ctx context.Context, g *globalOptions, o *suiteOptions, name strin
 		return err
 	}
 	units := suiterun.Units(s, targets)
+	if o.dryRun {
+		if u, err := dryRun(g.stdout, "suite "+s.Name, o.settings(g), units); err != nil {
+			return suiteRefusal(s, u, err)
+		}
+		return nil
+	}
 	// Every point against every target before the first runs.
 	if u, err := o.settings(g).Check(units); err != nil {
 		return suiteRefusal(s, u, err)

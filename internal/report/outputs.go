@@ -36,6 +36,7 @@ type Output struct {
 // Outputs is the table of output formats, in the order --help lists them.
 func Outputs() []Output {
 	csvOf := func(w io.Writer, s *result.Suite) error { return WriteCSV(w, s.Results, true) }
+	fioOf := func(w io.Writer, s *result.Suite) error { return WriteFioJSON(w, s.Results) }
 	return []Output{
 		{Name: "text", Help: "tables", Run: WriteText, Suite: WriteSuiteText, Report: WriteReportText,
 			Compare: func(w io.Writer, c *Comparison) error { return WriteCompareText(w, c.Comparison, c.Base, c.Other) }},
@@ -46,6 +47,9 @@ func Outputs() []Output {
 		{Name: "csv", Help: "a row per result",
 			Run: func(w io.Writer, r *result.Result) error { return WriteCSV(w, []*result.Result{r}, true) }, Suite: csvOf, Report: csvOf},
 		{Name: "html", Help: "charts", Suite: WriteHTML, Report: WriteHTML},
+		{Name: "fio-json", Help: "fio 3 json+, a job per result",
+			Run:   func(w io.Writer, r *result.Result) error { return WriteFioJSON(w, []*result.Result{r}) },
+			Suite: fioOf, Report: fioOf},
 	}
 }
 

@@ -24,18 +24,18 @@ func accepted[T any](of func(Output) func(io.Writer, T) error) []string {
 // TestOutputsPerCommand: which formats each command accepts follows from
 // which writers exist, and every refusal says the same thing the same way.
 func TestOutputsPerCommand(t *testing.T) {
-	require.Equal(t, []string{"text", "json", "csv"}, accepted(ForRun))
-	require.Equal(t, []string{"text", "json", "csv", "html"}, accepted(ForSuite))
-	require.Equal(t, []string{"text", "json", "csv", "html"}, accepted(ForReport))
+	require.Equal(t, []string{"text", "json", "csv", "fio-json"}, accepted(ForRun))
+	require.Equal(t, []string{"text", "json", "csv", "html", "fio-json"}, accepted(ForSuite))
+	require.Equal(t, []string{"text", "json", "csv", "html", "fio-json"}, accepted(ForReport))
 	require.Equal(t, []string{"text", "json"}, accepted(ForCompare))
 
 	_, err := Writer("html", ForRun)
 	var fe *workload.FieldError
 	require.ErrorAs(t, err, &fe)
-	require.EqualError(t, err, "--output html: must be one of text, json or csv")
+	require.EqualError(t, err, "--output html: must be one of text, json, csv or fio-json")
 	_, err = Writer("xml", ForCompare)
 	require.EqualError(t, err, "--output xml: must be one of text or json")
-	require.Equal(t, "output format: text (tables), json or csv (a row per result)", OutputUsage(ForRun))
+	require.Equal(t, "output format: text (tables), json, csv (a row per result) or fio-json (fio 3 json+, a job per result)", OutputUsage(ForRun))
 }
 
 // TestReportJSONKeepsAPlainRunAsItself: one plain result stays a result

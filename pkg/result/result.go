@@ -29,8 +29,11 @@ type Result struct {
 	StartedAt time.Time `json:"started_at"`
 	Status    string    `json:"status"`
 	Message   string    `json:"message,omitempty"` // why a run stopped early, what failed
-	Host      Host      `json:"host"`
-	Workload  Workload  `json:"workload"`
+	// Notes say where the run differs from what its input asked for (a fio
+	// job without direct=1 run with O_DIRECT).
+	Notes    []string `json:"notes,omitempty"`
+	Host     Host     `json:"host"`
+	Workload Workload `json:"workload"`
 	// Groups lists each access specification of a run that ran several at
 	// once on their own workers (the business suite's mixed run).
 	Groups    []Workload `json:"groups,omitempty"`

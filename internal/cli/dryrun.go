@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// dryRunUsage is the --dry-run flag's help, the same for run and suite.
+const dryRunUsage = "print the points, their access specifications and targets, check everything that can be checked without I/O, and exit (0: the plan is good, 2: it is not); nothing is created or written"
+
+// dryRun prints the plan of units and checks it as a run would before
+// its first I/O (runner.Check: input, engines, every target's safety
+// rules), touching nothing. The error is the first refusal.
+func dryRun(w io.Writer, title string, settings suiterun.Settings, units []suiterun.Unit) (suiterun.Unit, error) {
+	fmt.Fprintf(w, "%s: %d point(s), nothing run (--dry-run)\n", title, len(units))
+	for i, u := range units {
+		fmt.Fprintf(w, "%d. %s\n", i+1, u.Label())
+		for _, s := range u.Point.Specs {
+			fmt.Fprintf(w, "   %s\n", describeSpec(s))
+		}
+		fmt.Fprintf(w, "   targets: %s\n", strings.Join(u.Targets, ", "))
+	}
+	u, err := settings.Check(units)
+	if err == nil {
+		fmt.Fprintln(w, "plan checked: every point is accepted by its targets")
+	}
+	return u, err
+}
+
+// describeSpec is one access specification on one line.
+func describeSpec(s workload.Spec) string {
+	var b strings.Builder
+	if s.Name != "" {
+		b.WriteString(s.Name + ": ")
+	}
+	fmt.Fprintf(&b, "bs %s, %d%% read, %d%% random, qd %d, workers %d, ramp %s, run %s, engine %s",
+		workload.FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct, s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
+	if s.RegionBytes > 0 {
+		b.WriteString(", region " + workload.FormatSize(s.RegionBytes))
+	} else {
+		b.WriteString(", region: the whole target")
+	}
+	if s.Align > 0 {
+		b.WriteString(", align " + workload.FormatSize(s.Align))
+	}
+	if s.RateIOPS > 0 {
+		fmt.Fprintf(&b, ", rate %d IOPS", s.RateIOPS)
+	}
+	if s.Verify {
+		b.WriteString(", verify")
+	}
+	return b.String()
+}

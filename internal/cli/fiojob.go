@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/internal/version"
+	"github.com/ioprobe/ioprobe/pkg/fiojob"
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// fioJobOptions are `ioprobe run`'s flags for a fio job file.
+type fioJobOptions struct {
+	file, section string
+}
+
+func (f *fioJobOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.file, "fio-job", "", "run a fio job file (what fio and ioprobe share; anything else is refused naming the option and line; see docs/fio.md)")
+	fs.StringVar(&f.section, "section", "", "with --fio-job: run only this job section (fio's --section)")
+}
+
+// fioJobSets are run's flags that a job file sets itself.
+var fioJobSets = []string{"bs", "read-pct", "random-pct", "qd", "workers", "duration", "ramp", "engine", "rate-iops",
+	"profile", "size", "align", "seed", "verify"}
+
+// runFioJob is `ioprobe run --fio-job FILE`: the job file's points, run
+// as a suite's are (each checked before the first runs); one point is
+// written as a run, several as a suite.
+func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOptions) error {
+	writeRun, err := report.Writer(o.output, report.ForRun)
+	if err != nil {
+		return err
+	}
+	writeSuite, err := report.Writer(o.output, report.ForSuite)
+	if err != nil {
+		return err
+	}
+	if f.file == "" {
+		return usagef("--section needs --fio-job")
+	}
+	for _, name := range fioJobSets {
+		if o.changed != nil && o.changed(name) {
+			return usagef("--%s cannot be used with --fio-job: the job file sets it", name)
+		}
+	}
+	if o.interval < 10*time.Millisecond {
+		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	}
+	data, err := os.ReadFile(f.file)
+	if err != nil {
+		return usagef("--fio-job: %v", err)
+	}
+	points, err := fiojob.Parse(f.file, data, fiojob.Options{Section: f.section, Targets: o.targets, Env: os.LookupEnv, Include: os.ReadFile})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	s := &workload.Suite{Name: "fio-job", Title: "fio job file " + filepath.Base(f.file), Source: f.file}
+	notes := map[string][]string{}
+	units := make([]suiterun.Unit, len(points))
+	for i, p := range points {
+		specs := p.Specs()
+		sp := workload.SuitePoint{Name: p.Name, Section: s.Title, Pattern: workload.PatternLabel(specs[0].ReadPct, specs[0].RandomPct), Specs: specs}
+		for _, b := range specs[0].BlockSizes {
+			sp.Size = max(sp.Size, b.Bytes)
+		}
+		if len(specs) > 1 {
+			sp.Pattern, sp.Size = "Mixed", 0
+		}
+		for _, j := range p.Jobs {
+			for _, n := range j.Notes {
+				fmt.Fprintf(g.stderr, "ioprobe: %s [%s]: %s\n", f.file, j.Name, n)
+				notes[p.Name] = append(notes[p.Name], "["+j.Name+"] "+n)
+			}
+		}
+		s.Points = append(s.Points, sp)
+		units[i] = suiterun.Unit{Index: i, Point: sp, Targets: p.Targets}
+	}
+	settings := o.settings(g)
+	if o.dryRun {
+		if u, err := dryRun(g.stdout, "fio job "+f.file, settings, units); err != nil {
+			return suiteRefusal(s, u, err)
+		}
+		return nil
+	}
+	if u, err := settings.Check(units); err != nil {
+		return suiteRefusal(s, u, err)
+	}
+	doc := &result.Suite{Schema: result.SuiteSchema, Suite: s.Name, Title: s.Title, Source: s.Source,
+		Version: version.Version, StartedAt: time.Now().UTC(), Results: []*result.Result{}}
+	so := &suiteOptions{runOptions: *o, repeat: 1}
+	runErr := so.runUnits(ctx, g, s, units, doc)
+	for _, r := range doc.Results {
+		if r.Point != nil {
+			r.Notes = append(r.Notes, notes[r.Point.Name]...)
+		}
+	}
+	if len(doc.Results) > 0 {
+		err := writeOut(g, "", func(w io.Writer) error {
+			if len(points) == 1 {
+				return writeRun(w, doc.Results[0])
+			}
+			return writeSuite(w, doc)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return runErr
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// TestRunFioJob runs a job file for real: fio's buffered default is run
+// with O_DIRECT and says so on stderr and in the result; --target replaces
+// the file's filename.
+func TestRunFioJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs I/O")
+	}
+	dir := t.TempDir()
+	job := filepath.Join(dir, "j.fio")
+	require.NoError(t, os.WriteFile(job, []byte("[global]\ntime_based\nruntime=200ms\nsize=8m\nfilename=/nonexistent/x\n[rr]\nrw=randrw\nrwmixread=60\nbs=8k\n"), 0o600))
+	tgt := filepath.Join(dir, "t.dat")
+	code, out, errs := dryRunCmd(t, "run", "--fio-job", job, "--target", tgt, "--output", "json")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, errs, "ioprobe: "+job+" [rr]: fio's default is buffered I/O (direct=0): ioprobe runs this job with O_DIRECT")
+	var r result.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, result.Schema, r.Schema)
+	require.Equal(t, []string{"[rr] fio's default is buffered I/O (direct=0): ioprobe runs this job with O_DIRECT"}, r.Notes)
+	require.Equal(t, tgt, r.Targets[0].Path)
+	require.Equal(t, 60, r.Workload.ReadPct)
+	require.EqualValues(t, 8<<20, r.Workload.RegionBytes)
+	require.Equal(t, "sync", r.Workload.Engine, "fio's default ioengine is psync")
+	require.Equal(t, 1, r.Workload.QueueDepth)
+	require.NotZero(t, r.Summary.ReadOps)
+	require.NotZero(t, r.Summary.WriteOps)
+}
+
+// TestRunFioJobRefusals: a refused job file, a flag the job file sets, and
+// --section without --fio-job are exit 2 and touch nothing.
+func TestRunFioJobRefusals(t *testing.T) {
+	dir := t.TempDir()
+	tgt := filepath.Join(dir, "t.dat")
+	job := filepath.Join(dir, "j.fio")
+	require.NoError(t, os.WriteFile(job, []byte("[global]\ntime_based\nruntime=1\n[a]\nrw=randread\n[b]\nstonewall\nrw=trimwrite\n"), 0o600))
+	code, _, errs := dryRunCmd(t, "run", "--fio-job", job, "--target", tgt)
+	require.Equal(t, ExitBadInput, code)
+	require.Equal(t, "ioprobe: "+job+`:8: [b] rw: "trimwrite": ioprobe runs read, write, randread, randwrite, rw/readwrite and randrw`+"\n", errs)
+
+	code, _, errs = dryRunCmd(t, "run", "--fio-job", job, "--section", "a", "--target", tgt, "--bs", "8k")
+	require.Equal(t, ExitBadInput, code)
+	require.Contains(t, errs, "--bs cannot be used with --fio-job: the job file sets it")
+
+	code, out, errs := dryRunCmd(t, "run", "--fio-job", job, "--section", "a", "--target", tgt, "--dry-run")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "a: bs 4KiB, 100% read, 100% random, qd 1, workers 1, ramp 0s, run 1s, engine sync")
+
+	code, _, errs = dryRunCmd(t, "run", "--section", "a")
+	require.Equal(t, ExitBadInput, code)
+	require.Contains(t, errs, "--section needs --fio-job")
+	require.NoFileExists(t, tgt)
+	require.NoFileExists(t, DefaultTarget)
+}

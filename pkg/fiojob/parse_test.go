@@ -1,0 +1,179 @@
+package fiojob
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+func TestParseInt(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		base int64
+		want int64
+	}{
+		{"4096", 1024, 4096}, {"4k", 1024, 4096}, {"4K", 1024, 4096}, {"4kb", 1024, 4096}, {"4KB", 1024, 4096},
+		{"4ki", 1024, 4000}, {"4KiB", 1024, 4000}, {"1m", 1024, 1 << 20}, {"1mi", 1024, 1000000},
+		{"1g", 1024, 1 << 30}, {"0x1000", 1024, 4096}, {"4096b", 1024, 4096},
+		// kb_base=1000: the standards' meaning.
+		{"4k", 1000, 4000}, {"4KiB", 1000, 4096}, {"1m", 1000, 1000000},
+	} {
+		got, err := parseInt(c.in, c.base)
+		require.NoError(t, err, c.in)
+		require.Equal(t, c.want, got, "%s with kb_base=%d", c.in, c.base)
+	}
+	for _, bad := range []string{"", "k", "4x", "4kx", "-1", "99999999999p"} {
+		_, err := parseInt(bad, 1024)
+		require.Error(t, err, bad)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30": 30 * time.Second, "10m": 10 * time.Minute, "2h": 2 * time.Hour,
+		"500ms": 500 * time.Millisecond, "250usec": 250 * time.Microsecond, "1d": 24 * time.Hour, "5s": 5 * time.Second} {
+		got, err := parseTime(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	_, err := parseTime("10y")
+	require.ErrorContains(t, err, "unknown time unit")
+}
+
+func parse(t *testing.T, text string, o Options) ([]Point, error) {
+	t.Helper()
+	return Parse("job.fio", []byte(text), o)
+}
+
+func TestParseJobs(t *testing.T) {
+	const base = "[global]\ntime_based\nruntime=10 ; inline comment\nfilename=/dev/x\t# another\ndirect=1\n"
+	for _, c := range []struct {
+		name, text string
+		want       workload.Spec // fields compared: the access specification
+		points     int
+	}{
+		{"defaults are fio's", base + "[j]\n",
+			workload.Spec{BlockSizes: bs(4096, 1), ReadPct: 100, RandomPct: 0, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 1},
+		{"randrw mix, io_uring keeps iodepth", base + "[j]\nrw=randrw\nrwmixread=70\nioengine=io_uring\niodepth=32\nbs=8k\nnumjobs=2\nramp_time=2\n",
+			workload.Spec{BlockSizes: bs(8192, 1), ReadPct: 70, RandomPct: 100, QueueDepth: 32, Workers: 2, Engine: "uring", Duration: 10 * time.Second, Ramp: 2 * time.Second}, 1},
+		{"sync engine: one I/O in flight whatever iodepth says", base + "[j]\nrw=randwrite\nioengine=psync\niodepth=16\n",
+			workload.Spec{BlockSizes: bs(4096, 1), ReadPct: 0, RandomPct: 100, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 1},
+		{"rwmixwrite, readwrite, libaio", base + "[j]\nreadwrite=readwrite\nrwmixwrite=30\nioengine=libaio\niodepth=4\n",
+			workload.Spec{BlockSizes: bs(4096, 1), ReadPct: 70, RandomPct: 0, QueueDepth: 4, Workers: 1, Engine: "uring", Duration: 10 * time.Second}, 1},
+		{"bssplit with a share left open", base + "[j]\nrw=randread\nnorandommap\nbssplit=4k/10:64k/50:32k\n",
+			workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4096, Weight: 10}, {Bytes: 65536, Weight: 50}, {Bytes: 32768, Weight: 40}}, ReadPct: 100, RandomPct: 100, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 1},
+		{"bsrange: fio's multiples of min, equally often", base + "[j]\nbsrange=4k-12k\n",
+			workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4096, Weight: 1}, {Bytes: 8192, Weight: 1}, {Bytes: 12288, Weight: 1}}, ReadPct: 100, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 1},
+		{"rate per clone, size split over files, bs per direction alike", "[global]\ntime_based=1\nruntime=1m\n[j]\nfilename=/a:/b\nsize=2g\nnumjobs=4\nrate_iops=100\nbs=16k,16k\n",
+			workload.Spec{BlockSizes: bs(16384, 1), ReadPct: 100, QueueDepth: 1, Workers: 4, Engine: "sync", Duration: time.Minute, RateIOPS: 400, RegionBytes: 1 << 30}, 1},
+		{"percentage_random", base + "[j]\nrw=randrw\npercentage_random=25\n",
+			workload.Spec{BlockSizes: bs(4096, 1), ReadPct: 50, RandomPct: 25, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 1},
+		{"no-op :N suffixes", base + "[j]\nrw=randread:1\n[k]\nstonewall\nrw=write:0\n",
+			workload.Spec{BlockSizes: bs(4096, 1), ReadPct: 100, RandomPct: 100, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pts, err := parse(t, c.text, Options{})
+			require.NoError(t, err)
+			require.Len(t, pts, c.points)
+			got := pts[0].Jobs[0].Spec
+			got.Name = ""
+			require.Equal(t, c.want, got)
+		})
+	}
+}
+
+func bs(n int64, w int) []workload.BlockSize { return []workload.BlockSize{{Bytes: n, Weight: w}} }
+
+// TestParseGroupsAndTargets: jobs without stonewall run at once (one point,
+// a group of workers each); stonewall starts the next point; --target
+// replaces every filename; directory names fio's file.
+func TestParseGroupsAndTargets(t *testing.T) {
+	text := "[global]\ntime_based\nruntime=5\n[a]\ndirectory=/d\n[b]\ndirectory=/d\nfilename=/d/a.0.0\nrw=write\n[c]\nstonewall\ndirectory=/e\n"
+	pts, err := parse(t, text, Options{})
+	require.NoError(t, err)
+	require.Len(t, pts, 2)
+	require.Equal(t, "a+b", pts[0].Name)
+	require.Equal(t, []string{"/d/a.0.0"}, pts[0].Targets)
+	require.Len(t, pts[0].Specs(), 2)
+	require.Equal(t, 0, pts[0].Specs()[1].ReadPct)
+	require.Equal(t, []string{"/e/c.0.0"}, pts[1].Targets)
+	require.Contains(t, pts[1].Jobs[0].Notes[0], "buffered")
+
+	pts, err = parse(t, text, Options{Targets: []string{"/dev/t1", "/dev/t2"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"/dev/t1", "/dev/t2"}, pts[1].Targets)
+
+	pts, err = parse(t, text, Options{Section: "c"})
+	require.NoError(t, err)
+	require.Len(t, pts, 1)
+	require.Equal(t, "c", pts[0].Name)
+	_, err = parse(t, text, Options{Section: "zz"})
+	require.EqualError(t, err, "job.fio: no job section [zz]")
+
+	// Jobs at once on different files cannot be one ioprobe run.
+	_, err = parse(t, "[global]\ntime_based\nruntime=5\n[a]\nfilename=/x\n[b]\nfilename=/y\n", Options{})
+	require.ErrorContains(t, err, "job.fio:6: [b] runs at once with [a] on other files")
+}
+
+func TestParseIncludeAndEnv(t *testing.T) {
+	files := map[string]string{"inc/common.fio": "time_based\nruntime=${RT}\n", "inc/loop.fio": "include loop.fio\n", "inc/sect.fio": "[x]\n"}
+	o := Options{
+		Env: func(k string) (string, bool) { v, ok := map[string]string{"RT": "7", "BS": "64k"}[k]; return v, ok },
+		Include: func(n string) ([]byte, error) {
+			v, ok := files[n]
+			if !ok {
+				return nil, errors.New("no such file")
+			}
+			return []byte(v), nil
+		},
+	}
+	pts, err := Parse("inc/main.fio", []byte("[j]\nfilename=/f\ninclude common.fio\nbs=${BS}\n"), o)
+	require.NoError(t, err)
+	require.Equal(t, 7*time.Second, pts[0].Jobs[0].Spec.Duration)
+	require.Equal(t, int64(65536), pts[0].Jobs[0].Spec.BlockSizes[0].Bytes)
+
+	_, err = Parse("inc/main.fio", []byte("[j]\ninclude loop.fio\n"), o)
+	require.ErrorContains(t, err, "nested more than")
+	_, err = Parse("inc/main.fio", []byte("[j]\ninclude sect.fio\n"), o)
+	require.EqualError(t, err, "inc/sect.fio:1: an include file may not contain [] sections (fio's rule)")
+	_, err = Parse("inc/main.fio", []byte("[j]\ninclude none.fio\n"), o)
+	require.EqualError(t, err, "inc/main.fio:2: include inc/none.fio: no such file")
+	// An unset variable is empty, as in fio: bs= then has no value.
+	_, err = Parse("inc/main.fio", []byte("[j]\ntime_based\nruntime=1\nbs=${NOPE}\n"), o)
+	require.EqualError(t, err, "inc/main.fio:4: [j] bs: needs a value")
+}
+
+// TestParseRefusals: every refusal names the file, line, section and
+// option, and says why.
+func TestParseRefusals(t *testing.T) {
+	const base = "[global]\ntime_based\nruntime=10\nfilename=/dev/x\n"
+	for _, c := range []struct{ text, want string }{
+		{base + "[j]\nrw=trim\n", `job.fio:6: [j] rw: "trim": ioprobe runs read, write, randread, randwrite, rw/readwrite and randrw`},
+		{base + "[j]\nrw=randread:8\n", "job.fio:6: [j] rw: :8: fio then makes 8 sequential I/Os per random offset; ioprobe's % random has no runs of that length"},
+		{base + "[j]\nrw=write:4k\n", "job.fio:6: [j] rw: :4096: fio then skips 4096 bytes after each I/O; ioprobe's sequential I/O has no holes"},
+		{base + "[j]\nzonemode=zbd\n", "job.fio:6: [j] zonemode: not an option ioprobe can run with fio's meaning"},
+		{base + "[j]\nioengine=mmap\n", `job.fio:6: [j] ioengine: "mmap": ioprobe runs the sync family (sync, psync, vsync, pvsync, pvsync2) and io_uring/libaio`},
+		{base + "[j]\nbs=4k,64k\n", `job.fio:6: [j] bs: "4k,64k": a value per direction; ioprobe's transfer sizes are the same for reads and writes`},
+		{base + "[j]\noffset=1m\n", "job.fio:6: [j] offset: ioprobe's access region starts at the target's offset 0"},
+		{base + "[j]\nsize=50%\n", "job.fio:6: [j] size: a size in % of the file: give it in bytes"},
+		{base + "[j]\nverify=md5\n", "job.fio:6: [j] verify: fio's verification is not ioprobe's (use ioprobe's --verify)"},
+		{base + "[j]\nbssplit=4k/60:8k/60\n", "job.fio:6: [j] bssplit: the percents add up to 120, over 100"},
+		{base + "[j]\nbsrange=4k-10k\n", `job.fio:6: [j] bsrange: "4k-10k": max is not a multiple of min (fio's lengths are multiples of min, max taking the rest of the draws)`},
+		{base + "[j]\nrw=randrw\nbssplit=4k/50:16k/50\n", "job.fio:5: [j] norandommap: missing: with a size mix at random offsets fio's random map (the default) shortens I/Os to fit the blocks left in each pass, so fio's sizes are not the mix asked for; add norandommap=1 to run the mix itself"},
+		{base + "[j]\niodepth=0\n", "job.fio:6: [j] iodepth: must be between 1 and 1024"},
+		{"[j]\nfilename=/x\nruntime=5\n", "job.fio:1: [j] time_based: missing: fio would stop after size bytes (or runtime); ioprobe runs for a time only (add time_based=1 and runtime)"},
+		{"[j]\nfilename=/x\ntime_based\n", "job.fio:1: [j] runtime: missing: time_based without runtime runs until fio is killed"},
+		{"[global]\ntime_based\nruntime=1\n[j]\nnumjobs=2\n", "job.fio:4: [j] numjobs: without filename fio gives each clone its own file; ioprobe's workers share their targets (give filename or --target)"},
+		{"bs=4k\n[j]\n", "job.fio:1: bs: option before the first [section]"},
+		{"[global]\nbs=4k\n", "job.fio: no job section (only [global])"},
+		{"[j\n", `job.fio:1: "[j": a section header is [name]`},
+	} {
+		_, err := parse(t, c.text, Options{})
+		require.EqualError(t, err, c.want, c.text)
+		var fe *Error
+		require.ErrorAs(t, err, &fe)
+	}
+}

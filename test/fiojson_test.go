@@ -1,0 +1,219 @@
+package test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The paths of fio's json+ document that fio-plot (fiolib/jsonparsing*.py)
+// and fio_jsonplus_clat2csv read. "*" is every element of an array; a
+// trailing "{}" means the object's key set must be fio's too.
+var fioReadPaths = []string{
+	"fio version", "global options", "jobs",
+	"jobs/*/jobname", "jobs/*/groupid", "jobs/*/error", "jobs/*/job options",
+	"jobs/*/job options/rw", "jobs/*/job options/bs", "jobs/*/job options/iodepth", "jobs/*/job options/numjobs",
+	"jobs/*/usr_cpu", "jobs/*/sys_cpu", "jobs/*/ctx",
+	"jobs/*/latency_ns{}", "jobs/*/latency_us{}", "jobs/*/latency_ms{}",
+	"jobs/*/sync/total_ios", "jobs/*/sync/lat_ns/min", "jobs/*/sync/lat_ns/max", "jobs/*/sync/lat_ns/mean",
+	"jobs/*/sync/lat_ns/stddev", "jobs/*/sync/lat_ns/N",
+}
+
+func init() {
+	for _, dir := range []string{"read", "write", "trim"} {
+		for _, f := range []string{"io_bytes", "io_kbytes", "bw", "bw_bytes", "iops", "runtime", "total_ios",
+			"short_ios", "drop_ios", "iops_stddev"} {
+			fioReadPaths = append(fioReadPaths, "jobs/*/"+dir+"/"+f)
+		}
+		for _, lat := range []string{"slat_ns", "clat_ns", "lat_ns"} {
+			for _, f := range []string{"min", "max", "mean", "stddev", "N"} {
+				fioReadPaths = append(fioReadPaths, "jobs/*/"+dir+"/"+lat+"/"+f)
+			}
+		}
+	}
+	for _, dir := range []string{"read", "write"} {
+		fioReadPaths = append(fioReadPaths, "jobs/*/"+dir+"/clat_ns/percentile{}", "jobs/*/"+dir+"/clat_ns/bins")
+	}
+}
+
+// jsonKind names a decoded value's JSON type, telling an integer from a
+// float by its text as Python's json module does.
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		if strings.ContainsAny(string(x), ".eE") {
+			return "float"
+		}
+		return "int"
+	case string:
+		return "string"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case bool:
+		return "bool"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func decodeNumbers(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc map[string]any
+	require.NoError(t, dec.Decode(&doc), "%.2000s", data)
+	return doc
+}
+
+// lookup returns the values at path (every element where it says "*").
+func lookup(v any, path []string) []any {
+	if len(path) == 0 {
+		return []any{v}
+	}
+	if path[0] == "*" {
+		arr, _ := v.([]any)
+		var out []any
+		for _, e := range arr {
+			out = append(out, lookup(e, path[1:])...)
+		}
+		return out
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	e, ok := m[path[0]]
+	if !ok {
+		return nil
+	}
+	return lookup(e, path[1:])
+}
+
+func keysOf(v any) []string {
+	m, _ := v.(map[string]any)
+	var k []string
+	for key := range m {
+		k = append(k, key)
+	}
+	sort.Strings(k)
+	return k
+}
+
+// runFio runs fio once, json+, on a small file: the reference shape.
+func runFio(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
+	}
+	out := filepath.Join(dir, "fio.json")
+	cmd := exec.Command("fio", "--direct=1", "--name=ref", "--filename="+filepath.Join(dir, "fio.dat"),
+		"--size=8M", "--rw=randrw", "--bs=4k", "--iodepth=4", "--numjobs=1", "--ioengine=psync",
+		"--number_ios=500", "--output-format=json+", "--output="+out)
+	o := runCmd(t, cmd)
+	require.Equal(t, 0, o.code, o.stderr)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return decodeNumbers(t, data)
+}
+
+// TestFioJSONHasFioShape: at every path fio-plot and
+// fio_jsonplus_clat2csv read, ioprobe's fio-json has what fio itself
+// writes, with the same JSON type; the tools' own reader turns it into
+// CSV whose counts are ioprobe's op counts.
+func TestFioJSONHasFioShape(t *testing.T) {
+	dir := t.TempDir()
+	ref := runFio(t, dir)
+
+	o := ioprobe(t, dir, "run", "--target", filepath.Join(dir, "probe.dat"), "--size", "16MiB", "--bs", "4k",
+		"--read-pct", "70", "--random-pct", "100", "--qd", "4", "--duration", "1s", "--ramp", "0s", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	r := decodeResult(t, o.stdout)
+	require.NotZero(t, r.Summary.ReadOps)
+	require.NotZero(t, r.Summary.WriteOps)
+	resFile := filepath.Join(dir, "run.json")
+	require.NoError(t, os.WriteFile(resFile, []byte(o.stdout), 0o600))
+
+	// The same result, converted by report (not re-measured).
+	fj := ioprobe(t, dir, "report", resFile, "--output", "fio-json")
+	require.Equal(t, 0, fj.code, fj.stderr)
+	got := decodeNumbers(t, []byte(fj.stdout))
+
+	for _, p := range fioReadPaths {
+		keys := strings.HasSuffix(p, "{}")
+		path := strings.Split(strings.TrimSuffix(p, "{}"), "/")
+		want, have := lookup(ref, path), lookup(got, path)
+		require.NotEmpty(t, want, "fio itself has no %q", p)
+		require.Len(t, have, len(want), "ioprobe's fio-json at %q", p)
+		for i := range want {
+			require.Equal(t, jsonKind(want[i]), jsonKind(have[i]), "type at %q", p)
+			if keys {
+				require.Equal(t, keysOf(want[i]), keysOf(have[i]), "keys at %q", p)
+			}
+		}
+	}
+	jobs := lookup(got, []string{"jobs", "*"})
+	require.Len(t, jobs, 1)
+	job := jobs[0].(map[string]any)
+	require.Equal(t, r.Host.Hostname, job["hostname"], "host identity as fio's client JSON carries it")
+	require.Equal(t, "randrw", job["job options"].(map[string]any)["rw"])
+	require.Equal(t, "70", job["job options"].(map[string]any)["rwmixread"])
+	require.Equal(t, strconv.FormatUint(r.Summary.ReadOps, 10), string(lookup(got, strings.Split("jobs/*/read/total_ios", "/"))[0].(json.Number)))
+
+	// fio's own converter: the CSV's counts are ioprobe's op counts, and
+	// its --validate agrees with the document.
+	clat2csv, err := exec.LookPath("fio_jsonplus_clat2csv")
+	if err != nil {
+		t.Skip("fio_jsonplus_clat2csv is not installed (it comes with fio)")
+	}
+	fioFile := filepath.Join(dir, "ioprobe-fio.json")
+	require.NoError(t, os.WriteFile(fioFile, []byte(fj.stdout), 0o600))
+	stub := filepath.Join(dir, "lat.csv")
+	c := runCmd(t, exec.Command("python3", clat2csv, fioFile, stub))
+	require.Equal(t, 0, c.code, c.stderr)
+	v := runCmd(t, exec.Command("python3", clat2csv, fioFile, stub, "--validate"))
+	require.Equal(t, 0, v.code, v.stderr)
+	require.Contains(t, v.stdout, "validated")
+
+	data, err := os.ReadFile(filepath.Join(dir, "lat_job0.csv"))
+	require.NoError(t, err)
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	require.NoError(t, err)
+	header := rows[0]
+	col := func(name string) int {
+		for i, h := range header {
+			if strings.TrimSpace(h) == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %q in %v", name, header)
+		return -1
+	}
+	sum := func(name string) uint64 {
+		i := col(name)
+		var n uint64
+		for _, row := range rows[1:] {
+			if i < len(row) && strings.TrimSpace(row[i]) != "" {
+				v, err := strconv.ParseUint(strings.TrimSpace(row[i]), 10, 64)
+				require.NoError(t, err)
+				n += v
+			}
+		}
+		return n
+	}
+	require.Equal(t, r.Summary.ReadOps, sum("read_clat_ns_count"))
+	require.Equal(t, r.Summary.WriteOps, sum("write_clat_ns_count"))
+	require.Zero(t, sum("trim_clat_ns_count"))
+}
