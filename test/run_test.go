@@ -168,7 +168,7 @@ func TestInterruptPrintsPartialResult(t *testing.T) {
 	// Wait until the run is measuring: the kernel has served it reads
 	// beyond any that preparing the file could have made (a sleep "long
 	// enough" is not a sign of anything).
-	require.Eventually(t, func() bool { return procReadBytes(t, cmd.Process.Pid) > 2*16<<20 },
+	require.Eventually(t, func() bool { return procIO(t, cmd.Process.Pid, "read_bytes") > 2*16<<20 },
 		time.Minute, 20*time.Millisecond, "the run never read: %s", errb.String())
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	var err error
@@ -187,21 +187,21 @@ func TestInterruptPrintsPartialResult(t *testing.T) {
 	require.Equal(t, r.Summary.Ops, r.Histogram.Read.Count())
 }
 
-// procReadBytes is what the kernel counts as read from storage for pid
-// (/proc/PID/io); O_DIRECT reads count there.
-func procReadBytes(t *testing.T, pid int) uint64 {
+// procIO is one field of /proc/PID/io (read_bytes: what the kernel read
+// from storage for it, O_DIRECT included; syscr: its read system calls).
+func procIO(t *testing.T, pid int, field string) uint64 {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
 	if err != nil {
 		return 0 // not started yet, or gone (then Eventually fails with stderr)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "read_bytes: "); ok {
+		if v, ok := strings.CutPrefix(line, field+": "); ok {
 			n, err := strconv.ParseUint(v, 10, 64)
 			require.NoError(t, err)
 			return n
 		}
 	}
-	t.Fatalf("no read_bytes in /proc/%d/io", pid)
+	t.Fatalf("no %s in /proc/%d/io", field, pid)
 	return 0
 }
