@@ -296,18 +296,18 @@ func TestSuiteInterruptPrintsPartialResults(t *testing.T) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(t, cmd.Start())
-	require.Eventually(t, func() bool {
-		st, err := os.Stat(tgt)
-		return err == nil && st.Size() == 16<<20
-	}, 30*time.Second, 20*time.Millisecond)
-	time.Sleep(1800 * time.Millisecond) // two points done, the third under way
+	// Measuring: the kernel has served it reads. How many points are done
+	// by then depends on the machine; the result is a prefix of the suite
+	// whatever their number: every point done is kept as it was, the one
+	// under way says it was interrupted, none after it ran.
+	require.Eventually(t, func() bool { return procIO(t, cmd.Process.Pid, "read_bytes") > 0 }, time.Minute, 20*time.Millisecond)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err := cmd.Wait()
 	ee, ok := err.(*exec.ExitError)
 	require.True(t, ok, "want exit status 130, got %v", err)
 	require.Equal(t, 130, ee.ExitCode(), errb.String())
 	s := decodeSuite(t, out.Bytes())
-	require.GreaterOrEqual(t, len(s.Results), 2)
+	require.NotEmpty(t, s.Results)
 	require.Less(t, len(s.Results), 12)
 	last := s.Results[len(s.Results)-1]
 	require.Equal(t, result.StatusInterrupted, last.Status)
