@@ -99,6 +99,19 @@ monitoring_deps() {
 }
 # ------------------------------------------------------------------------
 
+have gcc        || need+=(gcc) # cgo, for go test -race
+
+# staticcheck (make lint), pinned, from the Go module proxy: a Go tool, not
+# a Debian package. The version must know the Go release in go.mod.
+staticcheck_version=$(sed -n 's/^STATICCHECK_VERSION := //p' "$(dirname "$0")/../Makefile")
+GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+sc="$("$GO" env GOPATH)/bin/staticcheck"
+if [ -n "$staticcheck_version" ] && ! { [ -x "$sc" ] && "$sc" -version 2>/dev/null | grep -q "(${staticcheck_version#v})"; }; then
+	echo "test-deps: installing staticcheck $staticcheck_version"
+	GOFLAGS= "$GO" install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version" ||
+		echo "test-deps: could not install staticcheck: make lint skips it" >&2
+fi
+
 if [ ${#need[@]} -eq 0 ]; then
 	echo "test-deps: everything is installed"
 	monitoring_deps
