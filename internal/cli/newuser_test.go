@@ -3,10 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // runCLI runs the command line as main does and returns the exit status
@@ -41,4 +47,51 @@ func TestBlockSizesAllWeightsOrNone(t *testing.T) {
 	require.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
 	require.Contains(t, stderr, `--bs "64k": has no weight while "4k:70" has one`)
 	require.NoFileExists(t, tgt)
+}
+
+// resultFile writes the report package's fixture (one run of db01) with
+// its start moved by shift, and returns its path.
+func resultFile(t *testing.T, dir, name string, shift time.Duration) string {
+	t.Helper()
+	b, err := os.ReadFile("../report/testdata/result_mixed.json")
+	require.NoError(t, err)
+	var r result.Result
+	require.NoError(t, json.Unmarshal(b, &r))
+	r.StartedAt = r.StartedAt.Add(shift)
+	out, err := json.Marshal(&r)
+	require.NoError(t, err)
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, out, 0o644))
+	return p
+}
+
+// Two runs of one host an hour apart were not concurrent load: report
+// --merge says so and does not sum their rates. One run is "1 run".
+func TestMergeOfRunsThatDidNotOverlap(t *testing.T) {
+	dir := t.TempDir()
+	a := resultFile(t, dir, "a.json", 0)
+	b := resultFile(t, dir, "b.json", time.Hour)
+	code, stdout, stderr := runCLI(t, "report", "--merge", a, b, "--output", "json")
+	require.Equal(t, ExitOK, code, stderr)
+	require.Contains(t, stderr, "ioprobe: merged 2 results (2 runs from 1 host) into 1\n")
+	require.Contains(t, stderr, "did not overlap in time: not concurrent load")
+	var m result.Result
+	require.NoError(t, json.Unmarshal([]byte(stdout), &m))
+	var one result.Result
+	b1, err := os.ReadFile(a)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b1, &one))
+	require.Equal(t, 2, m.Merged.Periods)
+	require.Equal(t, 2*one.Summary.Ops, m.Summary.Ops)
+	require.InEpsilon(t, one.Summary.IOPS, m.Summary.IOPS, 1e-3, "the same rate twice, one after the other, is that rate")
+
+	code, stdout, stderr = runCLI(t, "report", "--merge", a, b)
+	require.Equal(t, ExitOK, code, stderr)
+	require.Contains(t, stdout, "2 runs from 1 host (db01) in 2 periods that did not overlap")
+
+	code, stdout, stderr = runCLI(t, "report", "--merge", a)
+	require.Equal(t, ExitOK, code, stderr)
+	require.Contains(t, stderr, "ioprobe: merged 1 result (1 run from 1 host) into 1\n")
+	require.Contains(t, stdout, "1 run from 1 host (db01)")
+	require.NotContains(t, stdout, "1 runs")
 }

@@ -18,6 +18,11 @@ import (
 //   - latency figures come from the merged histograms, so percentiles are
 //     those of every I/O of every host (within the histogram's 0.4%);
 //   - rates (IOPS, MB/s) are summed, the elapsed time is the longest;
+//     but runs that did not overlap in time (from their start through
+//     ramp-up to the end of their measurement) were not concurrent load:
+//     they fall into periods, each period's runs add up, and the merged
+//     rate is the periods' average weighted by their time (every I/O over
+//     the periods' total measured time); Merged.Periods says how many;
 //   - host CPU is summed over hosts (each host's own results averaged
 //     over time, so two processes on one host count its CPU once);
 //     per-I/O figures are recomputed from the sums;
@@ -110,6 +115,17 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		if r == nil {
 			return nil, fmt.Errorf("result: result %d to merge is nil", i)
 		}
+	}
+	var spans []float64 // the periods' measured seconds, when more than one
+	if !sequential {
+		if p := periods(rs); len(p) > 1 {
+			spans = p
+		}
+	}
+	for i, r := range rs {
+		if r == nil {
+			return nil, fmt.Errorf("result: result %d to merge is nil", i)
+		}
 		if err := sameShape(rs[0], r); err != nil {
 			return nil, err
 		}
@@ -155,7 +171,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		}
 		elapsedSum += rsum.ElapsedSeconds
 		elapsedMax = math.Max(elapsedMax, rsum.ElapsedSeconds)
-		if !sequential {
+		if !sequential && spans == nil {
 			s.IOPS += rsum.IOPS
 			s.ReadIOPS += rsum.ReadIOPS
 			s.WriteIOPS += rsum.WriteIOPS
@@ -205,7 +221,13 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	}
 
 	s.SetFromHistograms(out.Histogram)
-	if sequential {
+	if spans != nil {
+		elapsedSum = 0
+		for _, d := range spans {
+			elapsedSum += d
+		}
+	}
+	if sequential || spans != nil {
 		s.ElapsedSeconds = elapsedSum
 		s.SetRates()
 	} else {
@@ -230,13 +252,13 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	out.Host = mergedHost(hostOrder, perHost)
 	out.Status = status
 	out.Message = joinUnique(messages, "; ")
-	out.Intervals = mergeIntervals(rs, sequential)
+	out.Intervals = mergeIntervals(rs, sequential || spans != nil)
 	n := 0
 	for _, r := range rs {
 		n += runs(r)
 	}
 	sort.Strings(hosts)
-	out.Merged = &MergeInfo{Runs: n, Hosts: slices.Compact(hosts)}
+	out.Merged = &MergeInfo{Runs: n, Hosts: slices.Compact(hosts), Periods: len(spans)}
 	return out, nil
 }
 

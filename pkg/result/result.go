@@ -199,6 +199,10 @@ type Interval struct {
 type MergeInfo struct {
 	Runs  int      `json:"runs"`
 	Hosts []string `json:"hosts"`
+	// Periods, when more than one, is how many spans of time the runs
+	// fell into without overlapping: their rates were not summed as
+	// concurrent load but averaged over the periods' time (see Merge).
+	Periods int `json:"periods,omitempty"`
 }
 
 // Suite is the output of `ioprobe suite`: one result per point and
