@@ -315,3 +315,28 @@ func TestSuiteInterruptPrintsPartialResults(t *testing.T) {
 		require.Equal(t, result.StatusOK, r.Status)
 	}
 }
+
+// Interrupted with --out, the suite says where its partial results went,
+// not "the results above" (nothing is above: they are in the file).
+func TestSuiteInterruptSaysWhereThePartialResultsWent(t *testing.T) {
+	dir := t.TempDir()
+	tgt, out := filepath.Join(dir, "x"), filepath.Join(dir, "partial.json")
+	cmd := exec.Command(binary, "suite", "scaling", "--target", tgt, "--size", "16MiB", "--duration", "1h", "--ramp", "0s", "--output", "json", "--out", out)
+	var stdout, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &errb
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { return procIO(t, cmd.Process.Pid, "read_bytes") > 0 }, time.Minute, 20*time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	require.True(t, ok, "want exit status 130, got %v", err)
+	require.Equal(t, 130, ee.ExitCode(), errb.String())
+	require.Empty(t, stdout.String())
+	require.Contains(t, errb.String(), "ioprobe: interrupted: the results in "+out+" are partial\n")
+	require.NotContains(t, errb.String(), "above")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	s := decodeSuite(t, b)
+	require.Len(t, s.Results, 1)
+	require.Equal(t, result.StatusInterrupted, s.Results[0].Status)
+}

@@ -271,12 +271,20 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 	}
 	switch {
 	case st.Interrupted:
-		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results above are partial")}
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: " + o.partial())}
 	case st.Err != nil:
-		return fmt.Errorf("suite %s, point %s: %w (the results above are partial)", s.Name, st.Unit.Label(), st.Err)
+		return fmt.Errorf("suite %s, point %s: %w (%s)", s.Name, st.Unit.Label(), st.Err, o.partial())
 	default:
 		return &exitError{code: ExitIOErrors, err: fmt.Errorf("suite %s stopped at point %s: %s", s.Name, st.Unit.Label(), st.Result.Message)}
 	}
+}
+
+// partial says where the results of a suite that stopped early went.
+func (o *suiteOptions) partial() string {
+	if o.out != "" {
+		return "the results in " + o.out + " are partial"
+	}
+	return "the results on stdout are partial"
 }
 
 // writeOut writes to stdout, or to path (then says so on stderr).
