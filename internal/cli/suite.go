@@ -41,6 +41,9 @@ func (o *suiteOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Lookup("target").Usage = "file or block device to measure (repeat for several: the suite runs on each in turn, side by side; default ./" + DefaultTarget + ")"
 	fs.Lookup("qd").Usage = "outstanding I/Os per worker per target for every point (default: the suite's, 16 for most)"
 	fs.Lookup("workers").Usage = "workers for every point (default: the suite's, 1 for most)"
+	// The suite's own defaults are in the usage: run's would print a
+	// second, wrong one ("(default 16)"), and they apply only when given.
+	fs.Lookup("qd").DefValue, fs.Lookup("workers").DefValue = "0", "0"
 	for _, name := range []string{"bs", "read-pct", "random-pct", "profile", "rate-iops", "align"} {
 		fs.Lookup(name).Usage += " (suite custom only)"
 	}
