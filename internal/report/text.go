@@ -198,6 +198,11 @@ func timeLine(r *result.Result) string {
 	if d := r.Workload.DurationSeconds; d > 0 {
 		s += " (of " + seconds(d) + ")"
 	}
+	// Measurement begins only when the ramp-up is over: a run that stopped
+	// with nothing measured stopped during it, not after it.
+	if r.Workload.RampSeconds > 0 && r.Summary.ElapsedSeconds == 0 && r.Status != result.StatusOK && r.Status != "" {
+		return "nothing measured: stopped during the " + seconds(r.Workload.RampSeconds) + " ramp-up, before the " + seconds(r.Workload.DurationSeconds) + " run time"
+	}
 	if r.Workload.RampSeconds > 0 {
 		s += ", after " + seconds(r.Workload.RampSeconds) + " ramp-up"
 	} else {

@@ -67,3 +67,16 @@ func TestWriteTextErrors(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// A run stopped during its ramp-up measured nothing and says so; it does
+// not claim the whole ramp-up ran.
+func TestTimeLineAfterAStopDuringRampUp(t *testing.T) {
+	r := &result.Result{Schema: result.Schema, Status: result.StatusInterrupted,
+		Workload: result.Workload{RampSeconds: 10, DurationSeconds: 60}}
+	require.Equal(t, "nothing measured: stopped during the 10 s ramp-up, before the 60 s run time", timeLine(r))
+	r.Status = result.StatusErrors
+	require.Equal(t, "nothing measured: stopped during the 10 s ramp-up, before the 60 s run time", timeLine(r))
+	// Stopped while measuring: the ramp-up was over.
+	r.Summary.ElapsedSeconds = 12.5
+	require.Equal(t, "12.50 s measured (of 60 s), after 10 s ramp-up", timeLine(r))
+}
