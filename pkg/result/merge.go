@@ -79,24 +79,32 @@ func MergeByPoint(rs []*Result, byTarget bool) ([]*Result, error) {
 // sameShape refuses to merge different workloads.
 func sameShape(a, b *Result) error {
 	pa, pb := PointOf(a), PointOf(b)
-	wa, wb := a.Workload, b.Workload
-	why := ""
-	switch {
-	case pa.Name != pb.Name || pa.Section != pb.Section:
+	why := shapeDiff(a, b)
+	if pa.Name != pb.Name || pa.Section != pb.Section {
 		why = fmt.Sprintf("points %q and %q differ", pa.Name, pb.Name)
-	case !slices.Equal(wa.BlockSizes, wb.BlockSizes):
-		why = "transfer sizes differ"
-	case wa.ReadPct != wb.ReadPct || wa.RandomPct != wb.RandomPct:
-		why = fmt.Sprintf("patterns differ (%d%%/%d%% and %d%%/%d%% read/random)", wa.ReadPct, wa.RandomPct, wb.ReadPct, wb.RandomPct)
-	case wa.QueueDepth != wb.QueueDepth || wa.Workers != wb.Workers:
-		why = fmt.Sprintf("QD/workers differ (%d/%d and %d/%d)", wa.QueueDepth, wa.Workers, wb.QueueDepth, wb.Workers)
-	case len(a.Groups) != len(b.Groups):
-		why = "the number of access specifications run at once differs"
 	}
 	if why != "" {
 		return fmt.Errorf("cannot merge %s (%s) with %s (%s): %s", pa.Name, a.Host.Hostname, pb.Name, b.Host.Hostname, why)
 	}
 	return nil
+}
+
+// shapeDiff says how the workloads of a and b differ ("" when they do
+// not): transfer sizes, pattern, outstanding I/Os, workers, or the number
+// of access specifications run at once.
+func shapeDiff(a, b *Result) string {
+	wa, wb := a.Workload, b.Workload
+	switch {
+	case !slices.Equal(wa.BlockSizes, wb.BlockSizes):
+		return "transfer sizes differ"
+	case wa.ReadPct != wb.ReadPct || wa.RandomPct != wb.RandomPct:
+		return fmt.Sprintf("patterns differ (%d%%/%d%% and %d%%/%d%% read/random)", wa.ReadPct, wa.RandomPct, wb.ReadPct, wb.RandomPct)
+	case wa.QueueDepth != wb.QueueDepth || wa.Workers != wb.Workers:
+		return fmt.Sprintf("QD/workers differ (%d/%d and %d/%d)", wa.QueueDepth, wa.Workers, wb.QueueDepth, wb.Workers)
+	case len(a.Groups) != len(b.Groups):
+		return "the number of access specifications run at once differs"
+	}
+	return ""
 }
 
 // hostCPU accumulates one host's CPU figures, weighted by time.
