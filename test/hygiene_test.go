@@ -52,3 +52,52 @@ func TestNothingKillsByName(t *testing.T) {
 		}
 	}
 }
+
+// The documentation cites only what is in this repository: no file of the
+// project's design notes kept outside it and no path to the reference reports
+// outside it — those are named by title and publisher (docs/suites.md).
+func TestDocsCiteOnlyWhatTheRepositoryHolds(t *testing.T) {
+	outside := regexp.MustCompile(`DESIGN` + `\.md|shared/` + `reports`)
+	var files []string
+	for _, root := range []string{"../docs", "../internal", "../pkg", "../cmd", "../configs", "../scripts", "../test"} {
+		require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".sh")) {
+				files = append(files, path)
+			}
+			return err
+		}))
+	}
+	files = append(files, "../README.md", "../Makefile")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(b), "\n") {
+			require.False(t, outside.MatchString(line), "%s:%d cites a file that is not in the repository: %s", f, i+1, strings.TrimSpace(line))
+		}
+	}
+	// The reports are named where the docs first use their short names.
+	b, err := os.ReadFile("../docs/suites.md")
+	require.NoError(t, err)
+	for _, title := range []string{"BusLogic Versus LSI Logic", "Comparison of Storage Protocol Performance", "Million I/O Operations per Second", "Enterprise Strategy Group"} {
+		require.Contains(t, string(b), title)
+	}
+}
+
+// docs/reliability.md says in which order make test runs fuzzing and the
+// tests, and that is the Makefile's order.
+func TestReliabilityDocSaysWhenFuzzingRuns(t *testing.T) {
+	mk, err := os.ReadFile("../Makefile")
+	require.NoError(t, err)
+	recipe := string(mk)[strings.Index(string(mk), "\ntest: "):]
+	recipe = recipe[:strings.Index(recipe, "\n\n")]
+	fuzz, tests := strings.Index(recipe, "fuzz"), strings.Index(recipe, "test -count=1")
+	require.True(t, fuzz > 0 && tests > 0, recipe)
+	doc, err := os.ReadFile("../docs/reliability.md")
+	require.NoError(t, err)
+	if fuzz < tests {
+		require.Contains(t, string(doc), "`make test` runs it before the tests")
+		require.NotContains(t, string(doc), "runs it after the tests")
+	} else {
+		require.Contains(t, string(doc), "`make test` runs it after the tests")
+	}
+}

@@ -21,7 +21,7 @@ const (
 )
 
 // Result is one run: one access specification against one or more targets.
-// The JSON field names are a contract (DESIGN.md); fields may be added, never
+// The JSON field names are a contract (docs/output.md); fields may be added, never
 // renamed.
 type Result struct {
 	Schema    string    `json:"schema"`
