@@ -129,7 +129,7 @@ func TestLoopDeviceVanishesMidRun(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	pid := cmd.Process.Pid
 	// Reading (events, not sleeps): the kernel has served it reads.
-	require.Eventually(t, func() bool { return procIO(t, pid, "read_bytes") > 0 }, time.Minute, 20*time.Millisecond, "%s", &stderr)
+	require.Eventually(t, func() bool { return measuring(t, pid) }, time.Minute, 20*time.Millisecond, "%s", &stderr)
 	// Detach (deferred by the kernel while ioprobe holds it open) and take
 	// the storage away: every further read fails.
 	require.NoError(t, exec.Command("losetup", "-d", dev).Run())

@@ -151,7 +151,7 @@ func TestForeignFileIsReadOnly(t *testing.T) {
 
 func TestInterruptPrintsPartialResult(t *testing.T) {
 	dir := t.TempDir()
-	tgt := filepath.Join(dir, "probe.dat")
+	tgt := prepared(t, dir) // so that what it reads is the measurement's
 	cmd := exec.Command(binary, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1h", "--ramp", "0s", "--output", "json")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -165,10 +165,9 @@ func TestInterruptPrintsPartialResult(t *testing.T) {
 			<-waited
 		}
 	})
-	// Wait until the run is measuring: the kernel has served it reads
-	// beyond any that preparing the file could have made (a sleep "long
-	// enough" is not a sign of anything).
-	require.Eventually(t, func() bool { return procIO(t, cmd.Process.Pid, "read_bytes") > 2*16<<20 },
+	// Wait until the run is measuring (a sleep "long enough" is not a
+	// sign of anything).
+	require.Eventually(t, func() bool { return measuring(t, cmd.Process.Pid) },
 		time.Minute, 20*time.Millisecond, "the run never read: %s", errb.String())
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	var err error
