@@ -292,21 +292,12 @@ func contains(v []string, s string) bool {
 func TestSuiteInterruptPrintsPartialResults(t *testing.T) {
 	dir := t.TempDir()
 	tgt := prepared(t, dir) // so that what it reads is the measurement's
-	cmd := exec.Command(binary, "suite", "scaling", "--target", tgt, "--size", "16MiB", "--duration", "700ms", "--ramp", "0s", "--output", "json")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	require.NoError(t, cmd.Start())
-	// Measuring: the kernel has served it reads. How many points are done
-	// by then depends on the machine; the result is a prefix of the suite
-	// whatever their number: every point done is kept as it was, the one
-	// under way says it was interrupted, none after it ran.
-	require.Eventually(t, func() bool { return measuring(t, cmd.Process.Pid) }, time.Minute, 20*time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	err := cmd.Wait()
-	ee, ok := err.(*exec.ExitError)
-	require.True(t, ok, "want exit status 130, got %v", err)
-	require.Equal(t, 130, ee.ExitCode(), errb.String())
-	s := decodeSuite(t, out.Bytes())
+	// How many points are done when it is interrupted depends on the
+	// machine; the result is a prefix of the suite whatever their number:
+	// every point done is kept as it was, the one under way says it was
+	// interrupted, none after it ran.
+	out, _ := interruptWhenMeasuring(t, "suite", "scaling", "--target", tgt, "--size", "16MiB", "--duration", "700ms", "--ramp", "0s", "--output", "json")
+	s := decodeSuite(t, []byte(out))
 	require.NotEmpty(t, s.Results)
 	require.Less(t, len(s.Results), 12)
 	last := s.Results[len(s.Results)-1]
@@ -321,19 +312,10 @@ func TestSuiteInterruptPrintsPartialResults(t *testing.T) {
 func TestSuiteInterruptSaysWhereThePartialResultsWent(t *testing.T) {
 	dir := t.TempDir()
 	tgt, out := prepared(t, dir), filepath.Join(dir, "partial.json")
-	cmd := exec.Command(binary, "suite", "scaling", "--target", tgt, "--size", "16MiB", "--duration", "1h", "--ramp", "0s", "--output", "json", "--out", out)
-	var stdout, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &errb
-	require.NoError(t, cmd.Start())
-	require.Eventually(t, func() bool { return measuring(t, cmd.Process.Pid) }, time.Minute, 20*time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	err := cmd.Wait()
-	ee, ok := err.(*exec.ExitError)
-	require.True(t, ok, "want exit status 130, got %v", err)
-	require.Equal(t, 130, ee.ExitCode(), errb.String())
-	require.Empty(t, stdout.String())
-	require.Contains(t, errb.String(), "ioprobe: interrupted: the results in "+out+" are partial\n")
-	require.NotContains(t, errb.String(), "above")
+	stdout, stderr := interruptWhenMeasuring(t, "suite", "scaling", "--target", tgt, "--size", "16MiB", "--duration", "1h", "--ramp", "0s", "--output", "json", "--out", out)
+	require.Empty(t, stdout)
+	require.Contains(t, stderr, "ioprobe: interrupted: the results in "+out+" are partial\n")
+	require.NotContains(t, stderr, "above")
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	s := decodeSuite(t, b)
@@ -348,4 +330,21 @@ func TestSuiteInterruptSaysWhereThePartialResultsWent(t *testing.T) {
 // preparing a new file reads too.)
 func measuring(t *testing.T, pid int) bool {
 	return procIO(t, pid, "read_bytes") > 1<<20
+}
+
+// interruptWhenMeasuring runs the binary with args, sends it SIGINT once
+// it is measuring, and returns what it wrote after exiting 130.
+func interruptWhenMeasuring(t *testing.T, args ...string) (stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { return measuring(t, cmd.Process.Pid) }, time.Minute, 20*time.Millisecond, "never measured")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	require.True(t, ok, "want exit status 130, got %v", err)
+	require.Equal(t, 130, ee.ExitCode(), errb.String())
+	return out.String(), errb.String()
 }
