@@ -129,7 +129,7 @@ func TestLoopDeviceVanishesMidRun(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	pid := cmd.Process.Pid
 	// Reading (events, not sleeps): the kernel has served it reads.
-	require.Eventually(t, func() bool { return measuring(t, pid) }, time.Minute, 20*time.Millisecond, "%s", &stderr)
+	require.Eventually(t, func() bool { return measuring(t, pid) }, time.Minute, 20*time.Millisecond, "the run never measured")
 	// Detach (deferred by the kernel while ioprobe holds it open) and take
 	// the storage away: every further read fails.
 	require.NoError(t, exec.Command("losetup", "-d", dev).Run())
@@ -137,7 +137,7 @@ func TestLoopDeviceVanishesMidRun(t *testing.T) {
 	// More read calls than the 4 in flight when the storage went away:
 	// some were made after it, and failed.
 	calls := procIO(t, pid, "syscr")
-	require.Eventually(t, func() bool { return procIO(t, pid, "syscr") > calls+8 }, time.Minute, 20*time.Millisecond, "%s", &stderr)
+	require.Eventually(t, func() bool { return procIO(t, pid, "syscr") > calls+8 }, time.Minute, 20*time.Millisecond, "no read calls after the storage went away")
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
