@@ -98,7 +98,11 @@ func TestDaemonUnderAbuse(t *testing.T) {
 	go func() {
 		defer long.Done()
 		req, _ := http.NewRequestWithContext(longCtx, http.MethodGet, base+"/probe?target=data&module=long", nil)
-		if resp, err := client.Do(req); err == nil {
+		// Ended by cancelLong alone: the shared client's 30 s timeout
+		// ended it while a storm under -race on a loaded machine lasted
+		// longer.
+		untimed := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		if resp, err := untimed.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
