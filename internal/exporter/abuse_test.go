@@ -259,7 +259,7 @@ func (r stormReq) do(addr string) string {
 		if r.header[0] != "" {
 			req.Header.Set(r.header[0], r.header[1])
 		}
-		resp, err := client.Do(req)
+		resp, err := stormClient.Do(req)
 		if err != nil {
 			return "error: " + err.Error()
 		}
@@ -288,6 +288,11 @@ func (r stormReq) do(addr string) string {
 	resp.Body.Close()
 	return fmt.Sprint(resp.StatusCode)
 }
+
+// stormClient keeps no connections, like client, and gives a request two
+// minutes (a liveness guard only): a storm under -race on a loaded machine
+// outlasted client's 30 s.
+var stormClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Minute}
 
 // heldConns are connections a client keeps open and silent: some sent
 // headers that never end, one got its answer and keeps the connection
