@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/ioprobe/ioprobe/internal/version.Version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build run test test-deps unit fuzz bench bench-fio bench-fsync lint fmt clean dashboards
+.PHONY: all build run test test-deps unit race fuzz bench bench-fio bench-fsync lint fmt clean dashboards
 
 all: build
 
@@ -19,11 +19,24 @@ run: build
 	./$(BIN) run --duration 10s --ramp 2s
 
 # Everything CI runs: installs what the tests need, runs every fuzz target
-# for a few seconds, then every test (last, so that the log ends with go
-# test's own summary).
+# for a few seconds, the concurrent packages under the race detector, then
+# every test (last, so that the log ends with go test's own summary).
 test: test-deps lint
 	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory race
 	$(GO) test -count=1 -timeout 20m ./...
+
+# The packages where goroutines share state (workers and their counters,
+# the runner's snapshots, the daemon's scheduler and HTTP handlers, the
+# CLI's signal handling) under the race detector, which needs cgo and a C
+# compiler (about 4 minutes on 2 loaded cores from a cold cache).
+RACE_PKGS := ./internal/engine/... ./internal/runner/... ./internal/exporter/... ./internal/cli/...
+race:
+	@if ! command -v "$${CC:-gcc}" >/dev/null 2>&1; then \
+		echo "race: no C compiler ($${CC:-gcc}): the race detector needs cgo; skipped (make test-deps installs gcc)"; \
+	else \
+		CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS); \
+	fi
 
 # Every fuzz target (func FuzzX(f *testing.F) in a _test.go file) for
 # FUZZTIME each; -fuzz takes one target of one package at a time. Their
@@ -59,10 +72,19 @@ bench-fio:
 bench-fsync:
 	GO=$(GO) ./scripts/bench-fsync.sh
 
+# staticcheck is pinned (scripts/test-deps.sh installs this version from
+# the Go module proxy); without it lint says so and checks the rest.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@if [ -x "$(STATICCHECK)" ]; then \
+		echo "$(STATICCHECK) ./..."; $(STATICCHECK) ./...; \
+	else \
+		echo "lint: staticcheck is not installed (make test-deps installs $(STATICCHECK_VERSION)): skipped"; \
+	fi
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

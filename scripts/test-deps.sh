@@ -101,6 +101,19 @@ monitoring_deps() {
 }
 # ------------------------------------------------------------------------
 
+have gcc        || need+=(gcc) # cgo, for go test -race
+
+# staticcheck (make lint), pinned, from the Go module proxy: a Go tool, not
+# a Debian package. The version must know the Go release in go.mod.
+staticcheck_version=$(sed -n 's/^STATICCHECK_VERSION := //p' "$(dirname "$0")/../Makefile")
+GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+sc="$("$GO" env GOPATH)/bin/staticcheck"
+if [ -n "$staticcheck_version" ] && ! { [ -x "$sc" ] && "$sc" -version 2>/dev/null | grep -q "(${staticcheck_version#v})"; }; then
+	echo "test-deps: installing staticcheck $staticcheck_version"
+	GOFLAGS= "$GO" install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version" ||
+		echo "test-deps: could not install staticcheck: make lint skips it" >&2
+fi
+
 if [ ${#need[@]} -eq 0 ]; then
 	echo "test-deps: everything is installed"
 	monitoring_deps
@@ -116,10 +129,8 @@ echo "test-deps: installing ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null
 apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-# The Debian package starts a Prometheus on :9090; the tests start their own.
-if have systemctl && systemctl is-active --quiet prometheus 2>/dev/null; then
-	systemctl stop prometheus || true
-fi
-pkill -x prometheus 2>/dev/null || true
+# The Debian package may start a Prometheus service on :9090. It is left
+# alone: the tests start their own on ports they pick, and nothing in the
+# test path stops a process it did not start (test/hygiene_test.go).
 monitoring_deps
 echo "test-deps: done"

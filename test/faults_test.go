@@ -48,11 +48,11 @@ func prepared(t *testing.T, dir string) string {
 func TestReadEIOStopsAtFirstError(t *testing.T) {
 	dir := t.TempDir()
 	tgt := prepared(t, dir)
-	began := time.Now()
+	// An hour's run: that it ends at all (with errors, within the
+	// helper's two minutes) is the first error stopping it.
 	o := underStrace(t, dir, []string{"pread64:error=EIO:when=40+"},
-		"run", "--engine", "sync", "--target", tgt, "--qd", "4", "--duration", "20s", "--ramp", "0s", "--output", "json")
+		"run", "--engine", "sync", "--target", tgt, "--qd", "4", "--duration", "1h", "--ramp", "0s", "--output", "json")
 	require.Equal(t, 1, o.code, "I/O errors exit 1: %s", o.stderr)
-	require.Less(t, time.Since(began), 15*time.Second, "the first error must stop the run")
 	r := decodeResult(t, o.stdout)
 	require.Equal(t, result.StatusErrors, r.Status)
 	require.GreaterOrEqual(t, r.Summary.ErrorsByClass["eio"], uint64(1))
@@ -70,11 +70,11 @@ func TestReadEIOCountedWhenToldToGoOn(t *testing.T) {
 	require.Equal(t, 1, o.code, o.stderr)
 	r := decodeResult(t, o.stdout)
 	require.Equal(t, result.StatusErrors, r.Status)
-	require.InDelta(t, 1.0, r.Summary.ElapsedSeconds, 0.3, "the run went on for its whole duration")
-	require.Greater(t, r.Summary.Errors, uint64(10))
+	require.GreaterOrEqual(t, r.Summary.ElapsedSeconds, 1.0, "the run went on for its whole duration")
+	require.Positive(t, r.Summary.Errors)
 	require.Equal(t, r.Summary.Errors, r.Summary.ErrorsByClass["eio"])
 	// Every other read succeeds: both are counted, neither is lost.
-	require.Greater(t, r.Summary.ReadOps, uint64(10))
+	require.Positive(t, r.Summary.ReadOps)
 	var ivErrs uint64
 	for _, iv := range r.Intervals {
 		ivErrs += iv.Errors
@@ -127,19 +127,25 @@ func TestLoopDeviceVanishesMidRun(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
-	time.Sleep(time.Second)
+	pid := cmd.Process.Pid
+	// Reading (events, not sleeps): the kernel has served it reads.
+	require.Eventually(t, func() bool { return measuring(t, pid) }, time.Minute, 20*time.Millisecond, "the run never measured")
 	// Detach (deferred by the kernel while ioprobe holds it open) and take
 	// the storage away: every further read fails.
 	require.NoError(t, exec.Command("losetup", "-d", dev).Run())
 	require.NoError(t, os.Truncate(backing, 0))
-	time.Sleep(time.Second)
+	// More read calls than the 4 in flight when the storage went away:
+	// some were made after it, and failed.
+	calls := procIO(t, pid, "syscr")
+	require.Eventually(t, func() bool { return procIO(t, pid, "syscr") > calls+8 }, time.Minute, 20*time.Millisecond, "no read calls after the storage went away")
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute): // liveness only
 		_ = cmd.Process.Kill()
+		<-done
 		t.Fatal("ioprobe hung on a vanished device")
 	}
 	require.Equal(t, 130, cmd.ProcessState.ExitCode(), stderr.String())

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -53,7 +54,13 @@ func startDaemon(t *testing.T, args ...string) *daemon {
 func startDaemonAs(t *testing.T, bin string, cred *syscall.Credential, args ...string) *daemon {
 	t.Helper()
 	d := &daemon{exited: make(chan struct{})}
-	d.cmd = exec.Command(bin, append([]string{"serve", "--web.listen-address", "127.0.0.1:0"}, args...)...)
+	// A free port unless the test names its own: --web.listen-address is
+	// repeatable, and with both the daemon listened on two ports and the
+	// first "Listening on" line, either of them, was taken as its address.
+	if !slices.Contains(args, "--web.listen-address") {
+		args = append([]string{"--web.listen-address", "127.0.0.1:0"}, args...)
+	}
+	d.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
 	if cred != nil {
 		d.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}

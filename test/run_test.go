@@ -3,9 +3,11 @@ package test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,10 +44,11 @@ func TestRunCreatesFileAndMeasures(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 	r := decodeResult(t, o.stdout)
 	require.Equal(t, result.StatusOK, r.Status)
-	require.Greater(t, r.Summary.ReadOps, uint64(100))
+	require.Positive(t, r.Summary.ReadOps)
 	require.Zero(t, r.Summary.WriteOps)
 	require.Equal(t, r.Summary.ReadOps, r.Histogram.Read.Count())
-	require.InDelta(t, 1.0, r.Summary.ElapsedSeconds, 0.2)
+	// Never shorter than asked, however late a loaded machine woke it.
+	require.GreaterOrEqual(t, r.Summary.ElapsedSeconds, 1.0)
 	require.Equal(t, "file", r.Targets[0].Kind)
 	require.True(t, r.Targets[0].Direct)
 	require.True(t, r.Targets[0].Created)
@@ -148,26 +151,56 @@ func TestForeignFileIsReadOnly(t *testing.T) {
 
 func TestInterruptPrintsPartialResult(t *testing.T) {
 	dir := t.TempDir()
-	tgt := filepath.Join(dir, "probe.dat")
-	cmd := exec.Command(binary, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1m", "--ramp", "0s", "--output", "json")
+	tgt := prepared(t, dir) // so that what it reads is the measurement's
+	cmd := exec.Command(binary, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1h", "--ramp", "0s", "--output", "json")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(t, cmd.Start())
-	// Wait until the run is measuring (the file exists and is filled).
-	require.Eventually(t, func() bool {
-		st, err := os.Stat(tgt)
-		return err == nil && st.Size() == 16<<20
-	}, 30*time.Second, 20*time.Millisecond)
-	time.Sleep(1500 * time.Millisecond)
-	began := time.Now()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	exited := false
+	t.Cleanup(func() {
+		if !exited { // still running: ours, stopped by its pid
+			_ = cmd.Process.Kill()
+			<-waited
+		}
+	})
+	// Wait until the run is measuring (a sleep "long enough" is not a
+	// sign of anything).
+	require.Eventually(t, func() bool { return measuring(t, cmd.Process.Pid) },
+		time.Minute, 20*time.Millisecond, "the run never measured")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	err := cmd.Wait()
-	require.Less(t, time.Since(began), 5*time.Second, "SIGINT must stop the run at once")
+	var err error
+	select {
+	case err = <-waited:
+		exited = true
+	case <-time.After(time.Minute): // a liveness guard, not a speed test: the run was to last an hour
+		t.Fatal("SIGINT did not stop the run")
+	}
 	ee, ok := err.(*exec.ExitError)
 	require.True(t, ok, "want exit status 130, got %v", err)
 	require.Equal(t, 130, ee.ExitCode(), errb.String())
 	r := decodeResult(t, out.String())
 	require.Equal(t, result.StatusInterrupted, r.Status)
-	require.Greater(t, r.Summary.Ops, uint64(0))
-	require.Less(t, r.Summary.ElapsedSeconds, 30.0)
+	require.Positive(t, r.Summary.Ops)
+	require.Equal(t, r.Summary.Ops, r.Histogram.Read.Count())
+}
+
+// procIO is one field of /proc/PID/io (read_bytes: what the kernel read
+// from storage for it, O_DIRECT included; syscr: its read system calls).
+func procIO(t *testing.T, pid int, field string) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0 // not started yet, or gone (then Eventually fails with stderr)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+": "); ok {
+			n, err := strconv.ParseUint(v, 10, 64)
+			require.NoError(t, err)
+			return n
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/io", field, pid)
+	return 0
 }

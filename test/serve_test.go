@@ -117,7 +117,7 @@ func TestServeWithPrometheus(t *testing.T) {
 	}
 
 	// Last-run gauges of the scheduled job (it first runs at start).
-	s = eventually(t, native, `ioprobe_run_operations_per_second{ioprobe_job="scheduled",target="data",workload="random-read",block_size_bytes="4096",read_pct="100",random_pct="100",queue_depth="2",workers="1"} > 0`, 20*time.Second)
+	eventually(t, native, `ioprobe_run_operations_per_second{ioprobe_job="scheduled",target="data",workload="random-read",block_size_bytes="4096",read_pct="100",random_pct="100",queue_depth="2",workers="1"} > 0`, 20*time.Second)
 	eventually(t, native, `ioprobe_run_success{ioprobe_job="scheduled"} == 1`, 5*time.Second)
 	eventually(t, native, `ioprobe_run_latency_seconds{ioprobe_job="scheduled",quantile="0.99"} > 0`, 5*time.Second)
 

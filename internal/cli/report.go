@@ -24,7 +24,7 @@ type reportOptions struct {
 
 // AddFlags registers the flags.
 func (o *reportOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&o.merge, "merge", false, "merge the results of the same point from many hosts: histograms merged, counts exact, rates summed")
+	fs.BoolVar(&o.merge, "merge", false, "merge the results of the same point from many hosts: histograms merged, counts exact, rates summed over runs that overlapped in time")
 	fs.StringVarP(&o.output, "output", "o", "text", report.OutputUsage(report.ForReport))
 	fs.StringVar(&o.out, "out", "", "write the output to this file instead of stdout")
 }
@@ -43,8 +43,10 @@ side by side and each run's latency distribution.
 
 --merge combines the same point measured on many hosts at once (a suite run
 on every node against shared storage): counts are exact, rates are summed
-over hosts, percentiles come from the merged histograms. It says how many
-runs and hosts it merged. Points pair by suite point and, when a file
+over the runs that overlapped in time, percentiles come from the merged
+histograms. Runs that did not overlap (one host's runs one after another)
+were not concurrent load: their rates are averaged over time, not summed,
+and the report says so. It says how many runs and hosts it merged. Points pair by suite point and, when a file
 measured several targets, by target.`,
 		Example: `  ioprobe report characterize.json --output html --out characterize.html
   ioprobe report --merge node1.json node2.json node3.json
@@ -165,14 +167,21 @@ func runReport(g *globalOptions, o *reportOptions, files []string) error {
 			return usagef("--merge: %v", err)
 		}
 		doc.Results = merged
-		runs, hosts := 0, map[string]bool{}
+		runs, apart, hosts := 0, 0, map[string]bool{}
 		for _, r := range merged {
 			runs += r.Merged.Runs
+			if r.Merged.Periods > 1 {
+				apart++
+			}
 			for _, h := range r.Merged.Hosts {
 				hosts[h] = true
 			}
 		}
-		fmt.Fprintf(g.stderr, "ioprobe: merged %d results (%d runs from %d %s) into %d\n", n, runs, len(hosts), plural(len(hosts), "host", "hosts"), len(merged))
+		fmt.Fprintf(g.stderr, "ioprobe: merged %d %s (%d %s from %d %s) into %d\n", n, plural(n, "result", "results"), runs, plural(runs, "run", "runs"),
+			len(hosts), plural(len(hosts), "host", "hosts"), len(merged))
+		if apart > 0 {
+			fmt.Fprintf(g.stderr, "ioprobe: warning: in %d of the merged results the runs did not overlap in time: not concurrent load, so their rates are averaged over time, not summed\n", apart)
+		}
 	}
 	return writeOut(g, o.out, func(w io.Writer) error { return write(w, doc) })
 }

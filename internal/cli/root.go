@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -75,7 +77,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func execute(ctx context.Context, g *globalOptions, args []string) int {
 	root := NewRootCommand(g)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := unknownCommand(root, root.ExecuteContext(ctx))
 	code := exitCode(err)
 	if err != nil {
 		if msg := err.Error(); msg != "" {
@@ -91,4 +93,29 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// unknownCommandRE matches cobra's error for a subcommand it does not
+// know (its suggestions, if any, follow on lines of their own).
+var unknownCommandRE = regexp.MustCompile(`^unknown command ("(?:[^"\\]|\\.)*") for "`)
+
+// unknownCommand turns cobra's unknown-subcommand error into bad input
+// (exit 2, not the I/O-error code) on one line, with cobra's suggestions.
+func unknownCommand(root *cobra.Command, err error) error {
+	if err == nil {
+		return nil
+	}
+	m := unknownCommandRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	name, qerr := strconv.Unquote(m[1])
+	if qerr != nil {
+		name = m[1]
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if s := root.SuggestionsFor(name); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usagef("%s (see '%s --help')", msg, root.CommandPath())
 }

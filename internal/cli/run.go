@@ -210,7 +210,7 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 	}
 	switch {
 	case ctx.Err() != nil:
-		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the result above is partial")}
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the result on stdout is partial")}
 	case res.Status == result.StatusErrors:
 		return &exitError{code: ExitIOErrors, err: errors.New(res.Message)}
 	}

@@ -41,6 +41,9 @@ func (o *suiteOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Lookup("target").Usage = "file or block device to measure (repeat for several: the suite runs on each in turn, side by side; default ./" + DefaultTarget + ")"
 	fs.Lookup("qd").Usage = "outstanding I/Os per worker per target for every point (default: the suite's, 16 for most)"
 	fs.Lookup("workers").Usage = "workers for every point (default: the suite's, 1 for most)"
+	// The suite's own defaults are in the usage: run's would print a
+	// second, wrong one ("(default 16)"), and they apply only when given.
+	fs.Lookup("qd").DefValue, fs.Lookup("workers").DefValue = "0", "0"
 	for _, name := range []string{"bs", "read-pct", "random-pct", "profile", "rate-iops", "align"} {
 		fs.Lookup(name).Usage += " (suite custom only)"
 	}
@@ -277,12 +280,20 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 	}
 	switch {
 	case st.Interrupted:
-		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the results above are partial")}
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: " + o.partial())}
 	case st.Err != nil:
-		return fmt.Errorf("suite %s, point %s: %w (the results above are partial)", s.Name, st.Unit.Label(), st.Err)
+		return fmt.Errorf("suite %s, point %s: %w (%s)", s.Name, st.Unit.Label(), st.Err, o.partial())
 	default:
 		return &exitError{code: ExitIOErrors, err: fmt.Errorf("suite %s stopped at point %s: %s", s.Name, st.Unit.Label(), st.Result.Message)}
 	}
+}
+
+// partial says where the results of a suite that stopped early went.
+func (o *suiteOptions) partial() string {
+	if o.out != "" {
+		return "the results in " + o.out + " are partial"
+	}
+	return "the results on stdout are partial"
 }
 
 // writeOut writes to stdout, or to path (then says so on stderr).

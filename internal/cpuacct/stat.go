@@ -22,7 +22,7 @@ func (t CPUTimes) Total() uint64 {
 	return t.User + t.Nice + t.System + t.Idle + t.IOWait + t.IRQ + t.SoftIRQ + t.Steal
 }
 
-// Busy is Total − Idle − IOWait (DESIGN.md): iowait is idle time with I/O
+// Busy is Total − Idle − IOWait (the reports' definition): iowait is idle time with I/O
 // outstanding, not work. Steal counts as busy, as it does for esxtop's
 // %Processor time of a guest: those cycles were not available to the host.
 func (t CPUTimes) Busy() uint64 {

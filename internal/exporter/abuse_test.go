@@ -1,8 +1,11 @@
+//go:build unix
+
 package exporter
 
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,17 +20,25 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // The daemon under abuse: a canary runs, a long probe holds the only
-// probe slot, and a storm of hundreds of concurrent requests — good ones,
-// malformed ones, wrong methods, oversized headers, garbage, truncated
-// and silent connections — gets quick answers (503 when busy, 400 for
-// bad input, never a queue), holds memory within a bound, and leaves no
-// goroutine and no descriptor behind, neither while the daemon runs nor
-// after it stops.
+// probe slot, silent and idle connections are held open, and a storm of
+// hundreds of concurrent requests — good ones, malformed ones, wrong
+// methods, oversized headers, garbage, truncated ones — gets answers that
+// do not wait for anything (503 when busy, 400 for bad input, never a
+// queue), holds memory within a bound, and leaves no goroutine and no
+// descriptor behind, neither while the daemon runs nor after it stops.
+//
+// Nothing here depends on how fast the machine is. The server keeps its
+// own timeouts (10 s for a request's headers): the storm used to run with
+// 1 s ones, and on a loaded machine a well-formed request whose goroutine
+// waited a second to be scheduled was hung up on like a silent client.
+// That servers hang up on silent clients is TestSilentClientsAreHungUp's,
+// with nothing else running.
 const abuseConfig = `
 global:
   snapshot_interval: 100ms
@@ -52,13 +63,12 @@ func TestDaemonUnderAbuse(t *testing.T) {
 	}
 	gStart, fdStart := runtime.NumGoroutine(), openFDs(t)
 	d, _ := newDaemon(t, abuseConfig, WebOptions{EnableAdminAPI: true, EnableLifecycle: true})
-	d.readHeaderTimeout, d.idleTimeout = time.Second, time.Second
 	base, stop := start(t, d)
 	addr := strings.TrimPrefix(base, "http://")
 	reg := d.Registry()
 	canary := map[string]string{"ioprobe_job": "canary", "op": "read"}
 	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_io_operations_total", canary) > 5 },
-		10*time.Second, 20*time.Millisecond, "the canary runs")
+		time.Minute, 20*time.Millisecond, "the canary runs")
 	// Results as a long job's: a thousand intervals each, so that every
 	// GET /api/v1/runs answer is megabytes.
 	for i := 0; i < 25; i++ {
@@ -88,12 +98,20 @@ func TestDaemonUnderAbuse(t *testing.T) {
 	go func() {
 		defer long.Done()
 		req, _ := http.NewRequestWithContext(longCtx, http.MethodGet, base+"/probe?target=data&module=long", nil)
-		if resp, err := client.Do(req); err == nil {
+		// Ended by cancelLong alone: the shared client's 30 s timeout
+		// ended it while a storm under -race on a loaded machine lasted
+		// longer.
+		untimed := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		if resp, err := untimed.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
 	}()
-	require.Eventually(t, func() bool { return d.probes.busy() == 1 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return d.probes.busy() == 1 }, time.Minute, 10*time.Millisecond)
+
+	// Silent connections (headers never finished) and an idle kept-alive
+	// one stay open through the storm: they hold no place anyone waits for.
+	held := holdConnections(t, addr)
 
 	var peak atomic.Uint64
 	sampling := make(chan struct{})
@@ -132,6 +150,7 @@ func TestDaemonUnderAbuse(t *testing.T) {
 	wg.Wait()
 	close(sampling)
 	<-sampled
+	held.release(t)
 
 	// Every probe asked for meanwhile was turned away at once: the long
 	// one still holds the slot.
@@ -155,13 +174,13 @@ func TestDaemonUnderAbuse(t *testing.T) {
 	require.Eventually(t, func() bool {
 		jr := d.sched.runner("adhoc")
 		return jr.state.Load() == stateIdle && len(jr.trigger) == 0 && value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "canary"}) == 1
-	}, 10*time.Second, 10*time.Millisecond)
+	}, time.Minute, 10*time.Millisecond)
 
 	// Back where it was: the canary running, nothing else. (Eventually
 	// runs its condition on a goroutine of its own: one more.)
 	require.Eventually(t, func() bool {
 		return runtime.NumGoroutine()-1 <= gRest && openFDs(t) <= fdRest
-	}, 10*time.Second, 20*time.Millisecond, "goroutines %d (at rest %d), descriptors %d (at rest %d):\n%s",
+	}, time.Minute, 20*time.Millisecond, "goroutines %d (at rest %d), descriptors %d (at rest %d):\n%s",
 		runtime.NumGoroutine(), gRest, openFDs(t), fdRest, stacks())
 	after := heapInuse()
 	t.Logf("heap in use after the storm: %d MiB", after>>20)
@@ -171,7 +190,7 @@ func TestDaemonUnderAbuse(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		return runtime.NumGoroutine()-1 <= gStart && openFDs(t) <= fdStart
-	}, 10*time.Second, 20*time.Millisecond, "after stopping: goroutines %d (before starting %d), descriptors %d (before %d):\n%s",
+	}, time.Minute, 20*time.Millisecond, "after stopping: goroutines %d (before starting %d), descriptors %d (before %d):\n%s",
 		runtime.NumGoroutine(), gStart, openFDs(t), fdStart, stacks())
 }
 
@@ -181,7 +200,6 @@ type stormReq struct {
 	method, target string
 	header         [2]string
 	raw            string // sent as it is on a connection of its own
-	silent         bool   // send raw, then wait for the server to hang up
 	want           []string
 }
 
@@ -226,10 +244,6 @@ func stormMix(base string) []stormReq {
 	// Truncated: a request line cut short, a body shorter than announced.
 	add(stormReq{kind: "truncated", raw: "GET /probe?target=da", want: []string{"400", "closed"}})
 	add(stormReq{kind: "truncated", raw: "POST /api/v1/jobs/adhoc/run HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc", want: []string{"202", "409"}})
-	// Silent: headers never finished, or a kept-alive connection left
-	// idle: the server hangs up (ReadHeaderTimeout, IdleTimeout).
-	add(stormReq{kind: "silent", raw: "GET /metrics HTTP/1.1\r\nHost: x\r\n", silent: true, want: []string{"hung up"}})
-	add(stormReq{kind: "idle", raw: "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n", silent: true, want: []string{"200, then hung up"}})
 	_ = base
 	return reqs
 }
@@ -245,7 +259,7 @@ func (r stormReq) do(addr string) string {
 		if r.header[0] != "" {
 			req.Header.Set(r.header[0], r.header[1])
 		}
-		resp, err := client.Do(req)
+		resp, err := stormClient.Do(req)
 		if err != nil {
 			return "error: " + err.Error()
 		}
@@ -258,37 +272,130 @@ func (r stormReq) do(addr string) string {
 		return "error: " + err.Error()
 	}
 	defer conn.Close()
-	// A server that never hangs up on a silent client fails the test here.
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	// Only so that a server that never answers fails the test instead of
+	// hanging it.
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Minute))
 	if _, err := io.WriteString(conn, r.raw); err != nil {
 		return "error: " + err.Error()
 	}
-	br := bufio.NewReader(conn)
-	if !r.silent {
-		if cw, ok := conn.(*net.TCPConn); ok && !strings.Contains(r.raw, "\r\n\r\n") {
-			_ = cw.CloseWrite() // truncated: the client is gone
-		}
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			return "closed"
-		}
-		resp.Body.Close()
-		return fmt.Sprint(resp.StatusCode)
+	if cw, ok := conn.(*net.TCPConn); ok && !strings.Contains(r.raw, "\r\n\r\n") {
+		_ = cw.CloseWrite() // truncated: the client is gone
 	}
-	got := "hung up"
-	if strings.HasSuffix(r.raw, "\r\n\r\n") {
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			return "error: " + err.Error()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return "closed"
+	}
+	resp.Body.Close()
+	return fmt.Sprint(resp.StatusCode)
+}
+
+// stormClient keeps no connections, like client, and gives a request two
+// minutes (a liveness guard only): a storm under -race on a loaded machine
+// outlasted client's 30 s.
+var stormClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Minute}
+
+// heldConns are connections a client keeps open and silent: some sent
+// headers that never end, one got its answer and keeps the connection
+// alive without a second request.
+type heldConns struct{ silent, idle []net.Conn }
+
+func holdConnections(t *testing.T, addr string) *heldConns {
+	t.Helper()
+	h := &heldConns{}
+	dial := func(raw string) net.Conn {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		_, err = io.WriteString(c, raw)
+		require.NoError(t, err)
+		return c
+	}
+	for i := 0; i < stormEach; i++ {
+		h.silent = append(h.silent, dial("GET /metrics HTTP/1.1\r\nHost: x\r\n"))
+		c := dial("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n")
+		require.Equal(t, "200", readAnswer(c), "the answer before a kept-alive connection goes idle")
+		h.idle = append(h.idle, c)
+	}
+	return h
+}
+
+// release checks that the server answered no held connection during the
+// storm (a silent client's request was never complete; an idle one asked
+// for nothing more), then closes them all. Whether the server hung up on
+// one meanwhile depends on how long the storm took against its timeouts.
+func (h *heldConns) release(t *testing.T) {
+	t.Helper()
+	for _, c := range append(h.silent, h.idle...) {
+		require.Contains(t, []string{"open, nothing to read", "hung up"}, peek(t, c))
+		require.NoError(t, c.Close())
+	}
+}
+
+// peek says, without waiting, what a connection has for its reader.
+func peek(t *testing.T, c net.Conn) string {
+	t.Helper()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	require.NoError(t, err)
+	var n int
+	var rerr error
+	require.NoError(t, rc.Control(func(fd uintptr) {
+		var b [1]byte
+		n, _, rerr = unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	}))
+	switch {
+	case errors.Is(rerr, unix.EAGAIN):
+		return "open, nothing to read"
+	case rerr != nil:
+		return "error: " + rerr.Error()
+	case n == 0:
+		return "hung up"
+	}
+	return "an answer"
+}
+
+// readAnswer reads one response from c: its status code, or "hung up".
+func readAnswer(c net.Conn) string {
+	// Only so that a server that never answers fails the test instead of
+	// hanging it.
+	_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		if isTimeout(err) {
+			return "still open"
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		got = fmt.Sprint(resp.StatusCode) + ", then hung up"
+		return "hung up"
 	}
-	if _, err := br.ReadByte(); err == nil || isTimeout(err) {
-		return fmt.Sprintf("still open: %v", err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return fmt.Sprint(resp.StatusCode)
+}
+
+// The server hangs up on a client that never finishes its headers and on
+// a kept-alive connection left idle (ReadHeaderTimeout, IdleTimeout): such
+// clients cannot pile up. Only the order is asserted: the server closes
+// each connection before the client gives up waiting.
+func TestSilentClientsAreHungUp(t *testing.T) {
+	d, _ := newDaemon(t, "targets:\n  data: {path: DIR/probe.dat, size: 16MiB}\nmodules:\n  quick: {profile: random-read, max_duration: 200ms}\n", WebOptions{})
+	d.readHeaderTimeout, d.idleTimeout = 100*time.Millisecond, 100*time.Millisecond
+	base, stop := start(t, d)
+	addr := strings.TrimPrefix(base, "http://")
+	dial := func(raw string) net.Conn {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		_, err = io.WriteString(c, raw)
+		require.NoError(t, err)
+		return c
 	}
-	return got
+	silent := dial("GET /metrics HTTP/1.1\r\nHost: x\r\n")
+	idle := dial("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n")
+	require.Equal(t, "200", readAnswer(idle))
+	// A server that times a silent client out answers 408 before it hangs
+	// up, or hangs up at once; either way the connection ends.
+	require.Contains(t, []string{"hung up", "408"}, readAnswer(silent))
+	require.Equal(t, "hung up", readAnswer(idle))
+	err, _ := stop()
+	require.NoError(t, err)
 }
 
 func isTimeout(err error) bool {

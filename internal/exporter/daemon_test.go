@@ -84,7 +84,9 @@ func TestDaemonEndToEnd(t *testing.T) {
 	}
 	require.Equal(t, []float64{0.5, 0.9, 0.99, 0.999, 0.9999}, qs)
 	require.Positive(t, lat.GetSampleCount())
-	require.InDelta(t, 0.5, value(t, reg, "ioprobe_run_duration_seconds", shape), 0.1)
+	// The measured window is never shorter than asked (however late the
+	// timer fired on a loaded machine).
+	require.GreaterOrEqual(t, value(t, reg, "ioprobe_run_duration_seconds", shape), 0.5)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "adhoc", "status": "ok"}))
 	require.Greater(t, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "canary", "status": "interrupted"}), 0.0,
 		"the canary was stopped for the job")
@@ -105,6 +107,8 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.Equal(t, "api", runs.Runs[0].Trigger)
 	require.Equal(t, result.Schema, runs.Runs[0].Result.Schema)
 	require.Equal(t, result.StatusOK, runs.Runs[0].Result.Status)
+	require.Equal(t, runs.Runs[0].Result.Summary.ElapsedSeconds, value(t, reg, "ioprobe_run_duration_seconds", shape),
+		"the gauge is the result's measured window")
 
 	problems, err := testutil.GatherAndLint(reg)
 	require.NoError(t, err)
@@ -116,9 +120,10 @@ func TestDaemonEndToEnd(t *testing.T) {
 	}
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_scrape_collector_success", map[string]string{"collector": "host_cpu"}))
 
-	err, took := stop()
+	err, _ = stop()
 	require.NoError(t, err)
-	require.Less(t, took, time.Second)
+	// The continuous canary was stopped, not waited for.
+	require.Equal(t, 0.0, value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "canary"}))
 }
 
 // TestConcurrentTriggersRunOnce fires many POST /api/v1/jobs/NAME/run at
@@ -146,9 +151,14 @@ func TestConcurrentTriggersRunOnce(t *testing.T) {
 	require.Equal(t, map[int]int{http.StatusAccepted: 1, http.StatusConflict: n - 1}, got)
 	ok := map[string]string{"ioprobe_job": "adhoc", "status": "ok"}
 	require.Eventually(t, func() bool { return value(t, d.Registry(), "ioprobe_job_runs_total", ok) == 1 },
-		10*time.Second, 50*time.Millisecond)
-	// Long enough for a second, wrongly accepted run to have finished.
-	time.Sleep(1500 * time.Millisecond)
+		time.Minute, 50*time.Millisecond)
+	// Once its run is counted the job goes idle with no trigger pending: a
+	// second, wrongly accepted request would still hold it (queued or
+	// running) or wait in its channel. (Not a sleep "long enough for a
+	// second run to finish".)
+	jr := d.sched.runner("adhoc")
+	require.Eventually(t, func() bool { return jr.state.Load() == stateIdle }, time.Minute, 10*time.Millisecond)
+	require.Empty(t, jr.trigger, "a second trigger is pending")
 	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_job_runs_total", ok))
 	code, body := do(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run")
 	require.Equal(t, http.StatusAccepted, code, "idle again after its run: %s", body)
@@ -209,29 +219,40 @@ func TestHTTPRefusals(t *testing.T) {
 }
 
 // /probe measures a configured module on a configured target (by name or
-// by its path), within the scrape timeout, in a fresh registry.
+// by its path), within the scrape timeout, in a fresh registry. The
+// probes that must succeed get a scrape timeout far beyond what they
+// measure: a budget of a second once failed a probe on a loaded machine
+// (opening the target took longer than the allowance for setup).
 func TestProbe(t *testing.T) {
 	d, dir := newDaemon(t, `
 targets:
   data: {path: DIR/probe.dat, size: 16MiB}
 modules:
-  quick: {profile: random-read, queue_depth: 2, max_duration: 5s}
+  quick: {profile: random-read, queue_depth: 2, max_duration: 300ms}
+  long: {profile: random-read, queue_depth: 2, max_duration: 5m}
 `, WebOptions{})
 	base, _ := start(t, d)
-	t0 := time.Now()
-	code, body := get(t, base+"/probe?target=data&module=quick", "X-Prometheus-Scrape-Timeout-Seconds", "1")
+	code, body := get(t, base+"/probe?target=data&module=quick", "X-Prometheus-Scrape-Timeout-Seconds", "60")
 	require.Equal(t, http.StatusOK, code, body)
-	require.Less(t, time.Since(t0), time.Second, "the budget is the scrape timeout minus the offset")
 	require.Contains(t, body, "ioprobe_probe_success 1")
 	require.Contains(t, body, "ioprobe_probe_duration_seconds")
 	require.Contains(t, body, `ioprobe_probe_latency_seconds{quantile="0.99"}`)
 	require.NotContains(t, body, "ioprobe_io_operations_total", "a fresh registry per probe")
 
-	code, body = get(t, base+"/probe?target="+dir+"/probe.dat&module=quick&debug=true", "X-Prometheus-Scrape-Timeout-Seconds", "1")
+	code, body = get(t, base+"/probe?target="+dir+"/probe.dat&module=quick&debug=true", "X-Prometheus-Scrape-Timeout-Seconds", "60")
 	require.Equal(t, http.StatusOK, code, body)
 	require.Contains(t, body, "Logs for the probe:")
 	require.Contains(t, body, "probe succeeded")
+	require.Contains(t, body, "measure_seconds=0.3\n", "the module's duration, well within the budget")
 	require.Contains(t, body, "Metrics that would have been returned:")
+
+	// The budget is the scrape timeout minus the offset (0.5 s); what it
+	// leaves after setup (0.25 s) is measured, not the module's 5 minutes.
+	// (Whether the probe then fits in it depends on the machine's load.)
+	code, body = get(t, base+"/probe?target=data&module=long&debug=true", "X-Prometheus-Scrape-Timeout-Seconds", "2")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Contains(t, body, "budget_seconds=1.5 ")
+	require.Contains(t, body, "measure_seconds=1.25\n")
 
 	code, body = get(t, base+"/probe?target=data&module=quick", "X-Prometheus-Scrape-Timeout-Seconds", "0.6")
 	require.Equal(t, http.StatusOK, code, "a failed probe is data, not an HTTP error")
@@ -272,7 +293,7 @@ func TestBasicAuth(t *testing.T) {
 	require.Error(t, CheckWebConfig(filepath.Join(dir, "none.yml")))
 }
 
-// SIGTERM (here: the context) during a run stops it within a second, the
+// SIGTERM (here: the context) during a run stops it at once, the
 // file it measured stays intact and reusable, nothing is left running.
 func TestShutdownDuringRun(t *testing.T) {
 	baseline := runtime.NumGoroutine()
@@ -294,14 +315,14 @@ jobs:
 	require.Eventually(t, func() bool {
 		return value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "long"}) > 100
 	}, 10*time.Second, 20*time.Millisecond)
-	err, took := stop()
+	err, _ := stop()
 	require.NoError(t, err)
-	require.Less(t, took, time.Second)
+	// Stopped, not waited for: the run was to last an hour.
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "long", "status": "interrupted"}))
 	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_success", map[string]string{"ioprobe_job": "long"}), "an interrupted run is not a result")
 
 	// Polled by hand: require.Eventually runs the condition on a goroutine of its own.
-	for deadline := time.Now().Add(2 * time.Second); runtime.NumGoroutine() > baseline && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(time.Minute); runtime.NumGoroutine() > baseline && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	require.LessOrEqual(t, runtime.NumGoroutine(), baseline, "goroutines left behind:\n%s", stacks())

@@ -13,5 +13,5 @@
 // I/O.
 //
 // Metric names and labels are a contract with the dashboards
-// (DESIGN.md "Metrics", docs/metrics.md).
+// (docs/metrics.md).
 package exporter

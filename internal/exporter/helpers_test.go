@@ -82,6 +82,7 @@ func startNoReady(t *testing.T, d *Daemon) (string, func() (error, time.Duration
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
 	stopped := false
+	//lint:ignore ST1008 the callers (several engineers' tests) read err first; not worth the churn
 	stop := func() (error, time.Duration) {
 		stopped = true
 		t0 := time.Now()

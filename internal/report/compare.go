@@ -78,6 +78,12 @@ func WriteCompareText(w io.Writer, c *result.Comparison, base, other CompareSide
 	if len(c.OnlyOther) > 0 {
 		ew.printf("\nOnly in other: %s\n", strings.Join(c.OnlyOther, ", "))
 	}
+	for _, p := range c.Points {
+		if p.WorkloadDiffers != "" {
+			ew.printf("\nWarning: %s ran different workloads on the two sides (%s): the differences above are not the storage's alone\n",
+				pointLabel(c, p), p.WorkloadDiffers)
+		}
+	}
 	var notes []string
 	for _, p := range c.Points {
 		for i, d := range p.Deltas {

@@ -192,7 +192,7 @@ func distinct(rs []*result.Result, f func(r *result.Result) string) string {
 
 // mergedLine says how many runs and hosts merged results stand for.
 func mergedLine(rs []*result.Result) string {
-	runs, merged := 0, 0
+	runs, merged, apart := 0, 0, 0
 	var hosts []string
 	for _, r := range rs {
 		if r.Merged == nil || r.Spread != nil && r.Spread.Source == result.SpreadRepeat && len(r.Merged.Hosts) == 1 {
@@ -200,6 +200,9 @@ func mergedLine(rs []*result.Result) string {
 		}
 		merged++
 		runs += r.Merged.Runs
+		if r.Merged.Periods > 1 {
+			apart++
+		}
 		for _, h := range r.Merged.Hosts {
 			if !slices.Contains(hosts, h) {
 				hosts = append(hosts, h)
@@ -210,8 +213,12 @@ func mergedLine(rs []*result.Result) string {
 		return ""
 	}
 	slices.Sort(hosts)
-	return fmt.Sprintf("%d runs from %d %s (%s) into %d %s: counts and histograms merged exactly, rates summed over hosts",
-		runs, len(hosts), plural(len(hosts), "host", "hosts"), strings.Join(hosts, ", "), merged, plural(merged, "result", "results"))
+	s := fmt.Sprintf("%d %s from %d %s (%s) into %d %s: counts and histograms merged exactly, rates summed over runs that overlapped in time",
+		runs, plural(runs, "run", "runs"), len(hosts), plural(len(hosts), "host", "hosts"), strings.Join(hosts, ", "), merged, plural(merged, "result", "results"))
+	if apart > 0 {
+		s += fmt.Sprintf("; in %d of them the runs did not all overlap: their rates are averaged over time, not summed", apart)
+	}
+	return s
 }
 
 func repeatLine(rs []*result.Result) string {

@@ -87,7 +87,7 @@ func writeHeader(ew *errWriter, r *result.Result) {
 		kv.add("Status", s)
 	}
 	if m := r.Merged; m != nil {
-		kv.add("Merged", fmt.Sprintf("%d runs from %d %s (%s)", m.Runs, len(m.Hosts), plural(len(m.Hosts), "host", "hosts"), strings.Join(m.Hosts, ", ")))
+		kv.add("Merged", mergeInfoLine(m))
 	}
 	kv.add("Host", hostLine(r.Host))
 	kv.add("Workload", workloadLine(r.Workload))
@@ -237,6 +237,11 @@ func timeLine(r *result.Result) string {
 	if d := r.Workload.DurationSeconds; d > 0 {
 		s += " (of " + seconds(d) + ")"
 	}
+	// Measurement begins only when the ramp-up is over: a run that stopped
+	// with nothing measured stopped during it, not after it.
+	if r.Workload.RampSeconds > 0 && r.Summary.ElapsedSeconds == 0 && r.Status != result.StatusOK && r.Status != "" {
+		return "nothing measured: stopped during the " + seconds(r.Workload.RampSeconds) + " ramp-up, before the " + seconds(r.Workload.DurationSeconds) + " run time"
+	}
 	if r.Workload.RampSeconds > 0 {
 		s += ", after " + seconds(r.Workload.RampSeconds) + " ramp-up"
 	} else {
@@ -255,6 +260,16 @@ func seconds(v float64) string {
 		return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".") + " s"
+}
+
+// mergeInfoLine says what a merged result was made of and, when its runs did
+// not all overlap in time, that its rates are not concurrent load.
+func mergeInfoLine(m *result.MergeInfo) string {
+	s := fmt.Sprintf("%d %s from %d %s (%s)", m.Runs, plural(m.Runs, "run", "runs"), len(m.Hosts), plural(len(m.Hosts), "host", "hosts"), strings.Join(m.Hosts, ", "))
+	if m.Periods > 1 {
+		s += fmt.Sprintf(" in %d periods that did not overlap: rates add up within a period and are averaged over the periods' time, not summed as concurrent load", m.Periods)
+	}
+	return s
 }
 
 func plural(n int, one, many string) string {

@@ -95,3 +95,16 @@ func TestWriteTextFlushes(t *testing.T) {
 	require.NotContains(t, b.String(), "Flushes")
 	require.NotContains(t, b.String(), "flushes")
 }
+
+// A run stopped during its ramp-up measured nothing and says so; it does
+// not claim the whole ramp-up ran.
+func TestTimeLineAfterAStopDuringRampUp(t *testing.T) {
+	r := &result.Result{Schema: result.Schema, Status: result.StatusInterrupted,
+		Workload: result.Workload{RampSeconds: 10, DurationSeconds: 60}}
+	require.Equal(t, "nothing measured: stopped during the 10 s ramp-up, before the 60 s run time", timeLine(r))
+	r.Status = result.StatusErrors
+	require.Equal(t, "nothing measured: stopped during the 10 s ramp-up, before the 60 s run time", timeLine(r))
+	// Stopped while measuring: the ramp-up was over.
+	r.Summary.ElapsedSeconds = 12.5
+	require.Equal(t, "12.50 s measured (of 60 s), after 10 s ramp-up", timeLine(r))
+}

@@ -4,9 +4,11 @@ package runner
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,17 +59,35 @@ func TestKernelCountAgreesOnRandomReads(t *testing.T) {
 	s := spec(t, "4k", 100, 100, 16, 2*time.Second)
 	s.RegionBytes = 0 // the whole device
 	s.Ramp = 200 * time.Millisecond
+	before := kernelReads(t, dev)
 	res, err := Run(context.Background(), plan(Group{Spec: s, Targets: []string{dev}}))
 	require.NoError(t, err)
+	whole := kernelReads(t, dev) - before
 	require.Equal(t, result.StatusOK, res.Status, res.Message)
 	require.Equal(t, "block", res.Targets[0].Kind)
 	require.NotNil(t, res.Summary.Device)
 	require.Equal(t, []string{filepath.Base(dev)}, res.Summary.Device.Devices)
+	// Every read counted in the window, by us or by the window's kernel
+	// delta, is one of the reads the kernel saw over the whole run.
+	require.LessOrEqual(t, res.Summary.ReadOps, whole)
+	require.LessOrEqual(t, res.Summary.Device.ReadOps, whole)
 	ours, kernel := float64(res.Summary.ReadOps), float64(res.Summary.Device.ReadOps)
 	require.Greater(t, ours, 1000.0)
 	require.InEpsilon(t, ours, kernel, 0.02, "ioprobe counted %v reads, the kernel %v", ours, kernel)
 	require.InEpsilon(t, float64(res.Summary.ReadBytes), float64(res.Summary.Device.ReadBytes), 0.02)
 	require.Zero(t, res.Summary.Device.WriteOps, "a read-only run wrote to the device")
+}
+
+// kernelReads is the reads-completed field of /sys/block/DEV/stat.
+func kernelReads(t *testing.T, dev string) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "stat"))
+	require.NoError(t, err)
+	f := strings.Fields(string(b))
+	require.NotEmpty(t, f)
+	n, err := strconv.ParseUint(f[0], 10, 64)
+	require.NoError(t, err)
+	return n
 }
 
 func TestSummaryIsConsistent(t *testing.T) {
@@ -79,12 +99,16 @@ func TestSummaryIsConsistent(t *testing.T) {
 	sum := res.Summary
 	require.Equal(t, sum.ReadOps+sum.WriteOps, sum.Ops)
 	require.Equal(t, sum.Ops, res.Histogram.Read.Count()+res.Histogram.Write.Count())
-	require.InDelta(t, 0.70, float64(sum.ReadOps)/float64(sum.Ops), 0.05)
+	// 70% reads, within five standard deviations of the binomial draw
+	// (however few I/Os a loaded machine managed).
+	require.Positive(t, sum.Ops)
+	require.InDelta(t, 0.70, float64(sum.ReadOps)/float64(sum.Ops), 5*math.Sqrt(0.7*0.3/float64(sum.Ops)))
 	require.InEpsilon(t, float64(sum.Ops)/sum.ElapsedSeconds, sum.IOPS, 1e-9)
 	require.InEpsilon(t, float64(sum.Bytes)/1e6/sum.ElapsedSeconds, sum.MBPerSecond, 1e-9)
 	require.InEpsilon(t, float64(res.Histogram.Combined().Sum())/float64(sum.Ops)/1e9, sum.Latency.MeanSeconds, 1e-9)
-	// The intervals cover the window: their ops add up to the total.
-	require.GreaterOrEqual(t, len(res.Intervals), 6)
+	// The intervals cover the window: their ops add up to the total. (How
+	// many there are depends on how many ticks a loaded machine delivered.)
+	require.NotEmpty(t, res.Intervals)
 	var ops, prev float64
 	for _, iv := range res.Intervals {
 		ops += iv.IOPS * (iv.TSeconds - prev)
@@ -121,21 +145,24 @@ func TestMixedGroupsRunTogether(t *testing.T) {
 
 func TestCancelGivesPartialInterruptedResult(t *testing.T) {
 	tgt := filepath.Join(t.TempDir(), "t.dat")
-	s := spec(t, "4k", 100, 100, 2, time.Minute)
+	s := spec(t, "4k", 100, 100, 2, time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	p := plan(Group{Spec: s, Targets: []string{tgt}})
+	var cancelledAt time.Duration
 	p.Observers = []Observer{ObserverFunc(func(s *Snapshot) {
-		if s.Phase == PhaseMeasure && s.Elapsed > 500*time.Millisecond {
+		if s.Phase == PhaseMeasure && s.Targets[0].Read.Ops > 0 && cancelledAt == 0 {
+			cancelledAt = s.Elapsed
 			cancel()
 		}
 	})}
-	began := time.Now()
 	res, err := Run(ctx, p)
 	require.NoError(t, err)
-	require.Less(t, time.Since(began), 10*time.Second)
+	// An hour's run came back (the test did not time out) with what was
+	// measured until the cancel, and says it was interrupted.
 	require.Equal(t, result.StatusInterrupted, res.Status)
-	require.Greater(t, res.Summary.Ops, uint64(0))
-	require.Less(t, res.Summary.ElapsedSeconds, 5.0)
+	require.Positive(t, res.Summary.Ops)
+	require.Equal(t, res.Summary.Ops, res.Histogram.Read.Count())
+	require.GreaterOrEqual(t, res.Summary.ElapsedSeconds, cancelledAt.Seconds())
 }
 
 func TestErrorBudgetStopsTheRun(t *testing.T) {
@@ -230,39 +257,55 @@ func TestCancelDuringPreparation(t *testing.T) {
 }
 
 // slowSetup is the sync engine with one worker slow to set up (as a ring
-// registering large buffers on a loaded host is), counting each worker's
-// completed I/Os.
+// registering large buffers on a loaded host is). It notes, on one
+// monotonic clock, when that worker's setup ended and when each worker's
+// first I/O completed.
 type slowSetup struct {
 	engine.Engine
-	delay time.Duration
-	ops   [2]atomic.Int64
+	delay   time.Duration
+	ops     [2]atomic.Int64
+	setUp   atomic.Int64 // ns since t0: the slow worker's setup is over
+	firstIO [2]atomic.Int64
+	t0      time.Time
 }
+
+func (s *slowSetup) since() int64 { return int64(time.Since(s.t0)) + 1 } // never 0: 0 is "not yet"
 
 func (s *slowSetup) Run(w *engine.Worker) error {
 	if w.ID == 1 {
 		time.Sleep(s.delay)
+		s.setUp.Store(s.since())
 	}
-	w.Trace = func(*engine.Lane, *workload.Op, int64) { s.ops[w.ID].Add(1) }
+	w.Trace = func(*engine.Lane, *workload.Op, int64) {
+		s.firstIO[w.ID].CompareAndSwap(0, s.since())
+		s.ops[w.ID].Add(1)
+	}
 	return s.Engine.Run(w)
 }
 
-// TestStartBarrierWaitsForEveryWorker: with no ramp, a worker that takes
-// 400 ms to set up still measures the whole 500 ms, because the start
-// barrier opens only when every worker is ready. (Before, the barrier
-// opened at once and the slow worker missed most of the window: a short
-// point of a many-worker mixed run could report almost nothing: here the
-// slow worker ran about a sixth of the other's I/Os. Equal workers on a
-// loaded host still differ, hence the loose bound.)
+// TestStartBarrierWaitsForEveryWorker: the start barrier opens only when
+// every worker is set up, so no worker's first I/O precedes the end of the
+// slowest one's setup, and the slow worker measures too. (Before, the
+// barrier opened at once and the slow worker missed most of the window:
+// a short point of a many-worker mixed run could report almost nothing.)
+// Only the order of events is asserted, on one clock: how many I/Os each
+// worker managed depends on the machine's load.
 func TestStartBarrierWaitsForEveryWorker(t *testing.T) {
-	s := spec(t, "4k", 100, 100, 1, 500*time.Millisecond)
+	s := spec(t, "4k", 100, 100, 1, 300*time.Millisecond)
 	s.Workers, s.Ramp = 2, 0
-	slow := &slowSetup{Engine: syncio.New(), delay: 400 * time.Millisecond}
+	slow := &slowSetup{Engine: syncio.New(), delay: 200 * time.Millisecond, t0: time.Now()}
 	p := plan(Group{Spec: s, Targets: []string{filepath.Join(t.TempDir(), "t.dat")}})
 	p.Engines = engine.NewRegistry(slow)
 	res, err := Run(context.Background(), p)
 	require.NoError(t, err)
 	require.Equal(t, result.StatusOK, res.Status, res.Message)
-	fast, late := slow.ops[0].Load(), slow.ops[1].Load()
-	require.Positive(t, fast)
-	require.Greater(t, float64(late)/float64(fast), 0.45, "the slow worker ran %d I/Os, the other %d", late, fast)
+	setUp := slow.setUp.Load()
+	require.Positive(t, setUp)
+	for id := range slow.firstIO {
+		first := slow.firstIO[id].Load()
+		require.Positive(t, first, "worker %d did no I/O", id)
+		require.Greater(t, first, setUp, "worker %d's first I/O came %v before the slow worker was set up",
+			id, time.Duration(setUp-first))
+	}
+	require.GreaterOrEqual(t, uint64(slow.ops[0].Load()+slow.ops[1].Load()), res.Summary.Ops, "counted I/Os were done")
 }

@@ -84,7 +84,8 @@ func blkSize64(fd int) (int64, error) {
 }
 
 // readDirect reads n bytes at off through O_DIRECT fd into anonymous mmap'd
-// memory (never a Go slice: see DESIGN.md "Safety") and returns a copy.
+// memory (never a Go slice: on some devices a misaligned buffer is accepted
+// and the kernel writes outside it) and returns a copy.
 // off and n must be multiples of the device's logical block size.
 func readDirect(fd int, off int64, n int) ([]byte, error) {
 	page := unix.Getpagesize()

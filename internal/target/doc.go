@@ -1,6 +1,6 @@
 // Package target opens the things ioprobe measures, a regular file or a block
-// device, for O_DIRECT I/O, and it is where every safety rule of DESIGN.md
-// ("a probe must never destroy data") is enforced.
+// device, for O_DIRECT I/O, and it is where every safety rule (README.md
+// "Safety": a probe must never destroy data) is enforced.
 //
 // It owns:
 //

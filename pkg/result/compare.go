@@ -67,6 +67,10 @@ type PointDelta struct {
 	// "repeat", "intervals" or "" (unknown).
 	BaseSpread  string `json:"base_spread"`
 	OtherSpread string `json:"other_spread"`
+	// WorkloadDiffers says how the two sides' workloads differ when a
+	// point of the same name ran different workloads ("QD/workers differ
+	// (1/1 and 32/1)"): the difference is then not the storage's alone.
+	WorkloadDiffers string `json:"workload_differs,omitempty"`
 }
 
 // Delta returns the delta of metric key.
@@ -186,7 +190,7 @@ func cpuPerIO(r *Result, host bool) float64 {
 
 func comparePoint(b, o *Result) PointDelta {
 	pb, po := PointOf(b), PointOf(o)
-	pd := PointDelta{Point: pb, BaseSide: pb.Side(), OtherSide: po.Side()}
+	pd := PointDelta{Point: pb, BaseSide: pb.Side(), OtherSide: po.Side(), WorkloadDiffers: shapeDiff(b, o)}
 	sb, so := SpreadOf(b), SpreadOf(o)
 	if sb != nil {
 		pd.BaseSpread = sb.Source

@@ -23,7 +23,7 @@ type CPUWork struct {
 }
 
 // DeriveCPU computes the reports' CPU figures, the one definition of
-// their formulas (DESIGN.md, CPU accounting):
+// their formulas (docs/output.md, CPU):
 //
 //	host_busy_cores            = busy cores
 //	host_utilization_pct       = busy % summed over CPUs (esx2; may exceed 100)

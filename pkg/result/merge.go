@@ -18,6 +18,11 @@ import (
 //   - latency figures come from the merged histograms, so percentiles are
 //     those of every I/O of every host (within the histogram's 0.4%);
 //   - rates (IOPS, MB/s) are summed, the elapsed time is the longest;
+//     but runs that did not overlap in time (from their start through
+//     ramp-up to the end of their measurement) were not concurrent load:
+//     they fall into periods, each period's runs add up, and the merged
+//     rate is the periods' average weighted by their time (every I/O over
+//     the periods' total measured time); Merged.Periods says how many;
 //   - host CPU is summed over hosts (each host's own results averaged
 //     over time, so two processes on one host count its CPU once);
 //     per-I/O figures are recomputed from the sums;
@@ -74,26 +79,34 @@ func MergeByPoint(rs []*Result, byTarget bool) ([]*Result, error) {
 // sameShape refuses to merge different workloads.
 func sameShape(a, b *Result) error {
 	pa, pb := PointOf(a), PointOf(b)
-	wa, wb := a.Workload, b.Workload
-	why := ""
-	switch {
-	case pa.Name != pb.Name || pa.Section != pb.Section:
+	why := shapeDiff(a, b)
+	if pa.Name != pb.Name || pa.Section != pb.Section {
 		why = fmt.Sprintf("points %q and %q differ", pa.Name, pb.Name)
-	case !slices.Equal(wa.BlockSizes, wb.BlockSizes):
-		why = "transfer sizes differ"
-	case wa.ReadPct != wb.ReadPct || wa.RandomPct != wb.RandomPct:
-		why = fmt.Sprintf("patterns differ (%d%%/%d%% and %d%%/%d%% read/random)", wa.ReadPct, wa.RandomPct, wb.ReadPct, wb.RandomPct)
-	case wa.QueueDepth != wb.QueueDepth || wa.Workers != wb.Workers:
-		why = fmt.Sprintf("QD/workers differ (%d/%d and %d/%d)", wa.QueueDepth, wa.Workers, wb.QueueDepth, wb.Workers)
-	case wa.Fsync != wb.Fsync || wa.Fdatasync != wb.Fdatasync || wa.Sync != wb.Sync:
-		why = fmt.Sprintf("durable writes differ (fsync %d, fdatasync %d, sync %q and fsync %d, fdatasync %d, sync %q)", wa.Fsync, wa.Fdatasync, wa.Sync, wb.Fsync, wb.Fdatasync, wb.Sync)
-	case len(a.Groups) != len(b.Groups):
-		why = "the number of access specifications run at once differs"
 	}
 	if why != "" {
 		return fmt.Errorf("cannot merge %s (%s) with %s (%s): %s", pa.Name, a.Host.Hostname, pb.Name, b.Host.Hostname, why)
 	}
 	return nil
+}
+
+// shapeDiff says how the workloads of a and b differ ("" when they do
+// not): transfer sizes, pattern, outstanding I/Os, workers, or the number
+// of access specifications run at once.
+func shapeDiff(a, b *Result) string {
+	wa, wb := a.Workload, b.Workload
+	switch {
+	case !slices.Equal(wa.BlockSizes, wb.BlockSizes):
+		return "transfer sizes differ"
+	case wa.ReadPct != wb.ReadPct || wa.RandomPct != wb.RandomPct:
+		return fmt.Sprintf("patterns differ (%d%%/%d%% and %d%%/%d%% read/random)", wa.ReadPct, wa.RandomPct, wb.ReadPct, wb.RandomPct)
+	case wa.QueueDepth != wb.QueueDepth || wa.Workers != wb.Workers:
+		return fmt.Sprintf("QD/workers differ (%d/%d and %d/%d)", wa.QueueDepth, wa.Workers, wb.QueueDepth, wb.Workers)
+	case wa.Fsync != wb.Fsync || wa.Fdatasync != wb.Fdatasync || wa.Sync != wb.Sync:
+		return fmt.Sprintf("durable writes differ (fsync %d, fdatasync %d, sync %q and fsync %d, fdatasync %d, sync %q)", wa.Fsync, wa.Fdatasync, wa.Sync, wb.Fsync, wb.Fdatasync, wb.Sync)
+	case len(a.Groups) != len(b.Groups):
+		return "the number of access specifications run at once differs"
+	}
+	return ""
 }
 
 // hostCPU accumulates one host's CPU figures, weighted by time.
@@ -107,6 +120,17 @@ type hostCPU struct {
 func merge(rs []*Result, sequential bool) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("result: nothing to merge")
+	}
+	for i, r := range rs {
+		if r == nil {
+			return nil, fmt.Errorf("result: result %d to merge is nil", i)
+		}
+	}
+	var spans []float64 // the periods' measured seconds, when more than one
+	if !sequential {
+		if p := periods(rs); len(p) > 1 {
+			spans = p
+		}
 	}
 	for i, r := range rs {
 		if r == nil {
@@ -163,7 +187,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		}
 		elapsedSum += rsum.ElapsedSeconds
 		elapsedMax = math.Max(elapsedMax, rsum.ElapsedSeconds)
-		if !sequential {
+		if !sequential && spans == nil {
 			s.IOPS += rsum.IOPS
 			s.ReadIOPS += rsum.ReadIOPS
 			s.WriteIOPS += rsum.WriteIOPS
@@ -215,7 +239,13 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	}
 
 	s.SetFromHistograms(out.Histogram)
-	if sequential {
+	if spans != nil {
+		elapsedSum = 0
+		for _, d := range spans {
+			elapsedSum += d
+		}
+	}
+	if sequential || spans != nil {
 		s.ElapsedSeconds = elapsedSum
 		s.SetRates()
 	} else {
@@ -240,13 +270,13 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	out.Host = mergedHost(hostOrder, perHost)
 	out.Status = status
 	out.Message = joinUnique(messages, "; ")
-	out.Intervals = mergeIntervals(rs, sequential)
+	out.Intervals = mergeIntervals(rs, sequential || spans != nil)
 	n := 0
 	for _, r := range rs {
 		n += runs(r)
 	}
 	sort.Strings(hosts)
-	out.Merged = &MergeInfo{Runs: n, Hosts: slices.Compact(hosts)}
+	out.Merged = &MergeInfo{Runs: n, Hosts: slices.Compact(hosts), Periods: len(spans)}
 	return out, nil
 }
 

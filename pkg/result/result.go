@@ -21,7 +21,7 @@ const (
 )
 
 // Result is one run: one access specification against one or more targets.
-// The JSON field names are a contract (DESIGN.md); fields may be added, never
+// The JSON field names are a contract (docs/output.md); fields may be added, never
 // renamed.
 type Result struct {
 	Schema    string    `json:"schema"`
@@ -225,6 +225,10 @@ type Interval struct {
 type MergeInfo struct {
 	Runs  int      `json:"runs"`
 	Hosts []string `json:"hosts"`
+	// Periods, when more than one, is how many spans of time the runs
+	// fell into without overlapping: their rates were not summed as
+	// concurrent load but averaged over the periods' time (see Merge).
+	Periods int `json:"periods,omitempty"`
 }
 
 // Suite is the output of `ioprobe suite`: one result per point and

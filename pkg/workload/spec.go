@@ -281,9 +281,23 @@ func ParseBlockSizes(s string) ([]BlockSize, error) {
 		return nil, fieldErr("--bs", `""`, "empty (want e.g. 4k or 4k:70,64k:30)")
 	}
 	var out []BlockSize
-	for _, part := range strings.Split(s, ",") {
+	weighted := -1 // index of the first part with a weight, or -1
+	parts := strings.Split(s, ",")
+	for i, part := range parts {
 		part = strings.TrimSpace(part)
 		sz, wt, hasWeight := strings.Cut(part, ":")
+		// All weights or none: a size without one among weighted sizes
+		// would silently get weight 1 (4k:70,64k is 4k 70 times as often).
+		if i == 0 && hasWeight {
+			weighted = 0
+		}
+		if len(parts) > 1 && hasWeight != (weighted == 0) {
+			first := strings.TrimSpace(parts[0])
+			if hasWeight {
+				return nil, fieldErr("--bs", strconv.Quote(first), "has no weight while %q has one: give every size a weight (4k:70,64k:30) or none (equal shares)", part)
+			}
+			return nil, fieldErr("--bs", strconv.Quote(part), "has no weight while %q has one: give every size a weight (4k:70,64k:30) or none (equal shares)", first)
+		}
 		n, err := ParseSize(sz)
 		if err != nil {
 			return nil, fieldErr("--bs", strconv.Quote(part), "%v", err)

@@ -84,6 +84,17 @@ func TestParseBlockSizes(t *testing.T) {
 		require.Error(t, err, bad)
 		require.Contains(t, err.Error(), "--bs")
 	}
+	// Equal shares without weights.
+	bs, err = ParseBlockSizes("4k,64k")
+	require.NoError(t, err)
+	require.Equal(t, []BlockSize{{4096, 1}, {65536, 1}}, bs)
+	// All weights or none: the size without one is named.
+	_, err = ParseBlockSizes("4k:70,64k")
+	require.EqualError(t, err, `--bs "64k": has no weight while "4k:70" has one: give every size a weight (4k:70,64k:30) or none (equal shares)`)
+	_, err = ParseBlockSizes("4k,64k:30")
+	require.EqualError(t, err, `--bs "4k": has no weight while "64k:30" has one: give every size a weight (4k:70,64k:30) or none (equal shares)`)
+	_, err = ParseBlockSizes("4k:70,8k:20,64k")
+	require.ErrorContains(t, err, `--bs "64k"`)
 }
 
 func TestPresets(t *testing.T) {

@@ -261,15 +261,6 @@ func (b *suiteBuilder) list(dim string, def ...int64) []int64 {
 	return def
 }
 
-// tag names a value of dim in a point name when the user cycled dim and
-// the suite would not name it otherwise.
-func (b *suiteBuilder) tag(dim string, v int64) string {
-	if _, ok := b.cycles[dim]; ok {
-		return cycleTag(dim, v)
-	}
-	return ""
-}
-
 // spec is an access specification with the base run parameters and the
 // suite's (or the command line's) outstanding I/Os and workers.
 func (b *suiteBuilder) spec(name string, bs int64, readPct, randomPct int) Spec {

@@ -40,17 +40,16 @@ type target struct {
 
 // loop is one worker's ring and its queue slots.
 type loop struct {
-	w          *engine.Worker
-	r          *ring
-	slots      []slot
-	targets    []target
-	free       []uint32 // slots with no I/O in flight (a stack)
-	batch      []uint32 // slots prepared since the last io_uring_enter
-	readOp     uint8
-	writeOp    uint8
-	sqeFlags   uint8
-	fixedFiles bool
-	pacer      engine.Pacer
+	w        *engine.Worker
+	r        *ring
+	slots    []slot
+	targets  []target
+	free     []uint32 // slots with no I/O in flight (a stack)
+	batch    []uint32 // slots prepared since the last io_uring_enter
+	readOp   uint8
+	writeOp  uint8
+	sqeFlags uint8
+	pacer    engine.Pacer
 
 	// Flushes (--fsync, --fdatasync), as fio does them on an
 	// asynchronous engine: once a flush is due on a target (flushDue,

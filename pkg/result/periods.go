@@ -1,0 +1,41 @@
+package result
+
+import (
+	"sort"
+	"time"
+)
+
+// periods splits the runs to merge into periods that did not overlap in
+// time and returns each period's length in seconds, in time order. A
+// run's span is from its start through ramp-up to the end of its measured
+// window; runs whose spans overlap are one period (concurrent load).
+// Without a start time on every run nothing is known: one period.
+func periods(rs []*Result) []float64 {
+	type span struct {
+		from, to time.Time
+		measured float64
+	}
+	spans := make([]span, 0, len(rs))
+	for _, r := range rs {
+		if r.StartedAt.IsZero() {
+			return nil
+		}
+		d := time.Duration((r.Workload.RampSeconds + r.Summary.ElapsedSeconds) * float64(time.Second))
+		spans = append(spans, span{r.StartedAt, r.StartedAt.Add(d), r.Summary.ElapsedSeconds})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].from.Before(spans[j].from) })
+	var out []float64
+	var end time.Time
+	for i, s := range spans {
+		if i == 0 || !s.from.Before(end) {
+			out = append(out, s.measured) // a new period
+			end = s.to
+			continue
+		}
+		out[len(out)-1] = max(out[len(out)-1], s.measured)
+		if s.to.After(end) {
+			end = s.to
+		}
+	}
+	return out
+}
