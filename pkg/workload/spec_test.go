@@ -56,6 +56,7 @@ func TestFlushSettings(t *testing.T) {
 	s := valid()
 	n, datasync := s.FlushEvery()
 	require.Zero(t, n, "no flush by default")
+	require.False(t, datasync)
 	s.Fdatasync = 8
 	n, datasync = s.FlushEvery()
 	require.Equal(t, 8, n)
