@@ -217,3 +217,63 @@ func TestFioJSONHasFioShape(t *testing.T) {
 	require.Equal(t, r.Summary.WriteOps, sum("write_clat_ns_count"))
 	require.Zero(t, sum("trim_clat_ns_count"))
 }
+
+// TestFioJSONSyncHasFioShape: a flushing run's fio-json has fio's own
+// sync section — the keys and JSON types fio 3.x writes for
+// --fdatasync=1 with json+ (lat_ns with percentiles and bins) — and its
+// counts are ioprobe's flush count.
+func TestFioJSONSyncHasFioShape(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
+	}
+	fioOut := filepath.Join(dir, "fio.json")
+	f := runCmd(t, exec.Command("fio", "--direct=1", "--name=ref", "--filename="+filepath.Join(dir, "fio.dat"),
+		"--size=8M", "--rw=write", "--bs=4k", "--fdatasync=1", "--ioengine=psync", "--number_ios=200",
+		"--output-format=json+", "--output="+fioOut))
+	require.Equal(t, 0, f.code, f.stderr)
+	data, err := os.ReadFile(fioOut)
+	require.NoError(t, err)
+	ref := decodeNumbers(t, data)
+
+	o := ioprobe(t, dir, "run", "--target", filepath.Join(dir, "probe.dat"), "--size", "8MiB", "--bs", "4k",
+		"--read-pct", "0", "--random-pct", "0", "--qd", "1", "--fdatasync", "1", "--duration", "1s", "--ramp", "0s",
+		"--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	r := decodeResult(t, o.stdout)
+	require.NotNil(t, r.Summary.Sync)
+	require.NotZero(t, r.Summary.Sync.Ops)
+	resFile := filepath.Join(dir, "run.json")
+	require.NoError(t, os.WriteFile(resFile, []byte(o.stdout), 0o600))
+	fj := ioprobe(t, dir, "report", resFile, "--output", "fio-json")
+	require.Equal(t, 0, fj.code, fj.stderr)
+	got := decodeNumbers(t, []byte(fj.stdout))
+
+	for _, p := range []string{"jobs/*/sync{}", "jobs/*/sync/total_ios", "jobs/*/sync/lat_ns{}",
+		"jobs/*/sync/lat_ns/min", "jobs/*/sync/lat_ns/max", "jobs/*/sync/lat_ns/mean", "jobs/*/sync/lat_ns/stddev",
+		"jobs/*/sync/lat_ns/N", "jobs/*/sync/lat_ns/percentile{}", "jobs/*/sync/lat_ns/bins"} {
+		keys := strings.HasSuffix(p, "{}")
+		path := strings.Split(strings.TrimSuffix(p, "{}"), "/")
+		want, have := lookup(ref, path), lookup(got, path)
+		require.Len(t, want, 1, "fio itself at %q", p)
+		require.Len(t, have, 1, "ioprobe's fio-json at %q", p)
+		require.Equal(t, jsonKind(want[0]), jsonKind(have[0]), "type at %q", p)
+		if keys {
+			require.Equal(t, keysOf(want[0]), keysOf(have[0]), "keys at %q", p)
+		}
+	}
+	// fio's own document counts its flushes in lat_ns.N.
+	require.NotEqual(t, "0", string(lookup(ref, strings.Split("jobs/*/sync/lat_ns/N", "/"))[0].(json.Number)))
+
+	ops := strconv.FormatUint(r.Summary.Sync.Ops, 10)
+	require.Equal(t, ops, string(lookup(got, strings.Split("jobs/*/sync/total_ios", "/"))[0].(json.Number)))
+	require.Equal(t, ops, string(lookup(got, strings.Split("jobs/*/sync/lat_ns/N", "/"))[0].(json.Number)))
+	var binned uint64
+	for _, v := range lookup(got, strings.Split("jobs/*/sync/lat_ns/bins", "/"))[0].(map[string]any) {
+		n, err := strconv.ParseUint(string(v.(json.Number)), 10, 64)
+		require.NoError(t, err)
+		binned += n
+	}
+	require.Equal(t, r.Summary.Sync.Ops, binned)
+	require.Equal(t, "1", lookup(got, strings.Split("jobs/*/job options/fdatasync", "/"))[0])
+}

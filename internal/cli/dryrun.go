@@ -50,6 +50,16 @@ func describeSpec(s workload.Spec) string {
 	if s.RateIOPS > 0 {
 		fmt.Fprintf(&b, ", rate %d IOPS", s.RateIOPS)
 	}
+	if n, datasync := s.FlushEvery(); n > 0 {
+		flush := "fsync"
+		if datasync {
+			flush = "fdatasync"
+		}
+		fmt.Fprintf(&b, ", %s every %d writes", flush, n)
+	}
+	if s.Sync != workload.SyncNone {
+		b.WriteString(", sync " + s.Sync)
+	}
 	if s.Verify {
 		b.WriteString(", verify")
 	}

@@ -15,13 +15,7 @@ import (
 // with O_DIRECT and says so on stderr and in the result; --target replaces
 // the file's filename.
 func TestRunFioJob(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs I/O")
-	}
-	dir := t.TempDir()
-	job := filepath.Join(dir, "j.fio")
-	require.NoError(t, os.WriteFile(job, []byte("[global]\ntime_based\nruntime=200ms\nsize=8m\nfilename=/nonexistent/x\n[rr]\nrw=randrw\nrwmixread=60\nbs=8k\n"), 0o600))
-	tgt := filepath.Join(dir, "t.dat")
+	job, tgt := ioJobFile(t, "[global]\ntime_based\nruntime=200ms\nsize=8m\nfilename=/nonexistent/x\n[rr]\nrw=randrw\nrwmixread=60\nbs=8k\n")
 	code, out, errs := dryRunCmd(t, "run", "--fio-job", job, "--target", tgt, "--output", "json")
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, errs, "ioprobe: "+job+" [rr]: fio's default is buffered I/O (direct=0): ioprobe runs this job with O_DIRECT")
@@ -62,4 +56,45 @@ func TestRunFioJobRefusals(t *testing.T) {
 	require.Contains(t, errs, "--section needs --fio-job")
 	require.NoFileExists(t, tgt)
 	require.NoFileExists(t, DefaultTarget)
+}
+
+// TestRunFioJobDurable: a job file's fdatasync= and sync= are the run's
+// flush and open mode — shown by --dry-run, carried in the result, and
+// measured (flushes counted, never more than the writes they follow);
+// --fdatasync beside --fio-job is refused, the job file sets it.
+func TestRunFioJobDurable(t *testing.T) {
+	job, tgt := ioJobFile(t, "[global]\ntime_based\nruntime=200ms\nsize=8m\ndirect=1\n[wal]\nrw=write\nbs=4k\nfdatasync=1\nsync=dsync\n")
+	code, out, errs := dryRunCmd(t, "run", "--fio-job", job, "--target", tgt, "--dry-run")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "wal: bs 4KiB, 0% read, 0% random, qd 1, workers 1, ramp 0s, run 200ms, engine sync, region 8MiB, fdatasync every 1 writes, sync dsync")
+	_, err := os.Stat(tgt)
+	require.ErrorIs(t, err, os.ErrNotExist, "--dry-run touches nothing")
+
+	code, _, errs = dryRunCmd(t, "run", "--fio-job", job, "--target", tgt, "--fdatasync", "2")
+	require.Equal(t, ExitBadInput, code)
+	require.Contains(t, errs, "--fdatasync cannot be used with --fio-job: the job file sets it")
+
+	code, out, errs = dryRunCmd(t, "run", "--fio-job", job, "--target", tgt, "--output", "json")
+	require.Equal(t, ExitOK, code, errs)
+	var r result.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, 1, r.Workload.Fdatasync)
+	require.Zero(t, r.Workload.Fsync)
+	require.Equal(t, "dsync", r.Workload.Sync)
+	require.NotNil(t, r.Summary.Sync)
+	require.NotZero(t, r.Summary.Sync.Ops)
+	require.LessOrEqual(t, r.Summary.Sync.Ops, r.Summary.WriteOps+1, "a flush follows a write (one may straddle the window's start)")
+}
+
+// ioJobFile is a job file with text for a test that runs I/O (skipped with
+// -short), and a target path in the same temporary directory.
+func ioJobFile(t *testing.T, text string) (job, tgt string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs I/O")
+	}
+	dir := t.TempDir()
+	job = filepath.Join(dir, "j.fio")
+	require.NoError(t, os.WriteFile(job, []byte(text), 0o600))
+	return job, filepath.Join(dir, "t.dat")
 }

@@ -139,7 +139,7 @@ func fioJobOf(r *result.Result, group int) fioJob {
 		JobOptions: fioJobOptions(r),
 		JobRuntime: runtimeMs,
 		Trim:       fioDir{},
-		Sync:       fioSync{},
+		Sync:       fioSyncOf(r.Histogram.Sync),
 	}
 	if r.Merged != nil && len(r.Merged.Hosts) > 0 {
 		j.Hostname = strings.Join(r.Merged.Hosts, ",")
@@ -189,6 +189,15 @@ func fioJobOptions(r *result.Result) map[string]string {
 	}
 	if w.RateIOPS > 0 {
 		o["rate_iops"] = strconv.Itoa(w.RateIOPS)
+	}
+	if w.Fsync > 0 {
+		o["fsync"] = strconv.Itoa(w.Fsync)
+	}
+	if w.Fdatasync > 0 {
+		o["fdatasync"] = strconv.Itoa(w.Fdatasync)
+	}
+	if w.Sync != "" {
+		o["sync"] = w.Sync
 	}
 	if len(w.BlockSizes) > 0 {
 		o["bs"] = strconv.FormatInt(w.BlockSizes[0].Bytes, 10)
@@ -265,6 +274,16 @@ func fioDirOf(r *result.Result, h *result.Histogram, bytes uint64, iops float64,
 		d.BWAgg = 100
 	}
 	return d
+}
+
+// fioSyncOf is fio's sync section from the flushes' histogram: their
+// count and latency, with json+'s percentiles and bins (zero when the
+// workload did not flush).
+func fioSyncOf(h *result.Histogram) fioSync {
+	if h == nil || h.Count() == 0 {
+		return fioSync{}
+	}
+	return fioSync{TotalIOs: h.Count(), Lat: fioLatOf(h, true)}
 }
 
 // stats is min, max, mean and sample standard deviation, as fio reports

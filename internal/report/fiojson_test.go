@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"testing"
 
@@ -98,4 +99,70 @@ func TestFioLatencyKeys(t *testing.T) {
 	require.InDelta(t, 10, float64(us["1000"]), 1e-9)
 	require.InDelta(t, 20, float64(ms["2"]), 1e-9)
 	require.InDelta(t, 10, float64(ms[">=2000"]), 1e-9)
+}
+
+// TestFioJSONSync: fio's sync section is the flushes — total_ios and
+// lat_ns.N are the flush count, the bins hold every flush, percentiles are
+// read from the sync histogram — and stays out of the I/O figures (fio's
+// latency_* maps count data I/Os only); a run without flushes has a zero
+// section with no bins.
+func TestFioJSONSync(t *testing.T) {
+	r := mixedResult()
+	r.Workload.ReadPct, r.Workload.Fdatasync, r.Workload.Sync = 0, 4, "dsync"
+	r.Histogram.Sync = histogram(61_111, func(i int) int64 { return 400_000 + int64(i*7919%2_000_000) })
+	r.Summary.SetFromHistograms(r.Histogram)
+	plain := readResult()
+	var b bytes.Buffer
+	require.NoError(t, WriteFioJSON(&b, []*result.Result{r, plain}))
+	var doc struct {
+		Jobs []struct {
+			Opts map[string]string `json:"job options"`
+			Sync struct {
+				TotalIOs uint64 `json:"total_ios"`
+				Lat      struct {
+					Min, Max, N uint64
+					Pct         map[string]uint64 `json:"percentile"`
+					Bins        map[string]uint64 `json:"bins"`
+				} `json:"lat_ns"`
+			} `json:"sync"`
+			Ms map[string]float64 `json:"latency_ms"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
+	require.Len(t, doc.Jobs, 2)
+	s := doc.Jobs[0].Sync
+	require.NotNil(t, r.Summary.Sync)
+	require.Equal(t, uint64(61_111), r.Summary.Sync.Ops)
+	require.Equal(t, r.Summary.Sync.Ops, s.TotalIOs)
+	require.Equal(t, r.Summary.Sync.Ops, s.Lat.N)
+	require.Equal(t, r.Histogram.Sync.Min(), s.Lat.Min)
+	require.Equal(t, r.Histogram.Sync.Max(), s.Lat.Max)
+	var n uint64
+	for _, c := range s.Lat.Bins {
+		n += c
+	}
+	require.Equal(t, r.Summary.Sync.Ops, n)
+	require.Len(t, s.Lat.Pct, len(fioPercentiles))
+	require.Equal(t, uint64(math.Round(r.Histogram.Sync.Quantile(0.99))), s.Lat.Pct["99.000000"])
+	require.Equal(t, "4", doc.Jobs[0].Opts["fdatasync"])
+	require.Equal(t, "dsync", doc.Jobs[0].Opts["sync"])
+	require.NotContains(t, doc.Jobs[0].Opts, "fsync")
+	// Flushes of 0.4–2.4 ms would move latency_ms["4"] if they counted.
+	var ms float64
+	for _, v := range doc.Jobs[0].Ms {
+		ms += v
+	}
+	wantMs := 0.0
+	r.Histogram.Combined().Buckets(func(lo, hi, c uint64) {
+		if fioBinValue(lo, hi) >= 1_000_000 {
+			wantMs += 100 * float64(c) / float64(r.Summary.Ops)
+		}
+	})
+	require.InDelta(t, wantMs, ms, 1e-6)
+	p := doc.Jobs[1].Sync
+	require.Zero(t, p.TotalIOs)
+	require.Zero(t, p.Lat.N)
+	require.Nil(t, p.Lat.Bins)
+	require.Nil(t, p.Lat.Pct)
+	require.NotContains(t, doc.Jobs[1].Opts, "sync")
 }

@@ -139,6 +139,9 @@ type job struct {
 	seed                       uint64
 	norandommap                bool
 	kbBase                     int64
+	fsync, fdatasync           int
+	fsyncAt, fdatasyncAt       option
+	sync                       string
 }
 
 // ignored are fio options that change only the random sequence, fio's
@@ -291,6 +294,14 @@ func (j *job) apply(o option) error {
 				j.seed = uint64(n)
 			}
 		}
+	case "fsync":
+		j.fsync, err = num(0, workload.MaxFlushEvery)
+		j.fsyncAt = o
+	case "fdatasync":
+		j.fdatasync, err = num(0, workload.MaxFlushEvery)
+		j.fdatasyncAt = o
+	case "sync":
+		err = j.setSync(o)
 	case "verify":
 		if o.value != "0" && o.value != "null" {
 			return errors.New("fio's verification is not ioprobe's (use ioprobe's --verify)")
@@ -326,6 +337,44 @@ func (j *job) setRW(o option) error {
 			return fmt.Errorf(":%d: fio then skips %d bytes after each I/O; ioprobe's sequential I/O has no holes", n, n)
 		}
 	}
+	return nil
+}
+
+// setSync reads sync=: fio's none/0, sync/1 (O_SYNC) and dsync (O_DSYNC).
+func (j *job) setSync(o option) error {
+	switch strings.ToLower(o.value) {
+	case "none", "0":
+		j.sync = workload.SyncNone
+	case "sync", "1":
+		j.sync = workload.SyncSync
+	case "dsync":
+		j.sync = workload.SyncDsync
+	case "":
+		return errors.New("needs a value")
+	default:
+		return fmt.Errorf("%q: fio's values are none (0), sync (1) and dsync", o.value)
+	}
+	return nil
+}
+
+// flushes sets the spec's periodic flush from fsync=/fdatasync=. fio
+// counts a job's writes (io_issues[DDIR_WRITE]) and flushes after every
+// Nth; a job that does not write never flushes.
+func (j *job) flushes(spec *workload.Spec, targets int, fail func(option, string) error) error {
+	if j.fsync > 0 && j.fdatasync > 0 {
+		return fail(j.fdatasyncAt, fmt.Sprintf("with fsync=%d: fio then issues whichever falls due first; ioprobe flushes one way (give one of them)", j.fsync))
+	}
+	at, every := j.fsyncAt, j.fsync
+	if j.fdatasync > 0 {
+		at, every = j.fdatasyncAt, j.fdatasync
+	}
+	if every == 0 || spec.ReadPct >= 100 {
+		return nil
+	}
+	if targets > 1 {
+		return fail(at, fmt.Sprintf("with %d files: fio counts a job's writes across all its files, ioprobe flushes each file after every %d writes to it (run one file per job)", targets, every))
+	}
+	spec.Fsync, spec.Fdatasync = j.fsync, j.fdatasync
 	return nil
 }
 
@@ -407,6 +456,10 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 			dir = "."
 		}
 		out.Targets = []string{path.Join(dir, j.name+".0.0")}
+	}
+	spec.Sync = j.sync
+	if err := j.flushes(&spec, len(out.Targets), fail); err != nil {
+		return out, false, err
 	}
 	if j.size > 0 {
 		// fio divides a job's size between its files.

@@ -177,3 +177,55 @@ func TestParseRefusals(t *testing.T) {
 		require.ErrorAs(t, err, &fe)
 	}
 }
+
+// TestParseDurableWrites: fsync=N, fdatasync=N and sync= map to the spec's
+// flush and open mode with fio's meaning (man fio: sync none/0, sync/1,
+// dsync; a job that does not write never flushes; a later value replaces
+// an earlier one, the job's own after [global]'s).
+func TestParseDurableWrites(t *testing.T) {
+	const base = "[global]\ntime_based\nruntime=10\nfilename=/dev/x\ndirect=1\n"
+	type flush struct {
+		fsync, fdatasync int
+		sync             string
+	}
+	for _, c := range []struct {
+		name, text string
+		want       flush
+	}{
+		{"none by default", base + "[j]\nrw=write\n", flush{}},
+		{"fdatasync every write (etcd's job)", base + "[j]\nrw=write\nbs=4k\nfdatasync=1\n", flush{0, 1, ""}},
+		{"fsync every 32 writes", base + "[j]\nrw=randwrite\nfsync=32\n", flush{32, 0, ""}},
+		{"fio's units in a count", base + "[j]\nrw=write\nfsync=1k\n", flush{1024, 0, ""}},
+		{"mixed job flushes after its writes", base + "[j]\nrw=randrw\nfdatasync=8\n", flush{0, 8, ""}},
+		{"read-only job never flushes", base + "[j]\nrw=randread\nfsync=1\n", flush{}},
+		{"job's 0 undoes global's", "[global]\nfsync=4\n" + base[len("[global]\n"):] + "[j]\nrw=write\nfsync=0\nfdatasync=2\n", flush{0, 2, ""}},
+		{"sync=1 is O_SYNC", base + "[j]\nrw=write\nsync=1\n", flush{0, 0, workload.SyncSync}},
+		{"sync=sync is O_SYNC", base + "[j]\nrw=write\nsync=sync\n", flush{0, 0, workload.SyncSync}},
+		{"sync=dsync is O_DSYNC", base + "[j]\nrw=write\nsync=dsync\n", flush{0, 0, workload.SyncDsync}},
+		{"sync=0", base + "[j]\nrw=write\nsync=0\n", flush{}},
+		{"sync=none after global dsync", "[global]\nsync=dsync\n" + base[len("[global]\n"):] + "[j]\nrw=write\nsync=none\n", flush{}},
+		{"O_DSYNC writes and a flush", base + "[j]\nrw=write\nsync=dsync\nfsync=16\n", flush{16, 0, workload.SyncDsync}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pts, err := parse(t, c.text, Options{})
+			require.NoError(t, err)
+			s := pts[0].Jobs[0].Spec
+			require.Equal(t, c.want, flush{s.Fsync, s.Fdatasync, s.Sync})
+		})
+	}
+	for _, c := range []struct{ text, want string }{
+		{base + "[j]\nrw=write\nsync=fsync\n", `job.fio:8: [j] sync: "fsync": fio's values are none (0), sync (1) and dsync`},
+		{base + "[j]\nrw=write\nsync\n", "job.fio:8: [j] sync: needs a value"},
+		{base + "[j]\nrw=write\nfsync=-1\n", "job.fio:8: [j] fsync: " + mustErr(parseInt("-1", 1024))},
+		{base + "[j]\nrw=write\nfdatasync=2g\n", "job.fio:8: [j] fdatasync: must be between 0 and 1073741824"},
+		{base + "[j]\nrw=write\nfsync=4\nfdatasync=1\n", "job.fio:9: [j] fdatasync: with fsync=4: fio then issues whichever falls due first; ioprobe flushes one way (give one of them)"},
+		{"[global]\ntime_based\nruntime=10\nfilename=/a:/b\n[j]\nrw=write\nfdatasync=1\n", "job.fio:7: [j] fdatasync: with 2 files: fio counts a job's writes across all its files, ioprobe flushes each file after every 1 writes to it (run one file per job)"},
+	} {
+		_, err := parse(t, c.text, Options{})
+		require.EqualError(t, err, c.want, c.text)
+		var fe *Error
+		require.ErrorAs(t, err, &fe)
+	}
+}
+
+func mustErr(_ int64, err error) string { return err.Error() }
