@@ -12,7 +12,7 @@ import (
 
 // Nothing in the test path stops a process by its name: a test or a
 // script stops only what it started, by process id. (scripts/test-deps.sh
-// once ran `pkill -x prometheus`, killing whatever Prometheus the machine
+// once stopped every process named prometheus, whatever Prometheus the machine
 // ran, someone else's included.) Nor does a test rely on a fixed well-known
 // port that a service installed by test-deps.sh may hold: each picks a
 // free one.
