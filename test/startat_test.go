@@ -16,6 +16,61 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
+// background is the binary started without waiting for it; killed at
+// cleanup (by its pid) if it is still running.
+type background struct {
+	cmd       *exec.Cmd
+	out, errb bytes.Buffer
+	waited    chan error
+	exited    bool
+}
+
+func startBackground(t *testing.T, args ...string) *background {
+	t.Helper()
+	b := &background{cmd: exec.Command(binary, args...), waited: make(chan error, 1)}
+	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.errb
+	require.NoError(t, b.cmd.Start())
+	go func() { b.waited <- b.cmd.Wait() }()
+	t.Cleanup(func() {
+		if !b.exited {
+			_ = b.cmd.Process.Kill()
+			<-b.waited
+		}
+	})
+	return b
+}
+
+// done reports whether it has exited (and how), without waiting.
+func (b *background) done() (bool, error) {
+	select {
+	case err := <-b.waited:
+		b.exited = true
+		return true, err
+	default:
+		return false, nil
+	}
+}
+
+// exitCode waits for it and returns its exit status. The minute is a
+// liveness guard (the callers' runs were to last an hour), not a speed
+// test.
+func (b *background) exitCode(t *testing.T) int {
+	t.Helper()
+	select {
+	case err := <-b.waited:
+		b.exited = true
+		if err == nil {
+			return 0
+		}
+		ee, ok := err.(*exec.ExitError)
+		require.True(t, ok, "%v", err)
+		return ee.ExitCode()
+	case <-time.After(time.Minute):
+		t.Fatal("it did not stop")
+		return -1
+	}
+}
+
 // TestStartAtRampBeginsAtTheInstant: the ramp (and so the measured
 // window after it) begins at or after the requested instant, on the
 // clock the test reads too.
@@ -44,20 +99,8 @@ func TestStartAtRampBeginsAtTheInstant(t *testing.T) {
 func TestStartAtPreparesFirstThenSIGINTWhileWaiting(t *testing.T) {
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "new.dat")
-	cmd := exec.Command(binary, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1s", "--ramp", "0s",
+	b := startBackground(t, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1s", "--ramp", "0s",
 		"--start-at", "+1h", "--output", "json")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	require.NoError(t, cmd.Start())
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	exited := false
-	t.Cleanup(func() {
-		if !exited { // still running: ours, stopped by its pid
-			_ = cmd.Process.Kill()
-			<-waited
-		}
-	})
 	// ioprobe marks a new file (xattr user.ioprobe) only once it is
 	// completely filled: that is preparation over, an hour before the start.
 	filled := func() bool {
@@ -65,33 +108,22 @@ func TestStartAtPreparesFirstThenSIGINTWhileWaiting(t *testing.T) {
 		return err == nil
 	}
 	require.Eventually(t, func() bool {
-		select {
-		case err := <-waited:
-			exited = true
-			t.Fatalf("ioprobe exited before the start: %v: %s", err, errb.String())
-		default:
+		if done, err := b.done(); done {
+			t.Fatalf("ioprobe exited before the start: %v: %s", err, b.errb.String())
 		}
 		return filled()
-	}, time.Minute, 20*time.Millisecond, "the target was never prepared: %s", errb.String())
+	}, time.Minute, 20*time.Millisecond, "the target was never prepared: %s", b.errb.String())
 	st, err := os.Stat(tgt)
 	require.NoError(t, err)
 	require.EqualValues(t, 16<<20, st.Size())
 	// Checking the target reads a page or so of metadata; the workload
 	// (16MiB of 4k random reads) has not begun.
-	require.Less(t, procIO(t, cmd.Process.Pid, "read_bytes"), uint64(1<<20), "ioprobe read from storage before the start")
+	require.Less(t, procIO(t, b.cmd.Process.Pid, "read_bytes"), uint64(1<<20), "ioprobe read from storage before the start")
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	select {
-	case err = <-waited:
-		exited = true
-	case <-time.After(time.Minute): // a liveness guard: the start was an hour away
-		t.Fatal("SIGINT did not stop the wait")
-	}
-	ee, ok := err.(*exec.ExitError)
-	require.True(t, ok, "want exit status 130, got %v", err)
-	require.Equal(t, 130, ee.ExitCode(), errb.String())
-	require.Empty(t, out.String(), "nothing was measured, nothing is printed")
-	require.Contains(t, errb.String(), "nothing was measured")
+	require.NoError(t, b.cmd.Process.Signal(syscall.SIGINT))
+	require.Equal(t, 130, b.exitCode(t), b.errb.String())
+	require.Empty(t, b.out.String(), "nothing was measured, nothing is printed")
+	require.Contains(t, b.errb.String(), "nothing was measured")
 }
 
 // TestStartAtBadInput: a past instant or a bad value is one line on
