@@ -393,21 +393,27 @@ func (p *Plan) waitStartAt(parent, ctx context.Context) error {
 	case ctx.Err() != nil:
 		return nil
 	}
-	if late := time.Since(p.StartAt); late >= 0 {
-		return &workload.FieldError{Field: "--start-at", Value: p.StartAt.UTC().Format(time.RFC3339Nano),
+	at := p.StartAt.Round(0) // the wall clock only, as the request was made
+	if late := time.Since(at); late >= 0 {
+		return &workload.FieldError{Field: "--start-at", Value: at.UTC().Format(time.RFC3339Nano),
 			Reason: fmt.Sprintf("preparation finished %s after it (start later); nothing was measured", late.Round(time.Millisecond))}
 	}
-	t := time.NewTimer(time.Until(p.StartAt))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		if parent.Err() != nil {
-			return ErrStartAtInterrupted
+	// Timers run on the monotonic clock, StartAt is on the wall clock
+	// (which NTP may slew meanwhile): wait again for what is left, so that
+	// the ramp never begins before the instant on the wall clock.
+	for left := time.Until(at); left > 0; left = time.Until(at) {
+		t := time.NewTimer(left)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			if parent.Err() != nil {
+				return ErrStartAtInterrupted
+			}
+			return nil
 		}
-		return nil
 	}
+	return nil
 }
 
 // tick sleeps until end, taking a snapshot every interval. It returns false
