@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -152,35 +151,14 @@ func TestForeignFileIsReadOnly(t *testing.T) {
 func TestInterruptPrintsPartialResult(t *testing.T) {
 	dir := t.TempDir()
 	tgt := prepared(t, dir) // so that what it reads is the measurement's
-	cmd := exec.Command(binary, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1h", "--ramp", "0s", "--output", "json")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	require.NoError(t, cmd.Start())
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	exited := false
-	t.Cleanup(func() {
-		if !exited { // still running: ours, stopped by its pid
-			_ = cmd.Process.Kill()
-			<-waited
-		}
-	})
+	b := startBackground(t, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1h", "--ramp", "0s", "--output", "json")
 	// Wait until the run is measuring (a sleep "long enough" is not a
 	// sign of anything).
-	require.Eventually(t, func() bool { return measuring(t, cmd.Process.Pid) },
+	require.Eventually(t, func() bool { return measuring(t, b.cmd.Process.Pid) },
 		time.Minute, 20*time.Millisecond, "the run never measured")
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	var err error
-	select {
-	case err = <-waited:
-		exited = true
-	case <-time.After(time.Minute): // a liveness guard, not a speed test: the run was to last an hour
-		t.Fatal("SIGINT did not stop the run")
-	}
-	ee, ok := err.(*exec.ExitError)
-	require.True(t, ok, "want exit status 130, got %v", err)
-	require.Equal(t, 130, ee.ExitCode(), errb.String())
-	r := decodeResult(t, out.String())
+	require.NoError(t, b.cmd.Process.Signal(syscall.SIGINT))
+	require.Equal(t, 130, b.exitCode(t), b.errb.String())
+	r := decodeResult(t, b.out.String())
 	require.Equal(t, result.StatusInterrupted, r.Status)
 	require.Positive(t, r.Summary.Ops)
 	require.Equal(t, r.Summary.Ops, r.Histogram.Read.Count())

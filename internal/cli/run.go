@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/runner"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -44,6 +46,7 @@ type runOptions struct {
 	fdatasync        int
 	sync             string
 	dryRun           bool
+	startAt          string
 
 	changed func(name string) bool
 }
@@ -75,6 +78,34 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 }
 
+// addStartAtFlag registers --start-at (run only: a suite's points run one
+// after another).
+func (o *runOptions) addStartAtFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&o.startAt, "start-at", "", "prepare the targets, then start the ramp-up at this instant: RFC 3339 (2026-12-01T10:00:00Z) or +DURATION from now (+30s)")
+}
+
+// parseStartAt reads --start-at: an RFC 3339 time or +DURATION from now.
+// A time that is not in the future is bad input.
+func parseStartAt(v string, now time.Time) (time.Time, error) {
+	bad := func(why string) error { return &workload.FieldError{Field: "--start-at", Value: v, Reason: why} }
+	var at time.Time
+	if rest, ok := strings.CutPrefix(v, "+"); ok {
+		d, err := time.ParseDuration(rest)
+		if err != nil || d <= 0 {
+			return at, bad("want +DURATION (a positive Go duration like +30s) or an RFC 3339 time like 2026-12-01T10:00:00Z")
+		}
+		return now.Add(d), nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return at, bad("want an RFC 3339 time like 2026-12-01T10:00:00Z (with its zone) or +DURATION like +30s")
+	}
+	if !at.After(now) {
+		return at, bad(fmt.Sprintf("is already past (%s ago)", now.Sub(at).Round(time.Millisecond)))
+	}
+	return at, nil
+}
+
 func newRunCommand(g *globalOptions) *cobra.Command {
 	o := &runOptions{}
 	fio := &fioJobOptions{}
@@ -88,12 +119,16 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
 			if fio.file != "" || fio.section != "" {
+				if o.startAt != "" {
+					return usagef("--start-at works with the run flags, not with a fio job file")
+				}
 				return runFioJob(cmd.Context(), g, o, fio)
 			}
 			return runRun(cmd.Context(), g, o)
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	o.addStartAtFlag(cmd.Flags())
 	fio.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -172,6 +207,13 @@ func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
 
 // runRun is `ioprobe run`.
 func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
+	var startAt time.Time
+	if o.startAt != "" {
+		var err error
+		if startAt, err = parseStartAt(o.startAt, time.Now()); err != nil {
+			return err
+		}
+	}
 	write, err := report.Writer(o.output, report.ForRun)
 	if err != nil {
 		return err
@@ -198,8 +240,13 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 		pr = newProgress(g.stderr)
 		defer pr.clear()
 	}
-	res, err := measure(ctx, o.settings(g).Plan(unit), pr)
+	plan := o.settings(g).Plan(unit)
+	plan.StartAt = startAt
+	res, err := measure(ctx, plan, pr)
 	if err != nil {
+		if errors.Is(err, runner.ErrStartAtInterrupted) {
+			return &exitError{code: ExitInterrupted, err: err}
+		}
 		if ctx.Err() != nil {
 			return &exitError{code: ExitInterrupted, err: errors.New("interrupted while preparing")}
 		}

@@ -34,7 +34,16 @@ type Plan struct {
 	Engines          *engine.Registry
 	// Progress, when set, hears about slow preparation (filling a new file).
 	Progress func(path string, done, total int64)
+	// StartAt, when set, is the instant the ramp-up starts (run --start-at):
+	// targets are opened and filled and every worker set up first. A
+	// preparation that finishes after it is a *workload.FieldError (nothing
+	// measured); a cancel while waiting is ErrStartAtInterrupted.
+	StartAt time.Time
 }
+
+// ErrStartAtInterrupted: the run was cancelled while it waited for
+// Plan.StartAt; nothing was measured.
+var ErrStartAtInterrupted = errors.New("interrupted while waiting for --start-at: nothing was measured")
 
 // Phase of a run as observers see it.
 type Phase string
@@ -244,6 +253,7 @@ func groupTargets(g Group, targets []*openTarget) []*openTarget {
 // execute runs the opened plan.
 func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []engine.Engine, reasons []string) (*result.Result, error) {
 	started := time.Now()
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ctl := engine.NewControl(p.MaxErrors, cancel)
@@ -323,6 +333,9 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 
 	snap := newSnapshotter(p, targets, all)
 	res := p.baseResult(started, specs, engines, reasons, targets)
+	if !p.StartAt.IsZero() {
+		res.StartAt = p.StartAt.UTC()
+	}
 	snap.verifier = verifier
 
 	// The start barrier: every worker set up (rings created, buffers
@@ -336,6 +349,15 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	select {
 	case <-allReady:
 	case <-ctx.Done():
+	}
+	if !p.StartAt.IsZero() {
+		if err := p.waitStartAt(parent, ctx); err != nil {
+			ctl.Stop()
+			close(start)
+			wg.Wait()
+			return nil, err
+		}
+		res.StartedAt = time.Now().UTC()
 	}
 
 	// Ramp-up: I/O runs, nothing counts.
@@ -358,6 +380,40 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	win.stop(ctl)
 	stopWorkers()
 	return p.finish(res, snap, win, ctx, ctl, runErrs)
+}
+
+// waitStartAt waits, every worker set up, for p.StartAt. A start already
+// past once preparation finished is an error: starting late would break
+// the common start the caller asked for. A worker that failed while
+// waiting cancels ctx but not parent: the run then goes on to report it.
+func (p *Plan) waitStartAt(parent, ctx context.Context) error {
+	switch {
+	case parent.Err() != nil:
+		return ErrStartAtInterrupted
+	case ctx.Err() != nil:
+		return nil
+	}
+	at := p.StartAt.Round(0) // the wall clock only, as the request was made
+	if late := time.Since(at); late >= 0 {
+		return &workload.FieldError{Field: "--start-at", Value: at.UTC().Format(time.RFC3339Nano),
+			Reason: fmt.Sprintf("preparation finished %s after it (start later); nothing was measured", late.Round(time.Millisecond))}
+	}
+	// Timers run on the monotonic clock, StartAt is on the wall clock
+	// (which NTP may slew meanwhile): wait again for what is left, so that
+	// the ramp never begins before the instant on the wall clock.
+	for left := time.Until(at); left > 0; left = time.Until(at) {
+		t := time.NewTimer(left)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			if parent.Err() != nil {
+				return ErrStartAtInterrupted
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // tick sleeps until end, taking a snapshot every interval. It returns false

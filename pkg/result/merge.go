@@ -148,6 +148,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		Schema:    Schema,
 		Version:   first.Version,
 		StartedAt: earliest(rs),
+		StartAt:   commonStartAt(rs),
 		Workload:  first.Workload,
 		Groups:    slices.Clone(first.Groups),
 		Intervals: []Interval{},
@@ -344,6 +345,17 @@ func worse(a, b string) string {
 		return b
 	}
 	return a
+}
+
+// commonStartAt is the --start-at instant every one of rs asked for, or
+// zero when they did not all ask for the same one.
+func commonStartAt(rs []*Result) time.Time {
+	for _, r := range rs[1:] {
+		if !r.StartAt.Equal(rs[0].StartAt) {
+			return time.Time{}
+		}
+	}
+	return rs[0].StartAt
 }
 
 // earliest is the first start time of rs (zero times ignored).

@@ -213,3 +213,17 @@ func TestIntervalSpread(t *testing.T) {
 	_, ok = sp.HostCPUSecondsPerIO.Relative()
 	require.False(t, ok)
 }
+
+func TestMergeKeepsACommonStartAt(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	a := run("host-a", 8, latencies(1000, 80_000, 100_000, 1), nil, 10, 12)
+	b := run("host-b", 8, latencies(1000, 80_000, 100_000, 2), nil, 10, 12)
+	a.StartAt, b.StartAt = at, at
+	m, err := Merge(a, b)
+	require.NoError(t, err)
+	require.True(t, m.StartAt.Equal(at), "hosts started at one requested instant")
+	b.StartAt = at.Add(time.Second)
+	m, err = Merge(a, b)
+	require.NoError(t, err)
+	require.True(t, m.StartAt.IsZero(), "no common request, none recorded")
+}

@@ -27,8 +27,11 @@ type Result struct {
 	Schema    string    `json:"schema"`
 	Version   string    `json:"version"`
 	StartedAt time.Time `json:"started_at"`
-	Status    string    `json:"status"`
-	Message   string    `json:"message,omitempty"` // why a run stopped early, what failed
+	// StartAt is the instant run --start-at asked for (StartedAt, when the
+	// ramp-up began, is at or after it).
+	StartAt time.Time `json:"start_at,omitzero"`
+	Status  string    `json:"status"`
+	Message string    `json:"message,omitempty"` // why a run stopped early, what failed
 	// Notes say where the run differs from what its input asked for (a fio
 	// job without direct=1 run with O_DIRECT).
 	Notes    []string `json:"notes,omitempty"`
