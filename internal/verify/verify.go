@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/bits"
+
+	"github.com/ioprobe/ioprobe/internal/iobuf"
 )
 
 // Sector layout (little endian):
@@ -204,15 +206,7 @@ func Stamp(sector []byte, key uint64) (run, seq uint64, summed bool) {
 func FileKey(id, ino uint64, btimeSec int64, btimeNsec uint32) uint64 {
 	x := id
 	for _, v := range [...]uint64{ino, uint64(btimeSec), uint64(btimeNsec)} {
-		x = mix(x ^ v)
+		x = iobuf.Mix64(x ^ v)
 	}
 	return x | 1 // never 0, the key of a target that is not an ioprobe file
-}
-
-// mix is the splitmix64 finaliser: every bit of x moves every bit of the result.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }
