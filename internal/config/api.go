@@ -40,6 +40,10 @@ const (
 	maxAPIStartDelay        = 24 * time.Hour
 )
 
+// APIJobName is the ioprobe_job label of runs posted to the run API; no
+// job may be called so.
+const APIJobName = "api"
+
 // APIKey is the config key of a run API limit, as refusals name it.
 func APIKey(field string) string { return "api.runs." + field }
 

@@ -33,6 +33,10 @@ func validate(cfg *Config, raw *rawConfig, names map[string][]string, ps *proble
 	}
 	cfg.Jobs = map[string]*Job{}
 	for _, name := range names["jobs"] {
+		if name == APIJobName {
+			ps.add("jobs."+name, "the name %q is reserved for runs posted to the run API (POST /api/v1/runs)", name)
+			continue
+		}
 		if j := validateJob(name, raw.Jobs[name], cfg.Targets, ps, opts); j != nil {
 			cfg.Jobs[name] = j
 		}
