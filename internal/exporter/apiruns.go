@@ -119,10 +119,11 @@ type apiRuns struct {
 	closed     bool // the daemon is stopping: nothing more is accepted
 	wg         sync.WaitGroup
 	keep       func() int
+	limit      int // unfinished runs accepted at most (tests lower it)
 }
 
 func newAPIRuns(keep func() int) *apiRuns {
-	return &apiRuns{runs: map[string]*apiRun{}, keep: keep}
+	return &apiRuns{runs: map[string]*apiRun{}, keep: keep, limit: maxUnfinishedAPIRuns}
 }
 
 func (a *apiRuns) get(id string) *apiRun {
@@ -140,9 +141,9 @@ func (a *apiRuns) start(d *Daemon, p *plannedRun) (*apiRun, *badRequest) {
 	case a.closed:
 		a.mu.Unlock()
 		return nil, &badRequest{code: http.StatusServiceUnavailable, msg: "the daemon is stopping"}
-	case a.unfinished >= maxUnfinishedAPIRuns:
+	case a.unfinished >= a.limit:
 		a.mu.Unlock()
-		return nil, &badRequest{code: http.StatusTooManyRequests, msg: fmt.Sprintf("%d API runs are already accepted and not finished", maxUnfinishedAPIRuns)}
+		return nil, &badRequest{code: http.StatusTooManyRequests, msg: fmt.Sprintf("%d API runs are already accepted and not finished", a.limit)}
 	}
 	a.unfinished++
 	a.wg.Add(1)
