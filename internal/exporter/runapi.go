@@ -24,7 +24,7 @@ import (
 // The run API proper: a client (ioprobe fleet) posts a workload for a
 // configured target, the daemon prepares the target at once and starts
 // the ramp-up at the instant asked for, and the client collects the
-// result by id. The contract is in docs/api.md.
+// result by id. README.md ("Run API") documents it.
 //
 //	GET    /api/v1/clock      the daemon's wall clock, for the client's skew check
 //	POST   /api/v1/runs       (admin API) accept a run: 202 {id, state, url}
