@@ -88,6 +88,8 @@ type Daemon struct {
 	probeFails           probeStreaks // probes that could not start, for the log
 	// timeouts of the HTTP server (tests shorten them).
 	readHeaderTimeout, idleTimeout time.Duration
+	// bodyTimeout bounds the reading of a POST /api/v1/runs body.
+	bodyTimeout time.Duration
 
 	reloadMu sync.Mutex
 	// runCtx ends when the daemon stops; every run and probe ends with it.
@@ -118,6 +120,7 @@ func New(o Options) (*Daemon, error) {
 		created:  map[string]bool{},
 
 		readHeaderTimeout: readHeaderTimeout,
+		bodyTimeout:       bodyReadTimeout,
 		idleTimeout:       idleTimeout,
 	}
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())

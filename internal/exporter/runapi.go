@@ -144,7 +144,6 @@ func asWorkload(s workload.Spec) apiSpec {
 // decodeRunRequest reads a bounded body strictly: unknown fields and
 // trailing data are errors, a body over maxRunBody is 413.
 func decodeRunRequest(w http.ResponseWriter, r *http.Request) (*runRequest, *badRequest) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRunBody))
 	dec.DisallowUnknownFields()
 	var req runRequest
@@ -314,6 +313,7 @@ func (d *Daemon) adminRefused(w http.ResponseWriter) bool {
 	if d.opts.Web.EnableAdminAPI {
 		return false
 	}
+	w.Header().Set("Connection", "close") // a body, if any, is not read
 	writeJSON(w, http.StatusForbidden, apiError{"the admin API is disabled: start ioprobe serve with --web.enable-admin-api"})
 	return true
 }
@@ -323,6 +323,9 @@ func (d *Daemon) handlePostRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, bad := decodeRunRequest(w, r)
+	if bad != nil {
+		w.Header().Set("Connection", "close") // what is left of the body is not read
+	}
 	if bad == nil {
 		var p *plannedRun
 		if p, bad = d.planRun(d.cfg.Load(), req, time.Now()); bad == nil {
@@ -418,6 +421,10 @@ func (d *Daemon) runAPI(ctx context.Context, run *apiRun, p *plannedRun, release
 		rec.Error = run.stopReason() + ": nothing was measured"
 	case err != nil:
 		state, rec.Status, rec.Error = runFailed, statusFailed, err.Error()
+		var fe *workload.FieldError
+		if errors.As(err, &fe) && fe.Field == "--start-at" {
+			rec.Error = "start_at " + fe.Value + ": " + fe.Reason // the request's name for it
+		}
 	default:
 		for _, tt := range res.Targets {
 			if tt.Created {
