@@ -152,6 +152,23 @@ targets:
 		require.Positive(t, res.Summary.Ops)
 		require.Equal(t, devs[tg], res.Targets[0].Path)
 	}
+	// A result's workload entry is a spec as it stands: posted back (a
+	// dry run), it is the same workload.
+	var res *result.Result
+	for _, id := range ids {
+		res = waitRun(t, base, id).Result
+	}
+	code, body = postJSON(t, http.MethodPost, base+"/api/v1/runs", map[string]any{"target": "data", "specs": []any{res.Workload}, "dry_run": true})
+	require.Equal(t, http.StatusOK, code, string(body))
+	var dry struct{ Specs []specOut }
+	require.NoError(t, json.Unmarshal(body, &dry))
+	got := dry.Specs[0]
+	require.Equal(t, res.Workload.EngineRequested, got.Engine, "what was asked, not what ran")
+	require.Equal(t, res.Workload.QueueDepth, got.QueueDepth)
+	require.Equal(t, res.Workload.BlockSizes[0].Bytes, got.BlockSizes[0].Bytes)
+	require.Equal(t, res.Workload.DurationSeconds, got.DurationSeconds)
+	require.Equal(t, res.Workload.RampSeconds, got.RampSeconds)
+
 	// The history lists them under the api job, with their label.
 	code, body = postJSON(t, http.MethodGet, base+"/api/v1/runs?job=api", nil)
 	require.Equal(t, http.StatusOK, code)
