@@ -55,15 +55,15 @@ const apiJob = config.APIJobName
 
 // runRequest is the body of POST /api/v1/runs.
 type runRequest struct {
-	Target   string    `json:"target"`
+	Target   string            `json:"target"`
 	Specs    []json.RawMessage `json:"specs"`
-	Ramp     string    `json:"ramp"`
-	Duration string    `json:"duration"`
-	StartAt  string    `json:"start_at"`
-	Label    string    `json:"label"`
-	Pattern  string    `json:"pattern"`
-	Size     int64     `json:"size"`
-	DryRun   bool      `json:"dry_run"`
+	Ramp     string            `json:"ramp"`
+	Duration string            `json:"duration"`
+	StartAt  string            `json:"start_at"`
+	Label    string            `json:"label"`
+	Pattern  string            `json:"pattern"`
+	Size     int64             `json:"size"`
+	DryRun   bool              `json:"dry_run"`
 }
 
 // apiSpec is an access specification as ioprobe.result/v1's "workload"

@@ -58,7 +58,9 @@ func readSpec(readPct int) map[string]any {
 		"read_pct": readPct, "random_pct": 100, "queue_depth": 2, "workers": 1, "engine": "sync"}
 }
 
-func postJSON(t *testing.T, method, url string, body any, header ...string) (int, []byte) {
+// postJSON sends body (bytes as they are, anything else as JSON, nil:
+// none) with method.
+func postJSON(t *testing.T, method, url string, body any) (int, []byte) {
 	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -70,17 +72,7 @@ func postJSON(t *testing.T, method, url string, body any, header ...string) (int
 		require.NoError(t, err)
 		r = bytes.NewReader(data)
 	}
-	req, err := http.NewRequest(method, url, r)
-	require.NoError(t, err)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, data
+	return send(t, method, url, r)
 }
 
 type accepted struct {
