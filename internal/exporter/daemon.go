@@ -130,6 +130,12 @@ func New(o Options) (*Daemon, error) {
 	d.sched = newScheduler(schedDeps{clock: wallClock{}, devices: d.devices, m: d.m, logger: d.logger,
 		run: d.runPoints, deviceKey: deviceKeyOf, rand: rand.Int64N})
 	d.cfg.Store(o.Config)
+	if o.Web.EnableAdminAPI {
+		// API runs' counters exist from the start, as jobs' do.
+		for _, st := range []string{result.StatusOK, result.StatusErrors, result.StatusInterrupted, statusFailed} {
+			d.m.jobRuns.WithLabelValues(apiJob, st)
+		}
+	}
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	return d, nil

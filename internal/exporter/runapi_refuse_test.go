@@ -124,6 +124,7 @@ func TestRunAPIAllowWrites(t *testing.T) {
 func TestRunAPIAdminOnly(t *testing.T) {
 	d, dir := newDaemon(t, runAPIConfig, WebOptions{})
 	base, _ := start(t, d)
+	require.Equal(t, -1.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": "ok"}), "no API series without the API")
 	code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", nil))
 	require.Equal(t, http.StatusForbidden, code)
 	require.Contains(t, errorOf(t, b), "--web.enable-admin-api")

@@ -117,6 +117,7 @@ targets:
 	require.NoError(t, err)
 	require.Equal(t, clk.UnixNano, ct.UnixNano(), "the two forms say the same instant")
 
+	require.Equal(t, 0.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": "ok"}), "the counter exists before the first run")
 	at := time.Now().Add(3 * time.Second).UTC()
 	ids := map[string]string{}
 	for _, tg := range []string{"data", "logs"} {
