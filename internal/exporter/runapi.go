@@ -249,11 +249,11 @@ func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*p
 			s.Duration = workload.DefaultDuration
 		}
 		s = s.WithDefaults()
-		if err := s.Validate(); err != nil {
-			return nil, specError(i, err)
-		}
 		if err := d.checkRegion(t, &s); err != nil {
 			return nil, refuse("specs[%d].region_bytes %s: %v", i, workload.FormatSize(s.RegionBytes), err)
+		}
+		if err := s.Validate(); err != nil { // the region too: the target's when the spec has none
+			return nil, specError(i, err)
 		}
 		if err := checkLimits(lim, s); err != nil {
 			return nil, refuse("specs[%d].%v", i, err)
