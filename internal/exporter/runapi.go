@@ -68,8 +68,8 @@ type runRequest struct {
 
 // apiSpec is an access specification as ioprobe.result/v1's "workload"
 // carries it: what a spec may hold (anything else is an unknown field).
-// read_pct and random_pct are required: a missing read_pct read as 0
-// would be a write workload nobody asked for.
+// read_pct and random_pct are required (unless lines are given): a
+// missing read_pct read as 0 would be a write workload nobody asked for.
 type apiSpec struct {
 	result.Workload
 	ReadPct   *int `json:"read_pct"`
@@ -134,7 +134,11 @@ func decodeSpec(i int, raw json.RawMessage) (workload.Spec, *badRequest) {
 		return workload.Spec{}, refuse("specs[%d]: %s", i, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if a.ReadPct == nil || a.RandomPct == nil {
-		return workload.Spec{}, refuse("specs[%d]: read_pct and random_pct are required", i)
+		// A multi-line spec (lines) says them line by line.
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(raw, &keys) != nil || keys["lines"] == nil {
+			return workload.Spec{}, refuse("specs[%d]: read_pct and random_pct are required", i)
+		}
 	}
 	var s workload.Spec
 	if err := json.Unmarshal(raw, &s); err != nil {
