@@ -17,7 +17,9 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/cpuacct"
 	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // Options configure a Daemon.
@@ -86,6 +88,8 @@ type Daemon struct {
 	probeFails           probeStreaks // probes that could not start, for the log
 	// timeouts of the HTTP server (tests shorten them).
 	readHeaderTimeout, idleTimeout time.Duration
+	// bodyTimeout bounds the reading of a POST /api/v1/runs body.
+	bodyTimeout time.Duration
 
 	reloadMu sync.Mutex
 	// runCtx ends when the daemon stops; every run and probe ends with it.
@@ -93,6 +97,9 @@ type Daemon struct {
 	stopRuns  context.CancelFunc
 	createdMu sync.Mutex
 	created   map[string]bool // files the daemon's runs created
+
+	apiRuns *apiRuns    // runs posted to the run API
+	host    result.Host // this machine, as results describe it
 }
 
 // New builds a daemon; Run starts it.
@@ -113,13 +120,22 @@ func New(o Options) (*Daemon, error) {
 		created:  map[string]bool{},
 
 		readHeaderTimeout: readHeaderTimeout,
+		bodyTimeout:       bodyReadTimeout,
 		idleTimeout:       idleTimeout,
 	}
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
+	d.apiRuns = newAPIRuns(func() int { return d.cfg.Load().API.Runs.Keep })
+	d.host, _ = cpuacct.Reader{ProcRoot: o.ProcRoot}.Host()
 	d.reg, d.m = newRegistry(d.live, d.lastRuns, o.ProcRoot, o.Logger)
 	d.sched = newScheduler(schedDeps{clock: wallClock{}, devices: d.devices, m: d.m, logger: d.logger,
 		run: d.runPoints, deviceKey: deviceKeyOf, rand: rand.Int64N})
 	d.cfg.Store(o.Config)
+	if o.Web.EnableAdminAPI {
+		// API runs' counters exist from the start, as jobs' do.
+		for _, st := range []string{result.StatusOK, result.StatusErrors, result.StatusInterrupted, statusFailed} {
+			d.m.jobRuns.WithLabelValues(apiJob, st)
+		}
+	}
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	return d, nil
@@ -165,6 +181,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		d.sched.stop()
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.apiRuns.shutdown() // each releases its device and is recorded as stopped
 	}()
 	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
@@ -213,7 +234,16 @@ func (d *Daemon) Reload() error {
 	d.cfg.Store(cfg)
 	d.sched.apply(cfg)
 	d.lastRuns.forget(func(job string) bool { return cfg.Jobs[job] != nil })
-	d.history.forget(func(job string) bool { return cfg.Jobs[job] != nil }, cfg.Global.RunHistory)
+	d.history.forget(func(job string) int {
+		switch {
+		case job == apiJob:
+			return cfg.API.Runs.Keep
+		case cfg.Jobs[job] != nil:
+			return cfg.Global.RunHistory
+		}
+		return 0
+	})
+	d.apiRuns.reconfigure(cfg)
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	d.logger.Info("configuration reloaded", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules))
