@@ -21,6 +21,8 @@ type Config struct {
 	Targets map[string]*Target
 	Jobs    map[string]*Job
 	Modules map[string]*Module
+	// API bounds what clients of the daemon's run API may ask for.
+	API API
 
 	lines map[string]int // dotted key path → its line in File, for CheckRuns
 }

@@ -34,7 +34,7 @@ var badConfigs = map[string]string{
 	"no-value":                `:7: jobs.oltp.every: has no value`,
 	"not-a-bool":              `:7: jobs.canary.continuous: want true or false, got "yes"`,
 	"not-a-number":            `:7: jobs.oltp.queue_depth: want a whole number, got "sixteen"`,
-	"nothing-to-do":           `: nothing to do: define at least one job or module`,
+	"nothing-to-do":           `: nothing to do: define at least one job or module (or an api section, for runs posted to the run API)`,
 	"probe-too-long":          `:6: modules.long.max_duration: must be between 100ms and 5m (got 10m): /probe is for short probes, use a job for longer runs`,
 	"queue-depth-range":       `:7: jobs.oltp.queue_depth: must be between 1 and 1024 (got 2000)`,
 	"read-pct-range":          `:6: jobs.mix.read_pct: must be between 0 and 100 (got 120)`,

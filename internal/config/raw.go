@@ -12,6 +12,21 @@ type rawConfig struct {
 	Targets map[string]rawTarget `mapstructure:"targets"`
 	Jobs    map[string]rawJob    `mapstructure:"jobs"`
 	Modules map[string]rawModule `mapstructure:"modules"`
+	API     rawAPI               `mapstructure:"api"`
+}
+
+type rawAPI struct {
+	Runs rawAPIRuns `mapstructure:"runs"`
+}
+
+type rawAPIRuns struct {
+	MaxDuration   *time.Duration `mapstructure:"max_duration"`
+	MaxRamp       *time.Duration `mapstructure:"max_ramp"`
+	MaxQueueDepth *int           `mapstructure:"max_queue_depth"`
+	MaxWorkers    *int           `mapstructure:"max_workers"`
+	MaxStartDelay *time.Duration `mapstructure:"max_start_delay"`
+	AllowWrites   *bool          `mapstructure:"allow_writes"`
+	Keep          *int           `mapstructure:"keep"`
 }
 
 type rawGlobal struct {

@@ -33,6 +33,10 @@ func validate(cfg *Config, raw *rawConfig, names map[string][]string, ps *proble
 	}
 	cfg.Jobs = map[string]*Job{}
 	for _, name := range names["jobs"] {
+		if name == APIJobName {
+			ps.add("jobs."+name, "the name %q is reserved for runs posted to the run API (POST /api/v1/runs)", name)
+			continue
+		}
 		if j := validateJob(name, raw.Jobs[name], cfg.Targets, ps, opts); j != nil {
 			cfg.Jobs[name] = j
 		}
@@ -43,8 +47,9 @@ func validate(cfg *Config, raw *rawConfig, names map[string][]string, ps *proble
 			cfg.Modules[name] = m
 		}
 	}
-	if len(names["jobs"]) == 0 && len(names["modules"]) == 0 {
-		ps.add("", "nothing to do: define at least one job or module")
+	cfg.API = validateAPI(raw.API, ps)
+	if _, api := ps.lines["api"]; !api && len(names["jobs"]) == 0 && len(names["modules"]) == 0 {
+		ps.add("", "nothing to do: define at least one job or module (or an api section, for runs posted to the run API)")
 	}
 }
 

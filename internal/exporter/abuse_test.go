@@ -443,7 +443,12 @@ func TestHistoryForget(t *testing.T) {
 		h.add(&Run{Job: "kept"}, 10)
 		h.add(&Run{Job: "removed"}, 10)
 	}
-	h.forget(func(job string) bool { return job == "kept" }, 2)
+	h.forget(func(job string) int {
+		if job == "kept" {
+			return 2
+		}
+		return 0
+	})
 	runs := h.list("", 0)
 	require.Len(t, runs, 2)
 	require.Equal(t, []uint64{9, 7}, []uint64{runs[0].ID, runs[1].ID})

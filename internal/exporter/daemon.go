@@ -17,7 +17,9 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/cpuacct"
 	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // Options configure a Daemon.
@@ -93,6 +95,9 @@ type Daemon struct {
 	stopRuns  context.CancelFunc
 	createdMu sync.Mutex
 	created   map[string]bool // files the daemon's runs created
+
+	apiRuns *apiRuns    // runs posted to the run API
+	host    result.Host // this machine, as results describe it
 }
 
 // New builds a daemon; Run starts it.
@@ -116,6 +121,8 @@ func New(o Options) (*Daemon, error) {
 		idleTimeout:       idleTimeout,
 	}
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
+	d.apiRuns = newAPIRuns(func() int { return d.cfg.Load().API.Runs.Keep })
+	d.host, _ = cpuacct.Reader{ProcRoot: o.ProcRoot}.Host()
 	d.reg, d.m = newRegistry(d.live, d.lastRuns, o.ProcRoot, o.Logger)
 	d.sched = newScheduler(schedDeps{clock: wallClock{}, devices: d.devices, m: d.m, logger: d.logger,
 		run: d.runPoints, deviceKey: deviceKeyOf, rand: rand.Int64N})
@@ -166,6 +173,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 		defer wg.Done()
 		d.sched.stop()
 	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.apiRuns.shutdown() // each releases its device and is recorded as stopped
+	}()
 	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if serr := server.Shutdown(shutCtx); serr != nil {
@@ -213,7 +225,16 @@ func (d *Daemon) Reload() error {
 	d.cfg.Store(cfg)
 	d.sched.apply(cfg)
 	d.lastRuns.forget(func(job string) bool { return cfg.Jobs[job] != nil })
-	d.history.forget(func(job string) bool { return cfg.Jobs[job] != nil }, cfg.Global.RunHistory)
+	d.history.forget(func(job string) int {
+		switch {
+		case job == apiJob:
+			return cfg.API.Runs.Keep
+		case cfg.Jobs[job] != nil:
+			return cfg.Global.RunHistory
+		}
+		return 0
+	})
+	d.apiRuns.reconfigure(cfg)
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	d.logger.Info("configuration reloaded", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules))

@@ -12,13 +12,16 @@ import (
 // and trigger, and the ioprobe.result/v1 document (absent when the run
 // could not start; Error says why).
 type Run struct {
-	ID         uint64         `json:"id"`
-	Job        string         `json:"job"`
-	Target     string         `json:"target"`
-	Point      string         `json:"point"`
-	Trigger    string         `json:"trigger"` // schedule, continuous, api
-	Status     string         `json:"status"`  // ok, errors, interrupted, failed
-	Error      string         `json:"error,omitempty"`
+	ID      uint64 `json:"id"`
+	Job     string `json:"job"`
+	Target  string `json:"target"`
+	Point   string `json:"point"`
+	Trigger string `json:"trigger"` // schedule, continuous, api
+	Status  string `json:"status"`  // ok, errors, interrupted, failed
+	Error   string `json:"error,omitempty"`
+	// Label and RunID: a run posted to the run API (Job is then "api").
+	Label      string         `json:"label,omitempty"`
+	RunID      string         `json:"run_id,omitempty"`
 	FinishedAt time.Time      `json:"finished_at"`
 	Result     *result.Result `json:"result,omitempty"`
 }
@@ -63,17 +66,17 @@ func (h *history) list(job string, limit int) []*Run {
 	return out
 }
 
-// forget drops the runs of the jobs keep says no to (a reload removed
-// them) and trims the others to the last keepRuns, so that renaming jobs
-// or lowering run_history frees what it should.
-func (h *history) forget(keep func(job string) bool, keepRuns int) {
+// forget keeps the last keep(job) runs of each job: it drops the runs of
+// the jobs it says 0 for (a reload removed them) and trims the others, so
+// that renaming jobs or lowering run_history frees what it should.
+func (h *history) forget(keep func(job string) int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for job, runs := range h.byJob {
-		switch {
-		case !keep(job):
+		switch keepRuns := keep(job); {
+		case keepRuns <= 0:
 			delete(h.byJob, job)
-		case keepRuns > 0 && len(runs) > keepRuns:
+		case len(runs) > keepRuns:
 			h.byJob[job] = append([]*Run(nil), runs[len(runs)-keepRuns:]...)
 		}
 	}

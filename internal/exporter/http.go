@@ -27,6 +27,10 @@ func (d *Daemon) Handler() http.Handler {
 	mux.HandleFunc("GET /api/v1/runs", d.handleRuns)
 	mux.HandleFunc("GET /api/v1/jobs", d.api.serveLimited(maxAPIRequests, d.handleJobs))
 	mux.HandleFunc("POST /api/v1/jobs/{name}/run", d.handleTrigger)
+	mux.HandleFunc("POST /api/v1/runs", d.handlePostRun)
+	mux.HandleFunc("GET /api/v1/runs/{id}", d.handleGetRun)
+	mux.HandleFunc("DELETE /api/v1/runs/{id}", d.handleDeleteRun)
+	mux.HandleFunc("GET /api/v1/clock", d.handleClock)
 	mux.HandleFunc("POST /-/reload", d.handleReload)
 	mux.HandleFunc("PUT /-/reload", d.handleReload)
 	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) {
@@ -59,10 +63,17 @@ func (d *Daemon) Handler() http.Handler {
 		panic(err) // a fixed template: cannot fail
 	}
 	mux.Handle("GET /{$}", landing)
-	return ignoreBodies(mux)
+	others := ignoreBodies(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/runs" {
+			mux.ServeHTTP(w, r) // the one endpoint that reads its body (bounded)
+			return
+		}
+		others.ServeHTTP(w, r)
+	})
 }
 
-// ignoreBodies: no endpoint reads a request body, so one that a client
+// ignoreBodies: no endpoint but POST /api/v1/runs reads a request body, so one that a client
 // announces is not waited for. net/http would otherwise read up to 256
 // KiB of it after the answer, without a deadline (the server has no
 // ReadTimeout: a probe may take minutes), so a client that sends

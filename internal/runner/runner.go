@@ -39,6 +39,9 @@ type Plan struct {
 	// preparation that finishes after it is a *workload.FieldError (nothing
 	// measured); a cancel while waiting is ErrStartAtInterrupted.
 	StartAt time.Time
+	// Prepared, when set, hears that every target is open and every
+	// worker set up: the run now waits for StartAt, or starts its ramp-up.
+	Prepared func()
 }
 
 // ErrStartAtInterrupted: the run was cancelled while it waited for
@@ -349,6 +352,9 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	select {
 	case <-allReady:
 	case <-ctx.Done():
+	}
+	if p.Prepared != nil && ctx.Err() == nil {
+		p.Prepared()
 	}
 	if !p.StartAt.IsZero() {
 		if err := p.waitStartAt(parent, ctx); err != nil {

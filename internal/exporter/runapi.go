@@ -1,0 +1,439 @@
+package exporter
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// The run API proper: a client (ioprobe fleet) posts a workload for a
+// configured target, the daemon prepares the target at once and starts
+// the ramp-up at the instant asked for, and the client collects the
+// result by id. The contract is in docs/api.md.
+//
+//	GET    /api/v1/clock      the daemon's wall clock, for the client's skew check
+//	POST   /api/v1/runs       (admin API) accept a run: 202 {id, state, url}
+//	GET    /api/v1/runs/ID    its state, and its result once it has one
+//	DELETE /api/v1/runs/ID    (admin API) stop it
+
+// Bounds of the run API that the config does not set.
+const (
+	maxRunBody = 64 << 10 // bytes of a POST /api/v1/runs body
+	// maxUnfinishedAPIRuns bounds runs accepted and not finished (one per
+	// device holds them far below it on real machines).
+	maxUnfinishedAPIRuns = 64
+	maxRunSpecs          = 16
+	maxLabelLen          = 128
+	// bodyReadTimeout bounds the reading of a body: the server has no
+	// read timeout (a /probe may take minutes).
+	bodyReadTimeout = 10 * time.Second
+	// stopWait bounds how long DELETE waits for the run to end (a run
+	// stops at its next snapshot tick or chunk of preparation).
+	stopWait = 30 * time.Second
+)
+
+// apiJob is the ioprobe_job label of every API run's series: a fixed value,
+// so that the labels clients choose never multiply series (the label is
+// in the run's state and in the history). The config reserves the name.
+const apiJob = config.APIJobName
+
+// runRequest is the body of POST /api/v1/runs.
+type runRequest struct {
+	Target   string    `json:"target"`
+	Specs    []apiSpec `json:"specs"`
+	Ramp     string    `json:"ramp"`
+	Duration string    `json:"duration"`
+	StartAt  string    `json:"start_at"`
+	Label    string    `json:"label"`
+	Pattern  string    `json:"pattern"`
+	Size     int64     `json:"size"`
+	DryRun   bool      `json:"dry_run"`
+}
+
+// apiSpec is an access specification as ioprobe.result/v1's "workload"
+// carries it. read_pct and random_pct are required: a missing read_pct
+// read as 0 would be a write workload nobody asked for.
+type apiSpec struct {
+	result.Workload
+	ReadPct   *int `json:"read_pct"`
+	RandomPct *int `json:"random_pct"`
+}
+
+// badRequest is a refusal of the request as given (400, or the code set).
+type badRequest struct {
+	code int
+	msg  string
+}
+
+func (e *badRequest) Error() string { return e.msg }
+
+func refuse(format string, args ...any) *badRequest {
+	return &badRequest{code: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+// specFields maps the fields workload.Spec.Validate names (command-line
+// flags) to the JSON keys of a spec.
+var specFields = map[string]string{
+	"--bs": "block_sizes", "--read-pct": "read_pct", "--random-pct": "random_pct",
+	"--qd": "queue_depth", "--workers": "workers", "--duration": "duration_seconds",
+	"--ramp": "ramp_seconds", "--rate-iops": "rate_iops", "--align": "align_bytes",
+	"--engine": "engine", "--fsync": "fsync", "--fdatasync": "fdatasync", "--sync": "sync",
+	"--size": "region_bytes",
+}
+
+// specError names a spec's bad field by its JSON key.
+func specError(i int, err error) *badRequest {
+	var fe *workload.FieldError
+	if errors.As(err, &fe) {
+		key := specFields[fe.Field]
+		if key == "" {
+			key = strings.TrimPrefix(fe.Field, "--")
+		}
+		return refuse("specs[%d].%s %s: %s", i, key, fe.Value, fe.Reason)
+	}
+	return refuse("specs[%d]: %v", i, err)
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// spec is the access specification a result's workload entry describes.
+func (a apiSpec) spec() workload.Spec {
+	w := a.Workload
+	engine := w.EngineRequested
+	if engine == "" {
+		engine = w.Engine
+	}
+	s := workload.Spec{Name: w.Name, ReadPct: *a.ReadPct, RandomPct: *a.RandomPct, Align: w.AlignBytes,
+		RegionBytes: w.RegionBytes, QueueDepth: w.QueueDepth, Workers: w.Workers,
+		Ramp: seconds(w.RampSeconds), Duration: seconds(w.DurationSeconds), RateIOPS: w.RateIOPS,
+		Engine: engine, Seed: w.Seed, Verify: w.Verify, Fsync: w.Fsync, Fdatasync: w.Fdatasync, Sync: w.Sync}
+	for _, b := range w.BlockSizes {
+		s.BlockSizes = append(s.BlockSizes, workload.BlockSize{Bytes: b.Bytes, Weight: b.Weight})
+	}
+	return s
+}
+
+// asWorkload is a spec in the request's form, defaults applied (a dry
+// run's answer).
+func asWorkload(s workload.Spec) apiSpec {
+	w := result.Workload{Name: s.Name, QueueDepth: s.QueueDepth, Workers: s.Workers,
+		RampSeconds: s.Ramp.Seconds(), DurationSeconds: s.Duration.Seconds(), RegionBytes: s.RegionBytes,
+		Engine: s.Engine, AlignBytes: s.Align, RateIOPS: s.RateIOPS, Seed: s.Seed, Verify: s.Verify,
+		Fsync: s.Fsync, Fdatasync: s.Fdatasync, Sync: s.Sync}
+	for _, b := range s.BlockSizes {
+		w.BlockSizes = append(w.BlockSizes, result.BlockSize{Bytes: b.Bytes, Weight: b.Weight})
+	}
+	return apiSpec{Workload: w, ReadPct: &s.ReadPct, RandomPct: &s.RandomPct}
+}
+
+// decodeRunRequest reads a bounded body strictly: unknown fields and
+// trailing data are errors, a body over maxRunBody is 413.
+func decodeRunRequest(w http.ResponseWriter, r *http.Request) (*runRequest, *badRequest) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRunBody))
+	dec.DisallowUnknownFields()
+	var req runRequest
+	err := dec.Decode(&req)
+	if err == nil {
+		if dec.Decode(&struct{}{}) != io.EOF {
+			err = errors.New("trailing data after the JSON object")
+		}
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, &badRequest{code: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the request body is larger than %d bytes", maxRunBody)}
+	case errors.Is(err, io.EOF):
+		return nil, refuse("the request body is empty: want a JSON object")
+	case err != nil:
+		return nil, refuse("bad request body: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return &req, nil
+}
+
+// plannedRun is a request that passed every check.
+type plannedRun struct {
+	target  *config.Target
+	unit    suiterun.Unit
+	startAt time.Time
+	label   string
+}
+
+// planRun checks a request as `ioprobe run` checks its flags, plus the
+// config's api.runs limits, and the target's safety rules without
+// touching it.
+func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*plannedRun, *badRequest) {
+	lim := cfg.API.Runs
+	if req.Target == "" {
+		return nil, refuse("target: required (the name of a target in the daemon's config)")
+	}
+	t := cfg.Targets[req.Target]
+	if t == nil {
+		return nil, &badRequest{code: http.StatusNotFound, msg: fmt.Sprintf("target %q is not configured on this daemon", req.Target)}
+	}
+	if len(req.Specs) == 0 || len(req.Specs) > maxRunSpecs {
+		return nil, refuse("specs: want 1 to %d access specifications (got %d)", maxRunSpecs, len(req.Specs))
+	}
+	label := req.Label
+	if label == "" {
+		label = "api"
+	}
+	if len(label) > maxLabelLen || strings.IndexFunc(label, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return nil, refuse("label: at most %d printable characters", maxLabelLen)
+	}
+	if req.Size < 0 {
+		return nil, refuse("size %d: must not be negative", req.Size)
+	}
+	var ramp, dur *time.Duration
+	for _, f := range []struct {
+		key string
+		v   string
+		dst **time.Duration
+	}{{"ramp", req.Ramp, &ramp}, {"duration", req.Duration, &dur}} {
+		if f.v == "" {
+			continue
+		}
+		v, err := time.ParseDuration(f.v)
+		if err != nil {
+			return nil, refuse("%s %q: want a duration like 10s or 1m", f.key, f.v)
+		}
+		*f.dst = &v
+	}
+	var startAt time.Time
+	if req.StartAt != "" {
+		var err error
+		if startAt, err = time.Parse(time.RFC3339Nano, req.StartAt); err != nil {
+			return nil, refuse("start_at %q: want an RFC 3339 time like 2026-12-01T10:00:00Z", req.StartAt)
+		}
+		if !startAt.After(now) {
+			return nil, refuse("start_at %s: is in the past (the daemon's clock reads %s)", req.StartAt, now.UTC().Format(time.RFC3339Nano))
+		}
+		if ahead := startAt.Sub(now); ahead > lim.MaxStartDelay {
+			return nil, refuse("start_at %s: is %s ahead, more than %s allows (%s)", req.StartAt, ahead.Round(time.Second), config.APIKey("max_start_delay"), lim.MaxStartDelay)
+		}
+	}
+	u := suiterun.Unit{Point: workload.SuitePoint{Name: label, Pattern: req.Pattern, Size: req.Size}, Targets: []string{t.Path}}
+	for i, as := range req.Specs {
+		if as.ReadPct == nil || as.RandomPct == nil {
+			return nil, refuse("specs[%d]: read_pct and random_pct are required", i)
+		}
+		s := as.spec()
+		if ramp != nil {
+			s.Ramp = *ramp
+		} else if as.RampSeconds == 0 && as.DurationSeconds == 0 {
+			s.Ramp = workload.DefaultRamp
+		}
+		if dur != nil {
+			s.Duration = *dur
+		} else if s.Duration == 0 {
+			s.Duration = workload.DefaultDuration
+		}
+		s = s.WithDefaults()
+		if err := s.Validate(); err != nil {
+			return nil, specError(i, err)
+		}
+		if err := d.checkRegion(t, &s); err != nil {
+			return nil, refuse("specs[%d].region_bytes %s: %v", i, workload.FormatSize(s.RegionBytes), err)
+		}
+		if err := checkLimits(lim, s); err != nil {
+			return nil, refuse("specs[%d].%v", i, err)
+		}
+		if i > 0 && (s.Ramp != u.Point.Specs[0].Ramp || s.Duration != u.Point.Specs[0].Duration) {
+			return nil, refuse("specs[%d]: its ramp and duration differ from specs[0]'s: specs run at once (give ramp and duration once, at the top)", i)
+		}
+		u.Point.Specs = append(u.Point.Specs, s)
+	}
+	if _, err := d.settings(t, 0).Check([]suiterun.Unit{u}); err != nil {
+		return nil, refuse("target %q: %v", t.Name, err)
+	}
+	return &plannedRun{target: t, unit: u, startAt: startAt, label: label}, nil
+}
+
+// checkLimits checks a spec against api.runs; its error starts with the
+// spec's field.
+func checkLimits(lim config.APIRuns, s workload.Spec) error {
+	switch {
+	case s.Ramp > lim.MaxRamp:
+		return fmt.Errorf("ramp_seconds %s: more than %s allows (%s)", s.Ramp, config.APIKey("max_ramp"), lim.MaxRamp)
+	case s.Ramp+s.Duration > lim.MaxDuration:
+		return fmt.Errorf("duration_seconds %s: ramp + duration %s is more than %s allows (%s)", s.Duration, s.Ramp+s.Duration, config.APIKey("max_duration"), lim.MaxDuration)
+	case s.QueueDepth > lim.MaxQueueDepth:
+		return fmt.Errorf("queue_depth %d: more than %s allows (%d)", s.QueueDepth, config.APIKey("max_queue_depth"), lim.MaxQueueDepth)
+	case s.Workers > lim.MaxWorkers:
+		return fmt.Errorf("workers %d: more than %s allows (%d)", s.Workers, config.APIKey("max_workers"), lim.MaxWorkers)
+	case s.WritesData() && !lim.AllowWrites:
+		return fmt.Errorf("read_pct %d: writes are refused (%s: false)", s.ReadPct, config.APIKey("allow_writes"))
+	}
+	return nil
+}
+
+// checkRegion gives a spec without a region the target's, and refuses a
+// region larger than the target's: the configured size, else the size of
+// an existing file (a new one is created at the default region).
+func (d *Daemon) checkRegion(t *config.Target, s *workload.Spec) error {
+	if s.RegionBytes == 0 {
+		s.RegionBytes = t.Size
+		return nil
+	}
+	limit, what := t.Size, "the target's configured size"
+	if limit == 0 {
+		limit, what = workload.DefaultRegion, "the size of a target file ioprobe creates"
+		if st, err := os.Stat(t.Path); err == nil && st.Mode().IsRegular() {
+			limit, what = st.Size(), "the target file's size"
+		}
+	}
+	if limit > 0 && s.RegionBytes > limit {
+		return fmt.Errorf("larger than %s (%s)", what, workload.FormatSize(limit))
+	}
+	return nil
+}
+
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "r-" + hex.EncodeToString(b[:])
+}
+
+// adminRefused answers 403 when the admin API is off.
+func (d *Daemon) adminRefused(w http.ResponseWriter) bool {
+	if d.opts.Web.EnableAdminAPI {
+		return false
+	}
+	writeJSON(w, http.StatusForbidden, apiError{"the admin API is disabled: start ioprobe serve with --web.enable-admin-api"})
+	return true
+}
+
+func (d *Daemon) handlePostRun(w http.ResponseWriter, r *http.Request) {
+	if d.adminRefused(w) {
+		return
+	}
+	req, bad := decodeRunRequest(w, r)
+	if bad == nil {
+		var p *plannedRun
+		if p, bad = d.planRun(d.cfg.Load(), req, time.Now()); bad == nil {
+			if req.DryRun {
+				specs := make([]apiSpec, len(p.unit.Point.Specs))
+				for i, s := range p.unit.Point.Specs {
+					specs[i] = asWorkload(s)
+				}
+				writeJSON(w, http.StatusOK, struct {
+					OK    bool      `json:"ok"`
+					Specs []apiSpec `json:"specs"`
+				}{true, specs})
+				return
+			}
+			var run *apiRun
+			if run, bad = d.apiRuns.start(d, p); bad == nil {
+				writeJSON(w, http.StatusAccepted, struct {
+					ID    string `json:"id"`
+					State string `json:"state"`
+					URL   string `json:"url"`
+				}{run.id, runAccepted, "/api/v1/runs/" + run.id})
+				return
+			}
+		}
+	}
+	writeJSON(w, bad.code, apiError{bad.msg})
+}
+
+func (d *Daemon) handleGetRun(w http.ResponseWriter, r *http.Request) {
+	run := d.apiRuns.get(r.PathValue("id"))
+	if run == nil {
+		writeJSON(w, http.StatusNotFound, apiError{fmt.Sprintf("no run %q (finished runs are kept while fewer than api.runs.keep are newer)", r.PathValue("id"))})
+		return
+	}
+	writeJSON(w, http.StatusOK, run.state(d.host))
+}
+
+func (d *Daemon) handleDeleteRun(w http.ResponseWriter, r *http.Request) {
+	if d.adminRefused(w) {
+		return
+	}
+	run := d.apiRuns.get(r.PathValue("id"))
+	if run == nil {
+		writeJSON(w, http.StatusNotFound, apiError{fmt.Sprintf("no run %q", r.PathValue("id"))})
+		return
+	}
+	run.stop("stopped through the API (DELETE)")
+	ctx, cancel := context.WithTimeout(r.Context(), stopWait)
+	defer cancel()
+	select {
+	case <-run.done:
+	case <-ctx.Done():
+	}
+	writeJSON(w, http.StatusOK, run.state(d.host))
+}
+
+// handleClock answers the daemon's wall clock, read as late as possible
+// before the answer is written. It takes no lock and waits for nothing.
+func (d *Daemon) handleClock(w http.ResponseWriter, _ *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	now := time.Now()
+	_, _ = w.Write(fmt.Appendf(nil, "{\"unix_nano\": %d, \"time\": %q}\n", now.UnixNano(), now.UTC().Format(time.RFC3339Nano)))
+}
+
+// runAPI runs an accepted run to its end, holding its device (release)
+// throughout.
+func (d *Daemon) runAPI(ctx context.Context, run *apiRun, p *plannedRun, release func()) {
+	defer d.apiRuns.finished(run)
+	defer release()
+	t := p.target
+	plan := d.settings(t, 0).Plan(p.unit)
+	plan.StartAt = p.startAt
+	plan.Prepared = run.prepared
+	var reads, writes bool
+	for _, s := range p.unit.Point.Specs {
+		reads = reads || s.ReadPct > 0
+		writes = writes || s.WritesData()
+	}
+	plan.Observers = []runner.Observer{d.live.observer(apiJob, map[string]string{t.Path: t.Name}, reads, writes)}
+	run.setState(runPreparing)
+	d.m.runActive.WithLabelValues(t.Name, apiJob).Set(1)
+	res, err := runner.Run(ctx, plan)
+	d.m.runActive.WithLabelValues(t.Name, apiJob).Set(0)
+
+	rec := &Run{Job: apiJob, Target: t.Name, Point: p.label, Trigger: "api", Label: p.label, RunID: run.id, FinishedAt: time.Now().UTC(), Result: res}
+	log := d.logger.With("run", run.id, "label", p.label, "target", t.Name)
+	state := runDone
+	switch {
+	case err != nil && ctx.Err() != nil:
+		state, rec.Status = runStopped, result.StatusInterrupted
+		rec.Error = run.stopReason() + ": nothing was measured"
+	case err != nil:
+		state, rec.Status, rec.Error = runFailed, statusFailed, err.Error()
+	default:
+		for _, tt := range res.Targets {
+			if tt.Created {
+				d.noteCreated(tt.Path)
+			}
+		}
+		if p.unit.Point.Pattern != "" || p.unit.Point.Size != 0 {
+			res.Point = &result.Point{Name: p.label, Pattern: p.unit.Point.Pattern, SizeBytes: p.unit.Point.Size}
+		}
+		rec.Status = res.Status
+		if res.Status == result.StatusInterrupted {
+			state, rec.Error = runStopped, run.stopReason()+": the result is partial"
+		}
+	}
+	run.end(state, rec.Error, res)
+	log.Info("API run ended", "state", state, "err", rec.Error)
+	d.m.jobRuns.WithLabelValues(apiJob, rec.Status).Inc()
+	d.history.add(rec, d.cfg.Load().API.Runs.Keep)
+}

@@ -1,0 +1,283 @@
+package exporter
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// body is a run request on target with the given changes.
+func body(target string, change func(req map[string]any)) map[string]any {
+	req := map[string]any{"target": target, "specs": []any{readSpec(100)}, "ramp": "0s", "duration": "1s"}
+	if change != nil {
+		change(req)
+	}
+	return req
+}
+
+func errorOf(t *testing.T, b []byte) string {
+	t.Helper()
+	var e apiError
+	require.NoError(t, json.Unmarshal(b, &e), string(b))
+	require.NotEmpty(t, e.Error)
+	require.NotContains(t, e.Error, "\n", "one line")
+	return e.Error
+}
+
+// TestRunAPIRefusals: every refusal of the run API is its 4xx with one
+// line naming what was wrong, and touches nothing: the target file is
+// never created.
+func TestRunAPIRefusals(t *testing.T) {
+	d, dir := newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
+	base, _ := start(t, d)
+	data := filepath.Join(dir, "data.dat")
+	past := time.Now().Add(-time.Second).UTC().Format(time.RFC3339Nano)
+	far := time.Now().Add(time.Hour).UTC().Format(time.RFC3339Nano)
+	spec := func(change func(s map[string]any)) func(req map[string]any) {
+		return func(req map[string]any) {
+			s := readSpec(100)
+			change(s)
+			req["specs"] = []any{s}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		body any
+		code int
+		want string
+	}{
+		{"unconfigured target", body("/etc/passwd", nil), http.StatusNotFound, `target "/etc/passwd" is not configured`},
+		{"no target", body("", nil), http.StatusBadRequest, "target: required"},
+		{"unknown field", body("data", func(r map[string]any) { r["path"] = data }), http.StatusBadRequest, `unknown field "path"`},
+		{"unknown spec field", body("data", spec(func(s map[string]any) { s["bogus"] = 1 })), http.StatusBadRequest, `unknown field "bogus"`},
+		{"too big", bytes.Repeat([]byte(" "), maxRunBody+1), http.StatusRequestEntityTooLarge, "larger than 65536 bytes"},
+		{"trailing data", []byte(`{"target":"data"} {}`), http.StatusBadRequest, "trailing data"},
+		{"empty", []byte(``), http.StatusBadRequest, "empty"},
+		{"no specs", body("data", func(r map[string]any) { r["specs"] = []any{} }), http.StatusBadRequest, "specs: want 1 to 16"},
+		{"no read_pct", body("data", spec(func(s map[string]any) { delete(s, "read_pct") })), http.StatusBadRequest, "specs[0]: read_pct and random_pct are required"},
+		{"bad spec", body("data", spec(func(s map[string]any) { s["read_pct"] = 120 })), http.StatusBadRequest, "specs[0].read_pct 120: must be between 0 and 100"},
+		{"bad block size", body("data", spec(func(s map[string]any) { s["block_sizes"] = []map[string]any{{"bytes": 1000}} })), http.StatusBadRequest, "specs[0].block_sizes"},
+		{"bad duration", body("data", func(r map[string]any) { r["duration"] = "soon" }), http.StatusBadRequest, `duration "soon"`},
+		{"max_duration", body("data", func(r map[string]any) { r["duration"] = "2m" }), http.StatusBadRequest, "api.runs.max_duration"},
+		{"max_ramp", body("data", func(r map[string]any) { r["ramp"] = "20s" }), http.StatusBadRequest, "api.runs.max_ramp"},
+		{"max_queue_depth", body("data", spec(func(s map[string]any) { s["queue_depth"] = 9 })), http.StatusBadRequest, "specs[0].queue_depth 9: more than api.runs.max_queue_depth allows (8)"},
+		{"max_workers", body("data", spec(func(s map[string]any) { s["workers"] = 3 })), http.StatusBadRequest, "specs[0].workers 3: more than api.runs.max_workers allows (2)"},
+		{"max_start_delay", body("data", func(r map[string]any) { r["start_at"] = far }), http.StatusBadRequest, "api.runs.max_start_delay"},
+		{"start_at in the past", body("data", func(r map[string]any) { r["start_at"] = past }), http.StatusBadRequest, "start_at " + past + ": is in the past"},
+		{"start_at not a time", body("data", func(r map[string]any) { r["start_at"] = "tomorrow" }), http.StatusBadRequest, `start_at "tomorrow"`},
+		{"region too large", body("data", spec(func(s map[string]any) { s["region_bytes"] = 8 << 20 })), http.StatusBadRequest, "larger than the target's configured size (4MiB)"},
+		{"specs disagree", body("data", func(r map[string]any) {
+			a, b := readSpec(100), readSpec(100)
+			a["duration_seconds"], b["duration_seconds"] = 1, 2
+			delete(r, "duration")
+			r["specs"] = []any{a, b}
+		}), http.StatusBadRequest, "specs[1]: its ramp and duration differ"},
+		{"label", body("data", func(r map[string]any) { r["label"] = strings.Repeat("x", 200) }), http.StatusBadRequest, "label: at most 128"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", c.body)
+			require.Equal(t, c.code, code, string(b))
+			require.Contains(t, errorOf(t, b), c.want)
+			require.NoFileExists(t, data, "a refused run touches nothing")
+		})
+	}
+	// Nothing was accepted: the history holds no API run.
+	require.Empty(t, d.history.list(apiJob, 0))
+}
+
+// TestRunAPIAllowWrites: api.runs.allow_writes false accepts reads only,
+// and an existing file ioprobe did not create is refused for writing as
+// `ioprobe run` refuses it.
+func TestRunAPIAllowWrites(t *testing.T) {
+	d, dir := newDaemon(t, strings.Replace(runAPIConfig, "keep: 3}", "keep: 3, allow_writes: false}", 1), WebOptions{EnableAdminAPI: true})
+	base, _ := start(t, d)
+	code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", func(r map[string]any) { r["specs"] = []any{readSpec(70)} }))
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Contains(t, errorOf(t, b), "specs[0].read_pct 70: writes are refused (api.runs.allow_writes: false)")
+
+	d, dir = newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
+	base, _ = start(t, d)
+	theirs := filepath.Join(dir, "data.dat")
+	content := bytes.Repeat([]byte("keep"), 1<<20) // 4 MiB, not ioprobe's
+	require.NoError(t, os.WriteFile(theirs, content, 0o600))
+	code, b = postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", func(r map[string]any) { r["specs"] = []any{readSpec(0)} }))
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Contains(t, errorOf(t, b), theirs)
+	got, err := os.ReadFile(theirs)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(content, got), "their file is unchanged")
+}
+
+// TestRunAPIAdminOnly: without --web.enable-admin-api nothing starts or
+// stops; reading states and the clock stays open.
+func TestRunAPIAdminOnly(t *testing.T) {
+	d, dir := newDaemon(t, runAPIConfig, WebOptions{})
+	base, _ := start(t, d)
+	code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", nil))
+	require.Equal(t, http.StatusForbidden, code)
+	require.Contains(t, errorOf(t, b), "--web.enable-admin-api")
+	code, b = postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", func(r map[string]any) { r["dry_run"] = true }))
+	require.Equal(t, http.StatusForbidden, code, "not even a dry run: it would say which targets exist")
+	code, b = postJSON(t, http.MethodDelete, base+"/api/v1/runs/r-0011223344556677", nil)
+	require.Equal(t, http.StatusForbidden, code, string(b))
+	code, _ = postJSON(t, http.MethodGet, base+"/api/v1/runs/r-0011223344556677", nil)
+	require.Equal(t, http.StatusNotFound, code)
+	code, _ = postJSON(t, http.MethodGet, base+"/api/v1/clock", nil)
+	require.Equal(t, http.StatusOK, code)
+	require.NoFileExists(t, filepath.Join(dir, "data.dat"))
+}
+
+// TestRunAPIBasicAuth: with a web config's basic auth, the run API wants
+// credentials like every endpoint.
+func TestRunAPIBasicAuth(t *testing.T) {
+	web := filepath.Join(t.TempDir(), "web.yml")
+	// bcrypt of "s3cret"
+	require.NoError(t, os.WriteFile(web, []byte("basic_auth_users:\n  prom: $2a$04$K2IKb5c4F3B1hAXn.WO6Be6ZTNc7TJCZMA8MM46zPP8o92MIrHa4W\n"), 0o600))
+	d, dir := newDaemon(t, runAPIConfig, WebOptions{ConfigFile: web, EnableAdminAPI: true})
+	base, _ := startNoReady(t, d)
+	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		url := base + "/api/v1/runs/r-0011223344556677"
+		if m == http.MethodPost {
+			url = base + "/api/v1/runs"
+		}
+		code, _ := postJSON(t, m, url, body("data", nil))
+		require.Equal(t, http.StatusUnauthorized, code, m)
+	}
+	code, _ := postJSON(t, http.MethodGet, base+"/api/v1/clock", nil)
+	require.Equal(t, http.StatusUnauthorized, code)
+	require.NoFileExists(t, filepath.Join(dir, "data.dat"))
+
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/runs", strings.NewReader(`{"target":"data","specs":[{"read_pct":100,"random_pct":100,"queue_depth":4}],"duration":"1s","ramp":"0s","dry_run":true}`))
+	require.NoError(t, err)
+	req.SetBasicAuth("prom", "s3cret")
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	}
+	var dry struct {
+		OK    bool
+		Specs []map[string]any
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&dry))
+	require.True(t, dry.OK)
+	require.Len(t, dry.Specs, 1)
+	require.EqualValues(t, 1, dry.Specs[0]["workers"], "run's defaults applied")
+	require.Equal(t, "auto", dry.Specs[0]["engine"])
+	require.Equal(t, []any{map[string]any{"bytes": 4096.0, "weight": 1.0}}, dry.Specs[0]["block_sizes"])
+	require.EqualValues(t, 4<<20, dry.Specs[0]["region_bytes"], "the target's region")
+	require.NoFileExists(t, filepath.Join(dir, "data.dat"), "a dry run touches nothing")
+}
+
+// TestRunAPIOneRunPerDevice: an accepted run holds its device from
+// acceptance: a second run on the same device (another file of the same
+// filesystem) is 409 naming the holder; the bound on unfinished runs is
+// 429; a run stopped before its start measured nothing and left the file
+// as it was; the device is free again afterwards.
+func TestRunAPIOneRunPerDevice(t *testing.T) {
+	d, dir := newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
+	base, _ := start(t, d)
+	data := filepath.Join(dir, "data.dat")
+
+	// A first run creates and fills the file.
+	code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", func(r map[string]any) { r["duration"] = "200ms" }))
+	require.Equal(t, http.StatusAccepted, code, string(b))
+	var a accepted
+	require.NoError(t, json.Unmarshal(b, &a))
+	require.Equal(t, runDone, waitRun(t, base, a.ID).State)
+
+	// A write run that waits for a start a minute ahead.
+	at := time.Now().Add(time.Minute).UTC()
+	code, b = postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", func(r map[string]any) {
+		r["specs"] = []any{readSpec(0)}
+		r["start_at"] = at.Format(time.RFC3339Nano)
+	}))
+	require.Equal(t, http.StatusAccepted, code, string(b))
+	require.NoError(t, json.Unmarshal(b, &a))
+	var st RunState
+	require.Eventually(t, func() bool {
+		_, b := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+a.ID, nil)
+		require.NoError(t, json.Unmarshal(b, &st))
+		return st.State == runWaiting
+	}, 30*time.Second, 20*time.Millisecond, "prepared, waiting for its start")
+	require.True(t, st.StartAt.Equal(at))
+	before, err := os.ReadFile(data)
+	require.NoError(t, err)
+	fi, err := os.Stat(data)
+	require.NoError(t, err)
+
+	code, b = postJSON(t, http.MethodPost, base+"/api/v1/runs", body("logs", nil))
+	require.Equal(t, http.StatusConflict, code)
+	require.Contains(t, errorOf(t, b), "API run "+a.ID)
+	require.NoFileExists(t, filepath.Join(dir, "logs.dat"))
+
+	d.apiRuns.mu.Lock()
+	d.apiRuns.limit = 1
+	d.apiRuns.mu.Unlock()
+	code, b = postJSON(t, http.MethodPost, base+"/api/v1/runs", body("logs", nil))
+	require.Equal(t, http.StatusTooManyRequests, code)
+	require.Contains(t, errorOf(t, b), "1 API runs are already accepted")
+
+	code, b = postJSON(t, http.MethodDelete, base+"/api/v1/runs/"+a.ID, nil)
+	require.Equal(t, http.StatusOK, code)
+	require.NoError(t, json.Unmarshal(b, &st))
+	require.Equal(t, runStopped, st.State)
+	require.Nil(t, st.Result, "nothing measured")
+	require.Contains(t, st.Error, "DELETE")
+	after, err := os.ReadFile(data)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(before, after), "no write reached the file")
+	fi2, err := os.Stat(data)
+	require.NoError(t, err)
+	require.Equal(t, fi.ModTime(), fi2.ModTime())
+
+	// Idempotent on a finished run.
+	code, b2 := postJSON(t, http.MethodDelete, base+"/api/v1/runs/"+a.ID, nil)
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, string(b), string(b2))
+
+	// The device is free again.
+	code, b = postJSON(t, http.MethodPost, base+"/api/v1/runs", body("logs", func(r map[string]any) { r["duration"] = "200ms" }))
+	require.Equal(t, http.StatusAccepted, code, string(b))
+	require.NoError(t, json.Unmarshal(b, &a))
+	require.Equal(t, runDone, waitRun(t, base, a.ID).State)
+	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": result.StatusInterrupted}))
+}
+
+// TestRunAPIDeleteWhileRunning: a run stopped mid-measurement keeps its
+// partial result, marked interrupted.
+func TestRunAPIDeleteWhileRunning(t *testing.T) {
+	d, _ := newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
+	base, _ := start(t, d)
+	code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", func(r map[string]any) { r["duration"] = "50s" }))
+	require.Equal(t, http.StatusAccepted, code, string(b))
+	var a accepted
+	require.NoError(t, json.Unmarshal(b, &a))
+	live := map[string]string{"ioprobe_job": "api", "target": "data", "op": "read"}
+	require.Eventually(t, func() bool {
+		return value(t, d.Registry(), "ioprobe_io_operations_total", live) > 0
+	}, 30*time.Second, 20*time.Millisecond, "measuring")
+	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_run_active", map[string]string{"ioprobe_job": "api", "target": "data"}))
+	code, b = postJSON(t, http.MethodDelete, base+"/api/v1/runs/"+a.ID, nil)
+	require.Equal(t, http.StatusOK, code)
+	var st RunState
+	require.NoError(t, json.Unmarshal(b, &st))
+	require.Equal(t, runStopped, st.State)
+	require.NotNil(t, st.Result, "the partial result is kept")
+	require.Equal(t, result.StatusInterrupted, st.Result.Status)
+	require.Positive(t, st.Result.Summary.Ops)
+	require.Less(t, st.Result.Summary.ElapsedSeconds, 50.0)
+	require.Equal(t, 0.0, value(t, d.Registry(), "ioprobe_run_active", map[string]string{"ioprobe_job": "api", "target": "data"}))
+}

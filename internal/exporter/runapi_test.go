@@ -1,0 +1,169 @@
+package exporter
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// runAPIConfig has two file targets and no job: a daemon that serves the
+// run API only. The files are on one device.
+const runAPIConfig = `
+global: {snapshot_interval: 100ms}
+api:
+  runs: {max_duration: 1m, max_ramp: 10s, max_queue_depth: 8, max_workers: 2, max_start_delay: 1m, keep: 3}
+targets:
+  data: {path: DIR/data.dat, size: 4MiB}
+  logs: {path: DIR/logs.dat, size: 4MiB}
+`
+
+// loopDevice attaches a loop device (direct I/O) over a new sparse file
+// and detaches it at cleanup; it skips unless root.
+func loopDevice(t *testing.T, size int64) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a loop device")
+	}
+	f := filepath.Join(t.TempDir(), "backing")
+	require.NoError(t, os.WriteFile(f, nil, 0o600))
+	require.NoError(t, os.Truncate(f, size))
+	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", f).CombinedOutput()
+	if err != nil {
+		t.Skipf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() {
+		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+			t.Errorf("detach %s: %v: %s", dev, err, out)
+		}
+	})
+	return dev
+}
+
+// readSpec is a 4 KiB random read in the form result files carry.
+func readSpec(readPct int) map[string]any {
+	return map[string]any{"name": "rr", "block_sizes": []map[string]any{{"bytes": 4096, "weight": 1}},
+		"read_pct": readPct, "random_pct": 100, "queue_depth": 2, "workers": 1, "engine": "sync"}
+}
+
+func postJSON(t *testing.T, method, url string, body any, header ...string) (int, []byte) {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		r = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(body)
+		require.NoError(t, err)
+		r = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, url, r)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, data
+}
+
+type accepted struct {
+	ID, State, URL string
+}
+
+// waitRun polls a run until it has ended and returns its state.
+func waitRun(t *testing.T, base, id string) RunState {
+	t.Helper()
+	var st RunState
+	require.Eventually(t, func() bool {
+		code, body := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+id, nil)
+		require.Equal(t, http.StatusOK, code, string(body))
+		require.NoError(t, json.Unmarshal(body, &st))
+		return st.State == runDone || st.State == runFailed || st.State == runStopped
+	}, 30*time.Second, 50*time.Millisecond)
+	return st
+}
+
+// TestRunAPIStartsTogether posts two runs on two targets for one start
+// instant: both prepare first, then start at or after it, and both
+// results are ioprobe.result/v1 with I/O.
+func TestRunAPIStartsTogether(t *testing.T) {
+	devs := map[string]string{"data": loopDevice(t, 8<<20), "logs": loopDevice(t, 8<<20)}
+	d, _ := newDaemon(t, fmt.Sprintf(`
+global: {snapshot_interval: 100ms}
+api: {runs: {max_start_delay: 1m}}
+targets:
+  data: {path: %s}
+  logs: {path: %s}
+`, devs["data"], devs["logs"]), WebOptions{EnableAdminAPI: true})
+	base, stop := start(t, d)
+
+	code, body := postJSON(t, http.MethodGet, base+"/api/v1/clock", nil)
+	require.Equal(t, http.StatusOK, code)
+	var clk struct {
+		UnixNano int64  `json:"unix_nano"`
+		Time     string `json:"time"`
+	}
+	require.NoError(t, json.Unmarshal(body, &clk))
+	ct, err := time.Parse(time.RFC3339Nano, clk.Time)
+	require.NoError(t, err)
+	require.Equal(t, clk.UnixNano, ct.UnixNano(), "the two forms say the same instant")
+
+	at := time.Now().Add(3 * time.Second).UTC()
+	ids := map[string]string{}
+	for _, tg := range []string{"data", "logs"} {
+		code, body := postJSON(t, http.MethodPost, base+"/api/v1/runs", map[string]any{
+			"target": tg, "specs": []any{readSpec(100)}, "ramp": "0s", "duration": "500ms",
+			"start_at": at.Format(time.RFC3339Nano), "label": "fleet-test"})
+		require.Equal(t, http.StatusAccepted, code, string(body))
+		var a accepted
+		require.NoError(t, json.Unmarshal(body, &a))
+		require.Equal(t, runAccepted, a.State)
+		require.Equal(t, "/api/v1/runs/"+a.ID, a.URL)
+		ids[tg] = a.ID
+	}
+	for tg, id := range ids {
+		st := waitRun(t, base, id)
+		require.Equal(t, runDone, st.State, st.Error)
+		require.Equal(t, tg, st.Target)
+		require.Equal(t, "fleet-test", st.Label)
+		require.NotEmpty(t, st.Host.Hostname)
+		res := st.Result
+		require.NotNil(t, res)
+		require.Equal(t, result.Schema, res.Schema)
+		require.True(t, res.StartAt.Equal(at), "start_at recorded: %s", res.StartAt)
+		require.False(t, res.StartedAt.Before(at), "started %s before %s", res.StartedAt, at)
+		require.Positive(t, res.Summary.Ops)
+		require.Equal(t, devs[tg], res.Targets[0].Path)
+	}
+	// The history lists them under the api job, with their label.
+	code, body = postJSON(t, http.MethodGet, base+"/api/v1/runs?job=api", nil)
+	require.Equal(t, http.StatusOK, code)
+	var runs struct{ Runs []Run }
+	require.NoError(t, json.Unmarshal(body, &runs))
+	require.Len(t, runs.Runs, 2)
+	for _, r := range runs.Runs {
+		require.Equal(t, "fleet-test", r.Label)
+		require.Equal(t, ids[r.Target], r.RunID)
+	}
+	require.Positive(t, value(t, d.Registry(), "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "api", "target": "data", "op": "read"}))
+	require.Equal(t, 2.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": "ok"}))
+	err, _ = stop()
+	require.NoError(t, err)
+}
