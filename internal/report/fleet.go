@@ -104,11 +104,21 @@ func expandHosts(rs []*result.Result) []*result.Result {
 			out = append(out, r)
 			continue
 		}
+		names := map[string]int{}
+		for _, h := range r.Hosts {
+			names[h.Name()]++
+		}
 		for _, h := range r.Hosts {
 			if h.Result == nil {
 				continue
 			}
 			c := *h.Result
+			if names[h.Name()] > 1 {
+				// Hosts with one name (one machine's namespaces,
+				// containers without their own UTS): their addresses
+				// tell them apart in the drawing.
+				c.Host.Hostname = h.Name() + " " + h.Address
+			}
 			if c.Point == nil && r.Point != nil {
 				p := *r.Point
 				c.Point = &p
