@@ -1,0 +1,265 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// The fleet's fast end-to-end tests: real `ioprobe serve` daemons on
+// 127.0.0.1 (distinct ports, a target file each under the test's temp
+// directory), driven by the real `ioprobe fleet`. The network-namespace
+// tests (one address and loop device per daemon) are the e2e's own.
+
+// fleetHost is one daemon of a local fleet.
+type fleetHost struct {
+	*daemon
+	file string // its target "data"
+}
+
+// startFleet starts n daemons with a target named "data" of 8 MiB each
+// and the run API enabled.
+func startFleet(t *testing.T, n int) []fleetHost {
+	t.Helper()
+	var out []fleetHost
+	for range n {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "probe.dat")
+		cfg := filepath.Join(dir, "ioprobe.yaml")
+		require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, "targets:\n  data:\n    path: %s\n    size: 8MiB\napi:\n  runs:\n    max_duration: 1m\n", file), 0o600))
+		d := startDaemon(t, "--config", cfg, "--web.enable-admin-api")
+		out = append(out, fleetHost{daemon: d, file: file})
+	}
+	return out
+}
+
+func fleetAddrs(hosts []fleetHost) string {
+	var a []string
+	for _, h := range hosts {
+		a = append(a, h.addr)
+	}
+	return strings.Join(a, ",")
+}
+
+// fleetArgs are a short fleet run's flags: a second's start delay, no
+// ramp, a short measurement.
+func fleetArgs(hosts string, extra ...string) []string {
+	return append([]string{"fleet", "run", "--hosts", hosts, "--target", "data", "--size", "4MiB", "--qd", "4",
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync"}, extra...)
+}
+
+func decodeFleet(t *testing.T, data []byte) *result.Fleet {
+	t.Helper()
+	var f result.Fleet
+	decodeStrict(t, data, &f)
+	require.Equal(t, result.FleetSchema, f.Schema)
+	return &f
+}
+
+// apiRunsOf is what a daemon's run history holds.
+func apiRunsOf(t *testing.T, addr string) []json.RawMessage {
+	t.Helper()
+	var runs struct {
+		Runs []json.RawMessage `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(fetch(t, "http://"+addr+"/api/v1/runs")), &runs))
+	return runs.Runs
+}
+
+// TestFleetRunMergesExactly: three daemons measure at once from one
+// start instant; the merged result is exactly the hosts' together, and
+// each host keeps its own result and identity. Then report reads the
+// document: a row per host and an "All hosts" row, and figures per host
+// and in total.
+func TestFleetRunMergesExactly(t *testing.T) {
+	hosts := startFleet(t, 3)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "fleet.json")
+	o := ioprobe(t, dir, fleetArgs(fleetAddrs(hosts), "--output", "json", "--out", out)...)
+	require.Equal(t, 0, o.code, o.stderr)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	f := decodeFleet(t, data)
+
+	require.False(t, f.Partial)
+	require.Empty(t, f.FailedHosts)
+	require.Equal(t, "data", f.Target)
+	require.Len(t, f.Hosts, 3)
+	var ops, bytes uint64
+	hist := result.NewHistogram()
+	for i, h := range f.Hosts {
+		require.Equal(t, hosts[i].addr, h.Address, "hosts in the order given")
+		require.Equal(t, result.HostDone, h.State)
+		require.NotEmpty(t, h.Identity.Hostname)
+		require.NotEmpty(t, h.RunID)
+		r := h.Result
+		require.NotNil(t, r)
+		require.Equal(t, result.StatusOK, r.Status)
+		require.Positive(t, r.Summary.Ops)
+		require.Equal(t, hosts[i].file, r.Targets[0].Path, "each daemon measured its own configured target")
+		require.True(t, f.StartAt.Equal(r.StartAt), "every host was asked for the common start")
+		require.False(t, r.StartedAt.Before(f.StartAt), "host %s started its ramp at %s, before the common start %s", h.Address, r.StartedAt, f.StartAt)
+		require.LessOrEqual(t, h.ClockUncertaintySeconds, 0.05)
+		ops += r.Summary.Ops
+		bytes += r.Summary.Bytes
+		hist.Merge(r.Histogram.Read)
+	}
+	m := f.Merged
+	require.NotNil(t, m)
+	require.Equal(t, ops, m.Summary.Ops, "merged op count is the sum of the hosts'")
+	require.Equal(t, bytes, m.Summary.Bytes)
+	require.Equal(t, 3, m.Merged.Runs)
+	require.Equal(t, result.LatencyOf(hist), m.Summary.Latency, "merged percentiles are those of the hosts' histograms merged")
+	require.True(t, f.StartAt.Equal(m.StartAt))
+
+	text := ioprobe(t, dir, "report", out)
+	require.Equal(t, 0, text.code, text.stderr)
+	for _, h := range hosts {
+		require.Contains(t, text.stdout, h.addr)
+	}
+	require.Regexp(t, `(?m)^All hosts\s+3/3 done`, text.stdout)
+
+	html := ioprobe(t, dir, "report", out, "--output", "html")
+	require.Equal(t, 0, html.code, html.stderr)
+	require.Contains(t, html.stdout, "All hosts")
+	for _, h := range hosts {
+		require.Contains(t, html.stdout, h.addr, "a figure per host")
+	}
+
+	cmp := ioprobe(t, dir, "compare", out, out)
+	require.Equal(t, 0, cmp.code, cmp.stderr)
+	merged := ioprobe(t, dir, "report", "--merge", out, out, "--output", "json")
+	require.Equal(t, 0, merged.code, merged.stderr)
+	require.Equal(t, 2*ops, decodeResult(t, merged.stdout).Summary.Ops)
+}
+
+// TestFleetHostDownBeforeStart: one host of three does not answer. The
+// pre-checks name it, exit 2, and nothing runs anywhere: the others'
+// daemons ran nothing and did not even create their target files.
+func TestFleetHostDownBeforeStart(t *testing.T) {
+	hosts := startFleet(t, 2)
+	down := freePort(t) // nothing listens there
+	o := ioprobe(t, t.TempDir(), fleetArgs(hosts[0].addr+","+down+","+hosts[1].addr)...)
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Empty(t, o.stdout)
+	require.Contains(t, o.stderr, "ioprobe: host "+down+": unreachable")
+	require.Contains(t, o.stderr, "1 of 3 hosts failed the pre-checks (above): nothing was started anywhere")
+	for _, h := range hosts {
+		require.NotContains(t, o.stderr, "host "+h.addr)
+		require.Empty(t, apiRunsOf(t, h.addr))
+		require.NoFileExists(t, h.file, "no preparation either")
+		require.NotContains(t, fetch(t, "http://"+h.addr+"/metrics"), `ioprobe_io_operations_total{ioprobe_job="api"`)
+	}
+}
+
+// TestFleetPreChecksNameEachHost: a daemon without the admin API and one
+// without the target both fail the pre-checks, each on its own line.
+func TestFleetPreChecksNameEachHost(t *testing.T) {
+	good := startFleet(t, 1)[0]
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, "targets:\n  other:\n    path: %s\napi: {}\n", filepath.Join(dir, "o.dat")), 0o600))
+	noTarget := startDaemon(t, "--config", cfg, "--web.enable-admin-api")
+	noAdmin := startDaemon(t, "--config", cfg)
+	o := ioprobe(t, dir, fleetArgs(strings.Join([]string{good.addr, noTarget.addr, noAdmin.addr}, ","))...)
+	require.Equal(t, 2, o.code, o.stderr)
+	lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
+	require.Len(t, lines, 3, o.stderr)
+	require.Contains(t, lines[0], "host "+noTarget.addr+`: target "data"`)
+	require.Contains(t, lines[1], "host "+noAdmin.addr+": refused")
+	require.Contains(t, lines[1], "--web.enable-admin-api")
+	require.Contains(t, lines[2], "2 of 3 hosts failed the pre-checks")
+	require.Empty(t, apiRunsOf(t, good.addr))
+}
+
+// liveAPIOps is a daemon's live count of its API runs' reads.
+var liveAPIOps = regexp.MustCompile(`(?m)^ioprobe_io_operations_total\{ioprobe_job="api",op="read",target="data"\} [1-9]`)
+
+// waitMeasuring waits until the daemon at addr has completed I/O of an
+// API run (the fleet runs have no ramp-up: it is measuring).
+func waitMeasuring(t *testing.T, addr string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return liveAPIOps.Match(body)
+	}, 30*time.Second, 20*time.Millisecond)
+}
+
+// TestFleetInterruptStopsEveryHost: SIGINT to the fleet stops the run on
+// every host (DELETE); their partial results are collected and written;
+// exit 130.
+func TestFleetInterruptStopsEveryHost(t *testing.T) {
+	hosts := startFleet(t, 2)
+	out := filepath.Join(t.TempDir(), "fleet.json")
+	b := startBackground(t, fleetArgs(fleetAddrs(hosts), "--duration", "50s", "--output", "json", "--out", out)...)
+	for _, h := range hosts {
+		waitMeasuring(t, h.addr)
+	}
+	require.NoError(t, b.cmd.Process.Signal(os.Interrupt))
+	require.Equal(t, 130, b.exitCode(t), b.errb.String())
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	f := decodeFleet(t, data)
+	require.True(t, f.Partial)
+	require.Len(t, f.FailedHosts, 2)
+	for _, h := range f.Hosts {
+		require.Equal(t, result.HostStopped, h.State)
+		require.NotNil(t, h.Result, "the partial result is kept")
+		require.Equal(t, result.StatusInterrupted, h.Result.Status)
+	}
+	require.Equal(t, result.StatusInterrupted, f.Merged.Status)
+	for _, h := range hosts {
+		require.Len(t, apiRunsOf(t, h.addr), 1, "the run ended on the daemon")
+	}
+}
+
+// TestFleetHostKilledMidRun: a daemon killed (by its pid) while the run
+// goes on leaves a partial result that names it; the others' results are
+// kept and merged; exit 1.
+func TestFleetHostKilledMidRun(t *testing.T) {
+	hosts := startFleet(t, 3)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "fleet.json")
+	victim := hosts[1]
+	b := startBackground(t, fleetArgs(fleetAddrs(hosts), "--duration", "4s", "--host-timeout", "2s", "--output", "json", "--out", out)...)
+	waitMeasuring(t, victim.addr)
+	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))
+	code := b.exitCode(t)
+	require.Equal(t, 1, code, b.errb.String())
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	f := decodeFleet(t, data)
+	require.True(t, f.Partial)
+	require.Equal(t, []string{victim.addr}, f.FailedHosts)
+	require.Contains(t, b.errb.String(), victim.addr)
+	var ops uint64
+	for i, h := range f.Hosts {
+		if i == 1 {
+			require.Equal(t, result.HostUnreachable, h.State)
+			require.Nil(t, h.Result)
+			continue
+		}
+		require.Equal(t, result.HostDone, h.State)
+		ops += h.Result.Summary.Ops
+	}
+	require.Equal(t, ops, f.Merged.Summary.Ops)
+	require.Equal(t, 2, f.Merged.Merged.Runs)
+	require.Contains(t, f.Merged.Message, victim.addr)
+}
