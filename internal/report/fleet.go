@@ -129,4 +129,3 @@ func expandHosts(rs []*result.Result) []*result.Result {
 	}
 	return out
 }
-
