@@ -263,3 +263,45 @@ func TestFleetHostKilledMidRun(t *testing.T) {
 	require.Equal(t, 2, f.Merged.Merged.Runs)
 	require.Contains(t, f.Merged.Message, victim.addr)
 }
+
+// TestFleetSuiteCyclesHosts: --cycle hosts=1,2 runs the point on the
+// first host, then on both; each point carries its hosts' results and
+// their exact merge; the tables and charts have hosts along their rows
+// and x-axis (esx35 Figure 5 over real hosts).
+func TestFleetSuiteCyclesHosts(t *testing.T) {
+	hosts := startFleet(t, 2)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "suite.json")
+	o := ioprobe(t, dir, "fleet", "suite", "custom", "--hosts", fleetAddrs(hosts), "--target", "data", "--size", "4MiB", "--qd", "4",
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync", "--cycle", "hosts=1,2", "--output", "json", "--out", out)
+	require.Equal(t, 0, o.code, o.stderr)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var s result.Suite
+	decodeStrict(t, data, &s)
+	require.Equal(t, result.SuiteSchema, s.Schema)
+	require.Equal(t, &result.FleetSuite{Target: "data", Hosts: []string{hosts[0].addr, hosts[1].addr}, FailedHosts: []string{}}, s.Fleet)
+	require.Len(t, s.Results, 2)
+	for i, r := range s.Results {
+		n := i + 1
+		require.Equal(t, n, r.Point.Hosts)
+		require.Len(t, r.Hosts, n, "the point on the first %d hosts", n)
+		var ops uint64
+		for j, h := range r.Hosts {
+			require.Equal(t, hosts[j].addr, h.Address)
+			require.Equal(t, result.HostDone, h.State)
+			require.Equal(t, r.Point.Name, h.Result.Point.Name, "each host's result names its point")
+			ops += h.Result.Summary.Ops
+		}
+		require.Equal(t, ops, r.Summary.Ops)
+		require.Equal(t, n, r.Merged.Runs)
+	}
+
+	text := ioprobe(t, dir, "report", out)
+	require.Equal(t, 0, text.code, text.stderr)
+	require.Regexp(t, `(?m)^Hosts\s+Random Read\n1\s+[0-9,]+\n2\s+[0-9,]+$`, text.stdout)
+	html := ioprobe(t, dir, "report", out, "--output", "html")
+	require.Equal(t, 0, html.code, html.stderr)
+	require.Contains(t, html.stdout, "Aggregate I/O rate — All hosts")
+	require.Contains(t, html.stdout, "Hosts at once")
+}

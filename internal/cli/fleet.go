@@ -111,6 +111,7 @@ func newFleetRunCommand(g *globalOptions) *cobra.Command {
 // fleetSetup is what both commands check before talking to any host.
 type fleetSetup struct {
 	target  string
+	dryRun  bool
 	clients []*fleet.Client
 	ctl     *fleet.Controller
 }
@@ -151,7 +152,7 @@ func (o *fleetOptions) setup(ctx context.Context, g *globalOptions) (*fleetSetup
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	s := &fleetSetup{target: name, ctl: &fleet.Controller{MaxSkew: o.maxSkew, StartDelay: o.startDelay, LostAfter: o.hostTimeout,
+	s := &fleetSetup{target: name, dryRun: o.dryRun, ctl: &fleet.Controller{MaxSkew: o.maxSkew, StartDelay: o.startDelay, LostAfter: o.hostTimeout,
 		Log: func(format string, args ...any) { fmt.Fprintf(g.stderr, "ioprobe: fleet: "+format+"\n", args...) }}}
 	for _, a := range addrs {
 		s.clients = append(s.clients, fleet.NewClient(a, hc, tls))
@@ -176,6 +177,13 @@ func (s *fleetSetup) check(ctx context.Context, g *globalOptions, clients []*fle
 		return nil, &exitError{code: ExitBadInput, err: fmt.Errorf("fleet: %d of %d %s failed the pre-checks (above): nothing was started anywhere",
 			len(problems), len(clients), plural(len(clients), "host", "hosts"))}
 	}
+	if s.dryRun {
+		fmt.Fprintf(g.stdout, "fleet: %d %s checked, target %q, %d %s, nothing run (--dry-run)\n", len(clients), plural(len(clients), "host", "hosts"),
+			s.target, len(reqs), plural(len(reqs), "point", "points"))
+		for i, c := range clients {
+			fmt.Fprintf(g.stdout, "%s: clock offset %s (±%s), every point accepted\n", c.Address, signedDuration(skews[i].Offset), skews[i].Uncertainty)
+		}
+	}
 	worst := fleet.Skew{}
 	for _, sk := range skews {
 		if sk.Offset.Abs() > worst.Offset.Abs() {
@@ -191,6 +199,13 @@ func (s *fleetSetup) check(ctx context.Context, g *globalOptions, clients []*fle
 func (s *fleetSetup) request(label string, specs []workload.Spec, pattern string, size int64) fleet.RunRequest {
 	return fleet.RunRequest{Target: s.target, Specs: specs, Ramp: specs[0].Ramp.String(), Duration: specs[0].Duration.String(),
 		Label: label, Pattern: pattern, Size: size}
+}
+
+func signedDuration(d time.Duration) string {
+	if d >= 0 {
+		return "+" + d.String()
+	}
+	return d.String()
 }
 
 var labelUnsafe = regexp.MustCompile(`[^a-z0-9-]+`)

@@ -94,29 +94,31 @@ func fleetSuite(f *result.Fleet) *result.Suite {
 	return s
 }
 
-// expandHosts lists, for each result that carries its fleet hosts, every
-// host's own result (as a side named by its host) before the merged one
-// (the side "All hosts"): per-host and total figures side by side.
+// expandHosts lists, for each result that carries its fleet hosts, the
+// merged result (the side "All hosts") and then every host's own result
+// (a side named by its host): total and per-host figures side by side.
 func expandHosts(rs []*result.Result) []*result.Result {
+	// Hosts that share a name (one machine's network namespaces,
+	// containers without their own UTS namespace) are told apart by their
+	// addresses, in the whole document alike.
+	addrs := map[string]map[string]bool{}
+	for _, r := range rs {
+		for _, h := range r.Hosts {
+			if addrs[h.Name()] == nil {
+				addrs[h.Name()] = map[string]bool{}
+			}
+			addrs[h.Name()][h.Address] = true
+		}
+	}
 	var out []*result.Result
 	for _, r := range rs {
-		if len(r.Hosts) == 0 {
-			out = append(out, r)
-			continue
-		}
-		names := map[string]int{}
-		for _, h := range r.Hosts {
-			names[h.Name()]++
-		}
+		out = append(out, r)
 		for _, h := range r.Hosts {
 			if h.Result == nil {
 				continue
 			}
 			c := *h.Result
-			if names[h.Name()] > 1 {
-				// Hosts with one name (one machine's namespaces,
-				// containers without their own UTS): their addresses
-				// tell them apart in the drawing.
+			if len(addrs[h.Name()]) > 1 {
 				c.Host.Hostname = h.Name() + " " + h.Address
 			}
 			if c.Point == nil && r.Point != nil {
@@ -125,7 +127,6 @@ func expandHosts(rs []*result.Result) []*result.Result {
 			}
 			out = append(out, &c)
 		}
-		out = append(out, r)
 	}
 	return out
 }

@@ -114,6 +114,13 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 		kv.add("Rebuilds", s.Source)
 	}
 	kv.add("Points", pointsLine(s))
+	if f := s.Fleet; f != nil {
+		line := fmt.Sprintf("target %q on %d %s (%s), each point merged over its hosts", f.Target, len(f.Hosts), plural(len(f.Hosts), "host", "hosts"), strings.Join(f.Hosts, ", "))
+		if f.Partial {
+			line += "; PARTIAL: " + strings.Join(f.FailedHosts, ", ") + " did not complete"
+		}
+		kv.add("Fleet", line)
+	}
 	var hosts []string
 	for _, r := range rs {
 		if !slices.Contains(hosts, r.Host.Hostname) {
