@@ -1,9 +1,17 @@
 package test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -182,6 +190,12 @@ func TestFleetPreChecksNameEachHost(t *testing.T) {
 	require.Contains(t, lines[1], "--web.enable-admin-api")
 	require.Contains(t, lines[2], "2 of 3 hosts failed the pre-checks")
 	require.Empty(t, apiRunsOf(t, good.addr))
+
+	// A bound no clock reading can meet: the host is named, nothing runs.
+	o = ioprobe(t, dir, fleetArgs(good.addr, "--max-skew", "1ns")...)
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Contains(t, o.stderr, "host "+good.addr+": its clock cannot be read within --max-skew 1ns")
+	require.Empty(t, apiRunsOf(t, good.addr))
 }
 
 // liveAPIOps is a daemon's live count of its API runs' reads.
@@ -304,4 +318,61 @@ func TestFleetSuiteCyclesHosts(t *testing.T) {
 	require.Equal(t, 0, html.code, html.stderr)
 	require.Contains(t, html.stdout, "Aggregate I/O rate — All hosts")
 	require.Contains(t, html.stdout, "Hosts at once")
+}
+
+// TestFleetClientConfigTLSAndBasicAuth: a daemon behind TLS and basic
+// auth (its --web.config.file) is reached with --client-config (the CA,
+// the user and a password file: nothing secret on the command line);
+// without it the pre-check names the host and nothing starts.
+func TestFleetClientConfigTLSAndBasicAuth(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := selfSignedCert(t, dir)
+	web := filepath.Join(dir, "web.yml")
+	// bcrypt of "s3cret"
+	require.NoError(t, os.WriteFile(web, fmt.Appendf(nil, "tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  prom: $2a$04$K2IKb5c4F3B1hAXn.WO6Be6ZTNc7TJCZMA8MM46zPP8o92MIrHa4W\n", cert, key), 0o600))
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	file := filepath.Join(dir, "probe.dat")
+	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, "targets:\n  data:\n    path: %s\n    size: 8MiB\napi: {}\n", file), 0o600))
+	d := startDaemon(t, "--config", cfg, "--web.enable-admin-api", "--web.config.file", web)
+
+	pw := filepath.Join(dir, "password")
+	require.NoError(t, os.WriteFile(pw, []byte("s3cret\n"), 0o600))
+	client := filepath.Join(dir, "client.yml")
+	require.NoError(t, os.WriteFile(client, fmt.Appendf(nil, "tls_config:\n  ca_file: %s\nbasic_auth:\n  username: prom\n  password_file: %s\n", cert, pw), 0o600))
+
+	o := ioprobe(t, dir, fleetArgs(d.addr, "--client-config", client, "--dry-run")...)
+	require.Equal(t, 0, o.code, o.stderr)
+	require.Contains(t, o.stdout, d.addr+": clock offset")
+	require.Contains(t, o.stdout, "every point accepted")
+
+	o = ioprobe(t, dir, fleetArgs("https://"+d.addr, "--dry-run")...)
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Contains(t, o.stderr, "host https://"+d.addr+": unreachable")
+	noAuth := filepath.Join(dir, "noauth.yml")
+	require.NoError(t, os.WriteFile(noAuth, fmt.Appendf(nil, "tls_config:\n  ca_file: %s\n", cert), 0o600))
+	o = ioprobe(t, dir, fleetArgs(d.addr, "--client-config", noAuth)...)
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Contains(t, o.stderr, "host "+d.addr+": ")
+	require.Contains(t, o.stderr, "HTTP 401")
+	require.NoFileExists(t, file)
+}
+
+// selfSignedCert writes a certificate for 127.0.0.1 (its own CA) and its
+// key.
+func selfSignedCert(t *testing.T, dir string) (cert, key string) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ioprobe test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	require.NoError(t, err)
+	kd, err := x509.MarshalPKCS8PrivateKey(k)
+	require.NoError(t, err)
+	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	require.NoError(t, os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	require.NoError(t, os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd}), 0o600))
+	return cert, key
 }
