@@ -376,3 +376,34 @@ func selfSignedCert(t *testing.T, dir string) (cert, key string) {
 	require.NoError(t, os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd}), 0o600))
 	return cert, key
 }
+
+// TestFleetPostRefusedStopsTheOthers: the pre-checks pass, but one host
+// refuses the run itself (its device is held by another API run, 409).
+// The runs the others had accepted are stopped before their start: exit
+// 2 naming the host, and no I/O anywhere.
+func TestFleetPostRefusedStopsTheOthers(t *testing.T) {
+	hosts := startFleet(t, 3)
+	busy := hosts[2]
+	body := fmt.Sprintf(`{"target":"data","specs":[{"block_sizes":[{"bytes":4096,"weight":1}],"read_pct":100,"random_pct":100,"queue_depth":1,"workers":1,"engine":"sync"}],"ramp":"0s","duration":"1s","start_at":%q}`,
+		time.Now().Add(5*time.Minute).UTC().Format(time.RFC3339))
+	resp, err := http.Post("http://"+busy.addr+"/api/v1/runs", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+
+	o := ioprobe(t, t.TempDir(), fleetArgs(fleetAddrs(hosts))...)
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Empty(t, o.stdout)
+	require.Contains(t, o.stderr, "ioprobe: fleet: host "+busy.addr+": ")
+	require.Contains(t, o.stderr, "HTTP 409")
+	require.Contains(t, o.stderr, "stopped before their start: nothing was measured")
+	for _, h := range hosts {
+		m := fetch(t, "http://"+h.addr+"/metrics")
+		require.NotRegexp(t, liveAPIOps, m, "no I/O on %s", h.addr)
+		if h != busy {
+			// Its accepted run was stopped (DELETE answers once the run
+			// has let its device go), not left waiting for the start.
+			require.Contains(t, m, `ioprobe_run_active{ioprobe_job="api",target="data"} 0`, h.addr)
+		}
+	}
+}
