@@ -181,7 +181,7 @@ func (s *fleetSetup) check(ctx context.Context, g *globalOptions, clients []*fle
 		fmt.Fprintf(g.stdout, "fleet: %d %s checked, target %q, %d %s, nothing run (--dry-run)\n", len(clients), plural(len(clients), "host", "hosts"),
 			s.target, len(reqs), plural(len(reqs), "point", "points"))
 		for i, c := range clients {
-			fmt.Fprintf(g.stdout, "%s: clock offset %s (±%s), every point accepted\n", c.Address, signedDuration(skews[i].Offset), skews[i].Uncertainty)
+			fmt.Fprintf(g.stdout, "%s: clock offset %s, every point accepted\n", c.Address, skews[i])
 		}
 	}
 	worst := fleet.Skew{}
@@ -199,13 +199,6 @@ func (s *fleetSetup) check(ctx context.Context, g *globalOptions, clients []*fle
 func (s *fleetSetup) request(label string, specs []workload.Spec, pattern string, size int64) fleet.RunRequest {
 	return fleet.RunRequest{Target: s.target, Specs: specs, Ramp: specs[0].Ramp.String(), Duration: specs[0].Duration.String(),
 		Label: label, Pattern: pattern, Size: size}
-}
-
-func signedDuration(d time.Duration) string {
-	if d >= 0 {
-		return "+" + d.String()
-	}
-	return d.String()
 }
 
 var labelUnsafe = regexp.MustCompile(`[^a-z0-9-]+`)

@@ -191,6 +191,15 @@ type Skew struct {
 	Uncertainty time.Duration
 }
 
+// String is the offset, signed, and its uncertainty: "+1.2ms (±150µs)".
+func (s Skew) String() string {
+	sign := ""
+	if s.Offset >= 0 {
+		sign = "+"
+	}
+	return fmt.Sprintf("%s%s (±%s)", sign, s.Offset, s.Uncertainty)
+}
+
 // Clock reads the daemon's clock NTP-style: t0 before the request, the
 // daemon's time, t1 after the answer; offset = server − (t0+t1)/2. Of
 // samples readings it keeps the one with the shortest round trip.

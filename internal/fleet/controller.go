@@ -107,7 +107,7 @@ func (c *Controller) Check(ctx context.Context, clients []*Client, reqs []RunReq
 			errs[i] = fmt.Errorf("its clock cannot be read within --max-skew %s: the round trip takes %s", c.MaxSkew, 2*sk.Uncertainty)
 			return
 		case off > c.MaxSkew:
-			errs[i] = fmt.Errorf("clock offset %s (±%s) is over --max-skew %s: fix its NTP", signed(sk.Offset), sk.Uncertainty, c.MaxSkew)
+			errs[i] = fmt.Errorf("clock offset %s is over --max-skew %s: fix its NTP", sk, c.MaxSkew)
 			return
 		}
 		for _, req := range reqs {
@@ -142,13 +142,6 @@ func explain(err error, req RunRequest) error {
 		return fmt.Errorf("%w: give the credentials in --client-config", err)
 	}
 	return err
-}
-
-func signed(d time.Duration) string {
-	if d >= 0 {
-		return "+" + d.String()
-	}
-	return d.String()
 }
 
 // Run posts req to every client with a common start StartDelay ahead and
