@@ -82,7 +82,7 @@ partial results (exit 130). See docs/fleet.md.`,
 			if len(args) == 0 {
 				return usagef("fleet: say run or suite (see 'ioprobe fleet --help')")
 			}
-			return nil
+			return usagef("fleet: unknown command %q: say run or suite (see 'ioprobe fleet --help')", args[0])
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}

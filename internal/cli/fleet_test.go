@@ -40,6 +40,7 @@ func TestFleetBadInput(t *testing.T) {
 		{append([]string{"fleet", "suite", "characterize", "--repeat", "2"}, base...), "--repeat is not a fleet flag"},
 		{append([]string{"fleet", "suite", "nosuch"}, base...), "unknown suite"},
 		{[]string{"fleet"}, "say run or suite"},
+		{[]string{"fleet", "walk"}, `unknown command "walk"`},
 		{[]string{"suite", "characterize", "--target", filepath.Join(dir, "x"), "--cycle", "hosts=1,2"}, "cycles the hosts of 'ioprobe fleet suite'"},
 	} {
 		var out, errb bytes.Buffer
