@@ -196,5 +196,11 @@ func summary(cfg *config.Config) string {
 	for n := range cfg.Modules {
 		mods[n] = true
 	}
-	return fmt.Sprintf("%d target(s), %d job(s) [%s], %d module(s) [%s]", len(cfg.Targets), len(cfg.Jobs), names(jobs), len(cfg.Modules), names(mods))
+	s := fmt.Sprintf("%d target(s), %d job(s) [%s], %d module(s) [%s]", len(cfg.Targets), len(cfg.Jobs), names(jobs), len(cfg.Modules), names(mods))
+	if cfg.API.Given {
+		l := cfg.API.Runs
+		s += fmt.Sprintf(", run API runs up to %s (ramp %s), qd %d, %d workers, start %s ahead, writes %t, %d kept",
+			l.MaxDuration, l.MaxRamp, l.MaxQueueDepth, l.MaxWorkers, l.MaxStartDelay, l.AllowWrites, l.Keep)
+	}
+	return s
 }

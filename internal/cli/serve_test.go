@@ -24,9 +24,20 @@ func TestServeConfigCheck(t *testing.T) {
 	require.Equal(t, ExitOK, execute(context.Background(), g, []string{"serve", "--config.check", good}))
 	require.Equal(t, good+": ok: 1 target(s), 1 job(s) [c (continuous)], 0 module(s) []\n", out.String())
 
+	// A daemon for the run API only: its limits are checked and said.
+	apiOnly := filepath.Join(dir, "api.yaml")
+	require.NoError(t, os.WriteFile(apiOnly, []byte("api: {runs: {max_duration: 5m, allow_writes: false}}\ntargets:\n  d: {path: "+dir+"/p.dat}\n"), 0o644))
+	g, out, _ = testGlobals()
+	require.Equal(t, ExitOK, execute(context.Background(), g, []string{"serve", "--config.check", apiOnly}))
+	require.Equal(t, apiOnly+": ok: 1 target(s), 0 job(s) [], 0 module(s) [], run API runs up to 5m0s (ramp 2m0s), qd 256, 64 workers, start 10m0s ahead, writes false, 50 kept\n", out.String())
+	require.NoError(t, os.WriteFile(apiOnly, []byte("api: {runs: {max_workers: 0}}\ntargets:\n  d: {path: "+dir+"/p.dat}\n"), 0o644))
+	g, _, errb := testGlobals()
+	require.Equal(t, ExitBadInput, execute(context.Background(), g, []string{"serve", "--config.check", apiOnly}))
+	require.Equal(t, "ioprobe: "+apiOnly+":1: api.runs.max_workers: must be between 1 and 1024 (got 0)\n", errb.String())
+
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("targets:\n  d: {path: p.dat}\nmodules:\n  m: {profile: nope}\n"), 0o644))
-	g, out, errb := testGlobals()
+	g, out, errb = testGlobals()
 	require.Equal(t, ExitBadInput, execute(context.Background(), g, []string{"serve", "--config.check", bad}))
 	require.Empty(t, out.String())
 	require.Equal(t, "ioprobe: "+bad+`:2: targets.d.path: must be an absolute path (got "p.dat")`+"\n"+

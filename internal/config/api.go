@@ -10,7 +10,10 @@ import (
 // /api/v1/runs). A run asked for outside them is refused (400) with the
 // key that bounds it.
 type API struct {
-	Runs APIRuns
+	// Given: the file has an api section, so that runs may be posted for
+	// any of its targets (--config.check checks each one for them).
+	Given bool
+	Runs  APIRuns
 }
 
 // APIRuns bounds one run posted to the run API and how many are kept.

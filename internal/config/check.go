@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -26,6 +27,9 @@ type Unstartable struct {
 	Target  string
 	Jobs    []string // in file order
 	Modules []string // in file order
+	// API: runs posted to the run API cannot start on the target either
+	// (checked when the file has an api section, with a 4 KiB random read).
+	API bool
 }
 
 // CheckRuns checks every job on its target and every module on every target
@@ -70,9 +74,16 @@ func (c *Config) CheckRuns(check RunCheck) []Unstartable {
 				u.Modules = append(u.Modules, name)
 			}
 		}
+		if c.API.Given {
+			s := workload.Spec{ReadPct: 100, RandomPct: 100, Duration: time.Second}.WithDefaults()
+			s.RegionBytes = tgt.Size
+			if err := check(tgt, []workload.Spec{s}); err != nil {
+				fail(err).API = true
+			}
+		}
 		for _, msg := range order {
 			u := byErr[msg]
-			u.Msg = fmt.Sprintf("%s cannot start: %s", users(u.Jobs, u.Modules), msg)
+			u.Msg = fmt.Sprintf("%s cannot start: %s", users(u.Jobs, u.Modules, u.API), msg)
 			out = append(out, *u)
 		}
 	}
@@ -80,8 +91,8 @@ func (c *Config) CheckRuns(check RunCheck) []Unstartable {
 }
 
 // users names jobs and modules: "job a", "jobs a and b",
-// "jobs a, b and c, and module m".
-func users(jobs, modules []string) string {
+// "jobs a, b and c, and module m"; then "runs of the run API".
+func users(jobs, modules []string, api bool) string {
 	var parts []string
 	if len(jobs) > 0 {
 		parts = append(parts, plural(jobs, "job", "jobs"))
@@ -89,10 +100,17 @@ func users(jobs, modules []string) string {
 	if len(modules) > 0 {
 		parts = append(parts, plural(modules, "module", "modules"))
 	}
+	s := strings.Join(parts, " and ")
 	if len(parts) == 2 && len(jobs) > 1 {
-		return parts[0] + ", and " + parts[1]
+		s = parts[0] + ", and " + parts[1]
 	}
-	return strings.Join(parts, " and ")
+	switch {
+	case !api:
+		return s
+	case s == "":
+		return "runs of the run API"
+	}
+	return s + ", and runs of the run API"
 }
 
 func plural(names []string, one, many string) string {

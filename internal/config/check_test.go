@@ -38,7 +38,8 @@ var checkConfigs = map[string]string{
 	"parent-is-a-file": `:2: targets.data.path: jobs a and b cannot start: target /etc/passwd/probe.dat: cannot resolve the path: not a directory`,
 	"several": `:5: targets.gone.path: job missing cannot start: target /nonexistent-ioprobe-dir/probe.dat: cannot create it: directory /nonexistent-ioprobe-dir does not exist
 testdata/check/several.yaml:6: targets.dev.path: job zero cannot start: target /dev/zero: is a character device; a target is a regular file or a block device`,
-	"ok": ``,
+	"ok":       ``,
+	"api-only": `:3: targets.data.path: runs of the run API cannot start: target /nonexistent-ioprobe-dir/probe.dat: cannot create it: directory /nonexistent-ioprobe-dir does not exist`,
 }
 
 func TestCheckRuns(t *testing.T) {
@@ -47,6 +48,7 @@ func TestCheckRuns(t *testing.T) {
 		"char-device":      func() bool { return isChar("/dev/null") },
 		"several":          func() bool { return isChar("/dev/zero") && fsType("/var/tmp") != unix.TMPFS_MAGIC },
 		"ok":               func() bool { return fsType("/var/tmp") != unix.TMPFS_MAGIC },
+		"api-only":         func() bool { return fsType("/var/tmp") != unix.TMPFS_MAGIC },
 		"parent-is-a-file": func() bool { st, err := os.Stat("/etc/passwd"); return err == nil && st.Mode().IsRegular() },
 	}
 	eachFile(t, "testdata/check", checkConfigs, func(t *testing.T, f, name, want string) {

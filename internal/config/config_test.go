@@ -16,7 +16,13 @@ import (
 // Every file in testdata/bad is rejected with exactly this text (all of
 // its problems, one per line, in file order).
 var badConfigs = map[string]string{
-	"align-without-every":     `:7: jobs.oltp.align: needs every`,
+	"align-without-every": `:7: jobs.oltp.align: needs every`,
+	"api-limits": `:3: api.runs.max_duration: must be between 1s and 24h (got 0s)
+testdata/bad/api-limits.yaml:4: api.runs.max_queue_depth: must be between 1 and 1024 (got 2000)
+testdata/bad/api-limits.yaml:5: api.runs.keep: must be between 1 and 1000 (got 0)
+testdata/bad/api-limits.yaml:6: api.runs.max_start_delay: must be between 0s and 24h (got 48h)`,
+	"api-unknown-key":         `:3: api.runs: unknown key "max_durations" (did you mean "max_duration"?)`,
+	"api-job-name":            `:4: jobs.api: the name "api" is reserved for runs posted to the run API (POST /api/v1/runs)`,
 	"bad-block-size":          `:6: jobs.mix.block_size: size "4x": unknown unit "x" (want k, KiB, M, MiB, G, GiB, T, TiB, or kB, MB, GB, TB)`,
 	"bad-engine":              `:6: jobs.mix.engine: must be one of auto, sync, uring (got aio)`,
 	"bad-size-unit":           `:4: targets.data.size: size "1XB": unknown unit "XB" (want k, KiB, M, MiB, G, GiB, T, TiB, or kB, MB, GB, TB)`,
@@ -295,4 +301,21 @@ func TestCharacterizeSuiteJob(t *testing.T) {
 		cells[fmt.Sprintf("%s/%d", p.Pattern, p.Size)] = true
 	}
 	require.Len(t, cells, 20, "every (pattern, size) cell once")
+}
+
+// The api section: defaults when absent, every key when given; a file
+// with targets and an api section needs no job.
+func TestAPIRunLimits(t *testing.T) {
+	cfg, err := Load("testdata/good/minimal.yaml", Options{})
+	require.NoError(t, err)
+	require.False(t, cfg.API.Given)
+	require.Equal(t, APIRuns{MaxDuration: 10 * time.Minute, MaxRamp: 2 * time.Minute, MaxQueueDepth: 256, MaxWorkers: 64,
+		MaxStartDelay: 10 * time.Minute, AllowWrites: true, Keep: 50}, cfg.API.Runs)
+
+	cfg, err = Load("testdata/good/api-only.yaml", Options{})
+	require.NoError(t, err)
+	require.True(t, cfg.API.Given)
+	require.Empty(t, cfg.Jobs)
+	require.Equal(t, APIRuns{MaxDuration: 30 * time.Minute, MaxRamp: time.Minute, MaxQueueDepth: 64, MaxWorkers: 8,
+		MaxStartDelay: 2 * time.Minute, AllowWrites: false, Keep: 10}, cfg.API.Runs)
 }

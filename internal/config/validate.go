@@ -48,7 +48,8 @@ func validate(cfg *Config, raw *rawConfig, names map[string][]string, ps *proble
 		}
 	}
 	cfg.API = validateAPI(raw.API, ps)
-	if _, api := ps.lines["api"]; !api && len(names["jobs"]) == 0 && len(names["modules"]) == 0 {
+	_, cfg.API.Given = ps.lines["api"]
+	if !cfg.API.Given && len(names["jobs"]) == 0 && len(names["modules"]) == 0 {
 		ps.add("", "nothing to do: define at least one job or module (or an api section, for runs posted to the run API)")
 	}
 }

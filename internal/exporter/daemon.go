@@ -88,6 +88,8 @@ type Daemon struct {
 	probeFails           probeStreaks // probes that could not start, for the log
 	// timeouts of the HTTP server (tests shorten them).
 	readHeaderTimeout, idleTimeout time.Duration
+	// bodyTimeout bounds the reading of a POST /api/v1/runs body.
+	bodyTimeout time.Duration
 
 	reloadMu sync.Mutex
 	// runCtx ends when the daemon stops; every run and probe ends with it.
@@ -118,6 +120,7 @@ func New(o Options) (*Daemon, error) {
 		created:  map[string]bool{},
 
 		readHeaderTimeout: readHeaderTimeout,
+		bodyTimeout:       bodyReadTimeout,
 		idleTimeout:       idleTimeout,
 	}
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
@@ -127,6 +130,12 @@ func New(o Options) (*Daemon, error) {
 	d.sched = newScheduler(schedDeps{clock: wallClock{}, devices: d.devices, m: d.m, logger: d.logger,
 		run: d.runPoints, deviceKey: deviceKeyOf, rand: rand.Int64N})
 	d.cfg.Store(o.Config)
+	if o.Web.EnableAdminAPI {
+		// API runs' counters exist from the start, as jobs' do.
+		for _, st := range []string{result.StatusOK, result.StatusErrors, result.StatusInterrupted, statusFailed} {
+			d.m.jobRuns.WithLabelValues(apiJob, st)
+		}
+	}
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	return d, nil

@@ -122,7 +122,14 @@ func get(t *testing.T, url string, header ...string) (int, string) {
 
 func do(t *testing.T, method, url string, header ...string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
+	code, b := send(t, method, url, nil, header...)
+	return code, string(b)
+}
+
+// send makes a request with body (nil: none) and returns the answer.
+func send(t *testing.T, method, url string, body io.Reader, header ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
 	require.NoError(t, err)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
@@ -132,7 +139,7 @@ func do(t *testing.T, method, url string, header ...string) (int, string) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, b
 }
 
 // find returns the metric of family name whose labels include want.

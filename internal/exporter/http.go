@@ -66,7 +66,10 @@ func (d *Daemon) Handler() http.Handler {
 	others := ignoreBodies(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/runs" {
-			mux.ServeHTTP(w, r) // the one endpoint that reads its body (bounded)
+			// The one endpoint that reads its body: bounded in size
+			// (decodeRunRequest) and in time, here.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d.bodyTimeout))
+			mux.ServeHTTP(w, r)
 			return
 		}
 		others.ServeHTTP(w, r)

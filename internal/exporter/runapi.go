@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -24,7 +25,7 @@ import (
 // The run API proper: a client (ioprobe fleet) posts a workload for a
 // configured target, the daemon prepares the target at once and starts
 // the ramp-up at the instant asked for, and the client collects the
-// result by id. The contract is in docs/api.md.
+// result by id. README.md ("Run API") documents it.
 //
 //	GET    /api/v1/clock      the daemon's wall clock, for the client's skew check
 //	POST   /api/v1/runs       (admin API) accept a run: 202 {id, state, url}
@@ -54,24 +55,33 @@ const apiJob = config.APIJobName
 
 // runRequest is the body of POST /api/v1/runs.
 type runRequest struct {
-	Target   string    `json:"target"`
-	Specs    []apiSpec `json:"specs"`
-	Ramp     string    `json:"ramp"`
-	Duration string    `json:"duration"`
-	StartAt  string    `json:"start_at"`
-	Label    string    `json:"label"`
-	Pattern  string    `json:"pattern"`
-	Size     int64     `json:"size"`
-	DryRun   bool      `json:"dry_run"`
+	Target   string            `json:"target"`
+	Specs    []json.RawMessage `json:"specs"`
+	Ramp     string            `json:"ramp"`
+	Duration string            `json:"duration"`
+	StartAt  string            `json:"start_at"`
+	Label    string            `json:"label"`
+	Pattern  string            `json:"pattern"`
+	Size     int64             `json:"size"`
+	DryRun   bool              `json:"dry_run"`
 }
 
 // apiSpec is an access specification as ioprobe.result/v1's "workload"
-// carries it. read_pct and random_pct are required: a missing read_pct
-// read as 0 would be a write workload nobody asked for.
+// carries it: what a spec may hold (anything else is an unknown field).
+// read_pct and random_pct are required: a missing read_pct read as 0
+// would be a write workload nobody asked for.
 type apiSpec struct {
 	result.Workload
 	ReadPct   *int `json:"read_pct"`
 	RandomPct *int `json:"random_pct"`
+}
+
+// specOut is a spec as a dry run answers it: workload.Spec's own JSON
+// (the fields a result's workload entry shares with it) and its times.
+type specOut struct {
+	workload.Spec
+	RampSeconds     float64 `json:"ramp_seconds"`
+	DurationSeconds float64 `json:"duration_seconds"`
 }
 
 // badRequest is a refusal of the request as given (400, or the code set).
@@ -111,40 +121,35 @@ func specError(i int, err error) *badRequest {
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// spec is the access specification a result's workload entry describes.
-func (a apiSpec) spec() workload.Spec {
-	w := a.Workload
-	engine := w.EngineRequested
-	if engine == "" {
-		engine = w.Engine
+// decodeSpec reads spec i: strictly as a result's workload entry (an
+// unknown field is an error), then as workload.Spec's own JSON, so that
+// every field the two share reaches the run as `ioprobe run` would set
+// it, including fields added to both later. What only the result has:
+// the times, and engine_requested (what was asked; engine is what ran).
+func decodeSpec(i int, raw json.RawMessage) (workload.Spec, *badRequest) {
+	var a apiSpec
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return workload.Spec{}, refuse("specs[%d]: %s", i, strings.TrimPrefix(err.Error(), "json: "))
 	}
-	s := workload.Spec{Name: w.Name, ReadPct: *a.ReadPct, RandomPct: *a.RandomPct, Align: w.AlignBytes,
-		RegionBytes: w.RegionBytes, QueueDepth: w.QueueDepth, Workers: w.Workers,
-		Ramp: seconds(w.RampSeconds), Duration: seconds(w.DurationSeconds), RateIOPS: w.RateIOPS,
-		Engine: engine, Seed: w.Seed, Verify: w.Verify, Fsync: w.Fsync, Fdatasync: w.Fdatasync, Sync: w.Sync}
-	for _, b := range w.BlockSizes {
-		s.BlockSizes = append(s.BlockSizes, workload.BlockSize{Bytes: b.Bytes, Weight: b.Weight})
+	if a.ReadPct == nil || a.RandomPct == nil {
+		return workload.Spec{}, refuse("specs[%d]: read_pct and random_pct are required", i)
 	}
-	return s
-}
-
-// asWorkload is a spec in the request's form, defaults applied (a dry
-// run's answer).
-func asWorkload(s workload.Spec) apiSpec {
-	w := result.Workload{Name: s.Name, QueueDepth: s.QueueDepth, Workers: s.Workers,
-		RampSeconds: s.Ramp.Seconds(), DurationSeconds: s.Duration.Seconds(), RegionBytes: s.RegionBytes,
-		Engine: s.Engine, AlignBytes: s.Align, RateIOPS: s.RateIOPS, Seed: s.Seed, Verify: s.Verify,
-		Fsync: s.Fsync, Fdatasync: s.Fdatasync, Sync: s.Sync}
-	for _, b := range s.BlockSizes {
-		w.BlockSizes = append(w.BlockSizes, result.BlockSize{Bytes: b.Bytes, Weight: b.Weight})
+	var s workload.Spec
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return workload.Spec{}, refuse("specs[%d]: %s", i, strings.TrimPrefix(err.Error(), "json: "))
 	}
-	return apiSpec{Workload: w, ReadPct: &s.ReadPct, RandomPct: &s.RandomPct}
+	s.Ramp, s.Duration = seconds(a.RampSeconds), seconds(a.DurationSeconds)
+	if a.EngineRequested != "" {
+		s.Engine = a.EngineRequested
+	}
+	return s, nil
 }
 
 // decodeRunRequest reads a bounded body strictly: unknown fields and
 // trailing data are errors, a body over maxRunBody is 413.
 func decodeRunRequest(w http.ResponseWriter, r *http.Request) (*runRequest, *badRequest) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRunBody))
 	dec.DisallowUnknownFields()
 	var req runRequest
@@ -228,14 +233,14 @@ func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*p
 		}
 	}
 	u := suiterun.Unit{Point: workload.SuitePoint{Name: label, Pattern: req.Pattern, Size: req.Size}, Targets: []string{t.Path}}
-	for i, as := range req.Specs {
-		if as.ReadPct == nil || as.RandomPct == nil {
-			return nil, refuse("specs[%d]: read_pct and random_pct are required", i)
+	for i, raw := range req.Specs {
+		s, bad := decodeSpec(i, raw)
+		if bad != nil {
+			return nil, bad
 		}
-		s := as.spec()
 		if ramp != nil {
 			s.Ramp = *ramp
-		} else if as.RampSeconds == 0 && as.DurationSeconds == 0 {
+		} else if s.Ramp == 0 && s.Duration == 0 {
 			s.Ramp = workload.DefaultRamp
 		}
 		if dur != nil {
@@ -314,6 +319,7 @@ func (d *Daemon) adminRefused(w http.ResponseWriter) bool {
 	if d.opts.Web.EnableAdminAPI {
 		return false
 	}
+	w.Header().Set("Connection", "close") // a body, if any, is not read
 	writeJSON(w, http.StatusForbidden, apiError{"the admin API is disabled: start ioprobe serve with --web.enable-admin-api"})
 	return true
 }
@@ -323,17 +329,20 @@ func (d *Daemon) handlePostRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, bad := decodeRunRequest(w, r)
+	if bad != nil {
+		w.Header().Set("Connection", "close") // what is left of the body is not read
+	}
 	if bad == nil {
 		var p *plannedRun
 		if p, bad = d.planRun(d.cfg.Load(), req, time.Now()); bad == nil {
 			if req.DryRun {
-				specs := make([]apiSpec, len(p.unit.Point.Specs))
+				specs := make([]specOut, len(p.unit.Point.Specs))
 				for i, s := range p.unit.Point.Specs {
-					specs[i] = asWorkload(s)
+					specs[i] = specOut{Spec: s, RampSeconds: s.Ramp.Seconds(), DurationSeconds: s.Duration.Seconds()}
 				}
 				writeJSON(w, http.StatusOK, struct {
 					OK    bool      `json:"ok"`
-					Specs []apiSpec `json:"specs"`
+					Specs []specOut `json:"specs"`
 				}{true, specs})
 				return
 			}
@@ -418,6 +427,10 @@ func (d *Daemon) runAPI(ctx context.Context, run *apiRun, p *plannedRun, release
 		rec.Error = run.stopReason() + ": nothing was measured"
 	case err != nil:
 		state, rec.Status, rec.Error = runFailed, statusFailed, err.Error()
+		var fe *workload.FieldError
+		if errors.As(err, &fe) && fe.Field == "--start-at" {
+			rec.Error = "start_at " + fe.Value + ": " + fe.Reason // the request's name for it
+		}
 	default:
 		for _, tt := range res.Targets {
 			if tt.Created {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -123,6 +124,7 @@ func TestRunAPIAllowWrites(t *testing.T) {
 func TestRunAPIAdminOnly(t *testing.T) {
 	d, dir := newDaemon(t, runAPIConfig, WebOptions{})
 	base, _ := start(t, d)
+	require.Equal(t, -1.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": "ok"}), "no API series without the API")
 	code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", nil))
 	require.Equal(t, http.StatusForbidden, code)
 	require.Contains(t, errorOf(t, b), "--web.enable-admin-api")
@@ -280,4 +282,21 @@ func TestRunAPIDeleteWhileRunning(t *testing.T) {
 	require.Positive(t, st.Result.Summary.Ops)
 	require.Less(t, st.Result.Summary.ElapsedSeconds, 50.0)
 	require.Equal(t, 0.0, value(t, d.Registry(), "ioprobe_run_active", map[string]string{"ioprobe_job": "api", "target": "data"}))
+}
+
+// TestRunAPISilentBody: a client that announces a body and sends only
+// part of it is answered 400 once the body's time is up, and hung up on;
+// the run API reads no more of it and starts nothing.
+func TestRunAPISilentBody(t *testing.T) {
+	d, dir := newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
+	d.bodyTimeout = 100 * time.Millisecond
+	base, _ := start(t, d)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = io.WriteString(c, "POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"target\": \"data\", ")
+	require.NoError(t, err)
+	require.Equal(t, "400", readAnswer(c))
+	require.Equal(t, "hung up", readAnswer(c))
+	require.NoFileExists(t, filepath.Join(dir, "data.dat"))
 }

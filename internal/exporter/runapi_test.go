@@ -58,7 +58,9 @@ func readSpec(readPct int) map[string]any {
 		"read_pct": readPct, "random_pct": 100, "queue_depth": 2, "workers": 1, "engine": "sync"}
 }
 
-func postJSON(t *testing.T, method, url string, body any, header ...string) (int, []byte) {
+// postJSON sends body (bytes as they are, anything else as JSON, nil:
+// none) with method.
+func postJSON(t *testing.T, method, url string, body any) (int, []byte) {
 	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -70,17 +72,7 @@ func postJSON(t *testing.T, method, url string, body any, header ...string) (int
 		require.NoError(t, err)
 		r = bytes.NewReader(data)
 	}
-	req, err := http.NewRequest(method, url, r)
-	require.NoError(t, err)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, data
+	return send(t, method, url, r)
 }
 
 type accepted struct {
@@ -125,6 +117,7 @@ targets:
 	require.NoError(t, err)
 	require.Equal(t, clk.UnixNano, ct.UnixNano(), "the two forms say the same instant")
 
+	require.Equal(t, 0.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": "ok"}), "the counter exists before the first run")
 	at := time.Now().Add(3 * time.Second).UTC()
 	ids := map[string]string{}
 	for _, tg := range []string{"data", "logs"} {
@@ -152,6 +145,23 @@ targets:
 		require.Positive(t, res.Summary.Ops)
 		require.Equal(t, devs[tg], res.Targets[0].Path)
 	}
+	// A result's workload entry is a spec as it stands: posted back (a
+	// dry run), it is the same workload.
+	var res *result.Result
+	for _, id := range ids {
+		res = waitRun(t, base, id).Result
+	}
+	code, body = postJSON(t, http.MethodPost, base+"/api/v1/runs", map[string]any{"target": "data", "specs": []any{res.Workload}, "dry_run": true})
+	require.Equal(t, http.StatusOK, code, string(body))
+	var dry struct{ Specs []specOut }
+	require.NoError(t, json.Unmarshal(body, &dry))
+	got := dry.Specs[0]
+	require.Equal(t, res.Workload.EngineRequested, got.Engine, "what was asked, not what ran")
+	require.Equal(t, res.Workload.QueueDepth, got.QueueDepth)
+	require.Equal(t, res.Workload.BlockSizes[0].Bytes, got.BlockSizes[0].Bytes)
+	require.Equal(t, res.Workload.DurationSeconds, got.DurationSeconds)
+	require.Equal(t, res.Workload.RampSeconds, got.RampSeconds)
+
 	// The history lists them under the api job, with their label.
 	code, body = postJSON(t, http.MethodGet, base+"/api/v1/runs?job=api", nil)
 	require.Equal(t, http.StatusOK, code)
