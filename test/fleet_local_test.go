@@ -314,6 +314,8 @@ func TestFleetSuiteCyclesHosts(t *testing.T) {
 	text := ioprobe(t, dir, "report", out)
 	require.Equal(t, 0, text.code, text.stderr)
 	require.Regexp(t, `(?m)^Hosts\s+Random Read\n1\s+[0-9,]+\n2\s+[0-9,]+$`, text.stdout)
+	require.Regexp(t, `(?m)^\S+ \(2 hosts\)\n.*\n.*`+regexp.QuoteMeta(hosts[0].addr)+`.*\n.*`+regexp.QuoteMeta(hosts[1].addr)+`.*\nAll hosts\s+2/2 done`, text.stdout,
+		"Iometer's view of each point: a row per host, then all hosts")
 	html := ioprobe(t, dir, "report", out, "--output", "html")
 	require.Equal(t, 0, html.code, html.stderr)
 	require.Contains(t, html.stdout, "Aggregate I/O rate — All hosts")
