@@ -161,7 +161,7 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 	})
 	var postErr error
 	for i, err := range errs {
-		if err != nil {
+		if err != nil && ctx.Err() == nil { // interrupted: not the host's fault
 			postErr = &HostError{Address: clients[i].Address, Err: explain(err, req)}
 			break
 		}
@@ -253,8 +253,9 @@ func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time
 			return h
 		}
 		if !stopping && ctx.Err() == nil && time.Now().After(end.Add(c.Late)) {
+			was := h.State
 			stop()
-			h.State, h.Error = result.HostFailed, fmt.Sprintf("still %s %s after its planned end: stopped", h.State, c.Late)
+			h.State, h.Error = result.HostFailed, fmt.Sprintf("still %s %s after its planned end: stopped", was, c.Late)
 			return h
 		}
 		wait = min(2*wait, c.MaxPoll)
