@@ -31,29 +31,29 @@ import (
 // directory), driven by the real `ioprobe fleet`. The network-namespace
 // tests (one address and loop device per daemon) are the e2e's own.
 
-// fleetHost is one daemon of a local fleet.
-type fleetHost struct {
+// localFleetHost is one daemon of a local fleet.
+type localFleetHost struct {
 	*daemon
 	file string // its target "data"
 }
 
-// startFleet starts n daemons with a target named "data" of 8 MiB each
+// startLocalFleet starts n daemons with a target named "data" of 8 MiB each
 // and the run API enabled.
-func startFleet(t *testing.T, n int) []fleetHost {
+func startLocalFleet(t *testing.T, n int) []localFleetHost {
 	t.Helper()
-	var out []fleetHost
+	var out []localFleetHost
 	for range n {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "probe.dat")
 		cfg := filepath.Join(dir, "ioprobe.yaml")
 		require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, "targets:\n  data:\n    path: %s\n    size: 8MiB\napi:\n  runs:\n    max_duration: 1m\n", file), 0o600))
 		d := startDaemon(t, "--config", cfg, "--web.enable-admin-api")
-		out = append(out, fleetHost{daemon: d, file: file})
+		out = append(out, localFleetHost{daemon: d, file: file})
 	}
 	return out
 }
 
-func fleetAddrs(hosts []fleetHost) string {
+func localFleetAddrs(hosts []localFleetHost) string {
 	var a []string
 	for _, h := range hosts {
 		a = append(a, h.addr)
@@ -61,14 +61,14 @@ func fleetAddrs(hosts []fleetHost) string {
 	return strings.Join(a, ",")
 }
 
-// fleetArgs are a short fleet run's flags: a second's start delay, no
+// localFleetArgs are a short fleet run's flags: a second's start delay, no
 // ramp, a short measurement.
-func fleetArgs(hosts string, extra ...string) []string {
+func localFleetArgs(hosts string, extra ...string) []string {
 	return append([]string{"fleet", "run", "--hosts", hosts, "--target", "data", "--size", "4MiB", "--qd", "4",
 		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync"}, extra...)
 }
 
-func decodeFleet(t *testing.T, data []byte) *result.Fleet {
+func decodeFleetDoc(t *testing.T, data []byte) *result.Fleet {
 	t.Helper()
 	var f result.Fleet
 	decodeStrict(t, data, &f)
@@ -86,20 +86,20 @@ func apiRunsOf(t *testing.T, addr string) []json.RawMessage {
 	return runs.Runs
 }
 
-// TestFleetRunMergesExactly: three daemons measure at once from one
+// TestFleetLocalRunMergesExactly: three daemons measure at once from one
 // start instant; the merged result is exactly the hosts' together, and
 // each host keeps its own result and identity. Then report reads the
 // document: a row per host and an "All hosts" row, and figures per host
 // and in total.
-func TestFleetRunMergesExactly(t *testing.T) {
-	hosts := startFleet(t, 3)
+func TestFleetLocalRunMergesExactly(t *testing.T) {
+	hosts := startLocalFleet(t, 3)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "fleet.json")
-	o := ioprobe(t, dir, fleetArgs(fleetAddrs(hosts), "--output", "json", "--out", out)...)
+	o := ioprobe(t, dir, localFleetArgs(localFleetAddrs(hosts), "--output", "json", "--out", out)...)
 	require.Equal(t, 0, o.code, o.stderr)
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
-	f := decodeFleet(t, data)
+	f := decodeFleetDoc(t, data)
 
 	require.False(t, f.Partial)
 	require.Empty(t, f.FailedHosts)
@@ -153,13 +153,13 @@ func TestFleetRunMergesExactly(t *testing.T) {
 	require.Equal(t, 2*ops, decodeResult(t, merged.stdout).Summary.Ops)
 }
 
-// TestFleetHostDownBeforeStart: one host of three does not answer. The
+// TestFleetLocalHostDownBeforeStart: one host of three does not answer. The
 // pre-checks name it, exit 2, and nothing runs anywhere: the others'
 // daemons ran nothing and did not even create their target files.
-func TestFleetHostDownBeforeStart(t *testing.T) {
-	hosts := startFleet(t, 2)
+func TestFleetLocalHostDownBeforeStart(t *testing.T) {
+	hosts := startLocalFleet(t, 2)
 	down := freePort(t) // nothing listens there
-	o := ioprobe(t, t.TempDir(), fleetArgs(hosts[0].addr+","+down+","+hosts[1].addr)...)
+	o := ioprobe(t, t.TempDir(), localFleetArgs(hosts[0].addr+","+down+","+hosts[1].addr)...)
 	require.Equal(t, 2, o.code, o.stderr)
 	require.Empty(t, o.stdout)
 	require.Contains(t, o.stderr, "ioprobe: host "+down+": unreachable")
@@ -172,16 +172,16 @@ func TestFleetHostDownBeforeStart(t *testing.T) {
 	}
 }
 
-// TestFleetPreChecksNameEachHost: a daemon without the admin API and one
+// TestFleetLocalPreChecksNameEachHost: a daemon without the admin API and one
 // without the target both fail the pre-checks, each on its own line.
-func TestFleetPreChecksNameEachHost(t *testing.T) {
-	good := startFleet(t, 1)[0]
+func TestFleetLocalPreChecksNameEachHost(t *testing.T) {
+	good := startLocalFleet(t, 1)[0]
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")
 	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, "targets:\n  other:\n    path: %s\napi: {}\n", filepath.Join(dir, "o.dat")), 0o600))
 	noTarget := startDaemon(t, "--config", cfg, "--web.enable-admin-api")
 	noAdmin := startDaemon(t, "--config", cfg)
-	o := ioprobe(t, dir, fleetArgs(strings.Join([]string{good.addr, noTarget.addr, noAdmin.addr}, ","))...)
+	o := ioprobe(t, dir, localFleetArgs(strings.Join([]string{good.addr, noTarget.addr, noAdmin.addr}, ","))...)
 	require.Equal(t, 2, o.code, o.stderr)
 	lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
 	require.Len(t, lines, 3, o.stderr)
@@ -192,7 +192,7 @@ func TestFleetPreChecksNameEachHost(t *testing.T) {
 	require.Empty(t, apiRunsOf(t, good.addr))
 
 	// A bound no clock reading can meet: the host is named, nothing runs.
-	o = ioprobe(t, dir, fleetArgs(good.addr, "--max-skew", "1ns")...)
+	o = ioprobe(t, dir, localFleetArgs(good.addr, "--max-skew", "1ns")...)
 	require.Equal(t, 2, o.code, o.stderr)
 	require.Contains(t, o.stderr, "host "+good.addr+": its clock cannot be read within --max-skew 1ns")
 	require.Empty(t, apiRunsOf(t, good.addr))
@@ -216,13 +216,13 @@ func waitMeasuring(t *testing.T, addr string) {
 	}, 30*time.Second, 20*time.Millisecond)
 }
 
-// TestFleetInterruptStopsEveryHost: SIGINT to the fleet stops the run on
+// TestFleetLocalInterruptStopsEveryHost: SIGINT to the fleet stops the run on
 // every host (DELETE); their partial results are collected and written;
 // exit 130.
-func TestFleetInterruptStopsEveryHost(t *testing.T) {
-	hosts := startFleet(t, 2)
+func TestFleetLocalInterruptStopsEveryHost(t *testing.T) {
+	hosts := startLocalFleet(t, 2)
 	out := filepath.Join(t.TempDir(), "fleet.json")
-	b := startBackground(t, fleetArgs(fleetAddrs(hosts), "--duration", "50s", "--output", "json", "--out", out)...)
+	b := startBackground(t, localFleetArgs(localFleetAddrs(hosts), "--duration", "50s", "--output", "json", "--out", out)...)
 	for _, h := range hosts {
 		waitMeasuring(t, h.addr)
 	}
@@ -230,7 +230,7 @@ func TestFleetInterruptStopsEveryHost(t *testing.T) {
 	require.Equal(t, 130, b.exitCode(t), b.errb.String())
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
-	f := decodeFleet(t, data)
+	f := decodeFleetDoc(t, data)
 	require.True(t, f.Partial)
 	require.Len(t, f.FailedHosts, 2)
 	for _, h := range f.Hosts {
@@ -244,22 +244,22 @@ func TestFleetInterruptStopsEveryHost(t *testing.T) {
 	}
 }
 
-// TestFleetHostKilledMidRun: a daemon killed (by its pid) while the run
+// TestFleetLocalHostKilledMidRun: a daemon killed (by its pid) while the run
 // goes on leaves a partial result that names it; the others' results are
 // kept and merged; exit 1.
-func TestFleetHostKilledMidRun(t *testing.T) {
-	hosts := startFleet(t, 3)
+func TestFleetLocalHostKilledMidRun(t *testing.T) {
+	hosts := startLocalFleet(t, 3)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "fleet.json")
 	victim := hosts[1]
-	b := startBackground(t, fleetArgs(fleetAddrs(hosts), "--duration", "4s", "--host-timeout", "2s", "--output", "json", "--out", out)...)
+	b := startBackground(t, localFleetArgs(localFleetAddrs(hosts), "--duration", "4s", "--host-timeout", "2s", "--output", "json", "--out", out)...)
 	waitMeasuring(t, victim.addr)
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))
 	code := b.exitCode(t)
 	require.Equal(t, 1, code, b.errb.String())
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
-	f := decodeFleet(t, data)
+	f := decodeFleetDoc(t, data)
 	require.True(t, f.Partial)
 	require.Equal(t, []string{victim.addr}, f.FailedHosts)
 	require.Contains(t, b.errb.String(), victim.addr)
@@ -278,15 +278,15 @@ func TestFleetHostKilledMidRun(t *testing.T) {
 	require.Contains(t, f.Merged.Message, victim.addr)
 }
 
-// TestFleetSuiteCyclesHosts: --cycle hosts=1,2 runs the point on the
+// TestFleetLocalSuiteCyclesHosts: --cycle hosts=1,2 runs the point on the
 // first host, then on both; each point carries its hosts' results and
 // their exact merge; the tables and charts have hosts along their rows
 // and x-axis (esx35 Figure 5 over real hosts).
-func TestFleetSuiteCyclesHosts(t *testing.T) {
-	hosts := startFleet(t, 2)
+func TestFleetLocalSuiteCyclesHosts(t *testing.T) {
+	hosts := startLocalFleet(t, 2)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "suite.json")
-	o := ioprobe(t, dir, "fleet", "suite", "custom", "--hosts", fleetAddrs(hosts), "--target", "data", "--size", "4MiB", "--qd", "4",
+	o := ioprobe(t, dir, "fleet", "suite", "custom", "--hosts", localFleetAddrs(hosts), "--target", "data", "--size", "4MiB", "--qd", "4",
 		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync", "--cycle", "hosts=1,2", "--output", "json", "--out", out)
 	require.Equal(t, 0, o.code, o.stderr)
 	data, err := os.ReadFile(out)
@@ -322,11 +322,11 @@ func TestFleetSuiteCyclesHosts(t *testing.T) {
 	require.Contains(t, html.stdout, "Hosts at once")
 }
 
-// TestFleetClientConfigTLSAndBasicAuth: a daemon behind TLS and basic
+// TestFleetLocalClientConfigTLSAndBasicAuth: a daemon behind TLS and basic
 // auth (its --web.config.file) is reached with --client-config (the CA,
 // the user and a password file: nothing secret on the command line);
 // without it the pre-check names the host and nothing starts.
-func TestFleetClientConfigTLSAndBasicAuth(t *testing.T) {
+func TestFleetLocalClientConfigTLSAndBasicAuth(t *testing.T) {
 	dir := t.TempDir()
 	cert, key := selfSignedCert(t, dir)
 	web := filepath.Join(dir, "web.yml")
@@ -342,17 +342,17 @@ func TestFleetClientConfigTLSAndBasicAuth(t *testing.T) {
 	client := filepath.Join(dir, "client.yml")
 	require.NoError(t, os.WriteFile(client, fmt.Appendf(nil, "tls_config:\n  ca_file: %s\nbasic_auth:\n  username: prom\n  password_file: %s\n", cert, pw), 0o600))
 
-	o := ioprobe(t, dir, fleetArgs(d.addr, "--client-config", client, "--dry-run")...)
+	o := ioprobe(t, dir, localFleetArgs(d.addr, "--client-config", client, "--dry-run")...)
 	require.Equal(t, 0, o.code, o.stderr)
 	require.Contains(t, o.stdout, d.addr+": clock offset")
 	require.Contains(t, o.stdout, "every point accepted")
 
-	o = ioprobe(t, dir, fleetArgs("https://"+d.addr, "--dry-run")...)
+	o = ioprobe(t, dir, localFleetArgs("https://"+d.addr, "--dry-run")...)
 	require.Equal(t, 2, o.code, o.stderr)
 	require.Contains(t, o.stderr, "host https://"+d.addr+": unreachable")
 	noAuth := filepath.Join(dir, "noauth.yml")
 	require.NoError(t, os.WriteFile(noAuth, fmt.Appendf(nil, "tls_config:\n  ca_file: %s\n", cert), 0o600))
-	o = ioprobe(t, dir, fleetArgs(d.addr, "--client-config", noAuth)...)
+	o = ioprobe(t, dir, localFleetArgs(d.addr, "--client-config", noAuth)...)
 	require.Equal(t, 2, o.code, o.stderr)
 	require.Contains(t, o.stderr, "host "+d.addr+": ")
 	require.Contains(t, o.stderr, "HTTP 401")
@@ -379,12 +379,12 @@ func selfSignedCert(t *testing.T, dir string) (cert, key string) {
 	return cert, key
 }
 
-// TestFleetPostRefusedStopsTheOthers: the pre-checks pass, but one host
+// TestFleetLocalPostRefusedStopsTheOthers: the pre-checks pass, but one host
 // refuses the run itself (its device is held by another API run, 409).
 // The runs the others had accepted are stopped before their start: exit
 // 2 naming the host, and no I/O anywhere.
-func TestFleetPostRefusedStopsTheOthers(t *testing.T) {
-	hosts := startFleet(t, 3)
+func TestFleetLocalPostRefusedStopsTheOthers(t *testing.T) {
+	hosts := startLocalFleet(t, 3)
 	busy := hosts[2]
 	body := fmt.Sprintf(`{"target":"data","specs":[{"block_sizes":[{"bytes":4096,"weight":1}],"read_pct":100,"random_pct":100,"queue_depth":1,"workers":1,"engine":"sync"}],"ramp":"0s","duration":"1s","start_at":%q}`,
 		time.Now().Add(5*time.Minute).UTC().Format(time.RFC3339))
@@ -393,7 +393,7 @@ func TestFleetPostRefusedStopsTheOthers(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 
-	o := ioprobe(t, t.TempDir(), fleetArgs(fleetAddrs(hosts))...)
+	o := ioprobe(t, t.TempDir(), localFleetArgs(localFleetAddrs(hosts))...)
 	require.Equal(t, 2, o.code, o.stderr)
 	require.Empty(t, o.stdout)
 	require.Contains(t, o.stderr, "ioprobe: fleet: host "+busy.addr+": ")
