@@ -68,8 +68,8 @@ type runRequest struct {
 
 // apiSpec is an access specification as ioprobe.result/v1's "workload"
 // carries it: what a spec may hold (anything else is an unknown field).
-// read_pct and random_pct are required: a missing read_pct read as 0
-// would be a write workload nobody asked for.
+// read_pct and random_pct are required (unless lines are given): a
+// missing read_pct read as 0 would be a write workload nobody asked for.
 type apiSpec struct {
 	result.Workload
 	ReadPct   *int `json:"read_pct"`
@@ -134,7 +134,11 @@ func decodeSpec(i int, raw json.RawMessage) (workload.Spec, *badRequest) {
 		return workload.Spec{}, refuse("specs[%d]: %s", i, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if a.ReadPct == nil || a.RandomPct == nil {
-		return workload.Spec{}, refuse("specs[%d]: read_pct and random_pct are required", i)
+		// A multi-line spec (lines) says them line by line.
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(raw, &keys) != nil || keys["lines"] == nil {
+			return workload.Spec{}, refuse("specs[%d]: read_pct and random_pct are required", i)
+		}
 	}
 	var s workload.Spec
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -249,11 +253,11 @@ func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*p
 			s.Duration = workload.DefaultDuration
 		}
 		s = s.WithDefaults()
-		if err := s.Validate(); err != nil {
-			return nil, specError(i, err)
-		}
 		if err := d.checkRegion(t, &s); err != nil {
 			return nil, refuse("specs[%d].region_bytes %s: %v", i, workload.FormatSize(s.RegionBytes), err)
+		}
+		if err := s.Validate(); err != nil { // the region too: the target's when the spec has none
+			return nil, specError(i, err)
 		}
 		if err := checkLimits(lim, s); err != nil {
 			return nil, refuse("specs[%d].%v", i, err)

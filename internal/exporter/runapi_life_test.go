@@ -132,3 +132,31 @@ func TestRunAPIReload(t *testing.T) {
 	require.Contains(t, st.Error, `a reload removed or changed target "data"`)
 	require.Empty(t, d.devices.holderOf(deviceKeyOf(filepath.Join(dir, "data.dat"))))
 }
+
+// TestRunAPILatePreparation: a run whose preparation ends after its
+// start_at fails, saying by how much, and measures nothing, rather than
+// start late. (The request's check refuses a start_at already past; here
+// the plan is given one directly, which any preparation overruns.)
+func TestRunAPILatePreparation(t *testing.T) {
+	d, dir := newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
+	base, _ := start(t, d)
+	req := body("data", nil)
+	p, bad := d.planRun(d.Config(), &runRequest{Target: "data", Specs: []json.RawMessage{mustJSON(t, req["specs"].([]any)[0])}, Duration: "1s"}, time.Now())
+	require.Nil(t, bad)
+	p.startAt = time.Now()
+	run, bad := d.apiRuns.start(d, p)
+	require.Nil(t, bad)
+	waitState(t, base, run.id, runFailed)
+	st := run.state(d.host)
+	require.Regexp(t, `^start_at \S+: preparation finished \S+ after it \(start later\); nothing was measured$`, st.Error)
+	require.Nil(t, st.Result)
+	require.Empty(t, d.devices.holderOf(deviceKeyOf(filepath.Join(dir, "data.dat"))))
+	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": statusFailed}))
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}

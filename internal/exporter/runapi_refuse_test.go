@@ -105,6 +105,7 @@ func TestRunAPIAllowWrites(t *testing.T) {
 	code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", func(r map[string]any) { r["specs"] = []any{readSpec(70)} }))
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Contains(t, errorOf(t, b), "specs[0].read_pct 70: writes are refused (api.runs.allow_writes: false)")
+	require.NoFileExists(t, filepath.Join(dir, "data.dat"))
 
 	d, dir = newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
 	base, _ = start(t, d)
@@ -130,6 +131,7 @@ func TestRunAPIAdminOnly(t *testing.T) {
 	require.Contains(t, errorOf(t, b), "--web.enable-admin-api")
 	code, b = postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", func(r map[string]any) { r["dry_run"] = true }))
 	require.Equal(t, http.StatusForbidden, code, "not even a dry run: it would say which targets exist")
+	require.Contains(t, errorOf(t, b), "--web.enable-admin-api")
 	code, b = postJSON(t, http.MethodDelete, base+"/api/v1/runs/r-0011223344556677", nil)
 	require.Equal(t, http.StatusForbidden, code, string(b))
 	code, _ = postJSON(t, http.MethodGet, base+"/api/v1/runs/r-0011223344556677", nil)
