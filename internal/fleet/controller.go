@@ -70,10 +70,15 @@ func (e *HostError) Unwrap() error { return e.Err }
 // shortest round trip wins, as NTP filters).
 const clockSamples = 5
 
-// parallel runs f on every client at once and waits.
-func parallel(clients []*Client, f func(i int, c *Client)) {
+// maxRequestsAtOnce bounds the requests of a pre-check or a start in
+// flight at once (a thousand hosts should not open a thousand TLS
+// handshakes in one instant).
+const maxRequestsAtOnce = 64
+
+// parallel runs f on every client, at most limit at once, and waits.
+func parallel(clients []*Client, limit int, f func(i int, c *Client)) {
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 64)
+	sem := make(chan struct{}, limit)
 	for i, c := range clients {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -95,7 +100,7 @@ func (c *Controller) Check(ctx context.Context, clients []*Client, reqs []RunReq
 	c.defaults()
 	skews := make([]Skew, len(clients))
 	errs := make([]error, len(clients))
-	parallel(clients, func(i int, cl *Client) {
+	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
 		sk, err := cl.Clock(ctx, clockSamples)
 		if err != nil {
 			errs[i] = fmt.Errorf("unreachable: %w", err)
@@ -156,7 +161,7 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 	req.StartAt, req.DryRun = &startAt, false
 	ids := make([]string, len(clients))
 	errs := make([]error, len(clients))
-	parallel(clients, func(i int, cl *Client) {
+	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
 		ids[i], errs[i] = cl.Post(ctx, req)
 	})
 	var postErr error
@@ -176,7 +181,10 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 	c.logf("started %q on %d %s at %s", req.Label, len(clients), plural(len(clients), "host", "hosts"), startAt.Format(time.RFC3339Nano))
 	hosts := make([]result.FleetHost, len(clients))
 	end := startAt.Add(req.Planned())
-	parallel(clients, func(i int, cl *Client) {
+	// Every run is followed at once: each must notice its host's loss
+	// and a stop while it runs (a poll is one small GET at most every
+	// MaxPoll).
+	parallel(clients, len(clients), func(i int, cl *Client) {
 		hosts[i] = c.follow(ctx, cl, ids[i], end)
 	})
 	return startAt, hosts, ctx.Err()
@@ -186,7 +194,7 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 func (c *Controller) cancel(ctx context.Context, clients []*Client, ids []string) {
 	sctx, done := context.WithTimeout(context.WithoutCancel(ctx), c.StopWait)
 	defer done()
-	parallel(clients, func(i int, cl *Client) {
+	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
 		if ids[i] == "" {
 			return
 		}
