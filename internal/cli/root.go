@@ -54,6 +54,7 @@ CPU each I/O costs.`,
 	root.AddCommand(
 		newRunCommand(g),
 		newSuiteCommand(g),
+		newFleetCommand(g),
 		newServeCommand(g),
 		newReportCommand(g),
 		newCompareCommand(g),

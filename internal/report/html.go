@@ -35,7 +35,8 @@ func WriteHTML(w io.Writer, s *result.Suite) error {
 	}
 	p := &page{Title: pageTitle(s)}
 	p.Meta = pageMeta(s)
-	secs := pivot(s.Results)
+	rs := expandHosts(s.Results)
+	secs := pivot(rs)
 	shortenSides(secs)
 	for i, sec := range secs {
 		hs := p.section(i, sec)
@@ -55,7 +56,7 @@ func WriteHTML(w io.Writer, s *result.Suite) error {
 			}
 		}
 	}
-	p.Runs = runsTable(s.Results)
+	p.Runs = runsTable(rs)
 	p.Footer = "ioprobe"
 	if s.Version != "" {
 		p.Footer += " " + s.Version
@@ -228,6 +229,8 @@ func xLabel(ds []dim) string {
 			parts = append(parts, "Workers")
 		case "targets":
 			parts = append(parts, "Targets at once")
+		case "hosts":
+			parts = append(parts, "Hosts at once")
 		}
 	}
 	return strings.Join(parts, " · ")
@@ -250,6 +253,8 @@ func rowLegend(ds []dim, r row) string {
 			parts = append(parts, itoa(v)+" "+plural(int(v), "worker", "workers"))
 		case "targets":
 			parts = append(parts, itoa(v)+" "+plural(int(v), "target", "targets"))
+		case "hosts":
+			parts = append(parts, itoa(v)+" "+plural(int(v), "host", "hosts"))
 		}
 	}
 	return strings.Join(parts, ", ")

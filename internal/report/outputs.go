@@ -31,6 +31,8 @@ type Output struct {
 	Report func(io.Writer, *result.Suite) error
 	// Compare is a comparison of two files (`ioprobe compare`).
 	Compare func(io.Writer, *Comparison) error
+	// Fleet is one run on several hosts (`ioprobe fleet run`).
+	Fleet func(io.Writer, *result.Fleet) error
 }
 
 // Outputs is the table of output formats, in the order --help lists them.
@@ -39,14 +41,18 @@ func Outputs() []Output {
 	fioOf := func(w io.Writer, s *result.Suite) error { return WriteFioJSON(w, s.Results) }
 	return []Output{
 		{Name: "text", Help: "tables", Run: WriteText, Suite: WriteSuiteText, Report: WriteReportText,
-			Compare: func(w io.Writer, c *Comparison) error { return WriteCompareText(w, c.Comparison, c.Base, c.Other) }},
+			Compare: func(w io.Writer, c *Comparison) error { return WriteCompareText(w, c.Comparison, c.Base, c.Other) },
+			Fleet:   WriteFleetText},
 		{Name: "json",
 			Run:   func(w io.Writer, r *result.Result) error { return WriteJSON(w, r) },
 			Suite: func(w io.Writer, s *result.Suite) error { return WriteJSON(w, s) }, Report: writeReportJSON,
-			Compare: func(w io.Writer, c *Comparison) error { return WriteJSON(w, c.Comparison) }},
+			Compare: func(w io.Writer, c *Comparison) error { return WriteJSON(w, c.Comparison) },
+			Fleet:   func(w io.Writer, f *result.Fleet) error { return WriteJSON(w, f) }},
 		{Name: "csv", Help: "a row per result",
-			Run: func(w io.Writer, r *result.Result) error { return WriteCSV(w, []*result.Result{r}, true) }, Suite: csvOf, Report: csvOf},
-		{Name: "html", Help: "charts", Suite: WriteHTML, Report: WriteHTML},
+			Run: func(w io.Writer, r *result.Result) error { return WriteCSV(w, []*result.Result{r}, true) }, Suite: csvOf, Report: csvOf,
+			Fleet: func(w io.Writer, f *result.Fleet) error { return WriteCSV(w, expandHosts(fleetSuite(f).Results), true) }},
+		{Name: "html", Help: "charts", Suite: WriteHTML, Report: WriteHTML,
+			Fleet: func(w io.Writer, f *result.Fleet) error { return WriteHTML(w, fleetSuite(f)) }},
 		{Name: "fio-json", Help: "fio 3 json+, a job per result",
 			Run:   func(w io.Writer, r *result.Result) error { return WriteFioJSON(w, []*result.Result{r}) },
 			Suite: fioOf, Report: fioOf},
@@ -61,6 +67,9 @@ func ForSuite(o Output) func(io.Writer, *result.Suite) error { return o.Suite }
 
 // ForReport picks the writer of several files' results.
 func ForReport(o Output) func(io.Writer, *result.Suite) error { return o.Report }
+
+// ForFleet picks the writer of a fleet run.
+func ForFleet(o Output) func(io.Writer, *result.Fleet) error { return o.Fleet }
 
 // ForCompare picks the writer of a comparison.
 func ForCompare(o Output) func(io.Writer, *Comparison) error { return o.Compare }
@@ -135,6 +144,14 @@ func WriteReportText(w io.Writer, doc *result.Suite) error {
 	for i, r := range plain {
 		if i > 0 || len(points) > 0 {
 			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if len(r.Hosts) > 0 {
+			if err := hostsTable(r.Hosts, r).write(w, ""); err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintf(w, "\n%s:\n", AllHosts); err != nil {
 				return err
 			}
 		}

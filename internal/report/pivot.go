@@ -44,6 +44,24 @@ var dims = []dim{
 			}
 			return itoa(v) + " targets at once"
 		}},
+	// A fleet suite's points: on how many hosts at once (esx35 Figure 5
+	// when --cycle hosts=… varies it).
+	{"hosts", "Hosts", hostsAtOnce, itoa,
+		func(v int64) string {
+			if v == 1 {
+				return ""
+			}
+			return itoa(v) + " hosts at once"
+		}},
+}
+
+// hostsAtOnce is the number of hosts a fleet point ran on (1 for a
+// result of one host).
+func hostsAtOnce(r *result.Result) int64 {
+	if n := len(r.Hosts); n > 0 {
+		return int64(n)
+	}
+	return int64(max(result.PointOf(r).Hosts, 1))
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
@@ -86,21 +104,29 @@ type row struct {
 
 // sides labels each result's target: its path, or host:path when the
 // results come from several hosts and were not merged.
+// A fleet's merged result is the side "All hosts".
 func sideOf(r *result.Result, multiHost bool) string {
 	s := result.PointOf(r).Side()
 	if multiHost {
 		if s == "" {
-			return r.Host.Hostname
+			return hostSide(r)
 		}
-		return r.Host.Hostname + ":" + s
+		return hostSide(r) + ":" + s
 	}
 	return s
+}
+
+func hostSide(r *result.Result) string {
+	if len(r.Hosts) > 0 {
+		return AllHosts
+	}
+	return r.Host.Hostname
 }
 
 func multiHost(rs []*result.Result) bool {
 	hosts := map[string]bool{}
 	for _, r := range rs {
-		hosts[r.Host.Hostname] = true
+		hosts[hostSide(r)] = true
 	}
 	return len(hosts) > 1
 }

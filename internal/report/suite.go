@@ -46,7 +46,28 @@ func WriteSuiteText(w io.Writer, s *result.Suite) error {
 		}
 	}
 	writeFootnotes(ew, s.Results)
+	writeFleetHosts(ew, s.Results)
 	return ew.err
+}
+
+// writeFleetHosts prints, for each point of a fleet suite, Iometer's
+// view of it: a row per host and the "All hosts" row.
+func writeFleetHosts(ew *errWriter, rs []*result.Result) {
+	first := true
+	for _, r := range rs {
+		if len(r.Hosts) == 0 {
+			continue
+		}
+		if first {
+			ew.printf("\nEach point on each host\n")
+			first = false
+		}
+		p := result.PointOf(r)
+		ew.printf("\n%s (%d %s)\n", p.Name, len(r.Hosts), plural(len(r.Hosts), "host", "hosts"))
+		if ew.err == nil {
+			ew.err = hostsTable(r.Hosts, r).write(ew.w, "")
+		}
+	}
 }
 
 // title is the side a grid's title names: its target, or for a turned
@@ -114,6 +135,13 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 		kv.add("Rebuilds", s.Source)
 	}
 	kv.add("Points", pointsLine(s))
+	if f := s.Fleet; f != nil {
+		line := fmt.Sprintf("target %q on %d %s (%s), each point merged over its hosts", f.Target, len(f.Hosts), plural(len(f.Hosts), "host", "hosts"), strings.Join(f.Hosts, ", "))
+		if f.Partial {
+			line += "; PARTIAL: " + strings.Join(f.FailedHosts, ", ") + " did not complete"
+		}
+		kv.add("Fleet", line)
+	}
 	var hosts []string
 	for _, r := range rs {
 		if !slices.Contains(hosts, r.Host.Hostname) {

@@ -27,6 +27,10 @@ type Point struct {
 	// Targets is the number of targets a point ran on at once (scaling
 	// over targets); 0 for one target in turn.
 	Targets int `json:"targets,omitempty"`
+	// Hosts is the number of hosts a fleet suite ran the point on, when
+	// it cycled them (--cycle hosts=…: the esx35 Figure 5 scaling over
+	// machines); 0 otherwise.
+	Hosts int `json:"hosts,omitempty"`
 	// Index is the point's position in the suite.
 	Index int `json:"index"`
 	// SameAs names the earlier point whose measurement this one reports:
@@ -68,8 +72,14 @@ func PointOf(r *Result) Point {
 	return p
 }
 
-// Key pairs the same point across files: section and name.
-func (p Point) Key() string { return p.Section + "\x00" + p.Name }
+// Key pairs the same point across files: section and name, and the
+// number of hosts when a fleet suite cycled them.
+func (p Point) Key() string {
+	if p.Hosts > 0 {
+		return fmt.Sprintf("%s\x00%s\x00%d hosts", p.Section, p.Name, p.Hosts)
+	}
+	return p.Section + "\x00" + p.Name
+}
 
 // Side is the target a point ran on, for side-by-side tables; "" for a
 // point that ran on several targets at once (those scale over targets:

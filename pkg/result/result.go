@@ -52,6 +52,9 @@ type Result struct {
 	// Spread is the run-to-run variation of a point run several times
 	// (--repeat); the result itself is then those runs merged.
 	Spread *Spread `json:"spread,omitempty"`
+	// Hosts, on a point of a fleet suite, is each host's own run of that
+	// point, its result merged into this one (see Fleet).
+	Hosts []FleetHost `json:"hosts,omitempty"`
 }
 
 // Host describes the machine that ran the workload.
@@ -248,6 +251,17 @@ type Suite struct {
 	StartedAt time.Time `json:"started_at,omitzero"`
 	// Options records what the command line set for every point.
 	Options *SuiteOptions `json:"options,omitempty"`
+	// Fleet, for `ioprobe fleet suite`, says where it ran; each result
+	// is then a point merged over its hosts, which it carries.
+	Fleet *FleetSuite `json:"fleet,omitempty"`
+}
+
+// FleetSuite is where a fleet suite ran.
+type FleetSuite struct {
+	Target      string   `json:"target"`
+	Hosts       []string `json:"hosts"`
+	Partial     bool     `json:"partial"`
+	FailedHosts []string `json:"failed_hosts"`
 }
 
 // SuiteOptions records the command line of a suite run.
@@ -342,8 +356,10 @@ func (s *Summary) SetFromHistograms(h Histograms) {
 	}
 }
 
-// Decode reads a result or a suite file and returns its results. A result
-// file yields one result; a suite yields all of them and its name.
+// Decode reads a result, suite or fleet file and returns its results. A
+// result file yields one result; a suite yields all of them and its name;
+// a fleet run yields its merged result, which carries its hosts' (none
+// when no host measured anything).
 func Decode(r io.Reader) (suite string, results []*Result, err error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -368,7 +384,16 @@ func Decode(r io.Reader) (suite string, results []*Result, err error) {
 			return "", nil, fmt.Errorf("bad %s document: %v", SuiteSchema, err)
 		}
 		return s.Suite, s.Results, nil
+	case FleetSchema:
+		var f Fleet
+		if err := json.Unmarshal(data, &f); err != nil {
+			return "", nil, fmt.Errorf("bad %s document: %v", FleetSchema, err)
+		}
+		if m := f.MergedOf(); m != nil {
+			return "", []*Result{m}, nil
+		}
+		return "", nil, nil
 	default:
-		return "", nil, fmt.Errorf("unknown schema %q (want %s or %s)", head.Schema, Schema, SuiteSchema)
+		return "", nil, fmt.Errorf("unknown schema %q (want %s, %s or %s)", head.Schema, Schema, SuiteSchema, FleetSchema)
 	}
 }

@@ -11,7 +11,13 @@ const (
 	CycleQD      = "qd"      // outstanding I/Os per worker per target
 	CycleWorkers = "workers" // workers
 	CycleBS      = "bs"      // transfer size (one size per point)
+	// CycleHosts is the number of hosts of `ioprobe fleet suite` (the
+	// first N of its list); a suite on one host refuses it.
+	CycleHosts = "hosts"
 )
+
+// MaxCycleHosts bounds a hosts= value.
+const MaxCycleHosts = 1024
 
 // MaxCycleValues bounds one --cycle list, so that a typo (qd=1..1000+1)
 // is an error rather than a week-long suite.
@@ -50,8 +56,10 @@ func ParseCycle(s string) (Cycle, error) {
 		parse, lo, hi = parseCount, 1, MaxWorkers
 	case CycleBS:
 		parse, lo, hi = ParseSize, MinBlockSize, MaxBlockSize
+	case CycleHosts:
+		parse, lo, hi = parseCount, 1, MaxCycleHosts
 	default:
-		return bad("unknown dimension %q (want qd, workers or bs)", dim)
+		return bad("unknown dimension %q (want qd, workers or bs; hosts for a fleet suite)", dim)
 	}
 	var vals []int64
 	if from, rest, isRange := strings.Cut(spec, ".."); isRange {

@@ -156,6 +156,9 @@ func BuildSuite(name string, o SuiteOptions) (*Suite, error) {
 	}
 	b := &suiteBuilder{o: o, cycles: map[string][]int64{}, used: map[string]bool{}}
 	for _, c := range o.Cycles {
+		if c.Dim == CycleHosts {
+			return nil, fieldErr("--cycle", c.Dim, "cycles the hosts of 'ioprobe fleet suite'; a suite on one host has one")
+		}
 		if _, dup := b.cycles[c.Dim]; dup {
 			return nil, fieldErr("--cycle", c.Dim, "cycled twice; give one --cycle per dimension")
 		}

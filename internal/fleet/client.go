@@ -1,0 +1,255 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/config"
+
+	"github.com/ioprobe/ioprobe/internal/version"
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// maxAnswer bounds what the controller reads from one answer: a finished
+// run's document holds its histograms (tens of KiB), never samples.
+const maxAnswer = 64 << 20
+
+// RunRequest is the body of POST /api/v1/runs.
+type RunRequest struct {
+	Target   string          `json:"target"`
+	Specs    []workload.Spec `json:"specs"`
+	Ramp     string          `json:"ramp"`
+	Duration string          `json:"duration"`
+	StartAt  *time.Time      `json:"start_at,omitempty"`
+	Label    string          `json:"label,omitempty"`
+	Pattern  string          `json:"pattern,omitempty"`
+	Size     int64           `json:"size,omitempty"`
+	DryRun   bool            `json:"dry_run,omitempty"`
+}
+
+// Planned is the run's ramp-up plus its measured time.
+func (r RunRequest) Planned() time.Duration {
+	ramp, _ := time.ParseDuration(r.Ramp)
+	d, _ := time.ParseDuration(r.Duration)
+	return ramp + d
+}
+
+// Run states as the daemon reports them.
+const (
+	StateAccepted  = "accepted"
+	StatePreparing = "preparing"
+	StateWaiting   = "waiting"
+	StateRunning   = "running"
+	StateDone      = "done"
+	StateFailed    = "failed"
+	StateStopped   = "stopped"
+)
+
+// Terminal says whether a run in state s has ended.
+func Terminal(s string) bool { return s == StateDone || s == StateFailed || s == StateStopped }
+
+// RunState is the daemon's document of one API run.
+type RunState struct {
+	ID        string         `json:"id"`
+	State     string         `json:"state"`
+	Target    string         `json:"target"`
+	Label     string         `json:"label"`
+	StartAt   time.Time      `json:"start_at"`
+	CreatedAt time.Time      `json:"created_at"`
+	Error     string         `json:"error"`
+	Host      result.Host    `json:"host"`
+	Result    *result.Result `json:"result"`
+}
+
+// APIError is an answer with an error status.
+type APIError struct {
+	Status int
+	Msg    string
+}
+
+func (e *APIError) Error() string {
+	if e.Msg == "" {
+		return fmt.Sprintf("HTTP %d %s", e.Status, http.StatusText(e.Status))
+	}
+	return fmt.Sprintf("%s (HTTP %d)", e.Msg, e.Status)
+}
+
+// IsStatus says whether err is an answer with HTTP status code.
+func IsStatus(err error, code int) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == code
+}
+
+// Client talks to one daemon.
+type Client struct {
+	Address string // as the user named it
+	base    string // scheme://host:port
+	http    *http.Client
+}
+
+// NewHTTPClient builds the HTTP client of every host from a
+// prometheus/common HTTPClientConfig file (tls_config, basic_auth with
+// password_file, …); "" is plain HTTP without credentials. It says
+// whether the file asks for TLS.
+func NewHTTPClient(file string) (*http.Client, bool, error) {
+	cfg := &config.HTTPClientConfig{}
+	if file != "" {
+		var err error
+		cfg, _, err = config.LoadHTTPConfigFile(file)
+		if err != nil {
+			return nil, false, fmt.Errorf("--client-config %s: %v", file, err)
+		}
+	}
+	c, err := config.NewClientFromConfig(*cfg, "ioprobe-fleet", config.WithUserAgent("ioprobe-fleet/"+version.Version))
+	if err != nil {
+		return nil, false, fmt.Errorf("--client-config %s: %v", file, err)
+	}
+	t := cfg.TLSConfig
+	tls := t.CAFile != "" || t.CA != "" || t.CertFile != "" || t.KeyFile != "" || t.ServerName != "" || t.InsecureSkipVerify
+	return c, tls, nil
+}
+
+// NewClient is the client of the daemon at address: https when address
+// says so or tls is set, else http.
+func NewClient(address string, hc *http.Client, tls bool) *Client {
+	base := address
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		if tls {
+			base = "https://" + base
+		} else {
+			base = "http://" + base
+		}
+	}
+	return &Client{Address: address, base: base, http: hc}
+}
+
+// do sends a request and decodes a 2xx answer into out.
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return fmt.Errorf("reading the answer to %s %s: %v", method, path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			e.Error = strings.TrimSpace(firstLine(string(data)))
+		}
+		return &APIError{Status: resp.StatusCode, Msg: e.Error}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s %s: not the answer of an ioprobe daemon: %v", method, path, err)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+// Skew is one reading of a daemon's clock against this one's.
+type Skew struct {
+	// Offset is the daemon's clock minus ours.
+	Offset time.Duration
+	// Uncertainty is half the round trip: the offset is exact within it.
+	Uncertainty time.Duration
+}
+
+// String is the offset, signed, and its uncertainty: "+1.2ms (±150µs)".
+func (s Skew) String() string {
+	sign := ""
+	if s.Offset >= 0 {
+		sign = "+"
+	}
+	return fmt.Sprintf("%s%s (±%s)", sign, s.Offset, s.Uncertainty)
+}
+
+// Clock reads the daemon's clock NTP-style: t0 before the request, the
+// daemon's time, t1 after the answer; offset = server − (t0+t1)/2. Of
+// samples readings it keeps the one with the shortest round trip.
+func (c *Client) Clock(ctx context.Context, samples int) (Skew, error) {
+	best := Skew{Uncertainty: -1}
+	for range max(samples, 1) {
+		var ans struct {
+			UnixNano int64 `json:"unix_nano"`
+		}
+		t0 := time.Now()
+		if err := c.do(ctx, http.MethodGet, "/api/v1/clock", nil, &ans); err != nil {
+			return Skew{}, err
+		}
+		t1 := time.Now()
+		if ans.UnixNano == 0 {
+			return Skew{}, errors.New("GET /api/v1/clock: no unix_nano in the answer")
+		}
+		// Wall clock, not monotonic: the daemon's is a wall clock too.
+		mid := t0.UnixNano() + (t1.UnixNano()-t0.UnixNano())/2
+		s := Skew{Offset: time.Duration(ans.UnixNano - mid), Uncertainty: t1.Sub(t0) / 2}
+		if best.Uncertainty < 0 || s.Uncertainty < best.Uncertainty {
+			best = s
+		}
+	}
+	return best, nil
+}
+
+// Post asks for a run (or with DryRun, checks it) and returns its id.
+func (c *Client) Post(ctx context.Context, req RunRequest) (string, error) {
+	var ans struct {
+		ID string `json:"id"`
+		OK bool   `json:"ok"`
+	}
+	if err := c.do(ctx, http.MethodPost, "/api/v1/runs", req, &ans); err != nil {
+		return "", err
+	}
+	if !req.DryRun && ans.ID == "" {
+		return "", errors.New("POST /api/v1/runs: no run id in the answer")
+	}
+	return ans.ID, nil
+}
+
+// Get returns a run's state.
+func (c *Client) Get(ctx context.Context, id string) (*RunState, error) {
+	var st RunState
+	return &st, c.do(ctx, http.MethodGet, "/api/v1/runs/"+id, nil, &st)
+}
+
+// Delete stops a run and returns its state.
+func (c *Client) Delete(ctx context.Context, id string) (*RunState, error) {
+	var st RunState
+	return &st, c.do(ctx, http.MethodDelete, "/api/v1/runs/"+id, nil, &st)
+}

@@ -1,0 +1,300 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// Controller runs one workload on many daemons at once.
+type Controller struct {
+	// MaxSkew is the largest clock offset a host may have against the
+	// controller's clock: the hosts start at one instant of their own
+	// clocks, so their measured windows line up only as well as the
+	// clocks do.
+	MaxSkew time.Duration
+	// StartDelay is how far ahead of the posts the common start is
+	// picked: long enough for every host to accept the run and prepare
+	// its target (a host whose preparation overruns fails).
+	StartDelay time.Duration
+	// LostAfter: a host that does not answer for this long while its run
+	// should be going on is lost (its run is reported unreachable).
+	LostAfter time.Duration
+	// MaxPoll is the longest wait between two polls of one host.
+	MaxPoll time.Duration
+	// Late: a run still not finished this long after its planned end is
+	// given up (and stopped).
+	Late time.Duration
+	// StopWait bounds the wait for the hosts' partial results after a
+	// stop (Ctrl-C).
+	StopWait time.Duration
+	// Log receives progress lines (nil: none).
+	Log func(format string, args ...any)
+}
+
+// Defaults fills the zero fields.
+func (c *Controller) defaults() {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&c.MaxSkew, 50*time.Millisecond)
+	set(&c.StartDelay, 5*time.Second)
+	set(&c.LostAfter, 15*time.Second)
+	set(&c.MaxPoll, 2*time.Second)
+	set(&c.Late, time.Minute)
+	set(&c.StopWait, 30*time.Second)
+}
+
+func (c *Controller) logf(format string, args ...any) {
+	if c.Log != nil {
+		c.Log(format, args...)
+	}
+}
+
+// HostError is what went wrong on one host.
+type HostError struct {
+	Address string
+	Err     error
+}
+
+func (e *HostError) Error() string { return e.Address + ": " + e.Err.Error() }
+func (e *HostError) Unwrap() error { return e.Err }
+
+// clockSamples is how many clock readings each pre-check takes (the
+// shortest round trip wins, as NTP filters).
+const clockSamples = 5
+
+// maxRequestsAtOnce bounds the requests of a pre-check or a start in
+// flight at once (a thousand hosts should not open a thousand TLS
+// handshakes in one instant).
+const maxRequestsAtOnce = 64
+
+// parallel runs f on every client, at most limit at once, and waits.
+func parallel(clients []*Client, limit int, f func(i int, c *Client)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, limit)
+	for i, c := range clients {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(i, c)
+		}()
+	}
+	wg.Wait()
+}
+
+// Check is the pre-check of every host, all at once, before anything
+// starts anywhere: the daemon answers (its clock), its clock is within
+// MaxSkew of ours, and it accepts every request as a dry run (the target
+// is configured there, the workload passes its validation and limits).
+// It returns each host's clock reading and one error per host that
+// failed, in host order.
+func (c *Controller) Check(ctx context.Context, clients []*Client, reqs []RunRequest) ([]Skew, []*HostError) {
+	c.defaults()
+	skews := make([]Skew, len(clients))
+	errs := make([]error, len(clients))
+	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
+		sk, err := cl.Clock(ctx, clockSamples)
+		if err != nil {
+			errs[i] = fmt.Errorf("unreachable: %w", err)
+			return
+		}
+		skews[i] = sk
+		switch off := sk.Offset.Abs(); {
+		case sk.Uncertainty > c.MaxSkew:
+			errs[i] = fmt.Errorf("its clock cannot be read within --max-skew %s: the round trip takes %s", c.MaxSkew, 2*sk.Uncertainty)
+			return
+		case off > c.MaxSkew:
+			errs[i] = fmt.Errorf("clock offset %s is over --max-skew %s: fix its NTP", sk, c.MaxSkew)
+			return
+		}
+		for _, req := range reqs {
+			req.DryRun, req.StartAt = true, nil
+			if _, err := cl.Post(ctx, req); err != nil {
+				errs[i] = explain(err, req)
+				return
+			}
+		}
+	})
+	var out []*HostError
+	for i, err := range errs {
+		if err != nil {
+			out = append(out, &HostError{Address: clients[i].Address, Err: err})
+		}
+	}
+	return skews, out
+}
+
+// explain adds what a refusal of the run API means for the fleet.
+func explain(err error, req RunRequest) error {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return fmt.Errorf("unreachable: %w", err)
+	}
+	switch ae.Status {
+	case 403:
+		return fmt.Errorf("refused: %w: start its daemon with --web.enable-admin-api", err)
+	case 404:
+		return fmt.Errorf("target %q: %w", req.Target, err)
+	case 401:
+		return fmt.Errorf("%w: give the credentials in --client-config", err)
+	}
+	return err
+}
+
+// Run posts req to every client with a common start StartDelay ahead and
+// follows each run to its end. A POST that fails stops the runs already
+// accepted (before their start: nothing is measured) and returns a
+// *HostError naming the host. When ctx ends (Ctrl-C), every run is
+// stopped and its partial result collected; Run then returns the hosts
+// and ctx's error.
+func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest) (time.Time, []result.FleetHost, error) {
+	c.defaults()
+	startAt := time.Now().Add(c.StartDelay).UTC().Truncate(time.Millisecond)
+	req.StartAt, req.DryRun = &startAt, false
+	ids := make([]string, len(clients))
+	errs := make([]error, len(clients))
+	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
+		ids[i], errs[i] = cl.Post(ctx, req)
+	})
+	var postErr error
+	for i, err := range errs {
+		if err != nil && ctx.Err() == nil { // interrupted: not the host's fault
+			postErr = &HostError{Address: clients[i].Address, Err: explain(err, req)}
+			break
+		}
+	}
+	if postErr != nil || ctx.Err() != nil {
+		c.cancel(ctx, clients, ids)
+		if postErr == nil {
+			postErr = ctx.Err()
+		}
+		return startAt, nil, postErr
+	}
+	c.logf("started %q on %d %s at %s", req.Label, len(clients), plural(len(clients), "host", "hosts"), startAt.Format(time.RFC3339Nano))
+	hosts := make([]result.FleetHost, len(clients))
+	end := startAt.Add(req.Planned())
+	// Every run is followed at once: each must notice its host's loss
+	// and a stop while it runs (a poll is one small GET at most every
+	// MaxPoll).
+	parallel(clients, len(clients), func(i int, cl *Client) {
+		hosts[i] = c.follow(ctx, cl, ids[i], end)
+	})
+	return startAt, hosts, ctx.Err()
+}
+
+// cancel deletes the runs already accepted, best effort.
+func (c *Controller) cancel(ctx context.Context, clients []*Client, ids []string) {
+	sctx, done := context.WithTimeout(context.WithoutCancel(ctx), c.StopWait)
+	defer done()
+	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
+		if ids[i] == "" {
+			return
+		}
+		if _, err := cl.Delete(sctx, ids[i]); err != nil {
+			c.logf("%s: could not stop run %s: %v", cl.Address, ids[i], err)
+		}
+	})
+}
+
+// follow polls one run until it ends, with back-off: quickly while it
+// prepares, then at most every MaxPoll. It never reads samples, only the
+// run's state and, at the end, its result.
+func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time.Time) result.FleetHost {
+	h := result.FleetHost{Address: cl.Address, RunID: id, State: StateAccepted}
+	lastOK := time.Now()
+	wait := 100 * time.Millisecond
+	pctx := ctx
+	var stopDone context.CancelFunc
+	defer func() {
+		if stopDone != nil {
+			stopDone()
+		}
+	}()
+	apply := func(st *RunState) bool {
+		h.State, h.Error = st.State, st.Error
+		if st.Host.Hostname != "" {
+			h.Identity = st.Host
+		}
+		if st.Result != nil {
+			h.Result = st.Result
+			if h.Identity.Hostname == "" {
+				h.Identity = st.Result.Host
+			}
+		}
+		return Terminal(st.State)
+	}
+	stopping := false
+	stop := func() bool {
+		stopping = true
+		pctx, stopDone = context.WithTimeout(context.WithoutCancel(ctx), c.StopWait)
+		st, err := cl.Delete(pctx, id)
+		return err == nil && apply(st)
+	}
+	for {
+		rctx, done := context.WithTimeout(pctx, c.LostAfter)
+		st, err := cl.Get(rctx, id)
+		done()
+		switch {
+		case err == nil:
+			lastOK = time.Now()
+			if apply(st) {
+				return h
+			}
+		case IsStatus(err, 404):
+			h.State, h.Error = result.HostFailed, "the daemon no longer knows run "+id+" (restarted?)"
+			return h
+		case stopping && pctx.Err() != nil:
+			h.State, h.Error = result.HostUnreachable, fmt.Sprintf("no answer within %s of the stop: %v", c.StopWait, err)
+			return h
+		case !stopping && ctx.Err() != nil:
+			// Interrupted during the request: stop below.
+		case time.Since(lastOK) > c.LostAfter:
+			h.State, h.Error = result.HostUnreachable, fmt.Sprintf("lost during the run: no answer for %s: %v", time.Since(lastOK).Round(time.Second), err)
+			return h
+		}
+		if !stopping && ctx.Err() == nil && time.Now().After(end.Add(c.Late)) {
+			was := h.State
+			stop()
+			h.State, h.Error = result.HostFailed, fmt.Sprintf("still %s %s after its planned end: stopped", was, c.Late)
+			return h
+		}
+		wait = min(2*wait, c.MaxPoll)
+		if u := time.Until(end); u > 0 && u < wait {
+			wait = u + 20*time.Millisecond
+		}
+		if !stopping && ctx.Err() != nil {
+			if stop() {
+				return h
+			}
+			continue
+		}
+		interrupt := ctx.Done()
+		if stopping {
+			interrupt = nil // stopped already: poll for the partial result
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-interrupt:
+			t.Stop()
+			if stop() {
+				return h
+			}
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

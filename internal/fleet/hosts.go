@@ -1,0 +1,150 @@
+package fleet
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxHosts bounds the host list (a typo in a DNS name must not fan out to
+// a whole data centre, and every host costs the controller a connection).
+const MaxHosts = 1024
+
+// Resolver looks up every address of a name (net.DefaultResolver).
+type Resolver interface {
+	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+}
+
+// ParseHosts reads --hosts: a comma-separated list whose items are
+// HOST:PORT (optionally http:// or https://), @FILE (one item per line,
+// # comments and blank lines ignored) or dns+NAME:PORT (every A and AAAA
+// address of NAME, sorted: a Kubernetes headless Service). The order is
+// kept; a host named twice is an error.
+func ParseHosts(ctx context.Context, spec string, r Resolver) ([]string, error) {
+	var out []string
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		hosts, err := parseItem(ctx, item, r, true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hosts...)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--hosts %q: no hosts", spec)
+	}
+	if len(out) > MaxHosts {
+		return nil, fmt.Errorf("--hosts %q: %d hosts, at most %d", spec, len(out), MaxHosts)
+	}
+	for i, h := range out {
+		if slices.Contains(out[:i], h) {
+			return nil, fmt.Errorf("--hosts: %s is named twice", h)
+		}
+	}
+	return out, nil
+}
+
+func parseItem(ctx context.Context, item string, r Resolver, fileOK bool) ([]string, error) {
+	switch {
+	case item == "":
+		return nil, fmt.Errorf("--hosts: an empty item (want HOST:PORT, @FILE or dns+NAME:PORT)")
+	case strings.HasPrefix(item, "@"):
+		if !fileOK {
+			return nil, fmt.Errorf("--hosts: %s: a hosts file cannot name another (%s)", item, item)
+		}
+		return readHostsFile(ctx, item[1:], r)
+	case strings.HasPrefix(item, "dns+"):
+		return resolve(ctx, item, r)
+	}
+	if err := checkAddress(item); err != nil {
+		return nil, err
+	}
+	return []string{item}, nil
+}
+
+// checkAddress accepts [http://|https://]HOST:PORT.
+func checkAddress(item string) error {
+	a := item
+	if rest, ok := strings.CutPrefix(a, "https://"); ok {
+		a = rest
+	} else if rest, ok := strings.CutPrefix(a, "http://"); ok {
+		a = rest
+	}
+	host, port, err := net.SplitHostPort(a)
+	if err != nil || host == "" || strings.ContainsAny(a, "/?#@ ") {
+		return fmt.Errorf("--hosts: %q is not HOST:PORT (want node1:9816, [::1]:9816, @FILE or dns+NAME:PORT)", item)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("--hosts: %q: the port must be a number from 1 to 65535", item)
+	}
+	return nil
+}
+
+func readHostsFile(ctx context.Context, path string, r Resolver) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--hosts: %v", err)
+	}
+	defer f.Close()
+	return parseHostsFile(ctx, path, f, r)
+}
+
+// parseHostsFile reads one item per line; # starts a comment.
+func parseHostsFile(ctx context.Context, name string, rd io.Reader, r Resolver) ([]string, error) {
+	var out []string
+	sc := bufio.NewScanner(rd)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		hosts, err := parseItem(ctx, line, r, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", name, n, err)
+		}
+		out = append(out, hosts...)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("--hosts: %s: %v", name, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--hosts: %s names no hosts", name)
+	}
+	return out, nil
+}
+
+// resolve expands dns+NAME:PORT into every address of NAME.
+func resolve(ctx context.Context, item string, r Resolver) ([]string, error) {
+	name, port, err := net.SplitHostPort(strings.TrimPrefix(item, "dns+"))
+	if err != nil || name == "" {
+		return nil, fmt.Errorf("--hosts: %q is not dns+NAME:PORT", item)
+	}
+	if err := checkAddress(net.JoinHostPort(name, port)); err != nil {
+		return nil, err
+	}
+	addrs, err := r.LookupIPAddr(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("--hosts: %s: %v", item, err)
+	}
+	var ips []string
+	for _, a := range addrs {
+		ips = append(ips, a.IP.String())
+	}
+	slices.Sort(ips)
+	ips = slices.Compact(ips)
+	if len(ips) == 0 {
+		return nil, fmt.Errorf("--hosts: %s: %s has no address", item, name)
+	}
+	out := make([]string, len(ips))
+	for i, ip := range ips {
+		out[i] = net.JoinHostPort(ip, port)
+	}
+	return out, nil
+}

@@ -1,0 +1,132 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// AllHosts labels the merged result beside the hosts' own.
+const AllHosts = "All hosts"
+
+// WriteFleetText writes a fleet run as Iometer shows a run on several
+// managers: a row per host and an "All hosts" row (the merged result),
+// then the merged result's full summary.
+func WriteFleetText(w io.Writer, f *result.Fleet) error {
+	if f == nil {
+		return errors.New("report: nil fleet document")
+	}
+	ew := &errWriter{w: w}
+	title := "ioprobe"
+	if f.Version != "" {
+		title += " " + f.Version
+	}
+	title += fmt.Sprintf(" fleet run on %d %s, target %q", len(f.Hosts), plural(len(f.Hosts), "host", "hosts"), f.Target)
+	if !f.StartAt.IsZero() {
+		title += ", common start " + f.StartAt.UTC().Format("2006-01-02 15:04:05.000 UTC")
+	}
+	ew.printf("%s\n", title)
+	if f.Partial {
+		ew.printf("PARTIAL: %d of %d hosts did not complete: %s\n", len(f.FailedHosts), len(f.Hosts), strings.Join(f.FailedHosts, ", "))
+	}
+	ew.printf("\n")
+	if ew.err == nil {
+		ew.err = hostsTable(f.Hosts, f.Merged).write(ew.w, "")
+	}
+	if f.Merged != nil {
+		ew.printf("\n%s:\n", AllHosts)
+		if ew.err == nil {
+			ew.err = WriteText(ew.w, f.Merged)
+		}
+	}
+	return ew.err
+}
+
+// hostsTable is the row per host and the "All hosts" row.
+func hostsTable(hosts []result.FleetHost, merged *result.Result) *table {
+	t := &table{align: "llll"}
+	t.add("Host", "Address", "State", "Start offset", "IOPS", "MB/s", "Mean ms", "p99 ms", "Max ms", "CPU %", "Ops", "Errors")
+	var first *result.Result
+	for _, h := range hosts {
+		if r := h.Result; r != nil && (first == nil || r.StartedAt.Before(first.StartedAt)) {
+			first = r
+		}
+	}
+	row := func(name, addr, state string, r *result.Result) {
+		if r == nil {
+			t.add(name, addr, state, "-", "-", "-", "-", "-", "-", "-", "-", "-")
+			return
+		}
+		s := r.Summary
+		off := "-"
+		if first != nil && r.Merged == nil {
+			off = "+" + num(r.StartedAt.Sub(first.StartedAt).Seconds()*1e3, 1) + " ms"
+		}
+		t.add(name, addr, state, off, num(s.IOPS, 0), num(s.MBPerSecond, 2), num(s.Latency.MeanSeconds*1e3, 3),
+			num(s.Latency.Percentiles["99"]*1e3, 3), num(s.Latency.MaxSeconds*1e3, 3), num(s.CPU.HostUtilizationPct, 1),
+			count(s.Ops), count(s.Errors))
+	}
+	done := 0
+	for _, h := range hosts {
+		state := h.State
+		if h.Error != "" {
+			state += ": " + h.Error
+		}
+		if !h.Failed() {
+			done++
+		}
+		row(h.Name(), h.Address, state, h.Result)
+	}
+	row(AllHosts, "", fmt.Sprintf("%d/%d done", done, len(hosts)), merged)
+	return t
+}
+
+// fleetSuite is a fleet run as a suite document of its hosts' results and
+// the merged one, for the writers that draw several results (HTML, CSV).
+func fleetSuite(f *result.Fleet) *result.Suite {
+	s := &result.Suite{Schema: result.SuiteSchema, Version: f.Version, StartedAt: f.StartedAt, Results: []*result.Result{}}
+	if m := f.MergedOf(); m != nil {
+		s.Results = append(s.Results, m)
+	}
+	return s
+}
+
+// expandHosts lists, for each result that carries its fleet hosts, the
+// merged result (the side "All hosts") and then every host's own result
+// (a side named by its host): total and per-host figures side by side.
+func expandHosts(rs []*result.Result) []*result.Result {
+	// Hosts that share a name (one machine's network namespaces,
+	// containers without their own UTS namespace) are told apart by their
+	// addresses, in the whole document alike.
+	addrs := map[string]map[string]bool{}
+	for _, r := range rs {
+		for _, h := range r.Hosts {
+			if addrs[h.Name()] == nil {
+				addrs[h.Name()] = map[string]bool{}
+			}
+			addrs[h.Name()][h.Address] = true
+		}
+	}
+	var out []*result.Result
+	for _, r := range rs {
+		out = append(out, r)
+		for _, h := range r.Hosts {
+			if h.Result == nil {
+				continue
+			}
+			c := *h.Result
+			if len(addrs[h.Name()]) > 1 {
+				c.Host.Hostname = h.Name() + " " + h.Address
+			}
+			if c.Point == nil && r.Point != nil {
+				p := *r.Point
+				c.Point = &p
+			}
+			out = append(out, &c)
+		}
+	}
+	return out
+}

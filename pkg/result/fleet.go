@@ -1,0 +1,112 @@
+package result
+
+import (
+	"fmt"
+	"time"
+)
+
+// FleetSchema names the document `ioprobe fleet run` writes.
+const FleetSchema = "ioprobe.fleet/v1"
+
+// Fleet host states (the daemon's run states, plus those of a host the
+// controller lost).
+const (
+	HostDone        = "done"
+	HostStopped     = "stopped"     // DELETE: interrupted, its result partial
+	HostFailed      = "failed"      // the daemon says the run failed
+	HostUnreachable = "unreachable" // the controller lost the host during the run
+)
+
+// Fleet is one workload run on several hosts at once through their
+// daemons (`ioprobe fleet run`): each host's own result with its identity,
+// and the hosts' results merged exactly through the histograms.
+type Fleet struct {
+	Schema    string    `json:"schema"`
+	Version   string    `json:"version"`
+	StartedAt time.Time `json:"started_at"` // when the controller began
+	// StartAt is the common instant every host was asked to start at.
+	StartAt time.Time `json:"start_at,omitzero"`
+	// Target is the name of the target configured on every daemon.
+	Target string      `json:"target"`
+	Hosts  []FleetHost `json:"hosts"`
+	// Merged is every measured host's result merged (nil when no host
+	// measured anything).
+	Merged *Result `json:"merged"`
+	// Partial says that some host did not complete: FailedHosts names
+	// their addresses.
+	Partial     bool     `json:"partial"`
+	FailedHosts []string `json:"failed_hosts"`
+}
+
+// FleetHost is one host of a fleet run.
+type FleetHost struct {
+	// Address is host:port as the controller reached it.
+	Address string `json:"address"`
+	// Identity is the host as its daemon describes itself (hostname,
+	// kernel, CPUs): what tells two pods behind one Service apart.
+	Identity Host   `json:"identity"`
+	RunID    string `json:"run_id,omitempty"`
+	// ClockOffsetSeconds is the host's clock minus the controller's as
+	// the pre-check measured it, exact within ClockUncertaintySeconds
+	// (half the round trip).
+	ClockOffsetSeconds      float64 `json:"clock_offset_seconds"`
+	ClockUncertaintySeconds float64 `json:"clock_uncertainty_seconds"`
+	State                   string  `json:"state"`
+	Error                   string  `json:"error,omitempty"`
+	// Result is the host's own ioprobe.result/v1 (absent when it measured
+	// nothing).
+	Result *Result `json:"result,omitempty"`
+}
+
+// Failed says that the host did not complete its run.
+func (h FleetHost) Failed() bool { return h.State != HostDone }
+
+// Name is the host's hostname, or its address when it never answered
+// with one.
+func (h FleetHost) Name() string {
+	if h.Identity.Hostname != "" {
+		return h.Identity.Hostname
+	}
+	return h.Address
+}
+
+// MergeFleet merges the hosts' results (those that measured something)
+// and returns the merged result with the hosts attached, plus the
+// addresses of those that did not complete. With no result at all, the
+// merged result is nil.
+func MergeFleet(hosts []FleetHost) (*Result, []string, error) {
+	var rs []*Result
+	failed := []string{}
+	for _, h := range hosts {
+		if h.Failed() {
+			failed = append(failed, h.Address)
+		}
+		if h.Result != nil {
+			rs = append(rs, h.Result)
+		}
+	}
+	if len(rs) == 0 {
+		return nil, failed, nil
+	}
+	m, err := Merge(rs...)
+	if err != nil {
+		return nil, failed, err
+	}
+	m.Hosts = hosts
+	if len(failed) > 0 {
+		msg := fmt.Sprintf("partial: %d of %d hosts did not complete (%s)", len(failed), len(hosts), joinUnique(failed, ", "))
+		m.Message = joinUnique([]string{msg, m.Message}, "; ")
+	}
+	return m, failed, nil
+}
+
+// MergedOf returns the fleet's merged result with its hosts attached, the
+// form reports read (nil when nothing was measured).
+func (f *Fleet) MergedOf() *Result {
+	if f.Merged == nil {
+		return nil
+	}
+	m := *f.Merged
+	m.Hosts = f.Hosts
+	return &m
+}
