@@ -3,11 +3,12 @@ package test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"regexp"
 	"slices"
-	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -181,11 +182,154 @@ func TestFleetOverTheRunAPI(t *testing.T) {
 	requireExactMerge(t, results, merged)
 }
 
-// hostsLine is a list of host names for messages.
-func hostsLine(hs []*nsHost) string {
-	var n []string
-	for _, h := range hs {
-		n = append(n, fmt.Sprintf("%s=%s", h.Name, h.Addr))
+// fleetArgs are a short fleet run's flags: 4 KiB random reads for 2 s
+// after 300 ms of ramp-up, starting 2 s after the posts (preparing a loop
+// device is opening it).
+func fleetArgs(f *netFleet, hosts []*nsHost, extra ...string) []string {
+	return append([]string{"fleet", "run", "--hosts", f.Addrs(hosts...), "--target", "data", "--bs", "4k", "--qd", "4",
+		"--ramp", "300ms", "--duration", "2s", "--start-delay", "2s"}, extra...)
+}
+
+// decodeFleet reads an ioprobe.fleet/v1 document strictly.
+func decodeFleet(t *testing.T, b []byte) *result.Fleet {
+	t.Helper()
+	var doc result.Fleet
+	decodeStrict(t, b, &doc)
+	require.Equal(t, result.FleetSchema, doc.Schema)
+	return &doc
+}
+
+// TestFleetRun (issue 14, first "Done when"): `ioprobe fleet run` across
+// three hosts. The merged op count is the sum of the hosts' and each
+// host's loop device saw at least what it counted; the merged
+// percentiles are those of the hosts' histograms merged; the windows
+// began within 50 ms by the daemons' own timestamps; every host is named
+// by its own hostname; the text report has a row per host and "All
+// hosts".
+func TestFleetRun(t *testing.T) {
+	f := newNetFleet(t, 3, 64<<20)
+	before := map[string]diskIOs{}
+	for _, h := range f.Hosts {
+		before[h.Name] = deviceIOs(t, h.Dev)
 	}
-	return strings.Join(n, " ")
+	dir := t.TempDir()
+	out := dir + "/fleet.json"
+	o := ioprobe(t, dir, fleetArgs(f, nil, "--output", "json", "--out", out)...)
+	require.Equal(t, 0, o.code, o.stderr)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	doc := decodeFleet(t, b)
+	require.False(t, doc.Partial)
+	require.Empty(t, doc.FailedHosts)
+	require.Equal(t, "data", doc.Target)
+	require.Len(t, doc.Hosts, 3)
+	var results []*result.Result
+	for i, fh := range doc.Hosts {
+		h := f.Hosts[i]
+		require.Equal(t, h.Addr, fh.Address)
+		require.Equal(t, "done", fh.State, "%s: %s", h.Name, fh.Error)
+		require.Equal(t, h.Name, fh.Identity.Hostname, "the host as its daemon names itself")
+		require.NotNil(t, fh.Result, h.Name)
+		r := fh.Result
+		require.Equal(t, h.Name, r.Host.Hostname)
+		require.Equal(t, result.StatusOK, r.Status)
+		require.True(t, r.StartAt.Equal(doc.StartAt), "%s: start_at %s, the fleet's %s", h.Name, r.StartAt, doc.StartAt)
+		require.False(t, r.StartedAt.Before(doc.StartAt), "%s began before the common start", h.Name)
+		require.Equal(t, h.Dev, r.Targets[0].Path, "the daemon measured its own device")
+		requireDeviceSawOps(t, h, before[h.Name], r)
+		results = append(results, r)
+	}
+	require.NotNil(t, doc.Merged)
+	require.Equal(t, []string{"node1", "node2", "node3"}, doc.Merged.Merged.Hosts)
+	requireExactMerge(t, results, doc.Merged)
+
+	// The report of the fleet file: a row per host, then all of them.
+	o = ioprobe(t, dir, "report", out)
+	require.Equal(t, 0, o.code, o.stderr)
+	for _, h := range f.Hosts {
+		require.Regexp(t, `(?m)^`+h.Name+`\s+`+regexp.QuoteMeta(h.Addr)+`\s+done`, o.stdout)
+	}
+	require.Regexp(t, `(?m)^All hosts\s+3/3 done`, o.stdout)
+}
+
+// TestFleetHostDownBeforeStart: a host whose daemon is stopped before the
+// run is found by the checks: exit 2 naming it, nothing started anywhere
+// (no API run on the others, and not one I/O on any host's device).
+func TestFleetHostDownBeforeStart(t *testing.T) {
+	f := newNetFleet(t, 3, 64<<20)
+	down := f.Hosts[1]
+	require.NoError(t, down.cmd.Process.Signal(syscall.SIGTERM))
+	<-down.exited
+	_ = down.cmd.Wait()
+	before := map[string]diskIOs{}
+	for _, h := range f.Hosts {
+		before[h.Name] = deviceIOs(t, h.Dev)
+	}
+	dir := t.TempDir()
+	o := ioprobe(t, dir, fleetArgs(f, nil, "--output", "json")...)
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Empty(t, o.stdout)
+	require.Contains(t, o.stderr, down.Addr)
+	t.Logf("fleet run, one host down:\n%s", o.stderr)
+	for _, h := range f.Hosts {
+		if h != down {
+			require.NotContains(t, o.stderr, h.Addr+":", "only the host that is down is named")
+			var list struct {
+				Runs []json.RawMessage `json:"runs"`
+			}
+			code, body := apiCall(t, http.MethodGet, "http://"+h.Addr+"/api/v1/runs", nil, &list)
+			require.Equal(t, http.StatusOK, code, body)
+			require.Empty(t, list.Runs, "%s ran something", h.Name)
+			require.NotContains(t, fetch(t, "http://"+h.Addr+"/metrics"), `ioprobe_job="api"`, "%s started an API run", h.Name)
+		}
+		require.Equal(t, before[h.Name], deviceIOs(t, h.Dev), "%s: I/O reached %s", h.Name, h.Dev)
+	}
+}
+
+// TestFleetHostKilledMidRun: a daemon SIGKILLed while its run is under way
+// (its own live counter of the API run is moving): the fleet waits
+// --host-timeout for it, then gives the others' results merged, marked
+// partial and naming the lost host; exit 1.
+func TestFleetHostKilledMidRun(t *testing.T) {
+	f := newNetFleet(t, 3, 64<<20)
+	victim := f.Hosts[2]
+	dir := t.TempDir()
+	out := dir + "/fleet.json"
+	fl := startBackground(t, fleetArgs(f, nil, "--duration", "4s", "--host-timeout", "2s", "--output", "json", "--out", out)...)
+	live := regexp.MustCompile(`(?m)^ioprobe_io_operations_total\{ioprobe_job="api",op="read",target="data"\} ([0-9.e+]+)$`)
+	require.Eventually(t, func() bool {
+		if done, err := fl.done(); done {
+			t.Fatalf("the fleet ended before the run began: %v: %s", err, fl.errb.String())
+		}
+		m := live.FindStringSubmatch(fetch(t, "http://"+victim.Addr+"/metrics"))
+		return m != nil && m[1] != "0"
+	}, time.Minute, 20*time.Millisecond, "%s never ran", victim.Name)
+	require.NoError(t, victim.cmd.Process.Kill())
+	<-victim.exited
+
+	require.Equal(t, 1, fl.exitCode(t), fl.errb.String())
+	require.Contains(t, fl.errb.String(), victim.Addr)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	doc := decodeFleet(t, b)
+	require.True(t, doc.Partial)
+	require.Equal(t, []string{victim.Addr}, doc.FailedHosts)
+	var kept []*result.Result
+	for i, fh := range doc.Hosts {
+		h := f.Hosts[i]
+		if h == victim {
+			require.Equal(t, result.HostUnreachable, fh.State)
+			require.Nil(t, fh.Result)
+			continue
+		}
+		require.Equal(t, "done", fh.State, "%s: %s", h.Name, fh.Error)
+		require.NotNil(t, fh.Result)
+		require.Equal(t, result.StatusOK, fh.Result.Status)
+		kept = append(kept, fh.Result)
+	}
+	require.Len(t, kept, 2)
+	require.NotNil(t, doc.Merged)
+	require.Equal(t, []string{"node1", "node2"}, doc.Merged.Merged.Hosts)
+	require.Contains(t, doc.Merged.Message, victim.Addr)
+	requireExactMerge(t, kept, doc.Merged)
 }
