@@ -3,11 +3,14 @@ package test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -332,4 +335,94 @@ func TestFleetHostKilledMidRun(t *testing.T) {
 	require.Equal(t, []string{"node1", "node2"}, doc.Merged.Merged.Hosts)
 	require.Contains(t, doc.Merged.Message, victim.Addr)
 	requireExactMerge(t, kept, doc.Merged)
+}
+
+// TestFleetSuiteScalingOverHosts (issue 14's last "Done when"): `fleet
+// suite scaling --cycle hosts=1,2,3` is esx35 Figure 5 over real hosts:
+// each point ran on the first N hosts at once and is their exact merge;
+// the text tables have a row per host count; the HTML draws the merged
+// ("All hosts") aggregate throughput with hosts on the x-axis and the
+// figures of the JSON at each of them. Workers are cycled to 1 alone, to
+// keep it to 2 patterns × 3 host counts.
+func TestFleetSuiteScalingOverHosts(t *testing.T) {
+	f := newNetFleet(t, 3, 64<<20)
+	dir := t.TempDir()
+	out := dir + "/scaling.json"
+	o := ioprobe(t, dir, "fleet", "suite", "scaling", "--hosts", f.Addrs(), "--target", "data", "--cycle", "hosts=1,2,3",
+		"--cycle", "workers=1", "--ramp", "100ms", "--duration", "500ms", "--start-delay", "1s", "--output", "json", "--out", out)
+	require.Equal(t, 0, o.code, o.stderr)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var doc result.Suite
+	decodeStrict(t, b, &doc)
+	require.Equal(t, result.SuiteSchema, doc.Schema)
+	require.NotNil(t, doc.Fleet)
+	require.False(t, doc.Fleet.Partial)
+	require.Len(t, doc.Results, 6)
+	mbps := map[string]map[int]float64{} // pattern -> hosts -> merged MB/s
+	for _, r := range doc.Results {
+		require.NotNil(t, r.Point)
+		n := r.Point.Hosts
+		require.Len(t, r.Hosts, n, "point %s on %d hosts", r.Point.Name, n)
+		var hosts []*result.Result
+		for i, fh := range r.Hosts {
+			require.Equal(t, f.Hosts[i].Addr, fh.Address, "the first %d hosts of --hosts", n)
+			require.Equal(t, "done", fh.State)
+			hosts = append(hosts, fh.Result)
+		}
+		requireExactMerge(t, hosts, r)
+		if mbps[r.Point.Pattern] == nil {
+			mbps[r.Point.Pattern] = map[int]float64{}
+		}
+		mbps[r.Point.Pattern][n] = r.Summary.MBPerSecond
+	}
+	require.Len(t, mbps, 2)
+	for p, byHosts := range mbps {
+		require.Len(t, byHosts, 3, p)
+	}
+
+	// Text: the tables have the host counts down the side.
+	o = ioprobe(t, dir, "report", out)
+	require.Equal(t, 0, o.code, o.stderr)
+	require.Contains(t, o.stdout, "esx35 Figure 5")
+	_, tput, ok := strings.Cut(o.stdout, "Table 2. Throughput (MB/s)\n")
+	require.True(t, ok, o.stdout)
+	rows := strings.Split(tput, "\n")
+	require.Regexp(t, `^Hosts\s+64KB Sequential Read\s+8KB Random Read$`, rows[0])
+	for n := 1; n <= 3; n++ {
+		cells := strings.Fields(rows[n])
+		require.Equal(t, []string{strconv.Itoa(n), mbText(mbps["Sequential Read"][n]), mbText(mbps["Random Read"][n])}, cells)
+	}
+
+	// HTML: the merged aggregate throughput against hosts at once.
+	html := dir + "/scaling.html"
+	o = ioprobe(t, dir, "report", out, "--output", "html", "--out", html)
+	require.Equal(t, 0, o.code, o.stderr)
+	page, err := os.ReadFile(html)
+	require.NoError(t, err)
+	svg := regexp.MustCompile(`(?s)<svg[^>]*>\s*<title[^>]*>Figure \d+\. Aggregate throughput — All hosts</title>.*?</svg>`).Find(page)
+	require.NotNil(t, svg, "no merged aggregate throughput figure")
+	require.Contains(t, string(svg), `class="x-label"`)
+	require.Regexp(t, `class="x-label"[^>]*>Hosts at once<`, string(svg))
+	for n := 1; n <= 3; n++ {
+		require.Regexp(t, `class="tick x"[^>]*><tspan>`+strconv.Itoa(n)+`</tspan>`, string(svg))
+		for pattern, series := range map[string]string{"Sequential Read": "64KB Sequential Read", "Random Read": "8KB Random Read"} {
+			require.Contains(t, string(svg), fmt.Sprintf("<title>%s, %d: %s MB/s</title>", series, n, mbText(mbps[pattern][n])))
+		}
+	}
+}
+
+// mbText is a MB/s figure as the reports print it: two decimals, thousands
+// separated.
+func mbText(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String() + "." + frac
 }
