@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -96,6 +98,59 @@ func freeSubnet(t *testing.T, seq int) string {
 	return ""
 }
 
+// What the harness names: io<pid>-<seq> and a suffix (links and
+// namespaces), the loop devices' files under a directory of orphanDirPrefix
+// and the same io<pid>-<seq>.
+var (
+	orphanRE     = regexp.MustCompile(`^io([0-9a-f]+)-[0-9a-f]+[bnpv][0-9]*$`)
+	orphanLoopRE = regexp.MustCompile(`^(/dev/loop[0-9]+): .*\((\S*/` + orphanDirPrefix + `io([0-9a-f]+)-[0-9a-f]+)/`)
+)
+
+const orphanDirPrefix = "ioprobe-netns-"
+
+// sweepOrphans removes what a test process that died before its cleanup
+// (a timeout's panic, a SIGKILL) left: its pid is gone. Its daemons died
+// with it (Pdeathsig); its namespaces, links and loop devices stay
+// until this finds them.
+func sweepOrphans(t *testing.T) {
+	t.Helper()
+	deadPid := func(hexPid string) bool {
+		pid, err := strconv.ParseInt(hexPid, 16, 64)
+		if err != nil || int(pid) == os.Getpid() {
+			return false
+		}
+		_, err = os.Stat(fmt.Sprintf("/proc/%d", pid))
+		return os.IsNotExist(err)
+	}
+	dead := func(name string) bool {
+		m := orphanRE.FindStringSubmatch(name)
+		return m != nil && deadPid(m[1])
+	}
+	for _, line := range strings.Split(sh(t, "losetup", "-a"), "\n") {
+		if m := orphanLoopRE.FindStringSubmatch(line); m != nil && deadPid(m[3]) {
+			t.Logf("detaching %s of a test process that is gone", m[1])
+			_ = exec.Command("losetup", "-d", m[1]).Run()
+			_ = os.RemoveAll(m[2])
+		}
+	}
+	for _, line := range strings.Split(sh(t, "ip", "netns", "list"), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && dead(f[0]) {
+			t.Logf("removing namespace %s of a test process that is gone", f[0])
+			_ = exec.Command("ip", "netns", "del", f[0]).Run()
+		}
+	}
+	for _, line := range strings.Split(sh(t, "ip", "-o", "link", "show"), "\n") {
+		// "7: iob3f-1b: <BROADCAST,…" or "9: iob3f-1v1@if8: …"
+		if f := strings.Fields(line); len(f) > 1 {
+			name, _, _ := strings.Cut(strings.TrimSuffix(f[1], ":"), "@")
+			if dead(name) {
+				t.Logf("removing link %s of a test process that is gone", name)
+				_ = exec.Command("ip", "link", "del", name).Run()
+			}
+		}
+	}
+}
+
 // serveConfigFor is a daemon's config: its loop device as target data,
 // writable (the device is the test's own, blank), no job that would run
 // by itself (a daemon needs a job or a module: a /probe module nobody
@@ -111,9 +166,10 @@ func newNetFleet(t *testing.T, n int, devSize int64) *netFleet {
 	t.Helper()
 	needNetns(t)
 	seq := int(fleetSeq.Add(1))
-	// Interface names have at most 15 bytes: "io" + pid (hex, ≤6) + seq
-	// (hex) + a suffix of 2 or 3.
-	prefix := fmt.Sprintf("io%x%x", os.Getpid(), seq)
+	sweepOrphans(t)
+	// Interface names have at most 15 bytes: "io" + pid (hex, ≤6) + "-" +
+	// seq (hex) + a suffix of 2 or 3.
+	prefix := fmt.Sprintf("io%x-%x", os.Getpid(), seq)
 	net := freeSubnet(t, seq)
 	f := &netFleet{Bridge: prefix + "b", Subnet: net + "0/24"}
 	// Root without the kernel's bridge (or in a container without
@@ -124,7 +180,11 @@ func newNetFleet(t *testing.T, n int, devSize int64) *netFleet {
 	undo(t, "ip", "link", "del", f.Bridge)
 	sh(t, "ip", "addr", "add", net+"1/24", "dev", f.Bridge)
 	sh(t, "ip", "link", "set", f.Bridge, "up")
-	dir := t.TempDir()
+	// The loop devices' files in a directory named like the links, so a
+	// later run can tell whose they were.
+	dir := filepath.Join(os.TempDir(), orphanDirPrefix+prefix)
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	for i := 1; i <= n; i++ {
 		h := &nsHost{Name: fmt.Sprintf("node%d", i), NS: fmt.Sprintf("%sn%d", prefix, i), Veth: fmt.Sprintf("%sv%d", prefix, i),
 			IP: net + strconv.Itoa(10+i)}
@@ -143,13 +203,15 @@ func newNetFleet(t *testing.T, n int, devSize int64) *netFleet {
 		sh(t, "ip", "-n", h.NS, "link", "set", peer, "up")
 		sh(t, "ip", "-n", h.NS, "link", "set", "lo", "up")
 
-		h.Dev = loopDevice(t, devSize) // detached at cleanup, after the daemon is gone
+		h.Dev = loopDeviceAt(t, filepath.Join(dir, h.Name+".img"), devSize) // detached at cleanup, after the daemon is gone
 		h.Cfg = filepath.Join(dir, h.Name+".yaml")
 		require.NoError(t, os.WriteFile(h.Cfg, []byte(serveConfigFor(h.Dev)), 0o644))
 		// ip netns exec, unshare and sh each exec the next: the pid
 		// started is the daemon's own, to kill and to find.
 		cmd := exec.Command("ip", "netns", "exec", h.NS, "unshare", "--uts", "sh", "-c", `hostname "$0" && exec "$@"`,
 			h.Name, binary, "serve", "--web.listen-address", h.Addr, "--web.enable-admin-api", "--config", h.Cfg)
+		// Killed with the test process, should it die before its cleanup.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		h.daemon = superviseDaemon(t, cmd)
 		require.Equal(t, h.Addr, h.daemon.addr)
 		f.Hosts = append(f.Hosts, h)
