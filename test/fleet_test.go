@@ -238,9 +238,7 @@ func TestFleetSuiteScalingOverHosts(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
-	var doc result.Suite
-	decodeStrict(t, b, &doc)
-	require.Equal(t, result.SuiteSchema, doc.Schema)
+	doc := decodeSuite(t, b)
 	require.NotNil(t, doc.Fleet)
 	require.False(t, doc.Fleet.Partial)
 	require.Len(t, doc.Results, 6)
