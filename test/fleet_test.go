@@ -1,7 +1,6 @@
 package test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -71,31 +70,22 @@ func requireDeviceSawOps(t *testing.T, h *nsHost, before diskIOs, r *result.Resu
 	require.GreaterOrEqual(t, after.Writes-before.Writes, r.Summary.WriteOps, "%s: the kernel saw fewer writes on %s than counted", h.Name, h.Dev)
 }
 
-// fleetArgs are a short fleet run's flags: 4 KiB random reads for 2 s
+// nsFleetArgs are a short fleet run's flags: 4 KiB random reads for 2 s
 // after 300 ms of ramp-up, starting 2 s after the posts (preparing a loop
 // device is opening it).
-func fleetArgs(f *netFleet, hosts []*nsHost, extra ...string) []string {
+func nsFleetArgs(f *netFleet, hosts []*nsHost, extra ...string) []string {
 	return append([]string{"fleet", "run", "--hosts", f.Addrs(hosts...), "--target", "data", "--bs", "4k", "--qd", "4",
 		"--ramp", "300ms", "--duration", "2s", "--start-delay", "2s"}, extra...)
 }
 
-// decodeFleet reads an ioprobe.fleet/v1 document strictly.
-func decodeFleet(t *testing.T, b []byte) *result.Fleet {
-	t.Helper()
-	var doc result.Fleet
-	decodeStrict(t, b, &doc)
-	require.Equal(t, result.FleetSchema, doc.Schema)
-	return &doc
-}
-
-// TestFleetRun (issue 14, first "Done when"): `ioprobe fleet run` across
+// TestNetnsFleetRun (issue 14, first "Done when"): `ioprobe fleet run` across
 // three hosts. The merged op count is the sum of the hosts' and each
 // host's loop device saw at least what it counted; the merged
 // percentiles are those of the hosts' histograms merged; the windows
 // began within 50 ms by the daemons' own timestamps; every host is named
 // by its own hostname; the text report has a row per host and "All
 // hosts".
-func TestFleetRun(t *testing.T) {
+func TestNetnsFleetRun(t *testing.T) {
 	f := newNetFleet(t, 3, 64<<20)
 	before := map[string]diskIOs{}
 	for _, h := range f.Hosts {
@@ -103,11 +93,11 @@ func TestFleetRun(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := dir + "/fleet.json"
-	o := ioprobe(t, dir, fleetArgs(f, nil, "--output", "json", "--out", out)...)
+	o := ioprobe(t, dir, nsFleetArgs(f, nil, "--output", "json", "--out", out)...)
 	require.Equal(t, 0, o.code, o.stderr)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
-	doc := decodeFleet(t, b)
+	doc := decodeFleetDoc(t, b)
 	require.False(t, doc.Partial)
 	require.Empty(t, doc.FailedHosts)
 	require.Equal(t, "data", doc.Target)
@@ -141,10 +131,10 @@ func TestFleetRun(t *testing.T) {
 	require.Regexp(t, `(?m)^All hosts\s+3/3 done`, o.stdout)
 }
 
-// TestFleetHostDownBeforeStart: a host whose daemon is stopped before the
+// TestNetnsFleetHostDownBeforeStart: a host whose daemon is stopped before the
 // run is found by the checks: exit 2 naming it, nothing started anywhere
 // (no API run on the others, and not one I/O on any host's device).
-func TestFleetHostDownBeforeStart(t *testing.T) {
+func TestNetnsFleetHostDownBeforeStart(t *testing.T) {
 	f := newNetFleet(t, 3, 64<<20)
 	down := f.Hosts[1]
 	require.NoError(t, down.cmd.Process.Signal(syscall.SIGTERM))
@@ -155,7 +145,7 @@ func TestFleetHostDownBeforeStart(t *testing.T) {
 		before[h.Name] = deviceIOs(t, h.Dev)
 	}
 	dir := t.TempDir()
-	o := ioprobe(t, dir, fleetArgs(f, nil, "--output", "json")...)
+	o := ioprobe(t, dir, nsFleetArgs(f, nil, "--output", "json")...)
 	require.Equal(t, 2, o.code, o.stderr)
 	require.Empty(t, o.stdout)
 	require.Contains(t, o.stderr, down.Addr)
@@ -163,35 +153,24 @@ func TestFleetHostDownBeforeStart(t *testing.T) {
 	for _, h := range f.Hosts {
 		if h != down {
 			require.NotContains(t, o.stderr, h.Addr+":", "only the host that is down is named")
-			var list struct {
-				Runs []json.RawMessage `json:"runs"`
-			}
-			require.NoError(t, json.Unmarshal([]byte(fetch(t, "http://"+h.Addr+"/api/v1/runs")), &list))
-			require.Empty(t, list.Runs, "%s ran something", h.Name)
-			require.NotContains(t, fetch(t, "http://"+h.Addr+"/metrics"), `ioprobe_job="api"`, "%s started an API run", h.Name)
+			require.Empty(t, apiRunsOf(t, h.Addr), "%s ran something", h.Name)
+			require.NotContains(t, fetch(t, "http://"+h.Addr+"/metrics"), `ioprobe_io_operations_total{ioprobe_job="api"`, "%s started an API run", h.Name)
 		}
 		require.Equal(t, before[h.Name], deviceIOs(t, h.Dev), "%s: I/O reached %s", h.Name, h.Dev)
 	}
 }
 
-// TestFleetHostKilledMidRun: a daemon SIGKILLed while its run is under way
+// TestNetnsFleetHostKilledMidRun: a daemon SIGKILLed while its run is under way
 // (its own live counter of the API run is moving): the fleet waits
 // --host-timeout for it, then gives the others' results merged, marked
 // partial and naming the lost host; exit 1.
-func TestFleetHostKilledMidRun(t *testing.T) {
+func TestNetnsFleetHostKilledMidRun(t *testing.T) {
 	f := newNetFleet(t, 3, 64<<20)
 	victim := f.Hosts[2]
 	dir := t.TempDir()
 	out := dir + "/fleet.json"
-	fl := startBackground(t, fleetArgs(f, nil, "--duration", "4s", "--host-timeout", "2s", "--output", "json", "--out", out)...)
-	live := regexp.MustCompile(`(?m)^ioprobe_io_operations_total\{ioprobe_job="api",op="read",target="data"\} ([0-9.e+]+)$`)
-	require.Eventually(t, func() bool {
-		if done, err := fl.done(); done {
-			t.Fatalf("the fleet ended before the run began: %v: %s", err, fl.errb.String())
-		}
-		m := live.FindStringSubmatch(fetch(t, "http://"+victim.Addr+"/metrics"))
-		return m != nil && m[1] != "0"
-	}, time.Minute, 20*time.Millisecond, "%s never ran", victim.Name)
+	fl := startBackground(t, nsFleetArgs(f, nil, "--duration", "4s", "--host-timeout", "2s", "--output", "json", "--out", out)...)
+	waitMeasuring(t, victim.Addr)
 	require.NoError(t, victim.cmd.Process.Kill())
 	<-victim.exited
 
@@ -199,7 +178,7 @@ func TestFleetHostKilledMidRun(t *testing.T) {
 	require.Contains(t, fl.errb.String(), victim.Addr)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
-	doc := decodeFleet(t, b)
+	doc := decodeFleetDoc(t, b)
 	require.True(t, doc.Partial)
 	require.Equal(t, []string{victim.Addr}, doc.FailedHosts)
 	var kept []*result.Result
@@ -222,14 +201,14 @@ func TestFleetHostKilledMidRun(t *testing.T) {
 	requireExactMerge(t, kept, doc.Merged)
 }
 
-// TestFleetSuiteScalingOverHosts (issue 14's last "Done when"): `fleet
+// TestNetnsFleetSuiteScaling (issue 14's last "Done when"): `fleet
 // suite scaling --cycle hosts=1,2,3` is esx35 Figure 5 over real hosts:
 // each point ran on the first N hosts at once and is their exact merge;
 // the text tables have a row per host count; the HTML draws the merged
 // ("All hosts") aggregate throughput with hosts on the x-axis and the
 // figures of the JSON at each of them. Workers are cycled to 1 alone, to
 // keep it to 2 patterns × 3 host counts.
-func TestFleetSuiteScalingOverHosts(t *testing.T) {
+func TestNetnsFleetSuiteScaling(t *testing.T) {
 	f := newNetFleet(t, 3, 64<<20)
 	dir := t.TempDir()
 	out := dir + "/scaling.json"

@@ -256,7 +256,7 @@ func deviceIOs(t *testing.T, dev string) diskIOs {
 // no loop device, no process.
 func TestNetFleetHarness(t *testing.T) {
 	needNetns(t)
-	var names, devs []string
+	var names, backing []string
 	var pids []int
 	var subnet string
 	t.Run("up", func(t *testing.T) {
@@ -269,7 +269,9 @@ func TestNetFleetHarness(t *testing.T) {
 		seen := map[string]bool{}
 		for _, h := range f.Hosts {
 			names = append(names, h.NS, h.Veth)
-			devs = append(devs, h.Dev)
+			b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(h.Dev), "loop", "backing_file"))
+			require.NoError(t, err)
+			backing = append(backing, strings.TrimSpace(string(b)))
 			pid := h.cmd.Process.Pid
 			pids = append(pids, pid)
 			netns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pid))
@@ -303,8 +305,10 @@ func TestNetFleetHarness(t *testing.T) {
 		require.NotContains(t, netns, n)
 		require.NotContains(t, links, n)
 	}
-	for _, d := range devs {
-		require.NotContains(t, loops, d+":", "%s is still attached", d)
+	// By its file: the device's number may be someone else's by now.
+	for _, b := range backing {
+		require.NotContains(t, loops, b, "%s is still attached", b)
+		require.NoDirExists(t, filepath.Dir(b))
 	}
 	for _, pid := range pids {
 		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
