@@ -249,12 +249,12 @@ func deviceIOs(t *testing.T, dev string) diskIOs {
 	return diskIOs{Reads: r, Writes: w}
 }
 
-// TestNetFleetHarness: the harness itself. Each daemon answers on its own
+// TestNetnsHarness: the harness itself. Each daemon answers on its own
 // address from the root namespace, runs in its own network and UTS
 // namespaces (not this process's), and reports its own hostname; once
 // the test is over, nothing it created is left: no namespace, no link,
 // no loop device, no process.
-func TestNetFleetHarness(t *testing.T) {
+func TestNetnsHarness(t *testing.T) {
 	needNetns(t)
 	var names, backing []string
 	var pids []int
