@@ -15,6 +15,11 @@ have strace    || need+=(strace)
 have prometheus || need+=(prometheus)
 have promtool  || need+=(prometheus)
 have fio       || need+=(fio)   # fio-json's reference and fio_jsonplus_clat2csv
+# The fleet's end-to-end tests (test/netns_test.go): network namespaces,
+# veth pairs and a bridge, a UTS namespace per daemon.
+have ip       || need+=(iproute2)
+have unshare  || need+=(util-linux)
+have nsenter  || need+=(util-linux)
 python3 -c 'import six' 2>/dev/null || need+=(python3-six)   # fio_jsonplus_clat2csv imports it
 have node      || need+=(nodejs)
 have npm       || need+=(npm)

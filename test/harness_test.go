@@ -53,17 +53,24 @@ func startDaemon(t *testing.T, args ...string) *daemon {
 // cred (nil: as this process).
 func startDaemonAs(t *testing.T, bin string, cred *syscall.Credential, args ...string) *daemon {
 	t.Helper()
-	d := &daemon{exited: make(chan struct{})}
 	// A free port unless the test names its own: --web.listen-address is
 	// repeatable, and with both the daemon listened on two ports and the
 	// first "Listening on" line, either of them, was taken as its address.
 	if !slices.Contains(args, "--web.listen-address") {
 		args = append([]string{"--web.listen-address", "127.0.0.1:0"}, args...)
 	}
-	d.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	if cred != nil {
-		d.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}
+	return superviseDaemon(t, cmd)
+}
+
+// superviseDaemon starts cmd, an `ioprobe serve` however it is wrapped,
+// and returns once it listens; killed at cleanup by its pid.
+func superviseDaemon(t *testing.T, cmd *exec.Cmd) *daemon {
+	t.Helper()
+	d := &daemon{cmd: cmd, exited: make(chan struct{})}
 	pipe, err := d.cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, d.cmd.Start())

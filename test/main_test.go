@@ -70,10 +70,16 @@ func runCmd(t *testing.T, cmd *exec.Cmd) outcome {
 // losetup.
 func loopDevice(t *testing.T, size int64) string {
 	t.Helper()
+	return loopDeviceAt(t, filepath.Join(t.TempDir(), "backing"), size)
+}
+
+// loopDeviceAt is loopDevice with its backing file at a path of the
+// caller's (a new file).
+func loopDeviceAt(t *testing.T, backing string, size int64) string {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for a loop device")
 	}
-	backing := filepath.Join(t.TempDir(), "backing")
 	if err := os.WriteFile(backing, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}

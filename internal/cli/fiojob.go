@@ -47,6 +47,9 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 	if f.file == "" {
 		return usagef("--section needs --fio-job")
 	}
+	if err := checkOut(o.out); err != nil {
+		return err
+	}
 	for _, name := range fioJobSets {
 		if o.changed != nil && o.changed(name) {
 			return usagef("--%s cannot be used with --fio-job: the job file sets it", name)
@@ -104,7 +107,7 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 		}
 	}
 	if len(doc.Results) > 0 {
-		err := writeOut(g, "", func(w io.Writer) error {
+		err := writeOut(g, o.out, func(w io.Writer) error {
 			if len(points) == 1 {
 				return writeRun(w, doc.Results[0])
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -47,6 +48,7 @@ type runOptions struct {
 	sync             string
 	dryRun           bool
 	startAt          string
+	out              string
 
 	changed func(name string) bool
 }
@@ -78,10 +80,13 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 }
 
-// addStartAtFlag registers --start-at (run only: a suite's points run one
-// after another).
+// addStartAtFlag registers the flags of run alone: --start-at (a suite's
+// points run one after another) and --out (suite has its own).
 func (o *runOptions) addStartAtFlag(fs *pflag.FlagSet) {
 	fs.StringVar(&o.startAt, "start-at", "", "prepare the targets, then start the ramp-up at this instant: RFC 3339 (2026-12-01T10:00:00Z) or +DURATION from now (+30s)")
+	// A container without a shell (the distroless image, a Kubernetes
+	// Job) cannot redirect stdout to a file.
+	fs.StringVar(&o.out, "out", "", "write the output to this file instead of stdout")
 }
 
 // parseStartAt reads --start-at: an RFC 3339 time or +DURATION from now.
@@ -218,6 +223,9 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOut(o.out); err != nil {
+		return err
+	}
 	spec, err := o.spec()
 	if err != nil {
 		return err
@@ -252,12 +260,16 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 		}
 		return err
 	}
-	if err := write(g.stdout, res); err != nil {
+	if err := writeOut(g, o.out, func(w io.Writer) error { return write(w, res) }); err != nil {
 		return err
 	}
 	switch {
 	case ctx.Err() != nil:
-		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the result on stdout is partial")}
+		where := "on stdout"
+		if o.out != "" {
+			where = "in " + o.out
+		}
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the result " + where + " is partial")}
 	case res.Status == result.StatusErrors:
 		return &exitError{code: ExitIOErrors, err: errors.New(res.Message)}
 	}
