@@ -85,11 +85,7 @@ func TestValidateNamesTheLine(t *testing.T) {
 	}
 	s := good()
 	require.NoError(t, s.Validate())
-	cases := []struct {
-		name string
-		mod  func(*Spec)
-		want string
-	}{
+	cases := []fieldCase{
 		{"size", func(s *Spec) { s.Lines[1].Bytes = 256 }, "--line 2 256B: transfer size must be between 512B and 64MiB"},
 		{"sector", func(s *Spec) { s.Lines[0].Bytes = 1000 }, "--line 1 1000B: transfer size must be a multiple of 512 bytes"},
 		{"share", func(s *Spec) { s.Lines[1].Share = 101 }, "--line 2 share=101: must be between 0 and 100"},
@@ -105,17 +101,7 @@ func TestValidateNamesTheLine(t *testing.T) {
 		{"run fields still checked", func(s *Spec) { s.QueueDepth = -1 }, "--qd -1"},
 		{"region", func(s *Spec) { s.RegionBytes = 8 * KiB }, "--size 8KiB: must hold at least one transfer of 64KiB"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := good()
-			c.mod(&s)
-			err := s.Validate()
-			require.Error(t, err)
-			require.Contains(t, err.Error(), c.want)
-			var fe *FieldError
-			require.ErrorAs(t, err, &fe)
-		})
-	}
+	requireFieldErrors(t, good, cases)
 }
 
 func TestParseLine(t *testing.T) {
