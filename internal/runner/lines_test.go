@@ -31,9 +31,14 @@ func TestOneLineWorkloadJSONUnchanged(t *testing.T) {
 		{BlockSizes: mix, ReadPct: 67, RandomPct: 75, Align: 8 << 10, RegionBytes: 1 << 30, RateIOPS: 500, Seed: 7, Duration: time.Second},
 		{BlockSizes: mix, ReadPct: 0, RandomPct: 0, Fdatasync: 4, Sync: workload.SyncDsync, Verify: true, Duration: time.Second},
 	}
-	for _, p := range workload.Presets() {
+	// The profiles there were then, by name: a profile added later is not
+	// "today's" (and the golden file would not know it).
+	for _, name := range []string{"random-read", "random-write", "sequential-read", "sequential-write", "file-server",
+		"oltp", "exchange-db", "log", "video-on-demand", "cpu-cost", "canary"} {
+		p, err := workload.LookupPreset(name)
+		require.NoError(t, err)
 		s := p.Spec
-		s.Name, s.Duration = p.Name, time.Second
+		s.Duration = time.Second
 		specs = append(specs, s)
 	}
 	var got []json.RawMessage
@@ -70,8 +75,8 @@ func TestLinesSummary(t *testing.T) {
 	w := res.Workload
 	require.Len(t, w.Lines, 2)
 	require.Equal(t, 2, w.Lines[1].Burst)
-	require.Equal(t, 60, w.ReadPct, "the specification's share of reads")
-	require.Equal(t, 60, w.RandomPct)
+	require.Equal(t, 43, w.ReadPct, "the I/Os' share of reads: 60 of 60 + 40 × burst 2")
+	require.Equal(t, 43, w.RandomPct)
 	sum := res.Summary
 	require.Len(t, sum.Lines, 2)
 	var ops, reads, writes, bytes uint64

@@ -71,7 +71,7 @@ func allInOne() []Line {
 	var out []Line
 	for _, r := range rows {
 		for _, rd := range r.reads {
-			out = append(out, Line{Bytes: r.size, ReadPct: rd, RandomPct: int(r.random), Align: r.align, Burst: 1})
+			out = append(out, Line{Bytes: r.size, ReadPct: rd, RandomPct: int(r.random), Align: r.align}) // burst 1
 		}
 	}
 	n := len(out)
