@@ -2,6 +2,7 @@ package workload
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -196,4 +197,47 @@ func TestAllInOneIsIometers(t *testing.T) {
 	s.Lines[0].Share = 0
 	q, _ := LookupPreset("all-in-one")
 	require.Equal(t, 4, q.Spec.Lines[0].Share, "a looked-up preset is the caller's copy")
+}
+
+// FuzzParseLine: any --line value either reads back through FormatLine to
+// the same line or is a *FieldError naming --line (exit 2), never a panic;
+// a line that reads and validates runs without leaving its region.
+func FuzzParseLine(f *testing.F) {
+	for _, s := range []string{"4k,share=10,read=67,random=100,align=8k,delay=5,burst=3", "512", "64KiB, READ=0 ,random=0%", "4k,share", "=", ",,", "1e9k,burst=-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		l, err := ParseLine(v)
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != "--line" {
+				t.Fatalf("%q: %v is not a --line FieldError", v, err)
+			}
+			return
+		}
+		back, err := ParseLine(FormatLine(l))
+		if err != nil || back != l {
+			t.Fatalf("%q: %+v reads back as %+v, %v", v, l, back, err)
+		}
+		l.Share = TotalShare
+		s := lineSpec(l)
+		if s.Validate() != nil {
+			return
+		}
+		r := Region{Len: l.Bytes * 4}
+		if a := s.Alignment(); r.Len%a != 0 {
+			r.Len += a - r.Len%a
+		}
+		g, err := NewGenerator(&s, r, nil, 1)
+		if err != nil {
+			t.Fatalf("%q: valid line, region %d: %v", v, r.Len, err)
+		}
+		var op Op
+		for i := 0; i < 16; i++ {
+			g.Next(&op)
+			if op.Offset < 0 || op.Offset+op.Len > r.Len {
+				t.Fatalf("%q: op %+v outside the region of %d bytes", v, op, r.Len)
+			}
+		}
+	})
 }
