@@ -11,12 +11,31 @@ func valid() Spec {
 	return Spec{ReadPct: 100, RandomPct: 100, Duration: time.Second}.WithDefaults()
 }
 
+// fieldCase is a spec spoilt by mod and the FieldError text Validate must give.
+type fieldCase struct {
+	name string
+	mod  func(*Spec)
+	want string
+}
+
+// requireFieldErrors checks each case against a fresh spec from base.
+func requireFieldErrors(t *testing.T, base func() Spec, cases []fieldCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := base()
+			c.mod(&s)
+			err := s.Validate()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), c.want)
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe)
+		})
+	}
+}
+
 func TestValidateNamesTheField(t *testing.T) {
-	cases := []struct {
-		name string
-		mod  func(*Spec)
-		want string
-	}{
+	cases := []fieldCase{
 		{"bs too small", func(s *Spec) { s.BlockSizes = []BlockSize{{256, 1}} }, "--bs 256B: must be between 512B and 64MiB"},
 		{"bs too big", func(s *Spec) { s.BlockSizes = []BlockSize{{128 * MiB, 1}} }, "--bs 128MiB: must be between 512B and 64MiB"},
 		{"bs not sector", func(s *Spec) { s.BlockSizes = []BlockSize{{1000, 1}} }, "--bs 1000B: must be a multiple of 512 bytes"},
@@ -37,17 +56,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"both flushes", func(s *Spec) { s.Fsync, s.Fdatasync = 4, 1 }, "--fdatasync 1: cannot be combined with --fsync 4"},
 		{"sync mode", func(s *Spec) { s.Sync = "o_dsync" }, `--sync "o_dsync": must be one of none, dsync, sync`},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := valid()
-			c.mod(&s)
-			err := s.Validate()
-			require.Error(t, err)
-			require.Contains(t, err.Error(), c.want)
-			var fe *FieldError
-			require.ErrorAs(t, err, &fe)
-		})
-	}
+	requireFieldErrors(t, valid, cases)
 	s := valid()
 	require.NoError(t, s.Validate())
 }

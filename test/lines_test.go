@@ -1,0 +1,93 @@
+package test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// blockStat reads /sys/block/NAME/stat: reads, read sectors, writes,
+// written sectors (Documentation/block/stat.rst, fields 1, 3, 5, 7).
+func blockStat(t *testing.T, dev string) (reads, readSectors, writes, writeSectors float64) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "stat"))
+	require.NoError(t, err)
+	f := strings.Fields(string(b))
+	require.GreaterOrEqual(t, len(f), 7)
+	n := func(i int) float64 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		require.NoError(t, err)
+		return v
+	}
+	return n(0), n(2), n(4), n(6)
+}
+
+// TestLinesReachTheDeviceAsSpecified runs a three-line specification
+// through the real binary on a loop device and checks the mix against
+// what the kernel counted on the device, not against ioprobe's own
+// figures: the share of writes, and the mean size of reads and of writes,
+// each within five binomial standard deviations of what the lines say.
+// The safety probes' reads are measured by a --dry-run and taken off
+// twice: a run probes the target when it checks the plan and again when
+// it opens it for writing.
+func TestLinesReachTheDeviceAsSpecified(t *testing.T) {
+	dev := loopDevice(t, 256<<20)
+	lines := []string{
+		"--line", "4k,share=50,read=100,random=100",
+		"--line", "16k,share=30,read=0,random=100",
+		"--line", "64k,share=20,read=50,random=0",
+	}
+	args := append([]string{"run", "--target", dev, "--allow-destructive", "--qd", "2", "--ramp", "0s", "--duration", "2s", "--seed", "7", "--output", "json"}, lines...)
+
+	r0, rs0, w0, ws0 := blockStat(t, dev)
+	dry := ioprobe(t, "", append(args, "--dry-run")...)
+	require.Equal(t, 0, dry.code, dry.stderr)
+	r1, rs1, w1, ws1 := blockStat(t, dev)
+	require.Zero(t, w1-w0, "--dry-run writes nothing")
+	require.Zero(t, ws1-ws0)
+	probeReads, probeSectors := r1-r0, rs1-rs0
+
+	out := ioprobe(t, "", args...)
+	require.Equal(t, 0, out.code, out.stderr)
+	r2, rs2, w2, ws2 := blockStat(t, dev)
+	reads, readSectors := r2-r1-2*probeReads, rs2-rs1-2*probeSectors
+	writes, writeSectors := w2-w1, ws2-ws1
+	res := decodeResult(t, out.stdout)
+	require.Len(t, res.Workload.Lines, 3)
+	require.Len(t, res.Summary.Lines, 3)
+	n := reads + writes
+	require.Greater(t, n, 500.0, "enough I/Os to judge a mix")
+	t.Logf("kernel: %.0f reads (%.0f sectors), %.0f writes (%.0f sectors); probes %.0f reads; ioprobe: %d reads, %d writes",
+		reads, readSectors, writes, writeSectors, probeReads, res.Summary.ReadOps, res.Summary.WriteOps)
+
+	// Writes: all of line 2 (30%) and half of line 3 (10%).
+	near := func(got, want, sd float64, what string) {
+		t.Helper()
+		require.InDelta(t, want, got, 5*sd, "%s: kernel %.4g, the lines say %.4g (5 sigma = %.3g)", what, got, want, 5*sd)
+	}
+	p := 0.40
+	near(writes/n, p, math.Sqrt(p*(1-p)/n), "share of writes")
+	// A write is 16 KiB (line 2, 30 of 40) or 64 KiB (line 3, 10 of 40):
+	// sectors per write 32 + 96 × Bernoulli(1/4).
+	q := 0.25
+	near(writeSectors/writes, 32+96*q, 96*math.Sqrt(q*(1-q)/writes), "sectors per write")
+	// A read is 4 KiB (line 1, 50 of 60) or 64 KiB (line 3, 10 of 60).
+	q = 10.0 / 60
+	near(readSectors/reads, 8+120*q, 120*math.Sqrt(q*(1-q)/reads), "sectors per read")
+
+	// ioprobe's own per-line figures add up to what it reports, and no
+	// more reached the device than it issued (a QD of in-flight I/Os at
+	// most past the measured window).
+	var ops uint64
+	for _, l := range res.Summary.Lines {
+		ops += l.Ops
+	}
+	require.Equal(t, res.Summary.Ops, ops)
+	require.InDelta(t, float64(res.Summary.WriteOps), writes, 2+1, "writes the kernel saw, against ioprobe's")
+	require.InDelta(t, float64(res.Summary.ReadOps), reads, 2+2, "reads the kernel saw (probes off), against ioprobe's")
+}
