@@ -150,8 +150,8 @@ func (c *Config) workerDefaults(r *reader, w *Worker) error {
 				return err
 			}
 		}
-		if !fixedSeed {
-			w.Seed = 0
+		if !fixedSeed && strings.Contains(strings.ToLower(k.key()), "use fixed seed") {
+			w.Seed = 0 // a seed value without ENABLED is not used
 		}
 	}
 }

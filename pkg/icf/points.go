@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // SectorBytes is the sector 'Disk maximum size counts in (Iometer counts
@@ -48,7 +50,15 @@ func (c *Config) check(r *reader) error {
 	case c.RunTime == 0:
 		return r.errf(line{n: c.runTimeAt}, "Run Time", "0 hours, 0 minutes, 0 seconds: Iometer runs until stopped, ioprobe needs a run time")
 	}
+	if cyclesQueue(c.TestType) && c.Queue.End > workload.MaxQueueDepth {
+		return r.errf(line{n: c.Queue.At}, "Queue Depth Cycling", "end %d: ioprobe runs at most %d outstanding I/Os per worker per target", c.Queue.End, workload.MaxQueueDepth)
+	}
 	r.sec = secManagers
+	for _, d := range c.Disk {
+		if d.QueueDepth > workload.MaxQueueDepth {
+			return r.errf(line{n: d.At}, "", "worker %q: %d outstanding I/Os: ioprobe runs at most %d per worker per target", d.Name, d.QueueDepth, workload.MaxQueueDepth)
+		}
+	}
 	if len(c.Disk) == 0 {
 		return r.errf(line{n: r.lastLine()}, "", "the file has no disk worker ('MANAGER LIST with a 'Worker of type DISK): nothing to run")
 	}
@@ -324,11 +334,15 @@ func (s *sim) point() Point {
 	if t == CycleTargets || t == CycleWorkersAndTargets || t == IncrementTargetsPar || t == IncrementTargetsSerial || t == CycleOutstandingTargets {
 		p.Name += fmt.Sprintf("-t%d", p.Targets)
 	}
-	if t == CycleOutstanding || t == CycleOutstandingTargets {
+	if cyclesQueue(t) {
 		p.QueueDepth = p.Groups[0].QueueDepth
 		p.Name += fmt.Sprintf("-qd%d", p.QueueDepth)
 	}
 	return p
+}
+
+func cyclesQueue(testType string) bool {
+	return testType == CycleOutstanding || testType == CycleOutstandingTargets
 }
 
 func sameGroup(a, b Group) bool {
