@@ -45,6 +45,13 @@ func FuzzParse(f *testing.F) {
 				require.NotEmpty(t, g.Targets)
 				require.GreaterOrEqual(t, g.QueueDepth, 1)
 			}
+			specs, targets, err := c.Workload(p, "auto")
+			if err != nil {
+				require.True(t, errors.As(err, &e), "%T %v", err, err)
+				continue
+			}
+			require.Len(t, specs, len(p.Groups))
+			require.Len(t, targets, len(p.Groups))
 		}
 	})
 }

@@ -1,9 +1,13 @@
 package icf
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // TestCycling: each test type unrolls into Iometer's runs, in Iometer's
@@ -137,4 +141,39 @@ func TestRetarget(t *testing.T) {
 	pts, err := none.Points()
 	require.NoError(t, err)
 	require.Equal(t, []string{"/x", "/y"}, pts[0].Groups[0].Targets)
+}
+
+// TestWorkload: a point's groups in ioprobe's terms — lines with
+// Iometer's align 0 as the sector, delay and burst kept, the run and
+// ramp-up times, the region in bytes, the fixed seed.
+func TestWorkload(t *testing.T) {
+	c := parseFile(t, "v1.1.0-allinone-crlf.icf")
+	pts, err := c.Points()
+	require.NoError(t, err)
+	got, targets, err := c.Workload(pts[0], "sync")
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, [][]string{{`C: "SYSTEM"`}, {`D: "LOGS"`}}, targets)
+	all := got[0]
+	require.Equal(t, "All in one", all.Name)
+	require.Len(t, all.Lines, 8)
+	require.Equal(t, workload.Line{Bytes: 4096, Share: 23, ReadPct: 67, RandomPct: 100, Align: 512, Burst: 1}, all.Lines[2])
+	require.Equal(t, 32, all.QueueDepth)
+	require.Equal(t, 1, all.Workers)
+	require.Equal(t, 45*time.Second, all.Duration)
+	require.Equal(t, 3*time.Second, all.Ramp)
+	require.EqualValues(t, 12345, all.Seed)
+	require.Equal(t, "sync", all.Engine)
+	require.Equal(t, []workload.Line{{Bytes: 8192, Share: 100, Align: 4096, DelayMs: 10, Burst: 4}}, got[1].Lines)
+	require.Equal(t, []string{`worker "Worker 2": Iometer's data pattern 0 (repeating bytes) writes compressible data, ioprobe writes incompressible data: write figures differ on storage that compresses or deduplicates`}, c.Notes())
+
+	// A region smaller than a transfer is refused naming the specification.
+	small := setup("NORMAL", "1 1 LINEAR", "1 1 LINEAR", "1 1 1 LINEAR") + specs("R=65536,100,100,100,0,1,0,0") +
+		managers(strings.Replace(worker("W1", 4, []string{"R"}, "C:"), "\t0,0\n", "\t8,0\n", 1))
+	c, err = Parse("t.icf", []byte(small))
+	require.NoError(t, err)
+	pts, err = c.Points()
+	require.NoError(t, err)
+	_, _, err = c.Workload(pts[0], "auto")
+	require.EqualError(t, err, `t.icf:30: [ACCESS SPECIFICATIONS] access specification "R" for worker "W1": --size 4KiB: must hold at least one transfer of 64KiB`)
 }
