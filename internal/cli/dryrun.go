@@ -19,8 +19,14 @@ func dryRun(w io.Writer, title string, settings suiterun.Settings, units []suite
 	fmt.Fprintf(w, "%s: %d point(s), nothing run (--dry-run)\n", title, len(units))
 	for i, u := range units {
 		fmt.Fprintf(w, "%d. %s\n", i+1, u.Label())
-		for _, s := range u.Point.Specs {
+		for j, s := range u.Point.Specs {
 			fmt.Fprintf(w, "   %s\n", describeSpec(s))
+			for k, l := range s.Lines {
+				fmt.Fprintf(w, "     line %d: %s\n", k+1, workload.FormatLine(l))
+			}
+			if u.SpecTargets != nil {
+				fmt.Fprintf(w, "     on %s\n", strings.Join(u.SpecTargets[j], ", "))
+			}
 		}
 		fmt.Fprintf(w, "   targets: %s\n", strings.Join(u.Targets, ", "))
 	}
@@ -37,8 +43,12 @@ func describeSpec(s workload.Spec) string {
 	if s.Name != "" {
 		b.WriteString(s.Name + ": ")
 	}
-	fmt.Fprintf(&b, "bs %s, %d%% read, %d%% random, qd %d, workers %d, ramp %s, run %s, engine %s",
-		workload.FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct, s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
+	if len(s.Lines) > 0 {
+		fmt.Fprintf(&b, "%d line(s), ", len(s.Lines))
+	} else {
+		fmt.Fprintf(&b, "bs %s, %d%% read, %d%% random, ", workload.FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct)
+	}
+	fmt.Fprintf(&b, "qd %d, workers %d, ramp %s, run %s, engine %s", s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
 	if s.RegionBytes > 0 {
 		b.WriteString(", region " + workload.FormatSize(s.RegionBytes))
 	} else {

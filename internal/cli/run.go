@@ -109,6 +109,7 @@ func parseStartAt(v string, now time.Time) (time.Time, error) {
 func newRunCommand(g *globalOptions) *cobra.Command {
 	o := &runOptions{}
 	fio := &fioJobOptions{}
+	ini := &icfOptions{}
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
 		Short: "Run one access specification against one or more targets",
@@ -118,6 +119,12 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
+			if ini.file != "" {
+				if fio.file != "" || fio.section != "" || o.startAt != "" {
+					return usagef("--icf runs an Iometer file on its own: not with --fio-job, --section or --start-at")
+				}
+				return runICF(cmd.Context(), g, o, ini)
+			}
 			if fio.file != "" || fio.section != "" {
 				if o.startAt != "" {
 					return usagef("--start-at works with the run flags, not with a fio job file")
@@ -130,6 +137,7 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 	o.AddFlags(cmd.Flags())
 	o.addStartAtFlag(cmd.Flags())
 	fio.AddFlags(cmd.Flags())
+	ini.AddFlags(cmd.Flags())
 	return cmd
 }
 
