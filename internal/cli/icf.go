@@ -28,8 +28,10 @@ func (f *icfOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.file, "icf", "", "run an Iometer configuration file (.icf): its access specifications, run time, ramp-up, workers and cycling, as a suite; --target replaces its disk targets one for one (see docs/iometer.md)")
 }
 
-// icfSets are run's flags that an ICF sets itself.
-var icfSets = []string{"bs", "read-pct", "random-pct", "qd", "workers", "duration", "ramp", "rate-iops",
+// icfSets are run's flags that an ICF sets itself. --duration and --ramp
+// stand in for a file saved without its test setup, --qd for one saved
+// without its manager list.
+var icfSets = []string{"bs", "read-pct", "random-pct", "workers", "rate-iops",
 	"profile", "size", "align", "seed", "fsync", "fdatasync", "sync", "verify"}
 
 // runICF is `ioprobe run --icf FILE`: the file's runs, in Iometer's
@@ -59,7 +61,22 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 	if err != nil {
 		return usagef("--icf: %v", err)
 	}
-	s, units, notes, err := icfSuite(f.file, data, o.targets, o.engine)
+	changed := func(name string) bool { return o.changed != nil && o.changed(name) }
+	opts := icf.Options{}
+	if changed("duration") {
+		opts.RunTime = o.duration
+	}
+	if changed("ramp") {
+		opts.RampUp = o.ramp
+	}
+	if changed("qd") {
+		opts.QueueDepth = o.qd
+	}
+	s, units, notes, err := icfSuite(f.file, data, opts, o.targets, o.engine)
+	var sets *icfSetsFlag
+	if errors.As(err, &sets) {
+		return usagef("--%s cannot be used with --icf: the configuration file's %s sets it", sets.flag, sets.section)
+	}
 	if err != nil {
 		var ie *icf.Error
 		if errors.As(err, &ie) {
@@ -99,16 +116,28 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 // icfSuite reads an ICF into a suite and its units on the given targets,
 // and the lines the user must read (which target replaced which, where
 // the run differs from Iometer's).
-func icfSuite(file string, data []byte, targets []string, engine string) (*workload.Suite, []suiterun.Unit, []string, error) {
-	c, err := icf.Parse(file, data)
+func icfSuite(file string, data []byte, opts icf.Options, targets []string, engine string) (*workload.Suite, []suiterun.Unit, []string, error) {
+	c, err := icf.Parse(file, data, opts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	notes, err := c.Retarget(targets)
+	switch {
+	case c.HasTestSetup && opts.RunTime > 0:
+		return nil, nil, nil, &icfSetsFlag{"duration", "'TEST SETUP"}
+	case c.HasTestSetup && opts.RampUp > 0:
+		return nil, nil, nil, &icfSetsFlag{"ramp", "'TEST SETUP"}
+	case c.HasManagers && opts.QueueDepth > 0:
+		return nil, nil, nil, &icfSetsFlag{"qd", "'MANAGER LIST"}
+	}
+	var notes []string
+	if !c.HasManagers {
+		notes = append(notes, fmt.Sprintf("the file has no 'MANAGER LIST: one worker with %d outstanding I/Os runs each access specification in turn", c.Disk[0].QueueDepth))
+	}
+	moved, err := c.Retarget(targets)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	notes = append(notes, c.Notes()...)
+	notes = append(append(moved, notes...), c.Notes()...)
 	points, err := c.Points()
 	if err != nil {
 		return nil, nil, nil, err
@@ -142,3 +171,8 @@ func icfSuite(file string, data []byte, targets []string, engine string) (*workl
 	}
 	return s, units, notes, nil
 }
+
+// icfSetsFlag: a flag given for what the file sets itself.
+type icfSetsFlag struct{ flag, section string }
+
+func (e *icfSetsFlag) Error() string { return "--" + e.flag + " is set by the file's " + e.section }

@@ -41,6 +41,18 @@ func TestRunICFDryRun(t *testing.T) {
 	require.True(t, strings.HasSuffix(out, "plan checked: every point is accepted by its targets\n"), out)
 }
 
+// TestRunICFSpecsOnly: a file of access specifications only runs each on
+// one worker, the run time and outstanding I/Os from the flags.
+func TestRunICFSpecsOnly(t *testing.T) {
+	tgt := filepath.Join(t.TempDir(), "t.dat")
+	code, out, errs := dryRunCmd(t, "run", "--icf", icfTestdata+"v2008.06.18-specs-only.icf", "--target", tgt, "--duration", "3s", "--qd", "8", "--dry-run")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, errs, "the file has no 'MANAGER LIST: one worker with 8 outstanding I/Os runs each access specification in turn\n")
+	require.Contains(t, out, ": 3 point(s), nothing run (--dry-run)\n")
+	require.Contains(t, out, "   File server (mixed sizes): 5 line(s), qd 8, workers 1, ramp 0s, run 3s, engine auto")
+	require.NoFileExists(t, tgt)
+}
+
 // TestRunICFRefusals: a file that has no meaning here, a missing or
 // miscounted --target, and a flag the file sets are exit 2, one line,
 // nothing touched.
@@ -61,8 +73,14 @@ func TestRunICFRefusals(t *testing.T) {
 			"ioprobe: --icf needs --target: the file's disk targets (Windows drive letters, physical drives) mean nothing here; give one --target for each, in the order the file uses them (--dry-run lists them)\n"},
 		{[]string{"--icf", icfTestdata + "v2004.07.30-cycle-targets.icf", "--target", tgt},
 			"ioprobe: " + icfTestdata + `v2004.07.30-cycle-targets.icf: the file's workers use 3 disk target(s) ("PHYSICALDRIVE:1", "PHYSICALDRIVE:2", "PHYSICALDRIVE:3"): give --target 3 time(s), in that order, to replace them` + "\n"},
-		{[]string{"--icf", icfTestdata + "v2004.07.30-cycle-targets.icf", "--target", tgt, "--qd", "4"},
-			"ioprobe: --qd cannot be used with --icf: the configuration file sets it\n"},
+		{[]string{"--icf", icfTestdata + "v2004.07.30-cycle-targets.icf", "--target", tgt, "--target", tgt + "2", "--target", tgt + "3", "--qd", "4"},
+			"ioprobe: --qd cannot be used with --icf: the configuration file's 'MANAGER LIST sets it\n"},
+		{[]string{"--icf", icfTestdata + "v2004.07.30-cycle-targets.icf", "--target", tgt, "--target", tgt + "2", "--target", tgt + "3", "--duration", "4s"},
+			"ioprobe: --duration cannot be used with --icf: the configuration file's 'TEST SETUP sets it\n"},
+		{[]string{"--icf", icfTestdata + "v2004.07.30-cycle-targets.icf", "--target", tgt, "--bs", "8k"},
+			"ioprobe: --bs cannot be used with --icf: the configuration file sets it\n"},
+		{[]string{"--icf", icfTestdata + "v2008.06.18-specs-only.icf", "--target", tgt},
+			"ioprobe: " + icfTestdata + "v2008.06.18-specs-only.icf:1: [TEST SETUP] the file has no 'TEST SETUP (it was saved without it): give the run time (--duration, and --ramp)\n"},
 		{[]string{"--icf", icfTestdata + "v2004.07.30-cycle-targets.icf", "--target", tgt, "--fio-job", bad},
 			"ioprobe: --icf runs an Iometer file on its own: not with --fio-job, --section or --start-at\n"},
 	} {

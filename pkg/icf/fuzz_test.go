@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -23,7 +24,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(setup("CYCLE_WORKERS_AND_TARGETS", "1 2 EXPONENTIAL", "2 3 EXPONENTIAL", "1 9 3 LINEAR") + specs("R=4096,50,100,100,0,1,0,0;8192,50,0,0,5,2,4096,0") +
 		managers(worker("W1", 4, []string{"R", "Idle", "R"}, "A", "B"), worker("W2", 2, []string{"R"}, "A")))
 	f.Fuzz(func(t *testing.T, text string) {
-		c, err := Parse("f.icf", []byte(text))
+		c, err := Parse("f.icf", []byte(text), Options{RunTime: time.Second, QueueDepth: 2})
 		var e *Error
 		if err != nil {
 			require.True(t, errors.As(err, &e), "%T %v", err, err)

@@ -10,7 +10,7 @@ import (
 // Dynamo and disks.
 func (c *Config) managers(r *reader) error {
 	r.sec = secManagers
-	c.sawManagers = true
+	c.HasManagers = true
 	for {
 		k, err := r.nextKey("'Manager ID, manager name or 'END manager list")
 		if err != nil {

@@ -85,8 +85,24 @@ type Config struct {
 	Specs                   []AccessSpec
 	Manager                 string
 	Disk                    []Worker
-	runTimeAt, specsAt      int
-	sawRunTime, sawManagers bool
+	// HasTestSetup and HasManagers: Iometer saves the test setup, the
+	// access specifications and the manager list each only when asked
+	// to; Options stand in for the sections a file lacks.
+	HasTestSetup, HasManagers bool
+	runTimeAt, specsAt        int
+	sawRunTime                bool
+}
+
+// Options supply what a file saved without some of its sections leaves
+// out.
+type Options struct {
+	// RunTime and RampUp stand in for a file without 'TEST SETUP (one
+	// without it and without RunTime is refused).
+	RunTime, RampUp time.Duration
+	// QueueDepth is the outstanding I/Os of the one worker that runs a
+	// file without 'MANAGER LIST (0: Iometer's default, 1); that worker
+	// runs every access specification of the file in turn.
+	QueueDepth int
 }
 
 // firstNamedSpecs is the first version with named access specifications
@@ -99,7 +115,7 @@ const firstNamedSpecs = 19980521
 const strictSetup = 19990217
 
 // Parse reads an ICF file (its name for messages, its bytes).
-func Parse(name string, data []byte) (*Config, error) {
+func Parse(name string, data []byte, o Options) (*Config, error) {
 	r := newReader(name, data)
 	c := &Config{File: name, TestType: Normal,
 		Workers: Cycling{Start: 1, Step: 1}, Targets: Cycling{Start: 1, Step: 1}, Queue: Cycling{Start: 1, Step: 1, End: 1}}
@@ -126,6 +142,7 @@ func Parse(name string, data []byte) (*Config, error) {
 		var err error
 		switch l.section() {
 		case secTestSetup:
+			c.HasTestSetup = true
 			err = c.testSetup(r, num)
 		case secDisplay:
 			err = skipSection(r, secDisplay, "END results display")
@@ -144,7 +161,7 @@ func Parse(name string, data []byte) (*Config, error) {
 			return nil, err
 		}
 	}
-	return c, c.check(r)
+	return c, c.check(r, o)
 }
 
 // versionNumber is Iometer's encoding of a version (ICF_ifstream::

@@ -14,7 +14,7 @@ func parseFile(t *testing.T, name string) *Config {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	require.NoError(t, err)
-	c, err := Parse(name, data)
+	c, err := Parse(name, data, Options{})
 	require.NoError(t, err)
 	return c
 }
@@ -93,6 +93,31 @@ func TestVersions(t *testing.T) {
 	})
 }
 
+// TestSpecsOnly: a file saved with its access specifications only (as
+// Iometer lets one save a library of them) takes its run time from
+// Options and runs each specification in turn on one worker.
+func TestSpecsOnly(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "v2008.06.18-specs-only.icf"))
+	require.NoError(t, err)
+	_, err = Parse("s.icf", data, Options{})
+	require.EqualError(t, err, "s.icf:1: [TEST SETUP] the file has no 'TEST SETUP (it was saved without it): give the run time (--duration, and --ramp)")
+	c, err := Parse("s.icf", data, Options{RunTime: 5 * time.Second, RampUp: time.Second, QueueDepth: 8})
+	require.NoError(t, err)
+	require.False(t, c.HasTestSetup)
+	require.False(t, c.HasManagers)
+	require.Equal(t, 5*time.Second, c.RunTime)
+	require.Equal(t, time.Second, c.RampUp)
+	require.Empty(t, c.DiskTargets())
+	_, err = c.Retarget([]string{"/x"})
+	require.NoError(t, err)
+	pts, err := c.Points()
+	require.NoError(t, err)
+	require.Equal(t, []string{"Default", "File server (mixed sizes)", "Streaming read"}, pointNames(pts))
+	require.Equal(t, 8, pts[1].Groups[0].QueueDepth)
+	require.Len(t, pts[1].Groups[0].Spec.Lines, 5)
+	require.Equal(t, []string{"/x"}, pts[2].Groups[0].Targets)
+}
+
 // TestRefusals: what has no meaning for ioprobe, or is not an ICF, is an
 // *Error naming the line, section and key.
 func TestRefusals(t *testing.T) {
@@ -144,7 +169,7 @@ func TestRefusals(t *testing.T) {
 			`t.icf:47: [MANAGER LIST] 'Disk maximum size,colour: column "colour" is not one ioprobe knows`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("t.icf", []byte(c.text))
+			_, err := Parse("t.icf", []byte(c.text), Options{})
 			var e *Error
 			require.ErrorAs(t, err, &e)
 			require.EqualError(t, err, c.want)
@@ -156,7 +181,7 @@ func TestRefusals(t *testing.T) {
 // them) run nothing, which is an error rather than an empty suite.
 func TestNoRunnablePoint(t *testing.T) {
 	c, err := Parse("t.icf", []byte(setup("NORMAL", "1 1 LINEAR", "1 1 LINEAR", "1 1 1 LINEAR")+specs("R=4096,100,100,100,0,1,0,0")+
-		managers(worker("W1", 4, []string{"Idle"}, "C:"))))
+		managers(worker("W1", 4, []string{"Idle"}, "C:"))), Options{})
 	require.NoError(t, err)
 	_, err = c.Points()
 	require.EqualError(t, err, "t.icf: [MANAGER LIST] no worker has both an access specification and a target: nothing to run")

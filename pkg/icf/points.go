@@ -41,9 +41,23 @@ type Point struct {
 	Groups      []Group
 }
 
-// check is what a file must say before it can be run.
-func (c *Config) check(r *reader) error {
+// check is what a file must say before it can be run; Options stand in
+// for the sections it lacks.
+func (c *Config) check(r *reader, o Options) error {
 	r.sec = secTestSetup
+	if !c.HasTestSetup {
+		if o.RunTime <= 0 {
+			return r.errf(line{n: 1}, "", "the file has no 'TEST SETUP (it was saved without it): give the run time (--duration, and --ramp)")
+		}
+		c.RunTime, c.RampUp, c.sawRunTime = o.RunTime, o.RampUp, true
+	}
+	if !c.HasManagers && len(c.Specs) > 0 {
+		w := Worker{Name: "Worker 1", QueueDepth: max(o.QueueDepth, 1), DataPattern: -1, At: c.specsAt}
+		for _, s := range c.Specs {
+			w.Specs = append(w.Specs, s.Name)
+		}
+		c.Disk = []Worker{w}
+	}
 	switch {
 	case !c.sawRunTime:
 		return r.errf(line{n: 1}, "Run Time", "the file has no run time: Iometer would run until stopped, ioprobe needs one (add a 'TEST SETUP 'Run Time)")

@@ -72,7 +72,7 @@ func TestCycling(t *testing.T) {
 			[]string{"R-qd1", "R-qd2", "R-qd3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := Parse("t.icf", []byte(c.text))
+			cfg, err := Parse("t.icf", []byte(c.text), Options{})
 			require.NoError(t, err)
 			pts, err := cfg.Points()
 			require.NoError(t, err)
@@ -86,7 +86,7 @@ func TestCycling(t *testing.T) {
 func TestCyclingGroups(t *testing.T) {
 	text := setup("CYCLE_OUTSTANDING_IOS_AND_TARGETS", "1 1 LINEAR", "1 1 LINEAR", "1 2 2 EXPONENTIAL") +
 		specs("R=4096,100,100,100,0,1,0,0") + managers(worker("W1", 7, []string{"R"}, "A", "B"), worker("W2", 7, []string{"R"}, "C"))
-	cfg, err := Parse("t.icf", []byte(text))
+	cfg, err := Parse("t.icf", []byte(text), Options{})
 	require.NoError(t, err)
 	pts, err := cfg.Points()
 	require.NoError(t, err)
@@ -107,7 +107,7 @@ func TestCyclingGroups(t *testing.T) {
 func TestWorkersShareAGroup(t *testing.T) {
 	text := setup("NORMAL", "1 1 LINEAR", "1 1 LINEAR", "1 1 1 LINEAR") + specs("R=4096,100,100,100,0,1,0,0", "W=8192,100,0,0,0,1,0,0") +
 		managers(worker("W1", 4, []string{"R", "W"}, "A"), worker("W2", 4, []string{"R", "Idle"}, "A"), worker("W3", 2, []string{"R"}, "A"))
-	cfg, err := Parse("t.icf", []byte(text))
+	cfg, err := Parse("t.icf", []byte(text), Options{})
 	require.NoError(t, err)
 	pts, err := cfg.Points()
 	require.NoError(t, err)
@@ -121,7 +121,7 @@ func TestWorkersShareAGroup(t *testing.T) {
 func TestRetarget(t *testing.T) {
 	text := setup("NORMAL", "1 1 LINEAR", "1 1 LINEAR", "1 1 1 LINEAR") + specs("R=4096,100,100,100,0,1,0,0") +
 		managers(worker("W1", 4, []string{"R"}, `C: "SYS"`, "D:"), worker("W2", 4, []string{"R"}, "D:"))
-	cfg, err := Parse("t.icf", []byte(text))
+	cfg, err := Parse("t.icf", []byte(text), Options{})
 	require.NoError(t, err)
 	require.Equal(t, []string{`C: "SYS"`, "D:"}, cfg.DiskTargets())
 	_, err = cfg.Retarget([]string{"/x"})
@@ -133,7 +133,7 @@ func TestRetarget(t *testing.T) {
 	require.Equal(t, []string{"/y"}, cfg.Disk[1].Targets)
 
 	none, err := Parse("t.icf", []byte(setup("NORMAL", "1 1 LINEAR", "1 1 LINEAR", "1 1 1 LINEAR")+specs("R=4096,100,100,100,0,1,0,0")+
-		managers(worker("W1", 4, []string{"R"}))))
+		managers(worker("W1", 4, []string{"R"}))), Options{})
 	require.NoError(t, err)
 	msgs, err = none.Retarget([]string{"/x", "/y"})
 	require.NoError(t, err)
@@ -170,7 +170,7 @@ func TestWorkload(t *testing.T) {
 	// A region smaller than a transfer is refused naming the specification.
 	small := setup("NORMAL", "1 1 LINEAR", "1 1 LINEAR", "1 1 1 LINEAR") + specs("R=65536,100,100,100,0,1,0,0") +
 		managers(strings.Replace(worker("W1", 4, []string{"R"}, "C:"), "\t0,0\n", "\t8,0\n", 1))
-	c, err = Parse("t.icf", []byte(small))
+	c, err = Parse("t.icf", []byte(small), Options{})
 	require.NoError(t, err)
 	pts, err = c.Points()
 	require.NoError(t, err)
