@@ -15,25 +15,24 @@ type Error struct {
 	Reason  string
 }
 
+// Error reads "FILE:LINE: [SECTION] 'KEY: REASON", leaving out what is
+// not known.
 func (e *Error) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File + ":")
-	}
-	if e.Line > 0 {
-		fmt.Fprintf(&b, "%d:", e.Line)
-	}
-	if b.Len() > 0 {
-		b.WriteString(" ")
+	msg := e.Reason
+	if e.Key != "" {
+		msg = "'" + e.Key + ": " + msg
 	}
 	if e.Section != "" {
-		fmt.Fprintf(&b, "[%s] ", e.Section)
+		msg = "[" + e.Section + "] " + msg
 	}
-	if e.Key != "" {
-		fmt.Fprintf(&b, "'%s: ", e.Key)
+	where := e.File
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d", e.File, e.Line)
 	}
-	b.WriteString(e.Reason)
-	return b.String()
+	if where != "" {
+		msg = where + ": " + msg
+	}
+	return msg
 }
 
 // Section names as the file spells them (upper case).
@@ -142,6 +141,19 @@ func (r *reader) nextKey(expect string) (line, error) {
 		return l, r.errf(l, "", "%q where %s was expected", l.text, expect)
 	}
 	return l, nil
+}
+
+// pair reads the next key, which must be want, and its value.
+func (r *reader) pair(want, where string) (line, line, error) {
+	k, err := r.nextKey("'" + want)
+	if err != nil {
+		return k, k, err
+	}
+	if !k.equals(want) {
+		return k, k, r.errf(k, k.key(), "want '%s %s", want, where)
+	}
+	v, err := r.value(k)
+	return k, v, err
 }
 
 // value returns the value of key k, as Iometer's GetPair finds it: quoted

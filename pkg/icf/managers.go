@@ -72,14 +72,7 @@ func (c *Config) manager(r *reader) error {
 
 // worker reads one worker up to 'End worker.
 func (c *Config) worker(r *reader, w *Worker) error {
-	k, err := r.nextKey("'Worker type")
-	if err != nil {
-		return err
-	}
-	if !k.equals("Worker type") {
-		return r.errf(k, k.key(), "a worker's name must be followed by 'Worker type")
-	}
-	v, err := r.value(k)
+	k, v, err := r.pair("Worker type", "after a worker's name")
 	if err != nil {
 		return err
 	}
@@ -293,14 +286,7 @@ func (c *Config) targets(r *reader, w *Worker) error {
 		if err != nil {
 			return err
 		}
-		tk, err := r.nextKey("'Target type")
-		if err != nil {
-			return err
-		}
-		if !tk.equals("Target type") {
-			return r.errf(tk, tk.key(), "a target's name must be followed by 'Target type")
-		}
-		tv, err := r.value(tk)
+		tk, tv, err := r.pair("Target type", "after a target's name")
 		if err != nil {
 			return err
 		}
