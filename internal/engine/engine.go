@@ -100,7 +100,7 @@ func (w *Worker) SetReady() {
 // NewLane registers the statistics of one single-writer I/O stream of this
 // worker on target t. Engines call it before waiting on Start.
 func (w *Worker) NewLane(t int) *Lane {
-	s := &Lane{Target: t, Worker: w.ID, Path: w.Targets[t].Path}
+	s := &Lane{Target: t, Worker: w.ID, Path: w.Targets[t].Path, Lines: newLineStats(w.Spec)}
 	w.mu.Lock()
 	w.lanes = append(w.lanes, s)
 	w.mu.Unlock()

@@ -121,6 +121,8 @@ type Lane struct {
 	// Sync holds the flushes (--fsync, --fdatasync): their latency; a
 	// failed flush counts as an error of the writes (Write).
 	Sync OpStats
+	// Lines counts each access specification line (nil for one line).
+	Lines []LineStats
 }
 
 // Done records a completed I/O of len bytes and latency ns.
@@ -131,6 +133,9 @@ func (s *Lane) Done(op *workload.Op, ns int64) {
 	}
 	o.Latency.RecordAtomic(ns)
 	o.bytes.Add(uint64(op.Len))
+	if s.Lines != nil {
+		s.countLine(op, ns)
+	}
 }
 
 func (s *Lane) countError(write bool, class int) {

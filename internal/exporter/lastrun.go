@@ -33,16 +33,17 @@ func shapeOf(target, job, name string, specs []workload.Spec) shape {
 	var bs, rd, rn, qd, wk []string
 	for _, s := range specs {
 		var sizes []string
-		for _, b := range s.BlockSizes {
+		mix, readPct, randomPct := s.Mix() // a multi-line spec, summarised
+		for _, b := range mix {
 			v := strconv.FormatInt(b.Bytes, 10)
-			if len(s.BlockSizes) > 1 {
+			if len(mix) > 1 {
 				v += ":" + strconv.Itoa(b.Weight)
 			}
 			sizes = append(sizes, v)
 		}
 		bs = append(bs, strings.Join(sizes, ","))
-		rd = append(rd, strconv.Itoa(s.ReadPct))
-		rn = append(rn, strconv.Itoa(s.RandomPct))
+		rd = append(rd, strconv.Itoa(readPct))
+		rn = append(rn, strconv.Itoa(randomPct))
 		qd = append(qd, strconv.Itoa(s.QueueDepth))
 		wk = append(wk, strconv.Itoa(s.Workers))
 	}

@@ -110,8 +110,9 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 	p := d.settings(j.Target, j.MaxErrors).Plan(targetUnit(j.Target, pt.Name, pt.Specs))
 	var reads, writes bool
 	for _, s := range pt.Specs {
-		reads = reads || s.ReadPct > 0
-		writes = writes || s.ReadPct < 100
+		_, readPct, _ := s.Mix()
+		reads = reads || readPct > 0
+		writes = writes || s.WritesData()
 	}
 	p.Observers = append([]runner.Observer{d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes)}, obs...)
 

@@ -500,8 +500,8 @@ func (p *Plan) verifier(targets []*openTarget, run uint64) (*engine.Verifier, er
 		for _, gi := range ot.groups {
 			s := &p.Groups[gi].Spec
 			unit = gcd(unit, s.Alignment())
-			for _, b := range s.BlockSizes {
-				unit = gcd(unit, b.Bytes)
+			for _, l := range s.Normalized() {
+				unit = gcd(gcd(unit, l.Bytes), l.Align) // gcd(x, 0) is x
 			}
 		}
 		unit = max(unit-unit%512, 512)

@@ -28,10 +28,11 @@ func (p *Plan) runName() string {
 }
 
 func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string) result.Workload {
+	bs, readPct, randomPct := s.Mix()
 	w := result.Workload{
 		Name:            name,
-		ReadPct:         s.ReadPct,
-		RandomPct:       s.RandomPct,
+		ReadPct:         readPct,
+		RandomPct:       randomPct,
 		QueueDepth:      s.QueueDepth,
 		Workers:         s.Workers,
 		RampSeconds:     s.Ramp.Seconds(),
@@ -48,10 +49,60 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string) r
 		Fdatasync:       s.Fdatasync,
 		Sync:            s.Sync,
 	}
-	for _, b := range s.BlockSizes {
+	for _, b := range bs {
 		w.BlockSizes = append(w.BlockSizes, result.BlockSize{Bytes: b.Bytes, Weight: b.Weight})
 	}
+	if !s.OneLineForm() {
+		for _, l := range s.Lines {
+			w.Lines = append(w.Lines, result.Line{Bytes: l.Bytes, Share: l.Share, ReadPct: l.ReadPct, RandomPct: l.RandomPct,
+				AlignBytes: l.Align, DelayMs: l.DelayMs, Burst: l.Burst})
+		}
+	}
 	return w
+}
+
+// lineSummaries reads each line's counters from the workers' lanes (they
+// count only while measuring, so they hold the measured window): nil
+// unless the run is one specification of more than one line.
+func lineSummaries(ws []*engine.Worker) []result.LineSummary {
+	if len(ws) == 0 {
+		return nil
+	}
+	spec := ws[0].Spec
+	for _, w := range ws {
+		if w.Spec != spec {
+			return nil // several specifications at once: their lines differ
+		}
+	}
+	lines := spec.Normalized()
+	if len(lines) < 2 {
+		return nil
+	}
+	out := make([]result.LineSummary, len(lines))
+	latNs := make([]uint64, len(lines))
+	for i, l := range lines {
+		out[i] = result.LineSummary{Line: i + 1, TransferBytes: l.Bytes}
+	}
+	for _, w := range ws {
+		for _, ln := range w.Lanes() {
+			for i := range ln.Lines {
+				c := &ln.Lines[i]
+				out[i].ReadOps += c.ReadOps.Load()
+				out[i].WriteOps += c.WriteOps.Load()
+				out[i].ReadBytes += c.ReadBytes.Load()
+				out[i].WriteBytes += c.WriteBytes.Load()
+				latNs[i] += c.LatencyNs.Load()
+			}
+		}
+	}
+	for i := range out {
+		l := &out[i]
+		l.Ops, l.Bytes = l.ReadOps+l.WriteOps, l.ReadBytes+l.WriteBytes
+		if l.Ops > 0 {
+			l.LatencyMeanSeconds = float64(latNs[i]) / float64(l.Ops) / 1e9
+		}
+	}
+	return out
 }
 
 // baseResult fills what is known before the run starts.
@@ -145,6 +196,8 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	}
 	s.ElapsedSeconds = win.t1.Sub(win.t0).Seconds()
 	s.SetRates()
+	s.Lines = lineSummaries(snap.workers)
+	s.SetLineRates()
 	s.CPU = cpuacct.Derive(win.usage, cpuacct.Work{
 		Ops: s.Ops, Bytes: s.Bytes, ElapsedSeconds: s.ElapsedSeconds,
 		LogicalCPUs: res.Host.LogicalCPUs, ClockHz: res.Host.ClockHz,

@@ -30,6 +30,10 @@ const (
 	// MergeDropped: not carried into a merged result (verify: its failed
 	// sectors name one host's targets).
 	MergeDropped MergeRule = "dropped"
+	// MergeLines: per access specification line, counts summed line by
+	// line, the mean latency weighted by ops, IOPS the merged run's IOPS
+	// in proportion to the line's ops.
+	MergeLines MergeRule = "lines"
 )
 
 // Figure is one summary figure: its JSON name, how runs merge it, and its
@@ -192,6 +196,7 @@ func Figures() []Figure {
 			return Float(s.Device.FlushSeconds)
 		}},
 		Figure{Name: "verify", Merge: MergeDropped},
+		Figure{Name: "lines", Merge: MergeLines, Column: "lines", AtEnd: true, text: linesText},
 	)
 	return out
 }

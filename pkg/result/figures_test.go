@@ -75,6 +75,10 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 		r.Summary.SetFromHistograms(r.Histogram)
 	}
 	a.Summary.Verify = &VerifySummary{ReadsVerified: 5}
+	a.Summary.Lines = []LineSummary{{Line: 1, TransferBytes: 4096, Ops: 30, ReadOps: 10, WriteOps: 20, Bytes: 30 * 4096, LatencyMeanSeconds: 0.001},
+		{Line: 2, TransferBytes: 65536, Ops: 10, ReadOps: 10, Bytes: 10 * 65536, LatencyMeanSeconds: 0.004}}
+	b.Summary.Lines = []LineSummary{{Line: 1, TransferBytes: 4096, Ops: 10, ReadOps: 5, WriteOps: 5, Bytes: 10 * 4096, LatencyMeanSeconds: 0.003},
+		{Line: 2, TransferBytes: 65536, Ops: 0}}
 	m, err := Merge(a, b)
 	require.NoError(t, err)
 
@@ -115,6 +119,13 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 			require.InDelta(t, num(f.Text(&cpu)), num(got), 1e-9*max(1, num(got)), f.Name)
 		case MergeUnion:
 			require.Equal(t, f.Text(&union), got, f.Name)
+		case MergeLines:
+			require.Equal(t, "15/25/163840;10/0/655360", got, f.Name)
+			l := m.Summary.Lines
+			require.InDelta(t, (30*0.001+10*0.003)/40, l[0].LatencyMeanSeconds, 1e-15, "a line's mean weighted by its ops")
+			require.InDelta(t, 0.004, l[1].LatencyMeanSeconds, 1e-15)
+			require.InEpsilon(t, m.Summary.IOPS*40/float64(m.Summary.Ops), l[0].IOPS, 1e-12, "the merged IOPS by the line's share of ops")
+			require.Equal(t, 30, int(a.Summary.Lines[0].Ops), "merging leaves its inputs alone")
 		case MergeDropped:
 			require.Nil(t, m.Summary.Verify, f.Name)
 		default:

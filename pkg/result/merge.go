@@ -97,6 +97,8 @@ func shapeDiff(a, b *Result) string {
 	switch {
 	case !slices.Equal(wa.BlockSizes, wb.BlockSizes):
 		return "transfer sizes differ"
+	case !slices.Equal(wa.Lines, wb.Lines):
+		return "access specification lines differ"
 	case wa.ReadPct != wb.ReadPct || wa.RandomPct != wb.RandomPct:
 		return fmt.Sprintf("patterns differ (%d%%/%d%% and %d%%/%d%% read/random)", wa.ReadPct, wa.RandomPct, wb.ReadPct, wb.RandomPct)
 	case wa.QueueDepth != wb.QueueDepth || wa.Workers != wb.Workers:
@@ -154,6 +156,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		Intervals: []Interval{},
 	}
 	out.Workload.BlockSizes = slices.Clone(first.Workload.BlockSizes)
+	out.Workload.Lines = slices.Clone(first.Workload.Lines)
 	out.Histogram = Histograms{Read: NewHistogram(), Write: NewHistogram()}
 	for _, r := range rs {
 		if r.Histogram.Sync != nil {
@@ -177,6 +180,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		status = worse(status, r.Status)
 		out.Histogram.Add(r.Histogram)
 		rsum := &r.Summary
+		s.Lines = mergeLines(s.Lines, rsum.Lines)
 		s.ReadBytes += rsum.ReadBytes
 		s.WriteBytes += rsum.WriteBytes
 		s.Errors += rsum.Errors
@@ -252,6 +256,8 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	} else {
 		s.ElapsedSeconds = elapsedMax
 	}
+
+	s.SetLineRates()
 
 	// CPU: each host's time-weighted average, summed over hosts.
 	w := CPUWork{Ops: s.Ops, IOPS: s.IOPS, MBPerSecond: s.MBPerSecond, ElapsedSeconds: s.ElapsedSeconds,

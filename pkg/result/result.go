@@ -86,6 +86,11 @@ type Workload struct {
 	Fsync     int    `json:"fsync,omitempty"`
 	Fdatasync int    `json:"fdatasync,omitempty"`
 	Sync      string `json:"sync,omitempty"`
+	// Lines is the access specification line by line, when it cannot be
+	// written with the fields above (block_sizes, read_pct, random_pct
+	// then summarise it: sizes weighted by share, shares of reads and
+	// random I/O of the whole specification).
+	Lines []Line `json:"lines,omitempty"`
 }
 
 // BlockSize is a transfer size and its weight in the mix.
@@ -134,6 +139,9 @@ type Summary struct {
 	CPU    CPU            `json:"cpu"`
 	Device *DeviceStats   `json:"device,omitempty"`
 	Verify *VerifySummary `json:"verify,omitempty"`
+	// Lines is each access specification line's figures, for a
+	// specification of more than one line.
+	Lines []LineSummary `json:"lines,omitempty"`
 }
 
 // SyncSummary counts the flushes (fsync or fdatasync calls) that completed

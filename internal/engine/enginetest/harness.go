@@ -31,6 +31,15 @@ type traced struct {
 	off    int64
 	len    int64
 	res    int64
+	line   int   // the access specification line of the I/O
+	at     int64 // engine.Nanotime when the engine reported it
+}
+
+// issued is one I/O as the engine handed it to the kernel.
+type issued struct {
+	line  int
+	delay int64 // op.DelayNs: it starts a burst of a line with a delay
+	at    int64 // engine.Nanotime when the engine issued it
 }
 
 // harness runs one engine over real workers the way the runner does, and
@@ -54,6 +63,7 @@ type harness struct {
 	// busyAtFlush is the most I/Os of a flush's worker and target in
 	// flight when the flush completed.
 	busyAtFlush int
+	issues      []issued
 }
 
 // laneKey names one worker's stream on one target.
@@ -99,9 +109,11 @@ func (h *harness) run() []*engine.Worker {
 	return ws
 }
 
-func (h *harness) issue(s *engine.Lane, _ *workload.Op) {
+func (h *harness) issue(s *engine.Lane, op *workload.Op) {
 	k := laneKey{s.Worker, s.Target}
+	at := engine.Nanotime()
 	h.mu.Lock()
+	h.issues = append(h.issues, issued{line: op.Line, delay: op.DelayNs, at: at})
 	if h.inFlight == nil {
 		h.inFlight, h.maxInFlight = map[laneKey]int{}, map[laneKey]int{}
 	}
@@ -111,8 +123,9 @@ func (h *harness) issue(s *engine.Lane, _ *workload.Op) {
 }
 
 func (h *harness) record(s *engine.Lane, op *workload.Op, res int64) {
+	at := engine.Nanotime()
 	h.mu.Lock()
-	h.trace = append(h.trace, traced{worker: s.Worker, target: s.Target, write: op.Write, random: op.Random, off: op.Offset, len: op.Len, res: res})
+	h.trace = append(h.trace, traced{worker: s.Worker, target: s.Target, write: op.Write, random: op.Random, off: op.Offset, len: op.Len, res: res, line: op.Line, at: at})
 	if k := (laneKey{s.Worker, s.Target}); h.inFlight[k] > 0 {
 		h.inFlight[k]--
 	} else {

@@ -52,6 +52,8 @@ func runAll(t *testing.T, f Factory, path string) {
 	t.Run("QueueDepthKept", func(t *testing.T) { testQueueDepth(t, f, path) })
 	t.Run("Verify", func(t *testing.T) { testVerify(t, f, path) })
 	t.Run("FlushEveryN", func(t *testing.T) { testFlush(t, f, path) })
+	t.Run("LinesMix", func(t *testing.T) { testLines(t, f, path) })
+	t.Run("LinesDelayBurst", func(t *testing.T) { testBursts(t, f, path) })
 }
 
 // testFlush: --fdatasync 3 at QD 1 is exactly write, write, write, flush,

@@ -77,6 +77,9 @@ func (l *lane) run(w *engine.Worker) {
 			return
 		}
 		l.gen.Next(&op)
+		if op.DelayNs > 0 && !engine.Hold(ctl, op.DelayNs) {
+			return // Iometer's delay before a burst, cut short by a stop
+		}
 		b := l.buf[:op.Len]
 		if w.Issue != nil {
 			w.Issue(l.stats, &op)

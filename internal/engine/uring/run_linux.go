@@ -60,6 +60,14 @@ type loop struct {
 	flushInFlight bool
 	flushStamped  bool  // flushT0 holds its submission time
 	flushT0       int64 // when the io_uring_enter that submitted it began
+
+	// Iometer's transfer delay: a drawn I/O that starts a burst of a line
+	// with a delay waits in slot held (else -1) until holdUntil, while
+	// the loop keeps reaping; like Iometer's worker, the ring issues
+	// nothing else meanwhile. delays says whether any line has one.
+	delays    bool
+	held      int
+	holdUntil int64
 }
 
 // flushTag marks a CQE's user_data as a flush's (the low bits are the
@@ -112,6 +120,10 @@ func newLoop(w *engine.Worker) (*loop, error) {
 		pacer:   engine.NewPacer(w.LaneRate(1)),
 
 		flushDue: -1,
+		held:     -1,
+	}
+	for _, ln := range w.Spec.Normalized() {
+		l.delays = l.delays || ln.DelayMs > 0
 	}
 	fds := make([]int32, len(w.Targets))
 	for t, tgt := range w.Targets {
@@ -158,6 +170,9 @@ func (l *loop) run() error {
 		var waitNs int64
 		if !ctl.Stopped() {
 			waitNs = l.fill()
+		} else if l.held >= 0 {
+			l.free = append(l.free, uint32(l.held)) // its delay outlived the run
+			l.held = -1
 		}
 		if len(l.free) == len(l.slots) && !l.flushInFlight && waitNs == 0 {
 			return nil // stopped, and nothing in flight
@@ -198,10 +213,22 @@ func (l *loop) fill() int64 {
 	}
 	paced := l.pacer.Paced()
 	var now int64
-	if paced {
+	if paced || l.delays {
 		now = engine.Nanotime()
 	}
-	for len(l.free) > 0 && l.flushDue < 0 {
+	for l.flushDue < 0 {
+		if l.held >= 0 {
+			if d := l.holdUntil - now; d > 0 {
+				return min(d, maxWait)
+			}
+			i := uint32(l.held)
+			l.held = -1
+			l.prep(i)
+			continue
+		}
+		if len(l.free) == 0 {
+			break
+		}
 		if paced {
 			if d := l.pacer.Delay(now); d > 0 {
 				return min(d, maxWait)
@@ -209,16 +236,21 @@ func (l *loop) fill() int64 {
 		}
 		i := l.free[len(l.free)-1]
 		l.free = l.free[:len(l.free)-1]
+		s := &l.slots[i]
+		s.tgt.gen.Next(&s.op)
+		if s.op.DelayNs > 0 {
+			l.held, l.holdUntil = int(i), now+s.op.DelayNs
+			continue
+		}
 		l.prep(i)
 	}
 	return 0
 }
 
-// prep draws the next I/O of slot i's target and writes its SQE.
+// prep writes the SQE of the I/O drawn into slot i.
 func (l *loop) prep(i uint32) {
 	s := &l.slots[i]
 	t := s.tgt
-	t.gen.Next(&s.op)
 	opcode := l.readOp
 	if s.op.Write {
 		t.seq++
