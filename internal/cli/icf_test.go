@@ -120,6 +120,16 @@ func TestRunICF(t *testing.T) {
 	require.NotZero(t, r.Summary.ReadOps)
 	require.NotZero(t, r.Summary.WriteOps)
 	require.Equal(t, r.Summary.ReadOps*4096+r.Summary.WriteOps*65536, r.Summary.Bytes)
+	// The suite document carries the lines as they ran, and what each did.
+	require.Equal(t, []result.Line{
+		{Bytes: 4096, Share: 70, ReadPct: 100, RandomPct: 100, AlignBytes: 512, Burst: 1},
+		{Bytes: 65536, Share: 30, ReadPct: 0, RandomPct: 0, AlignBytes: 512, Burst: 1},
+	}, r.Workload.Lines)
+	require.Len(t, r.Summary.Lines, 2)
+	require.Equal(t, r.Summary.ReadOps, r.Summary.Lines[0].ReadOps)
+	require.Zero(t, r.Summary.Lines[0].WriteOps)
+	require.Equal(t, r.Summary.WriteOps, r.Summary.Lines[1].WriteOps)
+	require.Zero(t, r.Summary.Lines[1].ReadOps)
 }
 
 const twoLineICF = `Version 1.1.0
