@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -153,7 +154,15 @@ func icfSuite(file string, data []byte, opts icf.Options, targets []string, engi
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		sp := workload.SuitePoint{Name: p.Name, Section: c.TestType, Pattern: "Mixed", Specs: specs}
+		// The reports' column: the pattern of a one-line specification,
+		// else the specifications' names (Iometer's "All in one").
+		var names []string
+		for _, sp := range specs {
+			if !slices.Contains(names, sp.Name) {
+				names = append(names, sp.Name)
+			}
+		}
+		sp := workload.SuitePoint{Name: p.Name, Section: c.TestType, Pattern: strings.Join(names, " + "), Specs: specs}
 		if len(specs) == 1 && len(specs[0].Lines) == 1 {
 			l := specs[0].Lines[0]
 			sp.Pattern, sp.Size = workload.PatternLabel(l.ReadPct, l.RandomPct), l.Bytes

@@ -113,7 +113,7 @@ func TestRunICF(t *testing.T) {
 	require.Len(t, s.Results, 1)
 	r := s.Results[0]
 	require.Equal(t, "Two lines", r.Point.Name)
-	require.Equal(t, "Mixed", r.Point.Pattern)
+	require.Equal(t, "Two lines", r.Point.Pattern, "a multi-line specification's column is its name")
 	require.Equal(t, 4, r.Workload.QueueDepth)
 	require.EqualValues(t, 8<<20, r.Workload.RegionBytes)
 	require.Equal(t, []string{`target "C:" is ` + tgt}, r.Notes)
