@@ -115,7 +115,8 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 		Short: "Run one access specification against one or more targets",
 		Example: `  ioprobe run --target /data/probe.dat --size 1GiB --bs 4k --read-pct 100 --random-pct 100 --qd 16 --duration 60s --ramp 10s
   ioprobe run --target /dev/nvme1n1 --profile oltp --output json > oltp.json
-  ioprobe run --duration 10s --ramp 2s          # ./ioprobe.dat, created on first use`,
+  ioprobe run --duration 10s --ramp 2s          # ./ioprobe.dat, created on first use
+  ioprobe run --icf oltp.icf --target /dev/sdb --dry-run   # an Iometer configuration file's runs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed

@@ -93,6 +93,23 @@ func TestVersions(t *testing.T) {
 	})
 }
 
+// TestOldSetupEndsAtAnUnknownKey: before 1999.02.17 Iometer's test setup
+// had no END line, and an unknown key ended it; the sections after it are
+// read as usual. A later specification of the same name (any case)
+// replaces the earlier one, as in Iometer.
+func TestOldSetupEndsAtAnUnknownKey(t *testing.T) {
+	text := strings.Replace(setup("NORMAL", "1 1 LINEAR", "1 1 LINEAR", "1 1 1 LINEAR"), "Version 2006.07.27", "Version 1998.10.08", 1)
+	text = strings.Replace(text, "'END test setup\n", "'Something Newer\n\tx\n", 1)
+	text += specs("R=4096,100,100,100,0,1,0,0") + managers(worker("W1", 4, []string{"R"}, "C:")) + specs("r=8192,100,0,0,0,1,0,0")
+	c, err := Parse("t.icf", []byte(text), Options{})
+	require.NoError(t, err)
+	require.Equal(t, 10*time.Second, c.RunTime)
+	pts, err := c.Points()
+	require.NoError(t, err)
+	require.Equal(t, "r", pts[0].Groups[0].Spec.Name)
+	require.EqualValues(t, 8192, pts[0].Groups[0].Spec.Lines[0].Bytes)
+}
+
 // TestSpecsOnly: a file saved with its access specifications only (as
 // Iometer lets one save a library of them) takes its run time from
 // Options and runs each specification in turn on one worker.

@@ -206,9 +206,9 @@ func (s *sim) cycleWorkersTargets(depth int) int {
 	return 0
 }
 
-func (s *sim) incrementTargets(serial bool) bool {
-	// Parallel and serial differ across managers only; ioprobe reads one.
-	_ = serial
+// incrementTargets is IncrementTargets and IncrementTargetsSerial: they
+// differ across managers only, and ioprobe reads one.
+func (s *sim) incrementTargets() bool {
 	old, n, left := s.total(), 0, s.targetsToRun
 	for w := range s.c.Disk {
 		if s.eligible(w) {
@@ -269,10 +269,8 @@ func (s *sim) advance() bool {
 		return s.cycleWorkers()
 	case CycleWorkersAndTargets:
 		return s.cycleWorkersTargets(0) > 0
-	case IncrementTargetsPar:
-		return s.incrementTargets(false)
-	case IncrementTargetsSerial:
-		return s.incrementTargets(true)
+	case IncrementTargetsPar, IncrementTargetsSerial:
+		return s.incrementTargets()
 	case CycleOutstanding:
 		return s.cycleQueue()
 	case CycleOutstandingTargets:
@@ -367,7 +365,7 @@ func sameGroup(a, b Group) bool {
 // spec returns the specification of that name.
 func (c *Config) spec(name string) *AccessSpec {
 	for i := range c.Specs {
-		if c.Specs[i].Name == name {
+		if strings.EqualFold(c.Specs[i].Name, name) { // a later section may rename it by case
 			return &c.Specs[i]
 		}
 	}
