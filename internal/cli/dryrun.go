@@ -37,8 +37,12 @@ func describeSpec(s workload.Spec) string {
 	if s.Name != "" {
 		b.WriteString(s.Name + ": ")
 	}
-	fmt.Fprintf(&b, "bs %s, %d%% read, %d%% random, qd %d, workers %d, ramp %s, run %s, engine %s",
-		workload.FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct, s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
+	if len(s.Lines) > 0 {
+		fmt.Fprintf(&b, "%d line(s), qd %d, workers %d, ramp %s, run %s, engine %s", len(s.Lines), s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
+	} else {
+		fmt.Fprintf(&b, "bs %s, %d%% read, %d%% random, qd %d, workers %d, ramp %s, run %s, engine %s",
+			workload.FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct, s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
+	}
 	if s.RegionBytes > 0 {
 		b.WriteString(", region " + workload.FormatSize(s.RegionBytes))
 	} else {
@@ -62,6 +66,9 @@ func describeSpec(s workload.Spec) string {
 	}
 	if s.Verify {
 		b.WriteString(", verify")
+	}
+	for i, l := range s.Lines {
+		fmt.Fprintf(&b, "\n     line %d: %s", i+1, workload.FormatLine(l))
 	}
 	return b.String()
 }

@@ -98,7 +98,7 @@ func (s *Spec) validateLines() error {
 	if len(s.Lines) > MaxLines {
 		return fieldErr(lineFlag, len(s.Lines), "at most %d lines", MaxLines)
 	}
-	total := 0
+	total, shares := 0, make([]string, 0, len(s.Lines))
 	for i, l := range s.Lines {
 		name := fmt.Sprintf("%s %d", lineFlag, i+1)
 		switch {
@@ -120,9 +120,10 @@ func (s *Spec) validateLines() error {
 			return fieldErr(name, "burst="+strconv.Itoa(l.Burst), "must be between 0 and %d I/Os", MaxBurst)
 		}
 		total += l.Share
+		shares = append(shares, strconv.Itoa(l.Share))
 	}
 	if total != TotalShare {
-		return fieldErr(lineFlag, "shares", "sum to %d, must sum to 100 (%% of the specification, as in Iometer)", total)
+		return fieldErr(lineFlag, "share="+strings.Join(shares, "+"), "the shares sum to %d, must sum to 100 (%% of the specification, as in Iometer)", total)
 	}
 	return nil
 }
@@ -134,6 +135,13 @@ func lineAlign(l Line, minBlock int64) int64 {
 		return l.Align
 	}
 	return minBlock
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // FormatLine renders a line the way ParseLine reads it back:
