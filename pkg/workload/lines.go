@@ -225,17 +225,19 @@ func ParseLine(v string) (Line, error) {
 // random_pct, the exporter's labels, the reports' tables): each transfer
 // size with the sum of its lines' shares as the weight, and the % read and
 // % random of the whole specification (its lines' percentages weighted by
-// share, rounded). For a spec written with BlockSizes it returns those
-// fields as they are.
+// share, rounded). A line's weight is its share times its burst length:
+// Iometer draws a line per burst, so that is its part of the I/Os. For a
+// spec written with BlockSizes it returns those fields as they are.
 func (s *Spec) Mix() (sizes []BlockSize, readPct, randomPct int) {
 	if len(s.Lines) == 0 {
 		return append([]BlockSize(nil), s.BlockSizes...), s.ReadPct, s.RandomPct
 	}
 	var total, reads, randoms int
 	for _, l := range s.Lines {
-		total += l.Share
-		reads += l.Share * l.ReadPct
-		randoms += l.Share * l.RandomPct
+		w := l.Share * l.BurstLen()
+		total += w
+		reads += w * l.ReadPct
+		randoms += w * l.RandomPct
 		i := 0
 		for i < len(sizes) && sizes[i].Bytes != l.Bytes {
 			i++
@@ -243,7 +245,7 @@ func (s *Spec) Mix() (sizes []BlockSize, readPct, randomPct int) {
 		if i == len(sizes) {
 			sizes = append(sizes, BlockSize{Bytes: l.Bytes})
 		}
-		sizes[i].Weight += l.Share
+		sizes[i].Weight += w
 	}
 	if total == 0 {
 		return sizes, 0, 0

@@ -166,6 +166,12 @@ func TestMixSummarisesLines(t *testing.T) {
 	require.Equal(t, int64(64*KiB), s.MaxBlock())
 	require.Equal(t, "3 lines, 4KiB-64KiB", s.Describe())
 
+	burst := lineSpec(Line{Bytes: 4 * KiB, Share: 60, ReadPct: 100, RandomPct: 100}, Line{Bytes: 64 * KiB, Share: 40, Burst: 4})
+	bs, r, rnd = burst.Mix()
+	require.Equal(t, []BlockSize{{4 * KiB, 60}, {64 * KiB, 160}}, bs, "a line is drawn per burst: share × burst")
+	require.Equal(t, 27, r) // 60 of 220
+	require.Equal(t, 27, rnd)
+
 	reads := lineSpec(Line{Bytes: 4 * KiB, Share: 100, ReadPct: 100}, Line{Bytes: 8 * KiB, ReadPct: 0})
 	require.False(t, reads.WritesData(), "a line with no share issues nothing")
 
