@@ -21,9 +21,6 @@ func dryRun(w io.Writer, title string, settings suiterun.Settings, units []suite
 		fmt.Fprintf(w, "%d. %s\n", i+1, u.Label())
 		for j, s := range u.Point.Specs {
 			fmt.Fprintf(w, "   %s\n", describeSpec(s))
-			for k, l := range s.Lines {
-				fmt.Fprintf(w, "     line %d: %s\n", k+1, workload.FormatLine(l))
-			}
 			if u.SpecTargets != nil {
 				fmt.Fprintf(w, "     on %s\n", strings.Join(u.SpecTargets[j], ", "))
 			}
@@ -44,11 +41,11 @@ func describeSpec(s workload.Spec) string {
 		b.WriteString(s.Name + ": ")
 	}
 	if len(s.Lines) > 0 {
-		fmt.Fprintf(&b, "%d line(s), ", len(s.Lines))
+		fmt.Fprintf(&b, "%d line(s), qd %d, workers %d, ramp %s, run %s, engine %s", len(s.Lines), s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
 	} else {
-		fmt.Fprintf(&b, "bs %s, %d%% read, %d%% random, ", workload.FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct)
+		fmt.Fprintf(&b, "bs %s, %d%% read, %d%% random, qd %d, workers %d, ramp %s, run %s, engine %s",
+			workload.FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct, s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
 	}
-	fmt.Fprintf(&b, "qd %d, workers %d, ramp %s, run %s, engine %s", s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
 	if s.RegionBytes > 0 {
 		b.WriteString(", region " + workload.FormatSize(s.RegionBytes))
 	} else {
@@ -72,6 +69,9 @@ func describeSpec(s workload.Spec) string {
 	}
 	if s.Verify {
 		b.WriteString(", verify")
+	}
+	for i, l := range s.Lines {
+		fmt.Fprintf(&b, "\n     line %d: %s", i+1, workload.FormatLine(l))
 	}
 	return b.String()
 }

@@ -32,8 +32,14 @@ func runProfiles(g *globalOptions) error {
 		if s.RateIOPS > 0 {
 			rate = fmt.Sprintf("%d IOPS", s.RateIOPS)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d%%\t%d%%\t%s\t%s\t%s\n", p.Name, workload.FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct, qd, rate, p.Source)
+		size, read, random := workload.FormatBlockSizes(s.BlockSizes), fmt.Sprintf("%d%%", s.ReadPct), fmt.Sprintf("%d%%", s.RandomPct)
+		if len(s.Lines) > 0 { // per line: the listing gives the whole spec's shares
+			_, r, rnd := s.Mix()
+			size, read, random = s.Describe(), fmt.Sprintf("%d%%*", r), fmt.Sprintf("%d%%*", rnd)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, size, read, random, qd, rate, p.Source)
 	}
-	fmt.Fprintln(tw, "\nUse one with: ioprobe run --profile NAME --target PATH (flags given explicitly override the profile).")
+	fmt.Fprintln(tw, "\n* a profile of several lines: the shares of reads and random I/O of the whole specification; --dry-run lists its lines.")
+	fmt.Fprintln(tw, "Use one with: ioprobe run --profile NAME --target PATH (flags given explicitly override the profile).")
 	return tw.Flush()
 }

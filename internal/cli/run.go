@@ -26,6 +26,7 @@ type runOptions struct {
 	targets          []string
 	size             string
 	bs               string
+	lines            []string
 	readPct          int
 	randomPct        int
 	qd               int
@@ -56,6 +57,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.targets, "target", nil, "file or block device to measure (repeat for several; default ./"+DefaultTarget+", created if missing)")
 	fs.StringVar(&o.size, "size", "", "access region: bytes of each target that I/O touches (e.g. 1GiB; default: the whole target, 1GiB for a new file)")
 	fs.StringVar(&o.bs, "bs", "4k", "transfer size, or a weighted mix like 4k:70,64k:30 (k/KiB = 1024, kB = 1000)")
+	fs.StringArrayVar(&o.lines, "line", nil, "one line of an Iometer access specification, instead of --bs/--read-pct/--random-pct/--align (repeat; shares sum to 100): SIZE,share=%,read=%,random=%[,align=SIZE][,delay=MS][,burst=N], e.g. 4k,share=60,read=67,random=100")
 	fs.IntVar(&o.readPct, "read-pct", 100, "percent of I/Os that are reads (the rest are writes)")
 	fs.IntVar(&o.randomPct, "random-pct", 100, "percent of I/Os at random offsets (the rest continue sequentially)")
 	fs.IntVar(&o.qd, "qd", workload.DefaultQueueDepth, "outstanding I/Os per worker per target")
@@ -160,18 +162,8 @@ func (o *runOptions) spec() (workload.Spec, error) {
 	// Defaults first, so that an explicit flag is validated as given
 	// (--qd 0 is an error, not "the default").
 	s = s.WithDefaults()
-	if changed("bs") || o.profile == "" {
-		bs, err := workload.ParseBlockSizes(o.bs)
-		if err != nil {
-			return s, err
-		}
-		s.BlockSizes = bs
-	}
-	if changed("read-pct") {
-		s.ReadPct = o.readPct
-	}
-	if changed("random-pct") {
-		s.RandomPct = o.randomPct
+	if err := o.pattern(&s, changed); err != nil {
+		return s, err
 	}
 	if changed("qd") || o.profile == "" {
 		s.QueueDepth = o.qd
@@ -207,6 +199,55 @@ func (o *runOptions) spec() (workload.Spec, error) {
 		s.Align = n
 	}
 	return s, s.Validate()
+}
+
+// pattern sets the access specification's pattern from the flags: the
+// lines of --line, or --bs with --read-pct and --random-pct (today's
+// one-line form). A profile written as lines (all-in-one) is replaced
+// whole by --bs or --line; --read-pct alone cannot say which line it means.
+func (o *runOptions) pattern(s *workload.Spec, changed func(string) bool) error {
+	if len(o.lines) > 0 {
+		for _, f := range []string{"bs", "read-pct", "random-pct", "align"} {
+			if changed(f) {
+				return &workload.FieldError{Field: "--line", Value: o.lines[0], Reason: "cannot be combined with --" + f + ": a line gives its own size, read=, random= and align="}
+			}
+		}
+		s.Lines = s.Lines[:0]
+		for _, v := range o.lines {
+			l, err := workload.ParseLine(v)
+			if err != nil {
+				return err
+			}
+			s.Lines = append(s.Lines, l)
+		}
+		s.BlockSizes, s.ReadPct, s.RandomPct, s.Align = nil, 0, 0, 0
+		return nil
+	}
+	if len(s.Lines) > 0 && !changed("bs") {
+		for _, f := range []string{"read-pct", "random-pct", "align"} {
+			if changed(f) {
+				return &workload.FieldError{Field: "--" + f, Value: "with --profile " + o.profile, Reason: "the profile is written as lines, each with its own; replace it with --line or --bs"}
+			}
+		}
+		return nil
+	}
+	if changed("bs") || o.profile == "" {
+		bs, err := workload.ParseBlockSizes(o.bs)
+		if err != nil {
+			return err
+		}
+		if len(s.Lines) > 0 { // --bs replaces a profile's lines: the flags' pattern
+			s.Lines, s.ReadPct, s.RandomPct = nil, o.readPct, o.randomPct
+		}
+		s.BlockSizes = bs
+	}
+	if changed("read-pct") {
+		s.ReadPct = o.readPct
+	}
+	if changed("random-pct") {
+		s.RandomPct = o.randomPct
+	}
+	return nil
 }
 
 // settings are what every run shares.

@@ -32,6 +32,7 @@ type rawTarget struct {
 type rawWorkload struct {
 	Profile    *string        `mapstructure:"profile"`
 	BlockSize  any            `mapstructure:"block_size" kind:"size"`
+	Lines      []string       `mapstructure:"lines"` // --line's syntax, one per entry
 	ReadPct    *int           `mapstructure:"read_pct"`
 	RandomPct  *int           `mapstructure:"random_pct"`
 	QueueDepth *int           `mapstructure:"queue_depth"`

@@ -260,6 +260,19 @@ func (w *walker) value(path string, n *yaml.Node, f field) {
 		if !isScalar(n, "!!int") {
 			w.ps.add(path, "want a whole number, got %s", describe(n))
 		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		if n.Kind != yaml.SequenceNode {
+			w.ps.add(path, "want a list, got %s", describe(n))
+			break
+		}
+		for i, e := range n.Content { // each entry keeps its line for the problems about it
+			e = deref(e)
+			p := fmt.Sprintf("%s[%d]", path, i)
+			w.ps.lines[p] = e.Line
+			if !isScalar(e, "!!str") {
+				w.ps.add(p, "want a string, got %s", describe(e))
+			}
+		}
 	default:
 		panic(fmt.Sprintf("config: no schema rule for %s", t))
 	}

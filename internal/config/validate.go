@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -122,6 +123,7 @@ var specKeys = map[string]string{
 	"--qd": "queue_depth", "--workers": "workers", "--duration": "duration",
 	"--ramp": "ramp", "--rate-iops": "rate_iops", "--align": "block_align",
 	"--engine": "engine", "--fsync": "fsync", "--fdatasync": "fdatasync", "--sync": "sync",
+	"--line": "lines",
 }
 
 // fieldProblem reports a workload.FieldError under the config key it
@@ -139,6 +141,9 @@ func fieldProblem(ps *problems, path string, err error, target *Target, duration
 	key := specKeys[fe.Field]
 	if fe.Field == "--duration" {
 		key = durationKey
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(fe.Field, "--line ")); err == nil {
+		key = fmt.Sprintf("lines[%d]", n-1) // Validate numbers lines from 1
 	}
 	if key == "" {
 		key = strings.TrimPrefix(fe.Field, "--")
@@ -159,6 +164,7 @@ func workloadFields(r rawWorkload) []string {
 		}
 	}
 	add(r.BlockSize != nil, "block_size")
+	add(r.Lines != nil, "lines")
 	add(r.ReadPct != nil, "read_pct")
 	add(r.RandomPct != nil, "random_pct")
 	add(r.QueueDepth != nil, "queue_depth")
@@ -185,7 +191,7 @@ func buildSpec(path string, r rawWorkload, ps *problems) (workload.Spec, bool) {
 		s = p.Spec
 	}
 	s = s.WithDefaults()
-	ok := true
+	ok := buildLines(path, r, &s, ps)
 	if r.BlockSize != nil {
 		bs, err := workload.ParseBlockSizes(fmt.Sprint(r.BlockSize))
 		if err != nil {
@@ -228,6 +234,57 @@ func buildSpec(path string, r rawWorkload, ps *problems) (workload.Spec, bool) {
 		ok = false
 	}
 	return s, ok
+}
+
+// buildLines sets the lines of a spec from `lines` (each entry in
+// --line's syntax), which replace a profile's pattern and cannot be
+// combined with block_size, read_pct, random_pct or block_align. A
+// profile written as lines is replaced by block_size; read_pct alone is
+// refused (which line would it mean?). It returns false when something
+// was reported.
+func buildLines(path string, r rawWorkload, s *workload.Spec, ps *problems) bool {
+	oneLine := map[string]bool{"block_size": r.BlockSize != nil, "read_pct": r.ReadPct != nil, "random_pct": r.RandomPct != nil, "block_align": r.BlockAlign != nil}
+	if r.Lines == nil {
+		if len(s.Lines) == 0 {
+			return true
+		}
+		if r.BlockSize != nil { // the one-line form replaces the profile's lines
+			s.Lines, s.ReadPct, s.RandomPct = nil, 100, 100
+			return true
+		}
+		for _, k := range []string{"read_pct", "random_pct", "block_align"} {
+			if oneLine[k] {
+				ps.add(path+"."+k, "profile %q is written as lines, each with its own: give lines (or block_size with %s)", s.Name, k)
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range []string{"block_size", "read_pct", "random_pct", "block_align"} {
+		if oneLine[k] {
+			ps.add(path+".lines", "cannot be combined with %s: each line gives its own size, read=, random= and align=", k)
+			return false
+		}
+	}
+	if len(r.Lines) == 0 {
+		ps.add(path+".lines", "is empty: give at least one line like 4k,share=100,read=67,random=100")
+		return false
+	}
+	s.Lines = s.Lines[:0]
+	for i, v := range r.Lines {
+		l, err := workload.ParseLine(v)
+		if err != nil {
+			var fe *workload.FieldError
+			if errors.As(err, &fe) {
+				err = errors.New(fe.Reason)
+			}
+			ps.add(fmt.Sprintf("%s.lines[%d]", path, i), "%v (got %q)", err, v)
+			return false
+		}
+		s.Lines = append(s.Lines, l)
+	}
+	s.BlockSizes, s.ReadPct, s.RandomPct, s.Align = nil, 0, 0, 0
+	return true
 }
 
 func maxErrors(r rawWorkload) uint64 {

@@ -25,6 +25,9 @@ func WriteText(w io.Writer, r *result.Result) error {
 
 	ops := opColumns(r)
 	data := []*table{perfTable(r, ops)}
+	if len(r.Summary.Lines) > 0 {
+		data = append(data, linesTable(r))
+	}
 	if r.Summary.Sync != nil {
 		data = append(data, flushTable(r))
 	}
@@ -91,6 +94,9 @@ func writeHeader(ew *errWriter, r *result.Result) {
 	}
 	kv.add("Host", hostLine(r.Host))
 	kv.add("Workload", workloadLine(r.Workload))
+	if len(r.Workload.Lines) > 0 {
+		kv.addTable("Lines", specLinesTable(r.Workload.Lines))
+	}
 	kv.add("Engine", engineLine(r.Workload))
 	kv.add("Time", timeLine(r))
 	region := "whole target"

@@ -98,7 +98,7 @@ func (s *Spec) validateLines() error {
 	if len(s.Lines) > MaxLines {
 		return fieldErr(lineFlag, len(s.Lines), "at most %d lines", MaxLines)
 	}
-	total := 0
+	total, shares := 0, make([]string, 0, len(s.Lines))
 	for i, l := range s.Lines {
 		name := fmt.Sprintf("%s %d", lineFlag, i+1)
 		switch {
@@ -120,9 +120,10 @@ func (s *Spec) validateLines() error {
 			return fieldErr(name, "burst="+strconv.Itoa(l.Burst), "must be between 0 and %d I/Os", MaxBurst)
 		}
 		total += l.Share
+		shares = append(shares, strconv.Itoa(l.Share))
 	}
 	if total != TotalShare {
-		return fieldErr(lineFlag, "shares", "sum to %d, must sum to 100 (%% of the specification, as in Iometer)", total)
+		return fieldErr(lineFlag, "share="+strings.Join(shares, "+"), "the shares sum to %d, must sum to 100 (%% of the specification, as in Iometer)", total)
 	}
 	return nil
 }
@@ -134,6 +135,13 @@ func lineAlign(l Line, minBlock int64) int64 {
 		return l.Align
 	}
 	return minBlock
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // FormatLine renders a line the way ParseLine reads it back:
@@ -217,17 +225,19 @@ func ParseLine(v string) (Line, error) {
 // random_pct, the exporter's labels, the reports' tables): each transfer
 // size with the sum of its lines' shares as the weight, and the % read and
 // % random of the whole specification (its lines' percentages weighted by
-// share, rounded). For a spec written with BlockSizes it returns those
-// fields as they are.
+// share, rounded). A line's weight is its share times its burst length:
+// Iometer draws a line per burst, so that is its part of the I/Os. For a
+// spec written with BlockSizes it returns those fields as they are.
 func (s *Spec) Mix() (sizes []BlockSize, readPct, randomPct int) {
 	if len(s.Lines) == 0 {
 		return append([]BlockSize(nil), s.BlockSizes...), s.ReadPct, s.RandomPct
 	}
 	var total, reads, randoms int
 	for _, l := range s.Lines {
-		total += l.Share
-		reads += l.Share * l.ReadPct
-		randoms += l.Share * l.RandomPct
+		w := l.Share * l.BurstLen()
+		total += w
+		reads += w * l.ReadPct
+		randoms += w * l.RandomPct
 		i := 0
 		for i < len(sizes) && sizes[i].Bytes != l.Bytes {
 			i++
@@ -235,7 +245,7 @@ func (s *Spec) Mix() (sizes []BlockSize, readPct, randomPct int) {
 		if i == len(sizes) {
 			sizes = append(sizes, BlockSize{Bytes: l.Bytes})
 		}
-		sizes[i].Weight += l.Share
+		sizes[i].Weight += w
 	}
 	if total == 0 {
 		return sizes, 0, 0

@@ -93,7 +93,7 @@ func TestValidateNamesTheLine(t *testing.T) {
 		{"size", func(s *Spec) { s.Lines[1].Bytes = 256 }, "--line 2 256B: transfer size must be between 512B and 64MiB"},
 		{"sector", func(s *Spec) { s.Lines[0].Bytes = 1000 }, "--line 1 1000B: transfer size must be a multiple of 512 bytes"},
 		{"share", func(s *Spec) { s.Lines[1].Share = 101 }, "--line 2 share=101: must be between 0 and 100"},
-		{"sum", func(s *Spec) { s.Lines[1].Share = 30 }, "--line shares: sum to 90, must sum to 100"},
+		{"sum", func(s *Spec) { s.Lines[1].Share = 30 }, "--line share=60+30: the shares sum to 90, must sum to 100"},
 		{"read", func(s *Spec) { s.Lines[1].ReadPct = -1 }, "--line 2 read=-1: must be between 0 and 100"},
 		{"random", func(s *Spec) { s.Lines[0].RandomPct = 150 }, "--line 1 random=150: must be between 0 and 100"},
 		{"align", func(s *Spec) { s.Lines[1].Align = 1000 }, "--line 2 align=1000B: must be a multiple of 512 bytes"},
@@ -166,6 +166,12 @@ func TestMixSummarisesLines(t *testing.T) {
 	require.Equal(t, int64(64*KiB), s.MaxBlock())
 	require.Equal(t, "3 lines, 4KiB-64KiB", s.Describe())
 
+	burst := lineSpec(Line{Bytes: 4 * KiB, Share: 60, ReadPct: 100, RandomPct: 100}, Line{Bytes: 64 * KiB, Share: 40, Burst: 4})
+	bs, r, rnd = burst.Mix()
+	require.Equal(t, []BlockSize{{4 * KiB, 60}, {64 * KiB, 160}}, bs, "a line is drawn per burst: share × burst")
+	require.Equal(t, 27, r) // 60 of 220
+	require.Equal(t, 27, rnd)
+
 	reads := lineSpec(Line{Bytes: 4 * KiB, Share: 100, ReadPct: 100}, Line{Bytes: 8 * KiB, ReadPct: 0})
 	require.False(t, reads.WritesData(), "a line with no share issues nothing")
 
@@ -177,8 +183,31 @@ func TestMixSummarisesLines(t *testing.T) {
 }
 
 func TestAlignmentOfLines(t *testing.T) {
-	s := lineSpec(Line{Bytes: 512, Share: 50}, Line{Bytes: 64 * KiB, Share: 50, Align: 16 * KiB})
-	require.Equal(t, 16*KiB, s.Alignment(), "the coarsest alignment a line uses")
+	s := lineSpec(Line{Bytes: 1 * KiB, Share: 50}, Line{Bytes: 64 * KiB, Share: 50, Align: 16 * KiB})
+	require.Equal(t, 1*KiB, s.Alignment(), "the granularity every offset and transfer keeps")
+	s = lineSpec(Line{Bytes: 4 * KiB, Share: 50, ReadPct: 1}, Line{Bytes: 6 * KiB, Share: 50})
+	require.Equal(t, 2*KiB, s.Alignment())
 	s = lineSpec(Line{Bytes: 2 * KiB, Share: 50}, Line{Bytes: 64 * KiB, Share: 50})
-	require.Equal(t, 2*KiB, s.Alignment(), "unset: the smallest transfer size, as today")
+	require.Equal(t, 2*KiB, s.Alignment(), "one-line form, unset: the smallest transfer size, as today")
+	s = lineSpec(Line{Bytes: 4 * KiB, Share: 50, Align: 8 * KiB}, Line{Bytes: 64 * KiB, Share: 50, Align: 8 * KiB})
+	require.Equal(t, 8*KiB, s.Alignment(), "one-line form: its alignment, as --align")
+}
+
+func TestAllInOneIsIometers(t *testing.T) {
+	p, err := LookupPreset("All_In_One")
+	require.NoError(t, err)
+	s := p.Spec
+	s.Duration = time.Second
+	s = s.WithDefaults()
+	require.NoError(t, s.Validate())
+	require.Len(t, s.Lines, 29)
+	require.Equal(t, Line{Bytes: 512, Share: 4, ReadPct: 100, RandomPct: 0, Burst: 1}, s.Lines[0])
+	require.Equal(t, Line{Bytes: 4 * KiB, Share: 4, ReadPct: 0, RandomPct: 100, Align: 4 * KiB, Burst: 1}, s.Lines[12], "the last line with 4 (100 mod 29 = 13)")
+	require.Equal(t, Line{Bytes: 16 * KiB, Share: 3, ReadPct: 100, Burst: 1}, s.Lines[13])
+	require.Equal(t, Line{Bytes: 256 * KiB, Share: 3, ReadPct: 0, Burst: 1}, s.Lines[28])
+	require.True(t, s.WritesData())
+	require.False(t, s.OneLineForm())
+	s.Lines[0].Share = 0
+	q, _ := LookupPreset("all-in-one")
+	require.Equal(t, 4, q.Spec.Lines[0].Share, "a looked-up preset is the caller's copy")
 }

@@ -42,6 +42,46 @@ var presets = []Preset{
 		Spec{BlockSizes: one(8 * KiB), ReadPct: 50, RandomPct: 50}},
 	{"canary", "4KiB random read, 1 outstanding, 20 IOPS: a latency watch that costs nothing", "ioprobe: exporter canary",
 		Spec{BlockSizes: one(4 * KiB), ReadPct: 100, RandomPct: 100, QueueDepth: 1, RateIOPS: 20}},
+	{"all-in-one", "Iometer's \"All in one\": 29 lines, 512B-256KiB at 100/75/50/25/0% read", "Iometer 1.1.0 default specs (src/AccessSpecList.cpp, Windows build)",
+		Spec{Lines: allInOne()}},
+}
+
+// allInOne is Iometer's "All in one" access specification as Iometer
+// 1.1.0 ships it (iometer-org/iometer, src/AccessSpecList.cpp,
+// InsertDefaultSpecs, with IOMTR_SETTING_USE_NEW_ACCESS_SPEC as its
+// Windows project files define it; the manager is a Windows program):
+// every default specification as one line, the 100% shared as evenly as
+// Iometer does it (the first 100 mod n lines one more). Iometer's
+// alignment 0 is the sector: here 0 is the smallest size, 512 bytes.
+func allInOne() []Line {
+	type row struct {
+		size          int64
+		reads         []int
+		random, align int64
+	}
+	rows := []row{
+		{512, []int{100, 75, 50, 25, 0}, 0, 0},
+		{4 * KiB, []int{100, 75, 50, 25, 0}, 0, 0},
+		{4 * KiB, []int{100, 50, 0}, 100, 4 * KiB},
+		{16 * KiB, []int{100, 75, 50, 25, 0}, 0, 0},
+		{32 * KiB, []int{100, 75, 50, 25, 0}, 0, 0},
+		{64 * KiB, []int{100, 50, 0}, 0, 0},
+		{256 * KiB, []int{100, 50, 0}, 0, 0},
+	}
+	var out []Line
+	for _, r := range rows {
+		for _, rd := range r.reads {
+			out = append(out, Line{Bytes: r.size, ReadPct: rd, RandomPct: int(r.random), Align: r.align, Burst: 1})
+		}
+	}
+	n := len(out)
+	for i := range out {
+		out[i].Share = TotalShare / n
+		if i < TotalShare%n {
+			out[i].Share++
+		}
+	}
+	return out
 }
 
 // Presets returns every preset in listing order.
@@ -58,6 +98,7 @@ func LookupPreset(name string) (Preset, error) {
 	for _, p := range presets {
 		if normalizeName(p.Name) == key {
 			p.Spec.BlockSizes = append([]BlockSize(nil), p.Spec.BlockSizes...)
+			p.Spec.Lines = append([]Line(nil), p.Spec.Lines...)
 			p.Spec.Name = p.Name
 			return p, nil
 		}

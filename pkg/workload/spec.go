@@ -166,16 +166,20 @@ func (s *Spec) MaxBlock() int64 {
 }
 
 // Alignment returns the offset alignment in bytes: Align when set, else the
-// smallest transfer size (fio's blockalign default). For a spec written as
-// lines it is the coarsest alignment any line uses (what a region must be
-// a multiple of).
+// smallest transfer size (fio's blockalign default). For a spec that only
+// lines can express it is the granularity every offset and transfer keeps:
+// the greatest common divisor of the lines' sizes and alignments (what the
+// device's logical block must divide).
 func (s *Spec) Alignment() int64 {
-	if len(s.Lines) > 0 {
+	if len(s.Lines) > 0 && !s.OneLineForm() {
 		minBlock, a := s.MinBlock(), int64(0)
 		for _, l := range s.Lines {
-			a = max(a, lineAlign(l, minBlock))
+			a = gcd(gcd(a, l.Bytes), lineAlign(l, minBlock))
 		}
 		return a
+	}
+	if len(s.Lines) > 0 && s.Lines[0].Align > 0 {
+		return s.Lines[0].Align
 	}
 	if s.Align > 0 {
 		return s.Align
