@@ -32,7 +32,7 @@ func (f *icfOptions) AddFlags(fs *pflag.FlagSet) {
 // icfSets are run's flags that an ICF sets itself. --duration and --ramp
 // stand in for a file saved without its test setup, --qd for one saved
 // without its manager list.
-var icfSets = []string{"bs", "read-pct", "random-pct", "workers", "rate-iops",
+var icfSets = []string{"bs", "line", "read-pct", "random-pct", "workers", "rate-iops",
 	"profile", "size", "align", "seed", "fsync", "fdatasync", "sync", "verify"}
 
 // runICF is `ioprobe run --icf FILE`: the file's runs, in Iometer's

@@ -79,6 +79,8 @@ func TestRunICFRefusals(t *testing.T) {
 			"ioprobe: --duration cannot be used with --icf: the configuration file's 'TEST SETUP sets it\n"},
 		{[]string{"--icf", icfTestdata + "v2004.07.30-cycle-targets.icf", "--target", tgt, "--bs", "8k"},
 			"ioprobe: --bs cannot be used with --icf: the configuration file sets it\n"},
+		{[]string{"--icf", icfTestdata + "v2004.07.30-cycle-targets.icf", "--target", tgt, "--line", "4k,share=100"},
+			"ioprobe: --line cannot be used with --icf: the configuration file sets it\n"},
 		{[]string{"--icf", icfTestdata + "v2008.06.18-specs-only.icf", "--target", tgt},
 			"ioprobe: " + icfTestdata + "v2008.06.18-specs-only.icf:1: [TEST SETUP] the file has no 'TEST SETUP (it was saved without it): give the run time (--duration, and --ramp)\n"},
 		{[]string{"--icf", icfTestdata + "v2004.07.30-cycle-targets.icf", "--target", tgt, "--fio-job", bad},
