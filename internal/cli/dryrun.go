@@ -19,8 +19,11 @@ func dryRun(w io.Writer, title string, settings suiterun.Settings, units []suite
 	fmt.Fprintf(w, "%s: %d point(s), nothing run (--dry-run)\n", title, len(units))
 	for i, u := range units {
 		fmt.Fprintf(w, "%d. %s\n", i+1, u.Label())
-		for _, s := range u.Point.Specs {
+		for j, s := range u.Point.Specs {
 			fmt.Fprintf(w, "   %s\n", describeSpec(s))
+			if u.SpecTargets != nil {
+				fmt.Fprintf(w, "     on %s\n", strings.Join(u.SpecTargets[j], ", "))
+			}
 		}
 		fmt.Fprintf(w, "   targets: %s\n", strings.Join(u.Targets, ", "))
 	}

@@ -116,15 +116,23 @@ func parseStartAt(v string, now time.Time) (time.Time, error) {
 func newRunCommand(g *globalOptions) *cobra.Command {
 	o := &runOptions{}
 	fio := &fioJobOptions{}
+	ini := &icfOptions{}
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
 		Short: "Run one access specification against one or more targets",
 		Example: `  ioprobe run --target /data/probe.dat --size 1GiB --bs 4k --read-pct 100 --random-pct 100 --qd 16 --duration 60s --ramp 10s
   ioprobe run --target /dev/nvme1n1 --profile oltp --output json > oltp.json
-  ioprobe run --duration 10s --ramp 2s          # ./ioprobe.dat, created on first use`,
+  ioprobe run --duration 10s --ramp 2s          # ./ioprobe.dat, created on first use
+  ioprobe run --icf oltp.icf --target /dev/sdb --dry-run   # an Iometer configuration file's runs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
+			if ini.file != "" {
+				if fio.file != "" || fio.section != "" || o.startAt != "" {
+					return usagef("--icf runs an Iometer file on its own: not with --fio-job, --section or --start-at")
+				}
+				return runICF(cmd.Context(), g, o, ini)
+			}
 			if fio.file != "" || fio.section != "" {
 				if o.startAt != "" {
 					return usagef("--start-at works with the run flags, not with a fio job file")
@@ -137,6 +145,7 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 	o.AddFlags(cmd.Flags())
 	o.addStartAtFlag(cmd.Flags())
 	fio.AddFlags(cmd.Flags())
+	ini.AddFlags(cmd.Flags())
 	return cmd
 }
 

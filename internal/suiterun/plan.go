@@ -29,8 +29,8 @@ func (s Settings) Plan(u Unit) runner.Plan {
 	if len(u.Point.Specs) > 1 {
 		p.Name = u.Point.Name
 	}
-	for _, spec := range u.Point.Specs {
-		p.Groups = append(p.Groups, runner.Group{Spec: spec, Targets: u.Targets})
+	for i, spec := range u.Point.Specs {
+		p.Groups = append(p.Groups, runner.Group{Spec: spec, Targets: u.TargetsOf(i)})
 	}
 	return p
 }

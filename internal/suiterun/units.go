@@ -14,6 +14,18 @@ type Unit struct {
 	Point   workload.SuitePoint
 	Targets []string
 	Side    string // the target of a point run on each target in turn
+	// SpecTargets, when set, are the targets of each of Point.Specs (an
+	// imported Iometer file whose workers have targets of their own);
+	// Targets is then their union.
+	SpecTargets [][]string
+}
+
+// TargetsOf returns the targets of the unit's i-th specification.
+func (u Unit) TargetsOf(i int) []string {
+	if u.SpecTargets != nil {
+		return u.SpecTargets[i]
+	}
+	return u.Targets
 }
 
 // Label names the unit in messages: "random-read-4k on /dev/sdb".
@@ -64,7 +76,8 @@ func SameAs(units []Unit) []int {
 	for i, u := range units {
 		out[i] = -1
 		for j := range units[:i] {
-			if out[j] < 0 && slices.Equal(units[j].Targets, u.Targets) && workload.SameSpecs(units[j].Point.Specs, u.Point.Specs) {
+			if out[j] < 0 && slices.Equal(units[j].Targets, u.Targets) && workload.SameSpecs(units[j].Point.Specs, u.Point.Specs) &&
+				slices.EqualFunc(units[j].SpecTargets, u.SpecTargets, slices.Equal) {
 				out[i] = j
 				break
 			}

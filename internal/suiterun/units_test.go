@@ -46,3 +46,23 @@ func TestSameSpecificationMeasuredOnce(t *testing.T) {
 		"targets-8k-qd16-t1 on 1 target at once": "random-read-8k-qd16 on /dev/sdb",
 	}, got)
 }
+
+// TestSpecTargets: a unit whose specifications have targets of their own
+// plans each group on its own targets, and is the same measurement as
+// another only when those match too.
+func TestSpecTargets(t *testing.T) {
+	spec := workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4096, Weight: 1}}, ReadPct: 100, QueueDepth: 1, Workers: 1,
+		Duration: time.Second, Engine: "sync"}
+	p := workload.SuitePoint{Name: "p", Specs: []workload.Spec{spec, spec}}
+	a := Unit{Point: p, Targets: []string{"/a", "/b"}, SpecTargets: [][]string{{"/a"}, {"/b"}}}
+	plan := Settings{}.Plan(a)
+	require.Len(t, plan.Groups, 2)
+	require.Equal(t, []string{"/a"}, plan.Groups[0].Targets)
+	require.Equal(t, []string{"/b"}, plan.Groups[1].Targets)
+
+	b := Unit{Point: p, Targets: []string{"/a", "/b"}, SpecTargets: [][]string{{"/a", "/b"}, {"/b"}}}
+	c := Unit{Point: p, Targets: []string{"/a", "/b"}, SpecTargets: [][]string{{"/a"}, {"/b"}}}
+	require.Equal(t, []int{-1, -1, 0}, SameAs([]Unit{a, b, c}))
+	plain := Unit{Point: p, Targets: []string{"/a"}}
+	require.Equal(t, []string{"/a"}, Settings{}.Plan(plain).Groups[1].Targets)
+}

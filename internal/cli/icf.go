@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/internal/version"
+	"github.com/ioprobe/ioprobe/pkg/icf"
+	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// icfOptions are `ioprobe run`'s flag for an Iometer configuration file.
+type icfOptions struct {
+	file string
+}
+
+func (f *icfOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.file, "icf", "", "run an Iometer configuration file (.icf): its access specifications, run time, ramp-up, workers and cycling, as a suite; --target replaces its disk targets one for one (see docs/iometer.md)")
+}
+
+// icfSets are run's flags that an ICF sets itself. --duration and --ramp
+// stand in for a file saved without its test setup, --qd for one saved
+// without its manager list.
+var icfSets = []string{"bs", "line", "read-pct", "random-pct", "workers", "rate-iops",
+	"profile", "size", "align", "seed", "fsync", "fdatasync", "sync", "verify"}
+
+// runICF is `ioprobe run --icf FILE`: the file's runs, in Iometer's
+// order, as the points of a suite (each checked before the first runs).
+func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions) error {
+	write, err := report.Writer(o.output, report.ForSuite)
+	if err != nil {
+		return err
+	}
+	for _, name := range icfSets {
+		if o.changed != nil && o.changed(name) {
+			return usagef("--%s cannot be used with --icf: the configuration file sets it", name)
+		}
+	}
+	if len(o.targets) == 0 {
+		return usagef("--icf needs --target: the file's disk targets (Windows drive letters, physical drives) mean nothing here; give one --target for each, in the order the file uses them (--dry-run lists them)")
+	}
+	for i, t := range o.targets {
+		if slices.Contains(o.targets[:i], t) {
+			return &workload.FieldError{Field: "--target", Value: t, Reason: "given twice"}
+		}
+	}
+	if o.interval < 10*time.Millisecond {
+		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	}
+	data, err := os.ReadFile(f.file)
+	if err != nil {
+		return usagef("--icf: %v", err)
+	}
+	changed := func(name string) bool { return o.changed != nil && o.changed(name) }
+	opts := icf.Options{}
+	if changed("duration") {
+		opts.RunTime = o.duration
+	}
+	if changed("ramp") {
+		opts.RampUp = o.ramp
+	}
+	if changed("qd") {
+		opts.QueueDepth = o.qd
+	}
+	s, units, notes, err := icfSuite(f.file, data, opts, o.targets, o.engine)
+	var sets *icfSetsFlag
+	if errors.As(err, &sets) {
+		return usagef("--%s cannot be used with --icf: the configuration file's %s sets it", sets.flag, sets.section)
+	}
+	if err != nil {
+		var ie *icf.Error
+		if errors.As(err, &ie) {
+			return usagef("%v", err)
+		}
+		return usagef("%s: %v", f.file, err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(g.stderr, "ioprobe: %s: %s\n", f.file, n)
+	}
+	settings := o.settings(g)
+	if o.dryRun {
+		if u, err := dryRun(g.stdout, "Iometer file "+f.file, settings, units); err != nil {
+			return suiteRefusal(s, u, err)
+		}
+		return nil
+	}
+	if u, err := settings.Check(units); err != nil {
+		return suiteRefusal(s, u, err)
+	}
+	doc := &result.Suite{Schema: result.SuiteSchema, Suite: s.Name, Title: s.Title, Source: s.Source,
+		Version: version.Version, StartedAt: time.Now().UTC(), Results: []*result.Result{},
+		Options: &result.SuiteOptions{Targets: o.targets, Repeat: 1, Engine: o.engine}}
+	so := &suiteOptions{runOptions: *o, repeat: 1}
+	runErr := so.runUnits(ctx, g, s, units, doc)
+	for _, r := range doc.Results {
+		r.Notes = append(r.Notes, notes...)
+	}
+	if len(doc.Results) > 0 {
+		if err := write(g.stdout, doc); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+// icfSuite reads an ICF into a suite and its units on the given targets,
+// and the lines the user must read (which target replaced which, where
+// the run differs from Iometer's).
+func icfSuite(file string, data []byte, opts icf.Options, targets []string, engine string) (*workload.Suite, []suiterun.Unit, []string, error) {
+	c, err := icf.Parse(file, data, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	switch {
+	case c.HasTestSetup && opts.RunTime > 0:
+		return nil, nil, nil, &icfSetsFlag{"duration", "'TEST SETUP"}
+	case c.HasTestSetup && opts.RampUp > 0:
+		return nil, nil, nil, &icfSetsFlag{"ramp", "'TEST SETUP"}
+	case c.HasManagers && opts.QueueDepth > 0:
+		return nil, nil, nil, &icfSetsFlag{"qd", "'MANAGER LIST"}
+	}
+	var notes []string
+	if !c.HasManagers {
+		notes = append(notes, fmt.Sprintf("the file has no 'MANAGER LIST: one worker with %d outstanding I/Os runs each access specification in turn", c.Disk[0].QueueDepth))
+	}
+	moved, err := c.Retarget(targets)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	notes = append(append(moved, notes...), c.Notes()...)
+	points, err := c.Points()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	title := "Iometer " + filepath.Base(file)
+	if c.Description != "" {
+		title += ": " + c.Description
+	}
+	s := &workload.Suite{Name: "icf", Title: title, Source: file}
+	units := make([]suiterun.Unit, len(points))
+	for i, p := range points {
+		specs, specTargets, err := c.Workload(p, engine)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		// The reports' column: the pattern of a one-line specification,
+		// else the specifications' names (Iometer's "All in one").
+		var names []string
+		for _, sp := range specs {
+			if !slices.Contains(names, sp.Name) {
+				names = append(names, sp.Name)
+			}
+		}
+		sp := workload.SuitePoint{Name: p.Name, Section: c.TestType, Pattern: strings.Join(names, " + "), Specs: specs}
+		if len(specs) == 1 && len(specs[0].Lines) == 1 {
+			l := specs[0].Lines[0]
+			sp.Pattern, sp.Size = workload.PatternLabel(l.ReadPct, l.RandomPct), l.Bytes
+		}
+		var all []string
+		for _, ts := range specTargets {
+			for _, t := range ts {
+				if !slices.Contains(all, t) {
+					all = append(all, t)
+				}
+			}
+		}
+		s.Points = append(s.Points, sp)
+		units[i] = suiterun.Unit{Index: i, Point: sp, Targets: all, SpecTargets: specTargets}
+	}
+	return s, units, notes, nil
+}
+
+// icfSetsFlag: a flag given for what the file sets itself.
+type icfSetsFlag struct{ flag, section string }
+
+func (e *icfSetsFlag) Error() string { return "--" + e.flag + " is set by the file's " + e.section }
