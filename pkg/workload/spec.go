@@ -85,6 +85,11 @@ type Spec struct {
 	Fsync     int    `json:"fsync,omitempty"`
 	Fdatasync int    `json:"fdatasync,omitempty"`
 	Sync      string `json:"sync,omitempty"` // "" | dsync | sync (SyncModes)
+	// Lines, when set, is the access specification as Iometer writes it
+	// (each line its own size, share, % read, % random, alignment, delay
+	// and burst); BlockSizes, ReadPct, RandomPct and Align are then unset.
+	// Normalized returns the lines of either form.
+	Lines []Line `json:"lines,omitempty"`
 }
 
 // FlushEvery returns after how many writes a worker flushes a target (0:
@@ -110,7 +115,12 @@ const (
 // WithDefaults returns a copy with every unset field given its default.
 // ReadPct and RandomPct have no "unset" value; presets set them.
 func (s Spec) WithDefaults() Spec {
-	if len(s.BlockSizes) == 0 {
+	if len(s.Lines) > 0 {
+		s.Lines = append([]Line(nil), s.Lines...)
+		if len(s.Lines) == 1 && s.Lines[0].Share == 0 {
+			s.Lines[0].Share = TotalShare
+		}
+	} else if len(s.BlockSizes) == 0 {
 		s.BlockSizes = []BlockSize{{Bytes: DefaultBlockSize, Weight: 1}}
 	}
 	if s.QueueDepth == 0 {
@@ -136,7 +146,7 @@ func (s Spec) WithDefaults() Spec {
 // MinBlock and MaxBlock return the smallest and largest transfer size.
 func (s *Spec) MinBlock() int64 {
 	var m int64
-	for i, b := range s.BlockSizes {
+	for i, b := range s.Normalized() {
 		if i == 0 || b.Bytes < m {
 			m = b.Bytes
 		}
@@ -147,7 +157,7 @@ func (s *Spec) MinBlock() int64 {
 // MaxBlock returns the largest transfer size.
 func (s *Spec) MaxBlock() int64 {
 	var m int64
-	for _, b := range s.BlockSizes {
+	for _, b := range s.Normalized() {
 		if b.Bytes > m {
 			m = b.Bytes
 		}
@@ -156,8 +166,17 @@ func (s *Spec) MaxBlock() int64 {
 }
 
 // Alignment returns the offset alignment in bytes: Align when set, else the
-// smallest transfer size (fio's blockalign default).
+// smallest transfer size (fio's blockalign default). For a spec written as
+// lines it is the coarsest alignment any line uses (what a region must be
+// a multiple of).
 func (s *Spec) Alignment() int64 {
+	if len(s.Lines) > 0 {
+		minBlock, a := s.MinBlock(), int64(0)
+		for _, l := range s.Lines {
+			a = max(a, lineAlign(l, minBlock))
+		}
+		return a
+	}
 	if s.Align > 0 {
 		return s.Align
 	}
@@ -165,7 +184,14 @@ func (s *Spec) Alignment() int64 {
 }
 
 // WritesData reports whether the workload issues any write.
-func (s *Spec) WritesData() bool { return s.ReadPct < 100 }
+func (s *Spec) WritesData() bool {
+	for _, l := range s.Normalized() {
+		if l.ReadPct < 100 && l.Share > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // FieldError names the bad field, the value and what is accepted. The CLI
 // maps it to exit status 2.
@@ -187,6 +213,19 @@ func fieldErr(field string, value any, format string, args ...any) error {
 // first one that is out of it. It does not know the target, so alignment
 // against the device's logical block size is checked later (by the target).
 func (s *Spec) Validate() error {
+	if len(s.Lines) > 0 {
+		if err := s.validateLines(); err != nil {
+			return err
+		}
+	} else if err := s.validateMix(); err != nil {
+		return err
+	}
+	return s.validateRun()
+}
+
+// validateMix checks today's one-line form: the block-size mix and its
+// one % read, % random and alignment.
+func (s *Spec) validateMix() error {
 	if len(s.BlockSizes) == 0 {
 		return fieldErr("--bs", "(none)", "at least one transfer size is needed")
 	}
@@ -215,6 +254,17 @@ func (s *Spec) Validate() error {
 	if s.RandomPct < 0 || s.RandomPct > 100 {
 		return fieldErr("--random-pct", s.RandomPct, "must be between 0 and 100")
 	}
+	if s.Align != 0 {
+		if s.Align < 512 || s.Align%512 != 0 || s.Align > MaxBlockSize {
+			return fieldErr("--align", FormatSize(s.Align), "must be a multiple of 512 bytes up to 64MiB")
+		}
+	}
+	return nil
+}
+
+// validateRun checks what is beside the access specification: outstanding
+// I/Os, workers, times, rate, flushes, region and engine.
+func (s *Spec) validateRun() error {
 	if s.QueueDepth < 1 || s.QueueDepth > MaxQueueDepth {
 		return fieldErr("--qd", s.QueueDepth, "must be between 1 and %d", MaxQueueDepth)
 	}
@@ -241,11 +291,6 @@ func (s *Spec) Validate() error {
 	}
 	if s.Sync != SyncNone && s.Sync != SyncDsync && s.Sync != SyncSync {
 		return fieldErr("--sync", strconv.Quote(s.Sync), "must be one of %s", strings.Join(SyncModes, ", "))
-	}
-	if s.Align != 0 {
-		if s.Align < 512 || s.Align%512 != 0 || s.Align > MaxBlockSize {
-			return fieldErr("--align", FormatSize(s.Align), "must be a multiple of 512 bytes up to 64MiB")
-		}
 	}
 	align := s.Alignment()
 	if s.RegionBytes < 0 {
@@ -329,28 +374,35 @@ func FormatBlockSizes(bs []BlockSize) string {
 // Describe gives a short human name for the pattern, used where a spec has
 // no name: "4KiB random read", "64KiB sequential write", or
 // "8KiB 67% read 75% random" for a mix.
+//
+// A spec that only lines can express is "N lines, 512B-64KiB".
 func (s *Spec) Describe() string {
-	sizes := FormatBlockSizes(s.BlockSizes)
+	if !s.OneLineForm() {
+		return fmt.Sprintf("%d lines, %s-%s", len(s.Lines), FormatSize(s.MinBlock()), FormatSize(s.MaxBlock()))
+	}
+	bs, readPct, randomPct := s.Mix()
+	sizes := FormatBlockSizes(bs)
 	var pattern string
-	switch s.RandomPct {
+	switch randomPct {
 	case 100:
 		pattern = "random"
 	case 0:
 		pattern = "sequential"
 	}
 	switch {
-	case pattern != "" && s.ReadPct == 100:
+	case pattern != "" && readPct == 100:
 		return sizes + " " + pattern + " read"
-	case pattern != "" && s.ReadPct == 0:
+	case pattern != "" && readPct == 0:
 		return sizes + " " + pattern + " write"
 	}
-	return fmt.Sprintf("%s %d%% read %d%% random", sizes, s.ReadPct, s.RandomPct)
+	return fmt.Sprintf("%s %d%% read %d%% random", sizes, readPct, randomPct)
 }
 
 // SortedBlockSizes returns the transfer sizes in ascending order.
 func (s *Spec) SortedBlockSizes() []int64 {
-	out := make([]int64, len(s.BlockSizes))
-	for i, b := range s.BlockSizes {
+	bs, _, _ := s.Mix()
+	out := make([]int64, len(bs))
+	for i, b := range bs {
 		out[i] = b.Bytes
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
