@@ -54,7 +54,7 @@ func TestParseLimits(t *testing.T) {
 	}
 	for _, c := range []struct{ text, want string }{
 		{base + "[j]\nrw=write\nio_size=1m\n", "job.fio:8: [j] io_size: with time_based fio starts its sequential pass again at the region's start every 1048576 bytes; ioprobe's sequential I/O runs on to the region's end (use size for the region instead)"},
-		{base + "[j]\nrw=randrw\npercentage_random=50\nnumber_ios=10\n", "job.fio:9: [j] number_ios: with time_based fio starts its sequential pass again at the region's start every 10 I/Os; ioprobe's sequential I/O runs on to the region's end (use size for the region instead)"},
+		{base + "[j]\nrw=randread\npercentage_random=50\nnumber_ios=10\n", "job.fio:9: [j] number_ios: with time_based fio starts its sequential pass again at the region's start every 10 I/Os; ioprobe's sequential I/O runs on to the region's end (use size for the region instead)"},
 		{base + "[j]\nio_size=10%\n", "job.fio:7: [j] io_size: an amount in % of size: give it in bytes"},
 		{base + "[j]\nloops=0\n", "job.fio:7: [j] loops: must be between 1 and 2147483647"},
 		{base + "[j]\nstartdelay=1-5\n", `job.fio:7: [j] startdelay: "1-5": a range: fio starts each clone at a random time in it; ioprobe starts a point's workers together (give one value)`},

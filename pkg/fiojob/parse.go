@@ -127,6 +127,7 @@ func sameRun(first, j Job, targets []string) error {
 type job struct {
 	name                       string
 	rw                         string
+	rwAt                       option
 	readPct                    int
 	randomPct                  int
 	explicitRandom             bool
@@ -220,6 +221,7 @@ func (j *job) apply(o option) error {
 		}
 	case "rw", "readwrite":
 		err = j.setRW(o)
+		j.rwAt = o
 	case "rwmixread":
 		j.readPct, err = num(0, 100)
 	case "rwmixwrite":
@@ -420,6 +422,9 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 	} else if j.explicitRandom {
 		// fio: percentage_random applies to the random patterns only.
 		spec.RandomPct = 0
+	}
+	if spec.ReadPct > 0 && spec.ReadPct < 100 && spec.RandomPct < 100 {
+		return out, false, fail(j.rwAt, fmt.Sprintf("%s with %d%% sequential I/O: fio keeps a sequential stream per direction (a read follows the last read, a write the last write: io_u.c, last_pos[ddir]); ioprobe's sequential I/O follows the previous I/O whatever its direction (run the reads and the writes as two jobs, or rw=randrw at 100%% random)", j.rw, 100-spec.RandomPct))
 	}
 	// Engine: fio's sync engines keep one I/O in flight whatever iodepth
 	// says.
