@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/ioprobe/ioprobe/internal/version.Version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: all build run test test-deps unit race fuzz bench bench-fio bench-fsync lint fmt clean dashboards
+.PHONY: all build run test test-deps unit race fuzz bench bench-fio bench-fsync fio-side lint fmt clean dashboards
 
 all: build
 
@@ -67,6 +67,12 @@ bench:
 # root and fio. See docs/performance.md.
 bench-fio:
 	GO=$(GO) ./scripts/bench-fio.sh
+
+# fio and ioprobe on the same job files (scripts/fioside/*.fio) on a loop
+# device: read share, mean size from each tool's JSON and the kernel's
+# diskstats, size mix and random share from strace; needs root, fio, strace.
+fio-side:
+	GO=$(GO) ./scripts/fio-side.sh
 
 # ioprobe's and fio's fdatasync latency, side by side (needs fio).
 bench-fsync:

@@ -71,10 +71,8 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 	units := make([]suiterun.Unit, len(points))
 	for i, p := range points {
 		specs := p.Specs()
-		sp := workload.SuitePoint{Name: p.Name, Section: s.Title, Pattern: workload.PatternLabel(specs[0].ReadPct, specs[0].RandomPct), Specs: specs}
-		for _, b := range specs[0].BlockSizes {
-			sp.Size = max(sp.Size, b.Bytes)
-		}
+		_, readPct, randomPct := specs[0].Mix() // a job with thinktime is written as lines
+		sp := workload.SuitePoint{Name: p.Name, Section: s.Title, Pattern: workload.PatternLabel(readPct, randomPct), Specs: specs, Size: specs[0].MaxBlock()}
 		if len(specs) > 1 {
 			sp.Pattern, sp.Size = "Mixed", 0
 		}

@@ -31,6 +31,11 @@ func New(slots, slotSize int, seed uint64) (*Buffers, error) {
 	if err != nil {
 		return nil, fmt.Errorf("buffers: mmap %d bytes: %w", slots*size, err)
 	}
+	// Transparent huge pages where the kernel has them (madvise mode): a
+	// 1 MiB write's buffer is then one page, not 256, for the TLB when its
+	// sectors are stamped and for the kernel when it pins the buffer for
+	// O_DIRECT. Advice only: without it the buffers work the same.
+	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE)
 	FillRandom(mem, seed)
 	return &Buffers{mem: mem, slotSize: size, slots: slots}, nil
 }

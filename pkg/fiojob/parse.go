@@ -32,7 +32,9 @@ type Job struct {
 	// Notes say where ioprobe's run differs from fio's in a way the user
 	// must know (fio's buffered default run with O_DIRECT).
 	Notes []string
-	at    pos
+	// StartDelay is fio's startdelay: every job of a point has the same.
+	StartDelay time.Duration
+	at         pos
 }
 
 // Point is jobs that fio runs at once: one access specification each, on
@@ -111,6 +113,8 @@ func sameRun(first, j Job, targets []string) error {
 			first.Name, strings.Join(j.Targets, ":"), strings.Join(targets, ":"))
 	case j.Spec.Duration != first.Spec.Duration || j.Spec.Ramp != first.Spec.Ramp:
 		e.Reason = fmt.Sprintf("runs at once with [%s] for another runtime or ramp_time: ioprobe runs jobs at once for one time (add stonewall)", first.Name)
+	case j.StartDelay != first.StartDelay:
+		e.Reason = fmt.Sprintf("runs at once with [%s] with another startdelay (%v, not %v): ioprobe starts a run's workers together (add stonewall)", first.Name, j.StartDelay, first.StartDelay)
 	case j.Spec.RegionBytes != first.Spec.RegionBytes:
 		e.Reason = fmt.Sprintf("runs at once with [%s] with another size on the same files: ioprobe has one region per target (add stonewall)", first.Name)
 	default:
@@ -123,6 +127,7 @@ func sameRun(first, j Job, targets []string) error {
 type job struct {
 	name                       string
 	rw                         string
+	rwAt                       option
 	readPct                    int
 	randomPct                  int
 	explicitRandom             bool
@@ -142,6 +147,7 @@ type job struct {
 	fsync, fdatasync           int
 	fsyncAt, fdatasyncAt       option
 	sync                       string
+	limits
 }
 
 // ignored are fio options that change only the random sequence, fio's
@@ -215,6 +221,7 @@ func (j *job) apply(o option) error {
 		}
 	case "rw", "readwrite":
 		err = j.setRW(o)
+		j.rwAt = o
 	case "rwmixread":
 		j.readPct, err = num(0, 100)
 	case "rwmixwrite":
@@ -307,6 +314,9 @@ func (j *job) apply(o option) error {
 			return errors.New("fio's verification is not ioprobe's (use ioprobe's --verify)")
 		}
 	default:
+		if handled, err := j.applyLimit(o, need, num); handled {
+			return err
+		}
 		return errors.New("not an option ioprobe can run with fio's meaning")
 	}
 	return err
@@ -413,6 +423,9 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 		// fio: percentage_random applies to the random patterns only.
 		spec.RandomPct = 0
 	}
+	if spec.ReadPct > 0 && spec.ReadPct < 100 && spec.RandomPct < 100 {
+		return out, false, fail(j.rwAt, fmt.Sprintf("%s with %d%% sequential I/O: fio keeps a sequential stream per direction (a read follows the last read, a write the last write: io_u.c, last_pos[ddir]); ioprobe's sequential I/O follows the previous I/O whatever its direction (run the reads and the writes as two jobs, or rw=randrw at 100%% random)", j.rw, 100-spec.RandomPct))
+	}
 	// Engine: fio's sync engines keep one I/O in flight whatever iodepth
 	// says.
 	if j.engine == "psync" {
@@ -434,7 +447,7 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 	}
 	if !j.timeBased {
 		at.key = "time_based"
-		return out, false, fail(at, "missing: fio would stop after size bytes (or runtime); ioprobe runs for a time only (add time_based=1 and runtime)")
+		return out, false, fail(at, "missing: fio would stop after size bytes (or io_size, number_ios, loops passes, runtime); ioprobe runs for a time only (add time_based=1 and runtime)")
 	}
 	if j.runtime == 0 {
 		at.key = "runtime"
@@ -464,6 +477,13 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 	if j.size > 0 {
 		// fio divides a job's size between its files.
 		spec.RegionBytes = j.size / int64(len(out.Targets))
+	}
+	if err := j.applyLimits(&spec, spec.RegionBytes, fail); err != nil {
+		return out, false, err
+	}
+	if j.startDelay > 0 {
+		out.StartDelay = j.startDelay
+		out.Notes = append(out.Notes, fmt.Sprintf("startdelay=%v: fio starts this job that much later; ioprobe starts it at once (every job it runs with waits alike, so nothing measured changes)", j.startDelay))
 	}
 	if !j.direct {
 		out.Notes = append(out.Notes, "fio's default is buffered I/O (direct=0): ioprobe runs this job with O_DIRECT")

@@ -59,13 +59,17 @@ func parseInt(s string, kbBase int64) (int64, error) {
 
 // parseTime reads fio's "time" type: seconds unless a unit (d, h, m, s,
 // ms/msec, us/usec) says otherwise.
-func parseTime(s string) (time.Duration, error) {
+func parseTime(s string) (time.Duration, error) { return parseTimeIn(s, time.Second) }
+
+// parseTimeIn reads fio's "time" type for an option whose bare numbers
+// are in unit (thinktime's are microseconds).
+func parseTimeIn(s string, unit time.Duration) (time.Duration, error) {
 	low := strings.ToLower(strings.TrimSpace(s))
 	n, i, err := leadingInt(low, "not a time")
 	if err != nil {
 		return 0, err
 	}
-	units := map[string]time.Duration{"": time.Second, "s": time.Second, "sec": time.Second, "m": time.Minute,
+	units := map[string]time.Duration{"": unit, "s": time.Second, "sec": time.Second, "m": time.Minute,
 		"min": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "ms": time.Millisecond, "msec": time.Millisecond,
 		"us": time.Microsecond, "usec": time.Microsecond}
 	u, ok := units[low[i:]]

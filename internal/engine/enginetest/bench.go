@@ -32,6 +32,8 @@ const defaultBenchDev = "/dev/zram0"
 //
 //	cpu-ns/op      process CPU (user+system, every thread: io_uring's kernel
 //	               workers count) per I/O
+//	user-ns/op     the user-space part of it (ioprobe's own code: stamping
+//	               a write's sectors shows here, the system call does not)
 //	iops/cpu-s     I/Os per second of process CPU
 //	hot-allocs/op  heap allocations per I/O counted from the 1000th to the
 //	               last I/O, so set-up and tear-down are left out
@@ -138,8 +140,10 @@ func benchIO(b *testing.B, f Factory, path string, size int64, spec workload.Spe
 	require.NoError(b, runErr)
 	require.Nil(b, ctl.FirstError(), "I/O failed")
 	ios := float64(done.Load())
-	cpu := float64(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+	user := float64(r1.Utime.Nano() - r0.Utime.Nano())
+	cpu := user + float64(r1.Stime.Nano()-r0.Stime.Nano())
 	b.ReportMetric(cpu/ios, "cpu-ns/op")
+	b.ReportMetric(user/ios, "user-ns/op")
 	b.ReportMetric(ios/(cpu/1e9), "iops/cpu-s")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(b.N), "hot-allocs/op")
 }

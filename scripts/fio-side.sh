@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# fio and ioprobe side by side on the same job files (issue 16): for each
+# job in scripts/fioside/*.fio, both tools run it on one loop device and the
+# script compares, from each tool's own JSON and from the kernel's
+# /sys/block/loopN/stat, the read share and the mean transfer size, and from
+# the offsets of a short strace'd run (the job with ioengine=psync, so that
+# every I/O is a pread64/pwrite64) the per-size counts and the random share
+# (I/Os whose offset is not the previous I/O's end).
+#
+#   make fio-side            # or: scripts/fio-side.sh
+#   DURATION=5 scripts/fio-side.sh
+#
+# Needs root (the loop device), fio, strace and python3. It writes only to
+# its own loop device over a file in /tmp, detached and removed at exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-5}
+TRACE=${TRACE:-5}
+GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+die() { echo "fio-side: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || die "needs root (a loop device)"
+for t in fio strace python3; do command -v $t >/dev/null || die "$t is not installed (scripts/test-deps.sh)"; done
+
+work=$(mktemp -d /tmp/fio-side.XXXXXX)
+loopdev=""
+cleanup() {
+	if [ -n "$sampler" ]; then kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; fi
+	if [ -n "$loopdev" ]; then losetup -d "$loopdev" || echo "fio-side: could not detach $loopdev" >&2; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+$GO build -o "$work/ioprobe" ./cmd/ioprobe
+truncate -s 64M "$work/backing"
+loopdev=$(losetup -f --show --direct-io=on "$work/backing")
+case "$loopdev" in /dev/loop*) ;; *) die "not a loop device: $loopdev" ;; esac
+dev=${loopdev#/dev/}
+stat() { cat "/sys/block/$dev/stat"; }
+# The device's counters every 20 ms with the wall clock, so that a tool's
+# figures can be compared with the kernel's over the tool's own measured
+# window (ioprobe reads the device before it runs: its signature scan).
+sampler=""
+sample() {
+	while :; do echo "$(date +%s.%N) $(cat "/sys/block/$dev/stat")"; sleep 0.02; done
+}
+
+for job in scripts/fioside/*.fio; do
+	name=$(basename "$job" .fio)
+	sed "s|\${RUNTIME}|$DURATION|; s|\${DEV}|$loopdev|" "$job" > "$work/$name.fio"
+	sed "s|\${RUNTIME}|$TRACE|; s|\${DEV}|$loopdev|; s|^ioengine=.*|ioengine=psync|; s|^numjobs=.*|numjobs=1|" "$job" > "$work/$name.trace.fio"
+	stat > "$work/$name.fio.stat0"
+	fio --output-format=json --output="$work/$name.fio.json" "$work/$name.fio" >/dev/null
+	stat > "$work/$name.fio.stat1"
+	sample > "$work/$name.ioprobe.samples" &
+	sampler=$!
+	"$work/ioprobe" run --fio-job "$work/$name.fio" --target "$loopdev" --allow-destructive -o json > "$work/$name.ioprobe.json" 2>"$work/$name.ioprobe.err"
+	kill "$sampler"; wait "$sampler" 2>/dev/null || true; sampler=""
+	strace -ff -qq --seccomp-bpf -ttt -e trace=openat,close,pread64,pwrite64 -o "$work/$name.fio.strace" fio "$work/$name.trace.fio" >/dev/null
+	strace -ff -qq --seccomp-bpf -ttt -e trace=openat,close,pread64,pwrite64 -o "$work/$name.ioprobe.strace" \
+		"$work/ioprobe" run --fio-job "$work/$name.trace.fio" --target "$loopdev" --allow-destructive -o json >"$work/$name.trace.json" 2>&1
+done
+python3 scripts/fioside/compare.py "$work" "$loopdev" || status=$?
+if [ -n "${KEEP:-}" ]; then cp -r "$work" "$KEEP"; fi
+exit "${status:-0}"

@@ -1,0 +1,156 @@
+"""Compares fio's and ioprobe's runs of the same job files (scripts/fio-side.sh).
+
+For each job: the read share and mean transfer size from each tool's JSON
+and from the loop device's /sys/block/DEV/stat (I/Os as issued: completed
+plus merged); per-size counts and the random share from strace of a short
+psync run of one thread. ioprobe's kernel and strace figures are taken over
+its measured run only (the result's started_at and duration): before it,
+ioprobe reads the device for signatures. Prints a Markdown table; exits 1
+when a share differs from fio's by more than 2 points or a mean size by
+more than 2%.
+"""
+import collections, datetime, glob, json, os, re, sys
+
+work, dev = sys.argv[1], sys.argv[2]
+# strace -ff -ttt: one file per thread (PREFIX.TID), no interleaved lines.
+CALL = re.compile(r'^([\d.]+) (pread64|pwrite64)\((\d+), .*, (\d+), (\d+)\)\s+= (-?\d+)')
+OPEN = re.compile(r'^([\d.]+) openat\(.*?"([^"]*)".*\)\s+= (\d+)')
+CLOSE = re.compile(r'^([\d.]+) close\((\d+)\)')
+MARGIN = 0.3  # seconds left out at each end of ioprobe's window
+
+
+def counters(fields):
+    f = [int(x) for x in fields]
+    # I/Os as issued: completed plus merged into another request.
+    return f[0] + f[1], f[2] * 512, f[4] + f[5], f[6] * 512
+
+
+def stat(path):
+    return counters(open(path).read().split())
+
+
+def figures(rio, rb, wio, wb):
+    n = rio + wio
+    return {"read%": 100.0 * rio / n if n else 0, "mean": (rb + wb) / n if n else 0, "ios": n}
+
+
+def window(doc):
+    """ioprobe's measured run on the wall clock (epoch seconds)."""
+    t = doc["started_at"].replace("Z", "")
+    start = datetime.datetime.fromisoformat(t[:26]).replace(tzinfo=datetime.timezone.utc).timestamp()
+    w = doc["workload"]
+    start += w.get("ramp_seconds", 0)
+    return start, start + w["duration_seconds"]
+
+
+def sampled(path, lo, hi):
+    """Counter deltas between the first and last sample inside [lo, hi]."""
+    inside = []
+    for line in open(path):
+        parts = line.split()
+        if len(parts) > 8 and lo <= float(parts[0]) <= hi:
+            inside.append(counters(parts[1:]))
+    if len(inside) < 2:
+        return 0, 0, 0, 0
+    return tuple(b - a for a, b in zip(inside[0], inside[-1]))
+
+
+def fio_json(path):
+    rio = rb = wio = wb = 0
+    for j in json.load(open(path))["jobs"]:
+        rio += j["read"]["total_ios"]; rb += j["read"]["io_bytes"]
+        wio += j["write"]["total_ios"]; wb += j["write"]["io_bytes"]
+    return figures(rio, rb, wio, wb)
+
+
+def ioprobe_json(doc):
+    s = doc["summary"]
+    return figures(s["read_ops"], s["read_bytes"], s["write_ops"], s["write_bytes"])
+
+
+def events(prefix):
+    """Every traced call of every thread, in time order."""
+    out = []
+    for path in glob.glob(prefix + ".*"):
+        tid = path.rsplit(".", 1)[1]
+        for line in open(path):
+            for kind, rx in (("io", CALL), ("open", OPEN), ("close", CLOSE)):
+                m = rx.match(line)
+                if m:
+                    out.append((float(m.group(1)), tid, kind, m.groups()[1:]))
+                    break
+    return sorted(out)
+
+
+def trace(prefix, since=0.0):
+    """Per-size counts and the random shares of the I/Os on the device:
+    offset != the end of the thread's previous I/O, and != the end of its
+    previous I/O in the same direction (fio's last_pos[ddir])."""
+    # What a descriptor names: the thread's own open of it if it made one
+    # (fio's jobs are processes with their own tables), else the latest
+    # open of that number by any thread (ioprobe's threads share one).
+    mine, anyone = {}, {}
+    last, lastdir = {}, {}
+    sizes = collections.Counter()
+    rand = randdir = n = 0
+    for t, tid, kind, g in events(prefix):
+        if kind == "open":
+            mine[(tid, g[1])] = anyone[g[1]] = g[0]
+            continue
+        if kind == "close":
+            mine.pop((tid, g[0]), None)
+            continue
+        call, fd, ln, off, res = g
+        if mine.get((tid, fd), anyone.get(fd)) != dev or t < since:
+            continue
+        ln, off = int(ln), int(off)
+        if int(res) != ln:
+            continue
+        key, dkey = (tid, fd), (tid, fd, call)
+        if key in last and dkey in lastdir:
+            n += 1
+            rand += off != last[key]
+            randdir += off != lastdir[dkey]
+            sizes[ln] += 1
+        last[key] = lastdir[dkey] = off + ln
+    pct = lambda x: 100.0 * x / n if n else 0
+    return sizes, pct(rand), pct(randdir), n
+
+
+def share(sizes, k):
+    return 100.0 * sizes[k] / (sum(sizes.values()) or 1)
+
+
+rows, bad = [], False
+for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
+    if jf.endswith(".trace.fio"):
+        continue
+    name = os.path.basename(jf)[:-4]
+    p = os.path.join(work, name)
+    doc = json.load(open(p + ".ioprobe.json"))
+    lo, hi = window(doc)
+    out = {
+        "fio JSON": fio_json(p + ".fio.json"),
+        "fio diskstats": figures(*(b - a for a, b in zip(stat(p + ".fio.stat0"), stat(p + ".fio.stat1")))),
+        "ioprobe JSON": ioprobe_json(doc),
+        "ioprobe diskstats": figures(*sampled(p + ".ioprobe.samples", lo + MARGIN, hi - MARGIN)),
+    }
+    tdoc = json.load(open(p + ".trace.json"))
+    ts = {"fio": trace(p + ".fio.strace"), "ioprobe": trace(p + ".ioprobe.strace", window(tdoc)[0])}
+    ref = out["fio JSON"]
+    for src, f in out.items():
+        ok = abs(f["read%"] - ref["read%"]) <= 2 and abs(f["mean"] - ref["mean"]) <= 0.02 * ref["mean"]
+        bad |= not ok
+        rows.append((name, src, "%.2f%%" % f["read%"], "%.0f B" % f["mean"], "", "", "", str(f["ios"]), "" if ok else "DIFFERS"))
+    fs = ts["fio"]
+    for tool, (sizes, rnd, rnddir, n) in ts.items():
+        mix = " ".join("%dk %.1f%%" % (k // 1024, share(sizes, k)) for k in sorted(sizes))
+        ok = abs(rnddir - fs[2]) <= 2 and all(abs(share(sizes, k) - share(fs[0], k)) <= 2 for k in set(sizes) | set(fs[0]))
+        bad |= not ok
+        rows.append((name, tool + " strace", "", "", mix, "%.2f%%" % rnd, "%.2f%%" % rnddir, str(n), "" if ok else "DIFFERS"))
+
+print("| job | source | read share | mean transfer | sizes | random (any direction) | random (per direction, fio's) | I/Os | |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for r in rows:
+    print("| " + " | ".join(r) + " |")
+sys.exit(1 if bad else 0)
