@@ -114,23 +114,26 @@ func Figures() []Figure {
 		rate("throughput_bytes_per_second", func(s *Summary) float64 { return s.ThroughputBytesPerSecond }),
 		rate("mb_per_second", func(s *Summary) float64 { return s.MBPerSecond }),
 	}
-	// The sync section exists only when the workload flushed: its
-	// figures are "" without it.
-	var noSync Latency
+	// The sync section exists only when the workload flushed, the
+	// latency from the intended start only when the run was rate-limited:
+	// their figures are "" without them, and their CSV columns came late.
+	var none Latency
 	syncLatency := func(s *Summary) *Latency {
 		if s.Sync == nil {
-			return &noSync
+			return nil
 		}
 		return &s.Sync.Latency
 	}
 	latencies := []struct {
-		name string
-		get  func(s *Summary) *Latency
+		name     string
+		get      func(s *Summary) *Latency // nil: absent
+		optional bool
 	}{
-		{"latency", func(s *Summary) *Latency { return &s.Latency }},
-		{"read_latency", func(s *Summary) *Latency { return &s.ReadLatency }},
-		{"write_latency", func(s *Summary) *Latency { return &s.WriteLatency }},
-		{"sync.latency", syncLatency},
+		{"latency", func(s *Summary) *Latency { return &s.Latency }, false},
+		{"read_latency", func(s *Summary) *Latency { return &s.ReadLatency }, false},
+		{"write_latency", func(s *Summary) *Latency { return &s.WriteLatency }, false},
+		{"intended_latency", func(s *Summary) *Latency { return s.IntendedLatency }, true},
+		{"sync.latency", syncLatency, true},
 	}
 	for _, l := range latencies {
 		get := l.get
@@ -143,12 +146,17 @@ func Figures() []Figure {
 			}})
 		}
 		lat := func(name string, v func(l *Latency) float64) Figure {
-			f := f64(l.name+"."+name, MergeHistogram, func(s *Summary) float64 { return v(get(s)) })
-			if l.name == "sync.latency" {
+			f := f64(l.name+"."+name, MergeHistogram, func(s *Summary) float64 {
+				if x := get(s); x != nil {
+					return v(x)
+				}
+				return v(&none)
+			})
+			if l.optional {
 				f.AtEnd = true
 				text := f.text
 				f.text = func(s *Summary) string {
-					if s.Sync == nil {
+					if get(s) == nil {
 						return ""
 					}
 					return text(s)
