@@ -136,12 +136,6 @@ type Summary struct {
 	Latency                  Latency           `json:"latency"`
 	ReadLatency              Latency           `json:"read_latency"`
 	WriteLatency             Latency           `json:"write_latency"`
-	// IntendedLatency is the latency of the I/Os (reads and writes) from
-	// their intended start, the rate limit's slot for each, to their
-	// completion: what an application that issues at that rate waits, a
-	// stall included (Latency is the service time, from submission).
-	// Absent when the run was not rate-limited.
-	IntendedLatency *Latency `json:"intended_latency,omitempty"`
 	// Sync is the flushes (--fsync, --fdatasync) as measured operations,
 	// fio's "sync" section; absent when the workload flushes nothing.
 	Sync   *SyncSummary   `json:"sync,omitempty"`
@@ -151,6 +145,12 @@ type Summary struct {
 	// Lines is each access specification line's figures, for a
 	// specification of more than one line.
 	Lines []LineSummary `json:"lines,omitempty"`
+	// IntendedLatency is the latency of the I/Os (reads and writes) from
+	// their intended start, the rate limit's slot for each, to their
+	// completion: what an application that issues at that rate waits, a
+	// stall included (Latency is the service time, from submission).
+	// Absent when the run was not rate-limited.
+	IntendedLatency *Latency `json:"intended_latency,omitempty"`
 }
 
 // SyncSummary counts the flushes (fsync or fdatasync calls) that completed
