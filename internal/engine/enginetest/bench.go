@@ -71,6 +71,19 @@ func benchRead(b *testing.B, f Factory, path string, size int64, qd int) {
 	benchIO(b, f, path, size, workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1}, 0)
 }
 
+// BenchmarkPaced is Benchmark's "file" case under a rate limit no device
+// reaches (workload.MaxRateIOPS): the lanes are always behind schedule, so
+// they never sleep and every I/O goes through the pacer and records its
+// latency from the intended start. Set beside Benchmark's, it is what
+// pacing costs per I/O.
+func BenchmarkPaced(b *testing.B, f Factory, qd int) {
+	if err := f().Available(); err != nil {
+		b.Skipf("engine %s: %v", f().Name(), err)
+	}
+	spec := workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1, RateIOPS: workload.MaxRateIOPS}
+	benchIO(b, f, tempFile(b, b.TempDir(), fileSize), fileSize, spec, 0)
+}
+
 // BenchmarkWrites measures one engine writing a 64 MiB file in the temp
 // directory at queue depth qd: 4 KiB random writes, and 64 KiB and 1 MiB
 // sequential ones. Every write is stamped as the engines stamp a file
