@@ -45,9 +45,11 @@ func atLeast(h *result.Histogram, v float64) uint64 {
 // a staircase down from the 40 slots of the stall, not one late I/O. Edges:
 // the stall starts anywhere within an interval (-1), a bucket is 0.8% wide
 // (-1), and the catch-up I/Os take their own service time, each making the
-// next one later (+1 to +3 under strace on a slow machine). The rate is
-// kept: after the stall every slot is caught up, so the run issues rate x
-// time I/Os.
+// next one later, and a hiccup of the machine during the catch-up makes
+// every later one later still (+1 to +3 under strace on a loaded 2-core VM,
+// +5 allowed). Nothing is later than the stall itself. The rate is kept:
+// after the stall every slot is caught up, so the run issues rate x time
+// I/Os.
 func TestStallCountsEveryLateIO(t *testing.T) {
 	const (
 		rate  = 20.0
@@ -86,8 +88,9 @@ func TestStallCountsEveryLateIO(t *testing.T) {
 		want := (stall-x)*rate + 1 // the slots m = 0 .. (stall - x) * rate
 		got := float64(atLeast(intended, x))
 		require.GreaterOrEqual(t, got, want-2, "I/Os late by >= %gs", x)
-		require.LessOrEqual(t, got, want+3, "I/Os late by >= %gs", x)
+		require.LessOrEqual(t, got, want+5, "I/Os late by >= %gs", x)
 	}
+	require.Zero(t, atLeast(intended, 1.25*stall), "no I/O later than the stall explains")
 	require.GreaterOrEqual(t, intended.Max(), uint64((stall-1/rate)*1e9), "the first slot of the stall waited for all of it")
 	require.GreaterOrEqual(t, intended.Max(), service.Max(), "never less than the service time")
 
