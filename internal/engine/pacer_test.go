@@ -73,8 +73,9 @@ func TestPacerUnpaced(t *testing.T) {
 // time, on paced lanes only, while measuring only, for completed I/Os only.
 func TestCompleteRecordsIntendedLatency(t *testing.T) {
 	ctl := engine.NewControl(0, nil)
-	paced := &engine.Worker{Targets: []engine.Target{{Path: "t"}}, Ctl: ctl, RateIOPS: 20}
-	unpaced := &engine.Worker{Targets: []engine.Target{{Path: "t"}}, Ctl: ctl}
+	spec := &workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4096, Weight: 1}}, ReadPct: 50}
+	paced := &engine.Worker{Spec: spec, Targets: []engine.Target{{Path: "t"}}, Ctl: ctl, RateIOPS: 20}
+	unpaced := &engine.Worker{Spec: spec, Targets: []engine.Target{{Path: "t"}}, Ctl: ctl}
 	pl, ul := paced.NewLane(0), unpaced.NewLane(0)
 	require.Nil(t, ul.Read.Intended, "an unpaced lane keeps no intended histogram")
 	require.NotNil(t, pl.Read.Intended)
