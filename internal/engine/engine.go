@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ioprobe/ioprobe/internal/iobuf"
+	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -101,6 +102,9 @@ func (w *Worker) SetReady() {
 // worker on target t. Engines call it before waiting on Start.
 func (w *Worker) NewLane(t int) *Lane {
 	s := &Lane{Target: t, Worker: w.ID, Path: w.Targets[t].Path, Lines: newLineStats(w.Spec)}
+	if w.Paced() {
+		s.Read.Intended, s.Write.Intended = result.NewHistogram(), result.NewHistogram()
+	}
 	w.mu.Lock()
 	w.lanes = append(w.lanes, s)
 	w.mu.Unlock()
@@ -119,6 +123,11 @@ func (w *Worker) Generator(t, lane int) (*workload.Generator, error) {
 	seed := w.Seed ^ uint64(w.ID)<<40 ^ uint64(t)<<20 ^ uint64(lane)
 	return workload.NewGenerator(w.Spec, w.Targets[t].Region, w.Cursors[t], iobuf.Mix64(seed))
 }
+
+// Paced says whether the worker's I/Os run to a rate limit: only then do
+// they have an intended start, and its lanes a histogram of the latency
+// from it (OpStats.Intended).
+func (w *Worker) Paced() bool { return w.RateIOPS > 0 }
 
 // LaneRate returns the IOPS one of n equally loaded lanes of this worker
 // must keep to (0: unlimited).

@@ -90,8 +90,12 @@ func (e *IOError) Error() string {
 // OpStats counts one direction (read or write) of one lane.
 type OpStats struct {
 	Latency result.Histogram // ns; its count is the op count
-	bytes   atomic.Uint64
-	errors  [NumErrClasses]atomic.Uint64
+	// Intended is the latency from each I/O's intended start (its slot
+	// on the pacer's schedule) to its completion, ns; nil unless the lane
+	// is paced (a rate limit).
+	Intended *result.Histogram
+	bytes    atomic.Uint64
+	errors   [NumErrClasses]atomic.Uint64
 	// With --verify, reads whose data was checked and found sound, and
 	// reads that could not be checked (not written by this run).
 	verified, unverified atomic.Uint64
@@ -138,6 +142,17 @@ func (s *Lane) Done(op *workload.Op, ns int64) {
 	}
 }
 
+// late records the latency from op's intended start, ns, on a paced lane.
+func (s *Lane) late(op *workload.Op, ns int64) {
+	o := &s.Read
+	if op.Write {
+		o = &s.Write
+	}
+	if o.Intended != nil {
+		o.Intended.RecordAtomic(ns)
+	}
+}
+
 func (s *Lane) countError(write bool, class int) {
 	if write {
 		s.Write.errors[class].Add(1)
@@ -148,12 +163,16 @@ func (s *Lane) countError(write bool, class int) {
 
 // Complete is the one place an engine reports the outcome of an I/O: res is
 // the syscall or CQE result (bytes, or -errno), t0 and t1 its start and end
-// on the monotonic clock. Counting happens only while the control measures;
-// failures are always reported.
+// on the monotonic clock; op.Due, when the lane is paced, its intended
+// start. Counting happens only while the control measures; failures are
+// always reported.
 func Complete(c *Control, s *Lane, op *workload.Op, res int64, t0, t1 int64) {
 	if res == op.Len {
 		if c.Measuring() {
 			s.Done(op, t1-t0)
+			if op.Due != 0 {
+				s.late(op, t1-op.Due)
+			}
 		}
 		return
 	}

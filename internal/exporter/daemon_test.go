@@ -63,6 +63,16 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.EqualValues(t, nativeSchema, h.GetSchema())
 	require.NotEmpty(t, h.GetPositiveDelta(), "native buckets")
 	require.Len(t, h.GetBucket(), len(classicBounds), "classic buckets")
+	// The canary runs to a rate: its latency from the intended start is
+	// exported beside the service time, with both layouts, one per I/O.
+	require.Eventually(t, func() bool {
+		m := find(t, reg, "ioprobe_io_intended_latency_seconds", canary)
+		return m != nil && m.GetHistogram().GetSampleCount() > 0
+	}, 10*time.Second, 50*time.Millisecond, "the paced canary feeds the intended histogram")
+	ih := find(t, reg, "ioprobe_io_intended_latency_seconds", canary).GetHistogram()
+	require.EqualValues(t, nativeSchema, ih.GetSchema())
+	require.NotEmpty(t, ih.GetPositiveDelta(), "native buckets")
+	require.Len(t, ih.GetBucket(), len(classicBounds), "classic buckets")
 
 	code, body := do(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run")
 	require.Equal(t, http.StatusAccepted, code, body)
@@ -84,6 +94,13 @@ func TestDaemonEndToEnd(t *testing.T) {
 	}
 	require.Equal(t, []float64{0.5, 0.9, 0.99, 0.999, 0.9999}, qs)
 	require.Positive(t, lat.GetSampleCount())
+	require.Nil(t, find(t, reg, "ioprobe_run_intended_latency_seconds", shape), "an unpaced run has no latency from an intended start")
+	require.Nil(t, find(t, reg, "ioprobe_io_intended_latency_seconds", map[string]string{"ioprobe_job": "adhoc"}))
+	require.Eventually(t, func() bool {
+		return find(t, reg, "ioprobe_run_intended_latency_seconds", map[string]string{"ioprobe_job": "canary"}) != nil
+	}, 10*time.Second, 50*time.Millisecond, "a finished canary run publishes its latency from the intended start")
+	il := find(t, reg, "ioprobe_run_intended_latency_seconds", map[string]string{"ioprobe_job": "canary"}).GetSummary()
+	require.Len(t, il.GetQuantile(), len(result.PercentileKeys))
 	// The measured window is never shorter than asked (however late the
 	// timer fired on a loaded machine).
 	require.GreaterOrEqual(t, value(t, reg, "ioprobe_run_duration_seconds", shape), 0.5)

@@ -99,7 +99,7 @@ func (s *runStore) forget(keep func(job string) bool) {
 type runCollector struct {
 	store                                                            *runStore
 	iops, tput, mean, pct, busy, procIO, hostIO, cycles, ok, ts, dur *prometheus.Desc
-	readIOPS, writeIOPS, util                                        *prometheus.Desc
+	readIOPS, writeIOPS, util, intended                              *prometheus.Desc
 }
 
 func newRunCollector(store *runStore) *runCollector {
@@ -114,6 +114,7 @@ func newRunCollector(store *runStore) *runCollector {
 		tput:      d("ioprobe_run_throughput_bytes_per_second", "Bytes per second of the last completed run (MB/s = this / 1e6)."),
 		mean:      d("ioprobe_run_latency_mean_seconds", "Mean I/O completion latency of the last completed run."),
 		pct:       d("ioprobe_run_latency_seconds", "I/O completion latency of the last completed run: a summary of its quantiles (0.5 … 0.9999), sum and count of I/Os."),
+		intended:  d("ioprobe_run_intended_latency_seconds", "Latency of the last completed run's I/Os from their intended start (the rate limit's slot for each) to completion: a summary like ioprobe_run_latency_seconds, for rate-limited runs only."),
 		busy:      d("ioprobe_run_host_cpu_busy_cores", "Host CPU busy (all CPUs, /proc/stat total - idle - iowait) during the last completed run, in cores; x100 is the reports' summed CPU %."),
 		util:      d("ioprobe_run_host_cpu_utilization_ratio", "Host CPU busy during the last completed run as a share of all online CPUs (0..1)."),
 		procIO:    d("ioprobe_run_process_cpu_seconds_per_io", "ioprobe's own CPU time (user + system) per I/O in the last completed run."),
@@ -126,7 +127,7 @@ func newRunCollector(store *runStore) *runCollector {
 }
 
 func (c *runCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.iops, c.readIOPS, c.writeIOPS, c.tput, c.mean, c.pct, c.busy, c.util, c.procIO, c.hostIO, c.cycles, c.ok, c.ts, c.dur} {
+	for _, d := range []*prometheus.Desc{c.iops, c.readIOPS, c.writeIOPS, c.tput, c.mean, c.pct, c.intended, c.busy, c.util, c.procIO, c.hostIO, c.cycles, c.ok, c.ts, c.dur} {
 		ch <- d
 	}
 }
@@ -165,6 +166,9 @@ func (c *runCollector) Update(ch chan<- prometheus.Metric) error {
 		g(c.tput, s.ThroughputBytesPerSecond)
 		g(c.mean, s.Latency.MeanSeconds)
 		ch <- latencySummary(c.pct, s, lv...)
+		if s.IntendedLatency != nil {
+			ch <- latencySummaryOf(c.intended, s.IntendedLatency, s.Ops, lv...)
+		}
 		g(c.busy, s.CPU.HostBusyCores)
 		if n := lr.res.Host.LogicalCPUs; n > 0 {
 			g(c.util, s.CPU.HostBusyCores/float64(n))

@@ -9,6 +9,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/runner"
 	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // The live series are cumulative over the daemon's life: every run of a
@@ -21,6 +22,9 @@ type liveSeries struct {
 	ops, bytes uint64
 	errors     [engine.NumErrClasses]uint64
 	latency    result.Histogram // ns, every op since the daemon started
+	// intended is the latency from the intended start (ns) of every op
+	// of the rate-limited runs; nil until such a run creates it.
+	intended *result.Histogram
 }
 
 // liveStore holds the live series. Runs add to it from their snapshot
@@ -47,6 +51,7 @@ type opState struct {
 	ops, bytes uint64
 	errors     [engine.NumErrClasses]uint64
 	latency    result.Histogram
+	intended   result.Histogram
 }
 
 // liveObserver turns one run's cumulative snapshots into increments of
@@ -58,6 +63,7 @@ type liveObserver struct {
 	prev   map[string]*[2]opState
 	hasOp  [2]bool // read, write: the series a run creates up front
 	opName [2]string
+	paced  bool // the run is rate-limited: it feeds the intended series
 }
 
 // observer returns a runner.Observer for one run of job. It creates the
@@ -72,6 +78,31 @@ func (s *liveStore) observer(job string, names map[string]string, reads, writes 
 		for i, on := range o.hasOp {
 			if on {
 				s.get(liveKey{name, job, o.opName[i]})
+			}
+		}
+	}
+	return o
+}
+
+// pacedBy marks the run as rate-limited when one of specs is: its ops
+// then feed ioprobe_io_intended_latency_seconds, whose series it creates up
+// front as observer does the others. It returns o.
+func (o *liveObserver) pacedBy(specs []workload.Spec) *liveObserver {
+	for _, s := range specs {
+		o.paced = o.paced || s.RateIOPS > 0
+	}
+	if !o.paced {
+		return o
+	}
+	o.store.mu.Lock()
+	defer o.store.mu.Unlock()
+	for _, name := range o.names {
+		for i, on := range o.hasOp {
+			if !on {
+				continue
+			}
+			if ls := o.store.get(liveKey{name, o.job, o.opName[i]}); ls.intended == nil {
+				ls.intended = result.NewHistogram()
 			}
 		}
 	}
@@ -113,6 +144,14 @@ func (o *liveObserver) add(ls *liveSeries, cur *runner.OpCounters, p *opState) {
 		p.ops = cur.Ops
 		p.latency = cur.Latency
 	}
+	if o.paced && cur.Intended.Count() >= p.intended.Count() {
+		if ls.intended == nil {
+			ls.intended = result.NewHistogram()
+		}
+		ls.intended.Merge(&cur.Intended)
+		ls.intended.Sub(&p.intended)
+		p.intended = cur.Intended
+	}
 	if cur.Bytes >= p.bytes {
 		ls.bytes += cur.Bytes - p.bytes
 		p.bytes = cur.Bytes
@@ -135,8 +174,8 @@ var liveLabels = []string{"target", jobLabel, "op"}
 
 // liveCollector exports the live series.
 type liveCollector struct {
-	store                         *liveStore
-	ops, bytes, errs, lat, verify *prometheus.Desc
+	store                                   *liveStore
+	ops, bytes, errs, lat, intended, verify *prometheus.Desc
 }
 
 func newLiveCollector(store *liveStore) *liveCollector {
@@ -150,13 +189,15 @@ func newLiveCollector(store *liveStore) *liveCollector {
 			"Failed I/O operations by error class (ramp-up included), since the daemon started.", append(liveLabels, "error"), nil),
 		lat: prometheus.NewDesc("ioprobe_io_latency_seconds",
 			"Completion latency of I/O operations, since the daemon started (native and classic buckets).", liveLabels, nil),
+		intended: prometheus.NewDesc("ioprobe_io_intended_latency_seconds",
+			"Latency of I/O operations from their intended start (the rate limit's slot for each) to completion, since the daemon started: rate-limited jobs only, a stall counts every I/O that came due during it (native and classic buckets).", liveLabels, nil),
 		verify: prometheus.NewDesc("ioprobe_io_verify_failures_total",
 			"Reads whose data failed verification (verify: true: a sector overwritten, corrupted, torn or misdirected), since the daemon started.", []string{"target", jobLabel}, nil),
 	}
 }
 
 func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.errs, c.lat, c.verify} {
+	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.errs, c.lat, c.intended, c.verify} {
 		ch <- d
 	}
 }
@@ -186,6 +227,9 @@ func (c *liveCollector) Update(ch chan<- prometheus.Metric) error {
 			ch <- prometheus.MustNewConstMetric(c.errs, prometheus.CounterValue, float64(n), k.target, k.job, k.op, engine.ErrClassNames[cls])
 		}
 		ch <- newHistogramMetric(c.lat, &s.latency, k.target, k.job, k.op)
+		if s.intended != nil {
+			ch <- newHistogramMetric(c.intended, s.intended, k.target, k.job, k.op)
+		}
 		if k.op == "read" {
 			// The same count as ioprobe_io_errors_total{error="verify"},
 			// under the name an alert on data integrity looks for.

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 func snapshot(path string, reads []int64, bytes uint64, eio uint64) *runner.Snapshot {
@@ -49,4 +50,36 @@ func TestLiveSeriesAccumulateAcrossRuns(t *testing.T) {
 	require.EqualValues(t, 16384, s.bytes)
 	require.EqualValues(t, 1, s.errors[0])
 	require.EqualValues(t, 4, s.latency.Count())
+}
+
+// A rate-limited run feeds the intended series (created up front, like the
+// others); an unpaced one creates none and leaves them alone.
+func TestLiveIntendedSeriesOnlyForPacedRuns(t *testing.T) {
+	store := newLiveStore()
+	names := map[string]string{"/p": "data"}
+	k := liveKey{"data", "j", "read"}
+	paced := func(reads, intended []int64) *runner.Snapshot {
+		s := snapshot("/p", reads, 0, 0)
+		for _, v := range intended {
+			s.Targets[0].Read.Intended.Record(v)
+		}
+		return s
+	}
+
+	store.observer("j", names, true, false).pacedBy([]workload.Spec{{}}).Observe(snapshot("/p", []int64{1}, 0, 0))
+	require.Nil(t, store.series[k].intended, "unpaced")
+
+	o := store.observer("j", names, true, false).pacedBy([]workload.Spec{{RateIOPS: 20}})
+	require.NotNil(t, store.series[k].intended, "created up front")
+	require.Nil(t, store.series[liveKey{"data", "j", "write"}], "no write series for a read-only run")
+	require.Zero(t, store.series[k].intended.Count())
+	o.Observe(paced([]int64{1000, 2000}, []int64{1000, 5_000_000_000}))
+	o.Observe(paced([]int64{1000, 2000, 3000}, []int64{1000, 5_000_000_000, 4_950_000_000}))
+	s := store.series[k]
+	require.EqualValues(t, 3, s.intended.Count())
+	require.EqualValues(t, 9_950_001_000, s.intended.Sum())
+	require.EqualValues(t, 4, s.latency.Count(), "the service times of both runs")
+
+	o.Observe(paced(nil, nil)) // backwards: ignored
+	require.EqualValues(t, 3, s.intended.Count())
 }

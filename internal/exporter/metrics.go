@@ -54,15 +54,20 @@ func quantileLabel(percentile string) string {
 // quantile label, 0 to 1, is Prometheus' convention and promlint allows it
 // on summaries only), the sum of its I/Os' latencies and their count.
 func latencySummary(d *prometheus.Desc, s *result.Summary, labels ...string) prometheus.Metric {
+	return latencySummaryOf(d, &s.Latency, s.Ops, labels...)
+}
+
+// latencySummaryOf is latencySummary for any latency of a run's n I/Os.
+func latencySummaryOf(d *prometheus.Desc, l *result.Latency, n uint64, labels ...string) prometheus.Metric {
 	q := make(map[float64]float64, len(result.PercentileKeys))
 	for _, p := range result.PercentileKeys {
 		f, err := strconv.ParseFloat(quantileLabel(p), 64)
 		if err != nil {
 			panic(err) // PercentileKeys are numbers
 		}
-		q[f] = s.Latency.Percentiles[p]
+		q[f] = l.Percentiles[p]
 	}
-	return prometheus.MustNewConstSummary(d, s.Ops, s.Latency.MeanSeconds*float64(s.Ops), q, labels...)
+	return prometheus.MustNewConstSummary(d, n, l.MeanSeconds*float64(n), q, labels...)
 }
 
 // constMetrics collects metrics made once, such as a probe's.

@@ -114,7 +114,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 		reads = reads || readPct > 0
 		writes = writes || s.WritesData()
 	}
-	p.Observers = append([]runner.Observer{d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes)}, obs...)
+	p.Observers = append([]runner.Observer{d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes).pacedBy(pt.Specs)}, obs...)
 
 	res, err := runner.Run(ctx, p)
 	now := time.Now()

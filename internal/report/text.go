@@ -25,6 +25,9 @@ func WriteText(w io.Writer, r *result.Result) error {
 
 	ops := opColumns(r)
 	data := []*table{perfTable(r, ops)}
+	if r.Summary.IntendedLatency != nil {
+		data = append(data, intendedTable(r))
+	}
 	if len(r.Summary.Lines) > 0 {
 		data = append(data, linesTable(r))
 	}
@@ -216,6 +219,19 @@ func flushTable(r *result.Result) *table {
 	l := f.Latency
 	t.add("Flushes ("+name+")", count(f.Ops), "at "+num(rate, 2)+"/s")
 	t.add("  latency (ms)", "mean "+ms(l.MeanSeconds), "p50 "+ms(l.Percentiles["50"]), "p99 "+ms(l.Percentiles["99"]),
+		"p99.9 "+ms(l.Percentiles["99.9"]), "max "+ms(l.MaxSeconds))
+	return t
+}
+
+// intendedTable is the latency from the intended start of a rate-limited
+// run's I/Os beside the response time above (their service time): what an
+// application issuing at that rate waits, every I/O that came due during a
+// stall included.
+func intendedTable(r *result.Result) *table {
+	l := r.Summary.IntendedLatency
+	ms := func(v float64) string { return num(v*1e3, 3) }
+	t := &table{}
+	t.add("Latency from intended start (ms)", "mean "+ms(l.MeanSeconds), "p50 "+ms(l.Percentiles["50"]), "p99 "+ms(l.Percentiles["99"]),
 		"p99.9 "+ms(l.Percentiles["99.9"]), "max "+ms(l.MaxSeconds))
 	return t
 }

@@ -96,6 +96,28 @@ func TestWriteTextFlushes(t *testing.T) {
 	require.NotContains(t, b.String(), "flushes")
 }
 
+// A rate-limited run shows its latency from the intended start right after
+// the response times (the service time); an unpaced one does not.
+func TestWriteTextIntendedLatency(t *testing.T) {
+	r := readResult()
+	r.Workload.RateIOPS = 20
+	r.Histogram.Intended = result.NewHistogram()
+	for i := int64(1); i <= 1000; i++ {
+		r.Histogram.Intended.Record(i * 1_000_000) // 1 ms .. 1 s
+	}
+	r.Summary.SetFromHistograms(r.Histogram)
+	var b bytes.Buffer
+	require.NoError(t, WriteText(&b, r))
+	out := b.String()
+	require.Regexp(t, `(?m)^Latency from intended start \(ms\) +mean 50\d\.\d{3} +p50 50\d\.\d{3} +p99 99\d\.\d{3} +p99\.9 (99\d\.\d{3}|1,000\.000) +max 1,000\.000$`, out)
+	require.Less(t, strings.Index(out, "Percentiles ("), strings.Index(out, "Latency from intended start"), "beside the service time")
+	require.Less(t, strings.Index(out, "Latency from intended start"), strings.Index(out, "Errors"))
+
+	b.Reset()
+	require.NoError(t, WriteText(&b, readResult()))
+	require.NotContains(t, b.String(), "intended start")
+}
+
 // A run stopped during its ramp-up measured nothing and says so; it does
 // not claim the whole ramp-up ran.
 func TestTimeLineAfterAStopDuringRampUp(t *testing.T) {

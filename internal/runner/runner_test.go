@@ -119,6 +119,25 @@ func TestSummaryIsConsistent(t *testing.T) {
 	require.Greater(t, sum.CPU.ProcessCPUSecondsPerIO, 0.0)
 	require.Greater(t, sum.CPU.HostUtilizationPct, 0.0)
 	require.Equal(t, "4KiB:70,16KiB:30 70% read 50% random", res.Workload.Name)
+	require.Nil(t, res.Histogram.Intended, "unpaced: no latency from an intended start")
+	require.Nil(t, sum.IntendedLatency)
+}
+
+// A rate-limited run carries the latency from the intended start of every
+// measured I/O, reads and writes, beside the service time.
+func TestPacedRunHasIntendedLatency(t *testing.T) {
+	tgt := filepath.Join(t.TempDir(), "t.dat")
+	s := spec(t, "4k", 50, 100, 2, 1200*time.Millisecond)
+	s.RateIOPS = 200
+	res, err := Run(context.Background(), plan(Group{Spec: s, Targets: []string{tgt}}))
+	require.NoError(t, err)
+	require.Positive(t, res.Summary.Ops)
+	require.NotNil(t, res.Histogram.Intended)
+	require.Equal(t, res.Summary.Ops, res.Histogram.Intended.Count(), "one intended latency per measured I/O")
+	require.NotNil(t, res.Summary.IntendedLatency)
+	require.Equal(t, result.LatencyOf(res.Histogram.Intended), *res.Summary.IntendedLatency)
+	require.GreaterOrEqual(t, res.Histogram.Intended.Sum(), res.Histogram.Combined().Sum(),
+		"never shorter than the service time")
 }
 
 func TestMixedGroupsRunTogether(t *testing.T) {

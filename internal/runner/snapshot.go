@@ -15,6 +15,9 @@ type OpCounters struct {
 	Bytes   uint64
 	Errors  [engine.NumErrClasses]uint64
 	Latency result.Histogram
+	// Intended is the latency from the I/Os' intended start (paced runs
+	// only; empty otherwise).
+	Intended result.Histogram
 	// Verified and Unverified count reads --verify checked and could not
 	// check (Errors[engine.ErrVerify] counts the ones that failed).
 	Verified, Unverified uint64
@@ -24,6 +27,7 @@ func (o *OpCounters) reset() {
 	o.Ops, o.Bytes, o.Verified, o.Unverified = 0, 0, 0, 0
 	o.Errors = [engine.NumErrClasses]uint64{}
 	o.Latency.Reset()
+	o.Intended.Reset()
 }
 
 // ErrorTotal sums the error classes.
@@ -120,6 +124,10 @@ func (s *snapshotter) take(now time.Time) result.Interval {
 			add := func(dst *OpCounters, src *engine.OpStats) {
 				src.Latency.SnapshotInto(&s.scratch)
 				dst.Latency.Merge(&s.scratch)
+				if src.Intended != nil {
+					src.Intended.SnapshotInto(&s.scratch)
+					dst.Intended.Merge(&s.scratch)
+				}
 				dst.Bytes += src.Bytes()
 				dst.Verified += src.Verified()
 				dst.Unverified += src.Unverified()
@@ -168,6 +176,17 @@ func (s *snapshotter) take(now time.Time) result.Interval {
 func (s *snapshotter) flushes() bool {
 	for _, w := range s.workers {
 		if w.Flushes() {
+			return true
+		}
+	}
+	return false
+}
+
+// paced says whether any worker of the run runs to a rate limit: only
+// then does the result carry the latency from the intended start.
+func (s *snapshotter) paced() bool {
+	for _, w := range s.workers {
+		if w.Paced() {
 			return true
 		}
 	}

@@ -154,6 +154,10 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	if snap.flushes() {
 		flush = result.NewHistogram()
 	}
+	var intended *result.Histogram
+	if snap.paced() {
+		intended = result.NewHistogram()
+	}
 	classes := map[string]uint64{}
 	for i := range snap.current.Targets {
 		t := &snap.current.Targets[i]
@@ -161,6 +165,10 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 		write.Merge(&t.Write.Latency)
 		if flush != nil {
 			flush.Merge(&t.Sync.Latency)
+		}
+		if intended != nil {
+			intended.Merge(&t.Read.Intended)
+			intended.Merge(&t.Write.Intended)
 		}
 		s.ReadBytes += t.Read.Bytes
 		s.WriteBytes += t.Write.Bytes
@@ -174,7 +182,7 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	if len(classes) > 0 {
 		s.ErrorsByClass = classes
 	}
-	res.Histogram = result.Histograms{Read: read, Write: write, Sync: flush}
+	res.Histogram = result.Histograms{Read: read, Write: write, Sync: flush, Intended: intended}
 	s.SetFromHistograms(res.Histogram)
 	if v := snap.verifier; v != nil {
 		vs := &result.VerifySummary{LostWritesChecked: v.LostWrites()}

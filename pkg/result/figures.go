@@ -114,57 +114,24 @@ func Figures() []Figure {
 		rate("throughput_bytes_per_second", func(s *Summary) float64 { return s.ThroughputBytesPerSecond }),
 		rate("mb_per_second", func(s *Summary) float64 { return s.MBPerSecond }),
 	}
-	// The sync section exists only when the workload flushed: its
-	// figures are "" without it.
-	var noSync Latency
+	// The sync section exists only when the workload flushed: its figures
+	// are "" without it, and its CSV columns came late.
 	syncLatency := func(s *Summary) *Latency {
 		if s.Sync == nil {
-			return &noSync
+			return nil
 		}
 		return &s.Sync.Latency
 	}
-	latencies := []struct {
-		name string
-		get  func(s *Summary) *Latency
-	}{
-		{"latency", func(s *Summary) *Latency { return &s.Latency }},
-		{"read_latency", func(s *Summary) *Latency { return &s.ReadLatency }},
-		{"write_latency", func(s *Summary) *Latency { return &s.WriteLatency }},
-		{"sync.latency", syncLatency},
-	}
-	for _, l := range latencies {
-		get := l.get
-		if l.name == "sync.latency" {
-			out = append(out, Figure{Name: "sync.ops", Merge: MergeHistogram, Column: column("sync.ops"), AtEnd: true, text: func(s *Summary) string {
-				if s.Sync == nil {
-					return ""
-				}
-				return strconv.FormatUint(s.Sync.Ops, 10)
-			}})
+	out = append(out, latencyFigures("latency", func(s *Summary) *Latency { return &s.Latency }, false)...)
+	out = append(out, latencyFigures("read_latency", func(s *Summary) *Latency { return &s.ReadLatency }, false)...)
+	out = append(out, latencyFigures("write_latency", func(s *Summary) *Latency { return &s.WriteLatency }, false)...)
+	out = append(out, Figure{Name: "sync.ops", Merge: MergeHistogram, Column: column("sync.ops"), AtEnd: true, text: func(s *Summary) string {
+		if s.Sync == nil {
+			return ""
 		}
-		lat := func(name string, v func(l *Latency) float64) Figure {
-			f := f64(l.name+"."+name, MergeHistogram, func(s *Summary) float64 { return v(get(s)) })
-			if l.name == "sync.latency" {
-				f.AtEnd = true
-				text := f.text
-				f.text = func(s *Summary) string {
-					if s.Sync == nil {
-						return ""
-					}
-					return text(s)
-				}
-			}
-			return f
-		}
-		out = append(out,
-			lat("mean_seconds", func(l *Latency) float64 { return l.MeanSeconds }),
-			lat("min_seconds", func(l *Latency) float64 { return l.MinSeconds }),
-			lat("max_seconds", func(l *Latency) float64 { return l.MaxSeconds }),
-			lat("stddev_seconds", func(l *Latency) float64 { return l.StddevSeconds }))
-		for _, k := range PercentileKeys {
-			out = append(out, lat("percentiles."+k, func(l *Latency) float64 { return l.Percentiles[k] }))
-		}
-	}
+		return strconv.FormatUint(s.Sync.Ops, 10)
+	}})
+	out = append(out, latencyFigures("sync.latency", syncLatency, true)...)
 	cpu := func(name string, v func(c *CPU) float64) Figure {
 		return f64("cpu."+name, MergeCPU, func(s *Summary) float64 { return v(&s.CPU) })
 	}
@@ -198,5 +165,39 @@ func Figures() []Figure {
 		Figure{Name: "verify", Merge: MergeDropped},
 		Figure{Name: "lines", Merge: MergeLines, Column: "lines", AtEnd: true, text: linesText},
 	)
+	// Rate-limited runs only; the last CSV columns so far.
+	out = append(out, latencyFigures("intended_latency", func(s *Summary) *Latency { return s.IntendedLatency }, true)...)
+	return out
+}
+
+// latencyFigures are the figures of the latency summary get returns under
+// name: mean, min, max, stddev and percentiles, merged from the
+// histograms. An optional one (get returns nil when the run has none) is
+// "" when absent, and its CSV columns came after the layout was fixed.
+func latencyFigures(name string, get func(s *Summary) *Latency, optional bool) []Figure {
+	var none Latency
+	lat := func(field string, v func(l *Latency) float64) Figure {
+		f := Figure{Name: name + "." + field, Merge: MergeHistogram, Column: column(name + "." + field), AtEnd: optional}
+		f.text = func(s *Summary) string {
+			l := get(s)
+			if l == nil {
+				if optional {
+					return ""
+				}
+				l = &none
+			}
+			return Float(v(l))
+		}
+		return f
+	}
+	out := []Figure{
+		lat("mean_seconds", func(l *Latency) float64 { return l.MeanSeconds }),
+		lat("min_seconds", func(l *Latency) float64 { return l.MinSeconds }),
+		lat("max_seconds", func(l *Latency) float64 { return l.MaxSeconds }),
+		lat("stddev_seconds", func(l *Latency) float64 { return l.StddevSeconds }),
+	}
+	for _, k := range PercentileKeys {
+		out = append(out, lat("percentiles."+k, func(l *Latency) float64 { return l.Percentiles[k] }))
+	}
 	return out
 }

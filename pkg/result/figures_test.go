@@ -72,6 +72,12 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 		for _, v := range latencies(400*(i+1), 900_000, 2_000_000, 5+i) {
 			r.Histogram.Sync.Record(v)
 		}
+		// Both ran to a rate limit: their latencies from the intended
+		// start merge too.
+		r.Histogram.Intended = NewHistogram()
+		for _, v := range latencies(700*(i+1), 400_000, 5_000_000, 9+i) {
+			r.Histogram.Intended.Record(v)
+		}
 		r.Summary.SetFromHistograms(r.Histogram)
 	}
 	a.Summary.Verify = &VerifySummary{ReadsVerified: 5}
@@ -90,9 +96,15 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 	flush := NewHistogram()
 	flush.Merge(a.Histogram.Sync)
 	flush.Merge(b.Histogram.Sync)
+	intended := NewHistogram()
+	intended.Merge(a.Histogram.Intended)
+	intended.Merge(b.Histogram.Intended)
+	intendedLatency := LatencyOf(intended)
 	fromHist := Summary{ReadOps: read.Count(), WriteOps: write.Count(), Ops: read.Count() + write.Count(),
 		Latency: LatencyOf(Histograms{Read: read, Write: write}.Combined()), ReadLatency: LatencyOf(read), WriteLatency: LatencyOf(write),
-		Sync: &SyncSummary{Ops: flush.Count(), Latency: LatencyOf(flush)}}
+		Sync: &SyncSummary{Ops: flush.Count(), Latency: LatencyOf(flush)}, IntendedLatency: &intendedLatency}
+	require.NotNil(t, m.Summary.IntendedLatency, "both runs were paced")
+	require.Equal(t, intended.Count(), m.Histogram.Intended.Count())
 	require.Equal(t, uint64(1200), m.Summary.Sync.Ops, "every flush of both runs")
 	cpu := Summary{CPU: DeriveCPU(CPUWork{Ops: m.Summary.Ops, IOPS: a.Summary.IOPS + b.Summary.IOPS,
 		MBPerSecond: a.Summary.MBPerSecond + b.Summary.MBPerSecond, ElapsedSeconds: 5,

@@ -164,6 +164,16 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 			break
 		}
 	}
+	// The latency from the intended start merges only when every run was
+	// rate-limited: percentiles of some runs' I/Os would not describe the
+	// merged ones.
+	out.Histogram.Intended = NewHistogram()
+	for _, r := range rs {
+		if r.Histogram.Intended == nil {
+			out.Histogram.Intended = nil
+			break
+		}
+	}
 	s := &out.Summary
 	var hosts []string
 	var messages, targetsOf []string

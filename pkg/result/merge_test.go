@@ -227,3 +227,33 @@ func TestMergeKeepsACommonStartAt(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, m.StartAt.IsZero(), "no common request, none recorded")
 }
+
+// The latency from the intended start merges exactly when every run was
+// rate-limited, and is left out when one was not: its percentiles would
+// describe only some of the merged I/Os.
+func TestMergeIntendedLatencyOnlyWhenEveryRunHasIt(t *testing.T) {
+	paced := func(host string, seed int) *Result {
+		r := run(host, 4, latencies(500, 100_000, 50_000, seed), nil, 10, 20)
+		r.Histogram.Intended = NewHistogram()
+		for _, v := range latencies(500, 150_000, 3_000_000, seed+1) {
+			r.Histogram.Intended.Record(v)
+		}
+		r.Summary.SetFromHistograms(r.Histogram)
+		require.NotNil(t, r.Summary.IntendedLatency)
+		return r
+	}
+	a, b := paced("h1", 1), paced("h2", 2)
+	m, err := Merge(a, b)
+	require.NoError(t, err)
+	both := NewHistogram()
+	both.Merge(a.Histogram.Intended)
+	both.Merge(b.Histogram.Intended)
+	require.Equal(t, both, m.Histogram.Intended)
+	require.Equal(t, LatencyOf(both), *m.Summary.IntendedLatency)
+	require.Equal(t, m.Summary.Ops, m.Histogram.Intended.Count(), "one intended latency per I/O")
+
+	m, err = Merge(a, run("h3", 4, latencies(500, 100_000, 50_000, 3), nil, 10, 20))
+	require.NoError(t, err)
+	require.Nil(t, m.Histogram.Intended)
+	require.Nil(t, m.Summary.IntendedLatency)
+}

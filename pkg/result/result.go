@@ -145,6 +145,12 @@ type Summary struct {
 	// Lines is each access specification line's figures, for a
 	// specification of more than one line.
 	Lines []LineSummary `json:"lines,omitempty"`
+	// IntendedLatency is the latency of the I/Os (reads and writes) from
+	// their intended start, the rate limit's slot for each, to their
+	// completion: what an application that issues at that rate waits, a
+	// stall included (Latency is the service time, from submission).
+	// Absent when the run was not rate-limited.
+	IntendedLatency *Latency `json:"intended_latency,omitempty"`
 }
 
 // SyncSummary counts the flushes (fsync or fdatasync calls) that completed
@@ -223,6 +229,10 @@ type Histograms struct {
 	// Sync is the flushes' latency (absent when nothing flushed). It is
 	// not an I/O: Combined leaves it out.
 	Sync *Histogram `json:"sync,omitempty"`
+	// Intended is the latency from the intended start of every read and
+	// write (summary.intended_latency); absent when the run was not
+	// rate-limited. It is not a service time: Combined leaves it out.
+	Intended *Histogram `json:"intended,omitempty"`
 }
 
 // Interval is one snapshot period of the measured window.
@@ -334,6 +344,9 @@ func (h Histograms) Add(o Histograms) {
 	if o.Sync != nil && h.Sync != nil {
 		h.Sync.Merge(o.Sync)
 	}
+	if o.Intended != nil && h.Intended != nil {
+		h.Intended.Merge(o.Intended)
+	}
 }
 
 // Covers says whether the histograms hold every op that s counts (a
@@ -361,6 +374,11 @@ func (s *Summary) SetFromHistograms(h Histograms) {
 	s.Sync = nil
 	if h.Sync != nil {
 		s.Sync = &SyncSummary{Ops: h.Sync.Count(), Latency: LatencyOf(h.Sync)}
+	}
+	s.IntendedLatency = nil
+	if h.Intended != nil {
+		l := LatencyOf(h.Intended)
+		s.IntendedLatency = &l
 	}
 }
 

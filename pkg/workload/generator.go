@@ -81,6 +81,10 @@ type Op struct {
 	// from an I/O's issue to its completion (engine.Verifier); the
 	// generator leaves them alone.
 	VerifyMark, VerifyStamp uint64
+	// Due is the I/O's intended start under a rate limit (the pacer's
+	// slot for it, on the engine's monotonic clock; 0: unpaced), set by
+	// the engine; the generator leaves it alone.
+	Due int64
 }
 
 // genLine is one line as the generator runs it.

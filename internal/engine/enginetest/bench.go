@@ -38,18 +38,32 @@ const defaultBenchDev = "/dev/zram0"
 //	hot-allocs/op  heap allocations per I/O counted from the 1000th to the
 //	               last I/O, so set-up and tear-down are left out
 func Benchmark(b *testing.B, f Factory, qd int) {
+	benchReads(b, f, workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1})
+}
+
+// BenchmarkPaced is Benchmark under a rate limit no device reaches
+// (workload.MaxRateIOPS): the lanes are always behind schedule, so they
+// never sleep and every I/O goes through the pacer and records its latency
+// from the intended start. Set beside Benchmark's, it is what pacing costs
+// per I/O.
+func BenchmarkPaced(b *testing.B, f Factory, qd int) {
+	benchReads(b, f, workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1, RateIOPS: workload.MaxRateIOPS})
+}
+
+// benchReads runs spec's reads on Benchmark's file and device.
+func benchReads(b *testing.B, f Factory, spec workload.Spec) {
 	if err := f().Available(); err != nil {
 		b.Skipf("engine %s: %v", f().Name(), err)
 	}
 	b.Run("file", func(b *testing.B) {
-		benchRead(b, f, tempFile(b, b.TempDir(), fileSize), fileSize, qd)
+		benchIO(b, f, tempFile(b, b.TempDir(), fileSize), fileSize, spec, 0)
 	})
 	b.Run("dev", func(b *testing.B) {
 		dev := os.Getenv("IOPROBE_BENCH_DEV")
 		if dev == "" {
 			dev = defaultBenchDev
 		}
-		benchRead(b, f, dev, devSize(b, dev), qd)
+		benchIO(b, f, dev, devSize(b, dev), spec, 0)
 	})
 }
 
@@ -65,10 +79,6 @@ func devSize(b *testing.B, dev string) int64 {
 		b.Skipf("%s has no size (for zram: echo 2G > /sys/block/zram0/disksize)", dev)
 	}
 	return min(sectors*512, 1<<30)
-}
-
-func benchRead(b *testing.B, f Factory, path string, size int64, qd int) {
-	benchIO(b, f, path, size, workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1}, 0)
 }
 
 // BenchmarkWrites measures one engine writing a 64 MiB file in the temp

@@ -33,6 +33,7 @@ type traced struct {
 	res    int64
 	line   int   // the access specification line of the I/O
 	at     int64 // engine.Nanotime when the engine reported it
+	due    int64 // the op's intended start (0: unpaced)
 }
 
 // issued is one I/O as the engine handed it to the kernel.
@@ -125,7 +126,7 @@ func (h *harness) issue(s *engine.Lane, op *workload.Op) {
 func (h *harness) record(s *engine.Lane, op *workload.Op, res int64) {
 	at := engine.Nanotime()
 	h.mu.Lock()
-	h.trace = append(h.trace, traced{worker: s.Worker, target: s.Target, write: op.Write, random: op.Random, off: op.Offset, len: op.Len, res: res, line: op.Line, at: at})
+	h.trace = append(h.trace, traced{worker: s.Worker, target: s.Target, write: op.Write, random: op.Random, off: op.Offset, len: op.Len, res: res, line: op.Line, at: at, due: op.Due})
 	if k := (laneKey{s.Worker, s.Target}); h.inFlight[k] > 0 {
 		h.inFlight[k]--
 	} else {

@@ -140,12 +140,16 @@ func testMix(t *testing.T, f Factory, path string) {
 	h := &harness{t: t, eng: f(), limit: 100_000,
 		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 70, RandomPct: 30, QueueDepth: 4, Workers: 1},
 		targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 32 * mib}}}}
-	h.run()
+	ws := h.run()
 	n := len(h.trace)
 	require.GreaterOrEqual(t, n, h.limit)
+	for _, l := range ws[0].Lanes() {
+		require.Nil(t, l.Read.Intended, "unpaced: no latency from an intended start")
+	}
 	reads, random := 0, 0
 	for _, tr := range h.trace {
 		require.Equal(t, tr.len, tr.res, describe(tr))
+		require.Zero(t, tr.due, "unpaced: no intended start")
 		if !tr.write {
 			reads++
 		}
@@ -337,13 +341,30 @@ func testRate(t *testing.T, f Factory, path string) {
 	began := time.Now()
 	timer := time.AfterFunc(window, h.ctl.Stop)
 	defer timer.Stop()
-	h.run()
+	ws := h.run()
 	elapsed := time.Since(began).Seconds()
 	n := float64(len(h.trace))
 	// Never faster than the limit (one I/O per lane may start at once):
 	// an invariant. How close to it a loaded machine comes is not.
 	require.LessOrEqual(t, n, rate*elapsed+4, "rate limit exceeded")
 	require.Positive(t, n, "the rate-limited run did nothing")
+	// Every paced I/O has an intended start, and its latency from it is
+	// recorded beside its service time: as many, and never shorter (an
+	// I/O is never submitted before its slot).
+	for _, tr := range h.trace {
+		require.Positive(t, tr.due, "a paced I/O has an intended start")
+	}
+	var recorded uint64
+	for _, w := range ws {
+		for _, l := range w.Lanes() {
+			require.NotNil(t, l.Read.Intended)
+			require.Equal(t, l.Read.Latency.Count(), l.Read.Intended.Count(), "one intended latency per I/O")
+			require.GreaterOrEqual(t, l.Read.Intended.Sum(), l.Read.Latency.Sum(), "from the intended start is never shorter than the service time")
+			require.GreaterOrEqual(t, l.Read.Intended.Min(), l.Read.Latency.Min())
+			recorded += l.Read.Intended.Count()
+		}
+	}
+	require.Equal(t, uint64(len(h.trace)), recorded, "every completed I/O")
 }
 
 func isBlock(t *testing.T, path string) bool {

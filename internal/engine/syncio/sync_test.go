@@ -30,3 +30,13 @@ func BenchmarkRandRead4kQD32(b *testing.B) {
 func BenchmarkWriteQD16(b *testing.B) {
 	enginetest.BenchmarkWrites(b, func() engine.Engine { return syncio.New() }, 16)
 }
+
+// One op is one I/O under a rate no device reaches; see
+// enginetest.BenchmarkPaced.
+func BenchmarkRandRead4kQD1Paced(b *testing.B) {
+	enginetest.BenchmarkPaced(b, func() engine.Engine { return syncio.New() }, 1)
+}
+
+func BenchmarkRandRead4kQD16Paced(b *testing.B) {
+	enginetest.BenchmarkPaced(b, func() engine.Engine { return syncio.New() }, 16)
+}

@@ -238,6 +238,7 @@ func (l *loop) fill() int64 {
 		l.free = l.free[:len(l.free)-1]
 		s := &l.slots[i]
 		s.tgt.gen.Next(&s.op)
+		s.op.Due = l.pacer.Due()
 		if s.op.DelayNs > 0 {
 			l.held, l.holdUntil = int(i), now+s.op.DelayNs
 			continue

@@ -21,3 +21,13 @@ func BenchmarkRandRead4kQD32(b *testing.B) { enginetest.Benchmark(b, factory, 32
 
 // One op is one write; see enginetest.BenchmarkWrites.
 func BenchmarkWriteQD16(b *testing.B) { enginetest.BenchmarkWrites(b, factory, 16) }
+
+// One op is one I/O under a rate no device reaches; see
+// enginetest.BenchmarkPaced.
+func BenchmarkRandRead4kQD1Paced(b *testing.B) {
+	enginetest.BenchmarkPaced(b, factory, 1)
+}
+
+func BenchmarkRandRead4kQD16Paced(b *testing.B) {
+	enginetest.BenchmarkPaced(b, factory, 16)
+}
