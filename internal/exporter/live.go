@@ -32,9 +32,12 @@ type liveSeries struct {
 type liveStore struct {
 	mu     sync.Mutex
 	series map[liveKey]*liveSeries
+	flush  map[flushKey]*liveSeries // flush.go
 }
 
-func newLiveStore() *liveStore { return &liveStore{series: map[liveKey]*liveSeries{}} }
+func newLiveStore() *liveStore {
+	return &liveStore{series: map[liveKey]*liveSeries{}, flush: map[flushKey]*liveSeries{}}
+}
 
 // get returns the series for k, creating it (callers hold mu).
 func (s *liveStore) get(k liveKey) *liveSeries {
@@ -64,6 +67,9 @@ type liveObserver struct {
 	hasOp  [2]bool // read, write: the series a run creates up front
 	opName [2]string
 	paced  bool // the run is rate-limited: it feeds the intended series
+	// flushes: the run flushes (see flushing); prevFlush is per target path.
+	flushes   bool
+	prevFlush map[string]*opState
 }
 
 // observer returns a runner.Observer for one run of job. It creates the
@@ -130,6 +136,7 @@ func (o *liveObserver) Observe(snap *runner.Snapshot) {
 			}
 			o.add(o.store.get(liveKey{name, o.job, o.opName[op]}), cur, &prev[op])
 		}
+		o.observeFlushes(name, ts)
 	}
 }
 
@@ -176,6 +183,7 @@ var liveLabels = []string{"target", jobLabel, "op"}
 type liveCollector struct {
 	store                                   *liveStore
 	ops, bytes, errs, lat, intended, verify *prometheus.Desc
+	flush                                   flushDescs
 }
 
 func newLiveCollector(store *liveStore) *liveCollector {
@@ -193,11 +201,12 @@ func newLiveCollector(store *liveStore) *liveCollector {
 			"Latency of I/O operations from their intended start (the rate limit's slot for each) to completion, since the daemon started: rate-limited jobs only, a stall counts every I/O that came due during it (native and classic buckets).", liveLabels, nil),
 		verify: prometheus.NewDesc("ioprobe_io_verify_failures_total",
 			"Reads whose data failed verification (verify: true: a sector overwritten, corrupted, torn or misdirected), since the daemon started.", []string{"target", jobLabel}, nil),
+		flush: newFlushDescs(),
 	}
 }
 
 func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.errs, c.lat, c.intended, c.verify} {
+	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.errs, c.lat, c.intended, c.verify, c.flush.ops, c.flush.lat} {
 		ch <- d
 	}
 }
@@ -236,5 +245,6 @@ func (c *liveCollector) Update(ch chan<- prometheus.Metric) error {
 			ch <- prometheus.MustNewConstMetric(c.verify, prometheus.CounterValue, float64(s.errors[engine.ErrVerify]), k.target, k.job)
 		}
 	}
+	c.flush.update(c.store, ch)
 	return nil
 }
