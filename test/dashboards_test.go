@@ -271,6 +271,7 @@ func TestDashboardsAgainstPrometheus(t *testing.T) {
 		eventually(t, prom, `count(ioprobe_run_operations_per_second{ioprobe_job="peak-iops"}) == 13`, 30*time.Second)
 		eventually(t, prom, `target:ioprobe_io_latency_seconds:quantile_rate1m{ioprobe_job="canary",quantile="0.99"}`, 30*time.Second)
 		eventually(t, prom, `target:ioprobe_io_flush_latency_seconds:quantile_rate1m{ioprobe_job="canary-write",quantile="0.99"}`, 30*time.Second)
+		eventually(t, prom, `target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{ioprobe_job="canary"}`, 30*time.Second)
 		eventually(t, prom, `instance:ioprobe_process_cpu_seconds_per_io_operations:ratio_rate1m`, 10*time.Second)
 	}
 	eventually(t, native, `ioprobe_io_latency_seconds_bucket{ioprobe_job="canary"}`, 10*time.Second)
