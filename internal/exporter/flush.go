@@ -22,11 +22,14 @@ type flushKey struct{ target, job string }
 // flushSeriesOf returns the flush series for k, creating it (callers hold
 // the store's mu). A flush series is a liveSeries whose bytes and errors
 // stay zero: a failed flush counts as a write error.
-func (s *liveStore) flushSeriesOf(k flushKey) *liveSeries {
-	ls := s.flush[k]
+func (s *liveStore) flushSeriesOf(k flushKey) *liveSeries { return seriesIn(s.flush, k) }
+
+// seriesIn returns m's series for k, creating it.
+func seriesIn[K comparable](m map[K]*liveSeries, k K) *liveSeries {
+	ls := m[k]
 	if ls == nil {
 		ls = &liveSeries{}
-		s.flush[k] = ls
+		m[k] = ls
 	}
 	return ls
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/runner"
@@ -67,22 +68,28 @@ func TestFlushSeriesAccumulateAcrossRuns(t *testing.T) {
 # TYPE ioprobe_io_flush_operations_total counter
 ioprobe_io_flush_operations_total{ioprobe_job="canary-write",target="data"} 4
 `), "ioprobe_io_flush_operations_total"))
+	mf := family(t, reg, "ioprobe_io_flush_latency_seconds")
+	require.Len(t, mf.Metric, 1)
+	dh := mf.Metric[0].GetHistogram()
+	require.EqualValues(t, 4, dh.GetSampleCount())
+	require.InDelta(t, 0.010, dh.GetSampleSum(), 1e-12)
+	require.NotEmpty(t, dh.GetPositiveSpan(), "native buckets")
+	require.NotEmpty(t, dh.GetBucket(), "classic buckets")
+}
+
+// family is the gathered metric family name of reg; the test fails
+// without it.
+func family(t *testing.T, reg *prometheus.Registry, name string) *dto.MetricFamily {
+	t.Helper()
 	mfs, err := reg.Gather()
 	require.NoError(t, err)
-	found := false
 	for _, mf := range mfs {
-		if mf.GetName() != "ioprobe_io_flush_latency_seconds" {
-			continue
+		if mf.GetName() == name {
+			return mf
 		}
-		require.Len(t, mf.Metric, 1)
-		dh := mf.Metric[0].GetHistogram()
-		require.EqualValues(t, 4, dh.GetSampleCount())
-		require.InDelta(t, 0.010, dh.GetSampleSum(), 1e-12)
-		require.NotEmpty(t, dh.GetPositiveSpan(), "native buckets")
-		require.NotEmpty(t, dh.GetBucket(), "classic buckets")
-		found = true
 	}
-	require.True(t, found, "ioprobe_io_flush_latency_seconds is exported")
+	require.Failf(t, "not exported", "%s", name)
+	return nil
 }
 
 // A finished run's flush latency is a summary beside its I/O latency, only
@@ -101,24 +108,15 @@ func TestRunFlushSummary(t *testing.T) {
 	store.set(shapeOf("data", "reads", "random-read", []workload.Spec{spec}), &lastRun{success: true, res: &result.Result{}})
 	reg := prometheus.NewRegistry()
 	require.NoError(t, reg.Register(&scrapeCollector{collectors: map[string]subCollector{"runs": newRunCollector(store)}, logger: testLogger(t)}))
-	mfs, err := reg.Gather()
-	require.NoError(t, err)
-	found := false
-	for _, mf := range mfs {
-		if mf.GetName() != "ioprobe_run_flush_latency_seconds" {
-			continue
-		}
-		found = true
-		require.Len(t, mf.Metric, 1, "only the run that flushed")
-		sm := mf.Metric[0].GetSummary()
-		require.EqualValues(t, 4, sm.GetSampleCount())
-		require.InDelta(t, 0.010, sm.GetSampleSum(), 1e-9)
-		q := map[float64]float64{}
-		for _, x := range sm.GetQuantile() {
-			q[x.GetQuantile()] = x.GetValue()
-		}
-		require.InDelta(t, res.Summary.Sync.Latency.Percentiles["99"], q[0.99], 1e-12)
-		require.Len(t, q, len(result.PercentileKeys))
+	mf := family(t, reg, "ioprobe_run_flush_latency_seconds")
+	require.Len(t, mf.Metric, 1, "only the run that flushed")
+	sm := mf.Metric[0].GetSummary()
+	require.EqualValues(t, 4, sm.GetSampleCount())
+	require.InDelta(t, 0.010, sm.GetSampleSum(), 1e-9)
+	q := map[float64]float64{}
+	for _, x := range sm.GetQuantile() {
+		q[x.GetQuantile()] = x.GetValue()
 	}
-	require.True(t, found, "ioprobe_run_flush_latency_seconds is exported")
+	require.InDelta(t, res.Summary.Sync.Latency.Percentiles["99"], q[0.99], 1e-12)
+	require.Len(t, q, len(result.PercentileKeys))
 }

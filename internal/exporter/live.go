@@ -40,14 +40,7 @@ func newLiveStore() *liveStore {
 }
 
 // get returns the series for k, creating it (callers hold mu).
-func (s *liveStore) get(k liveKey) *liveSeries {
-	ls := s.series[k]
-	if ls == nil {
-		ls = &liveSeries{}
-		s.series[k] = ls
-	}
-	return ls
-}
+func (s *liveStore) get(k liveKey) *liveSeries { return seriesIn(s.series, k) }
 
 // opState is what an observer last saw of one op of one target.
 type opState struct {
