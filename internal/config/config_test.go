@@ -345,6 +345,7 @@ jobs:
 	require.Equal(t, 1, s.Fdatasync)
 	require.Equal(t, 0, s.ReadPct)
 	require.Equal(t, 1, s.QueueDepth)
+	require.Equal(t, workload.EngineSync, s.Engine)
 	require.Equal(t, Continuous, cfg.Jobs["canary-write"].Mode)
 	require.Equal(t, 256*workload.KiB, cfg.Jobs["small"].Points[0].Specs[0].RegionBytes)
 }
