@@ -49,6 +49,28 @@
             },
           },
           {
+            alert: "IoprobeFlushLatencyHigh",
+            expr: "target:ioprobe_io_flush_latency_seconds:quantile_rate1m{%(ioprobeSelector)s, quantile=\"0.99\"} > %(flushLatencyThresholdSeconds)s\nand on (job, instance, target, ioprobe_job) ioprobe_canary_paused{%(ioprobeSelector)s} == 0\n" % $._config,
+            'for': "10m",
+            labels: {"severity": "warning"},
+            annotations: {
+              summary: "A write canary's p99 flush latency is high.",
+              description: "Write canary {{ $labels.ioprobe_job }} p99 flush latency {{ $value | humanizeDuration }} on {{ $labels.instance }} target {{ $labels.target }}",
+              runbook_url: $._config.runbookURL + "#ioprobeflushlatencyhigh",
+            },
+          },
+          {
+            alert: "IoprobeCanaryLatencySLO",
+            expr: "(\n    target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{%(ioprobeSelector)s} > 14.4 * (1 - %(canarySLOObjective)s)\n  and\n    target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate5m{%(ioprobeSelector)s} > 14.4 * (1 - %(canarySLOObjective)s)\n  or\n    target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate6h{%(ioprobeSelector)s} > 6 * (1 - %(canarySLOObjective)s)\n  and\n    target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate30m{%(ioprobeSelector)s} > 6 * (1 - %(canarySLOObjective)s)\n)\nand on (job, instance, target, ioprobe_job) ioprobe_canary_paused{%(ioprobeSelector)s} == 0\n" % $._config,
+            'for': "2m",
+            labels: {"severity": "critical"},
+            annotations: {
+              summary: "A canary burns its latency SLO's error budget.",
+              description: "{{ $value | humanizePercentage }} of the I/Os of canary {{ $labels.ioprobe_job }} on {{ $labels.instance }} target {{ $labels.target }} completed later than the SLO allows after their intended start",
+              runbook_url: $._config.runbookURL + "#ioprobecanarylatencyslo",
+            },
+          },
+          {
             alert: "IoprobeCanaryStalled",
             expr: "sum without (op) (rate(ioprobe_io_operations_total{%(ioprobeSelector)s}[10m])) == 0\nand on (job, instance, target, ioprobe_job) ioprobe_canary_paused{%(ioprobeSelector)s} == 0\n" % $._config,
             'for': "10m",

@@ -5,5 +5,8 @@
     ioprobeSelector: "job=\"ioprobe\"",
     hostLabels: "instance",
     runbookURL: "https://github.com/ioprobe/ioprobe/blob/main/docs/runbooks.md",
+    flushLatencyThresholdSeconds: "0.01",
+    canarySLOLatencySeconds: "0.05",
+    canarySLOObjective: "0.99",
   },
 }

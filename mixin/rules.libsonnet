@@ -30,6 +30,32 @@
             expr: "(\n    histogram_sum(sum without (op) (rate(ioprobe_io_latency_seconds{%(ioprobeSelector)s}[1m])))\n  / histogram_count(sum without (op) (rate(ioprobe_io_latency_seconds{%(ioprobeSelector)s}[1m])))\n  or\n    sum without (op) (rate(ioprobe_io_latency_seconds_sum{%(ioprobeSelector)s}[1m]))\n  / sum without (op) (rate(ioprobe_io_latency_seconds_count{%(ioprobeSelector)s}[1m]))\n) >= 0\n" % $._config,
           },
           {
+            record: "target:ioprobe_io_flush_latency_seconds:quantile_rate1m",
+            expr: "(\n    histogram_quantile(0.5, rate(ioprobe_io_flush_latency_seconds{%(ioprobeSelector)s}[1m]))\n  or\n    histogram_quantile(0.5, rate(ioprobe_io_flush_latency_seconds_bucket{%(ioprobeSelector)s}[1m]))\n) >= 0\n" % $._config,
+            labels: {"quantile": "0.5"},
+          },
+          {
+            record: "target:ioprobe_io_flush_latency_seconds:quantile_rate1m",
+            expr: "(\n    histogram_quantile(0.99, rate(ioprobe_io_flush_latency_seconds{%(ioprobeSelector)s}[1m]))\n  or\n    histogram_quantile(0.99, rate(ioprobe_io_flush_latency_seconds_bucket{%(ioprobeSelector)s}[1m]))\n) >= 0\n" % $._config,
+            labels: {"quantile": "0.99"},
+          },
+          {
+            record: "target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate5m",
+            expr: "(\n    1 - histogram_fraction(0, %(canarySLOLatencySeconds)s, sum without (op) (rate(ioprobe_io_intended_latency_seconds{%(ioprobeSelector)s}[5m])))\n  or\n    1 - sum without (op, le) (rate(ioprobe_io_intended_latency_seconds_bucket{%(ioprobeSelector)s, le=\"%(canarySLOLatencySeconds)s\"}[5m]))\n      / sum without (op) (rate(ioprobe_io_intended_latency_seconds_count{%(ioprobeSelector)s}[5m]))\n) >= 0\n" % $._config,
+          },
+          {
+            record: "target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate30m",
+            expr: "(\n    1 - histogram_fraction(0, %(canarySLOLatencySeconds)s, sum without (op) (rate(ioprobe_io_intended_latency_seconds{%(ioprobeSelector)s}[30m])))\n  or\n    1 - sum without (op, le) (rate(ioprobe_io_intended_latency_seconds_bucket{%(ioprobeSelector)s, le=\"%(canarySLOLatencySeconds)s\"}[30m]))\n      / sum without (op) (rate(ioprobe_io_intended_latency_seconds_count{%(ioprobeSelector)s}[30m]))\n) >= 0\n" % $._config,
+          },
+          {
+            record: "target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h",
+            expr: "(\n    1 - histogram_fraction(0, %(canarySLOLatencySeconds)s, sum without (op) (rate(ioprobe_io_intended_latency_seconds{%(ioprobeSelector)s}[1h])))\n  or\n    1 - sum without (op, le) (rate(ioprobe_io_intended_latency_seconds_bucket{%(ioprobeSelector)s, le=\"%(canarySLOLatencySeconds)s\"}[1h]))\n      / sum without (op) (rate(ioprobe_io_intended_latency_seconds_count{%(ioprobeSelector)s}[1h]))\n) >= 0\n" % $._config,
+          },
+          {
+            record: "target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate6h",
+            expr: "(\n    1 - histogram_fraction(0, %(canarySLOLatencySeconds)s, sum without (op) (rate(ioprobe_io_intended_latency_seconds{%(ioprobeSelector)s}[6h])))\n  or\n    1 - sum without (op, le) (rate(ioprobe_io_intended_latency_seconds_bucket{%(ioprobeSelector)s, le=\"%(canarySLOLatencySeconds)s\"}[6h]))\n      / sum without (op) (rate(ioprobe_io_intended_latency_seconds_count{%(ioprobeSelector)s}[6h]))\n) >= 0\n" % $._config,
+          },
+          {
             record: "instance:ioprobe_host_cpu_seconds:busy_rate1m",
             expr: "sum without (mode) (rate(ioprobe_host_cpu_seconds_total{%(ioprobeSelector)s, mode!~\"idle|iowait\"}[1m]))" % $._config,
           },

@@ -5,7 +5,8 @@
 #
 #   make bench-fsync                       # or: scripts/bench-fsync.sh
 #   ROUNDS=7 DURATION=20s DIR=/var/tmp scripts/bench-fsync.sh
-#   ENGINE=uring scripts/bench-fsync.sh    # ioprobe's io_uring fsync
+#   ENGINE=uring scripts/bench-fsync.sh    # ioprobe's io_uring fsync against fio's io_uring
+#   ENGINE=uring FIO_ENGINE=psync scripts/bench-fsync.sh   # ... against fio's pwrite + fdatasync
 #
 # The file (SIZE, default 64MiB) is created in a new directory under DIR
 # (default /tmp: the storage measured is the filesystem under DIR) and
@@ -19,6 +20,7 @@ DURATION=${DURATION:-10s}
 DIR=${DIR:-/tmp}
 SIZE=${SIZE:-64MiB}
 ENGINE=${ENGINE:-sync}
+FIO_ENGINE=${FIO_ENGINE:-}
 GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 FIO=${FIO:-$(command -v fio || true)}
 [ -n "$FIO" ] || { echo "bench-fsync: fio is not installed (apt-get install fio)" >&2; exit 1; }
@@ -28,6 +30,6 @@ CGO_ENABLED=0 "$GO" build -o bin/benchfsync ./scripts/benchfsync
 OUT=out/bench-fsync
 mkdir -p "$OUT"
 report="$OUT/$(date -u +%Y%m%dT%H%M%SZ).md"
-bin/benchfsync -ioprobe bin/ioprobe -fio "$FIO" -dir "$DIR" -size "$SIZE" -engine "$ENGINE" \
+bin/benchfsync -ioprobe bin/ioprobe -fio "$FIO" -dir "$DIR" -size "$SIZE" -engine "$ENGINE" -fio-engine "$FIO_ENGINE" \
 	-rounds "$ROUNDS" -duration "$DURATION" | tee "$report"
 echo "bench-fsync: report in $report" >&2

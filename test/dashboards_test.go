@@ -33,6 +33,12 @@ jobs:
     rate_iops: 100
     continuous: true
     duration: 5s
+  canary-write:
+    target: data
+    profile: canary-write
+    rate_iops: 50
+    continuous: true
+    duration: 5s
   characterize:
     target: data
     suite: characterize
@@ -56,7 +62,7 @@ jobs:
 // classicOnly matches the queries that read the classic buckets of the
 // latency histogram, which a Prometheus 2.x ingesting native histograms
 // does not keep (Prometheus 3 with the shipped config keeps both).
-var classicOnly = regexp.MustCompile(`ioprobe_io_latency_seconds_(bucket|sum|count)\b`)
+var classicOnly = regexp.MustCompile(`ioprobe_io_(flush_)?latency_seconds_(bucket|sum|count)\b`)
 
 // dashboardRun is what a Grafana would have when it draws a dashboard:
 // Prometheus servers, a time range, the macros, the chosen variables.
@@ -264,6 +270,8 @@ func TestDashboardsAgainstPrometheus(t *testing.T) {
 		// over targets are the request-size ones again.
 		eventually(t, prom, `count(ioprobe_run_operations_per_second{ioprobe_job="peak-iops"}) == 13`, 30*time.Second)
 		eventually(t, prom, `target:ioprobe_io_latency_seconds:quantile_rate1m{ioprobe_job="canary",quantile="0.99"}`, 30*time.Second)
+		eventually(t, prom, `target:ioprobe_io_flush_latency_seconds:quantile_rate1m{ioprobe_job="canary-write",quantile="0.99"}`, 30*time.Second)
+		eventually(t, prom, `target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{ioprobe_job="canary"}`, 30*time.Second)
 		eventually(t, prom, `instance:ioprobe_process_cpu_seconds_per_io_operations:ratio_rate1m`, 10*time.Second)
 	}
 	eventually(t, native, `ioprobe_io_latency_seconds_bucket{ioprobe_job="canary"}`, 10*time.Second)

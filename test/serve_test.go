@@ -36,6 +36,13 @@ jobs:
     rate_iops: 100
     continuous: true
     duration: 10s
+  # The write canary, faster than shipped so that its series fill quickly.
+  canary-write:
+    target: data
+    profile: canary-write
+    rate_iops: 50
+    continuous: true
+    duration: 2s
   scheduled:
     target: data
     profile: random-read
@@ -78,7 +85,7 @@ func TestServeWithPrometheus(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfgPath, []byte(strings.ReplaceAll(serveConfig, "DIR", dir)), 0o644))
 	o := ioprobe(t, dir, "serve", "--config.check", cfgPath)
 	require.Equal(t, 0, o.code, o.stderr)
-	require.Contains(t, o.stdout, "ok: 1 target(s), 4 job(s)")
+	require.Contains(t, o.stdout, "ok: 1 target(s), 5 job(s)")
 
 	d := startDaemon(t, "--config", cfgPath, "--web.enable-admin-api")
 	ioprobeURL := "http://" + d.addr
@@ -115,6 +122,15 @@ func TestServeWithPrometheus(t *testing.T) {
 		eventually(t, prom2, `histogram_count(rate(ioprobe_io_latency_seconds[1m])) > 0`, 10*time.Second)
 		require.Empty(t, query(t, prom2, `ioprobe_io_latency_seconds_bucket`), "%s keeps the native form only", older.name)
 	}
+
+	// The write canary's flushes: a counter, a native histogram with
+	// classic buckets beside it, and each finished run's summary.
+	eventually(t, native, `rate(ioprobe_io_flush_operations_total{ioprobe_job="canary-write",target="data"}[1m]) > 0`, 20*time.Second)
+	s = eventually(t, native, `ioprobe_io_flush_latency_seconds{ioprobe_job="canary-write"}`, 10*time.Second)
+	require.NotEmpty(t, s[0].Histogram, "a native histogram sample: %+v", s[0])
+	eventually(t, native, `histogram_quantile(0.99, sum by (le) (rate(ioprobe_io_flush_latency_seconds_bucket{ioprobe_job="canary-write"}[1m]))) > 0`, 10*time.Second)
+	eventually(t, native, `ioprobe_run_flush_latency_seconds{ioprobe_job="canary-write",quantile="0.99",read_pct="0",queue_depth="1"} > 0`, 20*time.Second)
+	require.Empty(t, query(t, native, `ioprobe_io_flush_operations_total{ioprobe_job="canary"}`), "a job that does not flush has no flush series")
 
 	// Last-run gauges of the scheduled job (it first runs at start).
 	eventually(t, native, `ioprobe_run_operations_per_second{ioprobe_job="scheduled",target="data",workload="random-read",block_size_bytes="4096",read_pct="100",random_pct="100",queue_depth="2",workers="1"} > 0`, 20*time.Second)

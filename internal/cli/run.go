@@ -179,7 +179,10 @@ func (o *runOptions) spec() (workload.Spec, error) {
 	if changed("rate-iops") {
 		s.RateIOPS = o.rateIOPS
 	}
-	s.Duration, s.Ramp, s.Engine, s.Seed, s.Verify = o.duration, o.ramp, o.engine, o.seed, o.verify
+	s.Duration, s.Ramp, s.Seed, s.Verify = o.duration, o.ramp, o.seed, o.verify
+	if changed("engine") || o.profile == "" || s.Engine == workload.EngineAuto {
+		s.Engine = o.engine // a profile may name its engine (canary-write: sync)
+	}
 	if changed("fsync") {
 		s.Fsync = o.fsync
 	}

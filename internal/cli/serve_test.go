@@ -41,7 +41,7 @@ func TestServeConfigCheck(t *testing.T) {
 	require.Equal(t, ExitBadInput, execute(context.Background(), g, []string{"serve", "--config.check", bad}))
 	require.Empty(t, out.String())
 	require.Equal(t, "ioprobe: "+bad+`:2: targets.d.path: must be an absolute path (got "p.dat")`+"\n"+
-		"ioprobe: "+bad+`:4: modules.m.profile: unknown profile "nope" (known: all-in-one, canary, cpu-cost, exchange-db, file-server, log, oltp, random-read, random-write, sequential-read, sequential-write, video-on-demand)`+"\n", errb.String())
+		"ioprobe: "+bad+`:4: modules.m.profile: unknown profile "nope" (known: all-in-one, canary, canary-write, cpu-cost, exchange-db, file-server, log, oltp, random-read, random-write, sequential-read, sequential-write, video-on-demand)`+"\n", errb.String())
 
 	// Valid, but it cannot work on this machine: every problem, exit 2,
 	// nothing created.

@@ -68,7 +68,7 @@ func (c *Config) CheckRuns(check RunCheck) []Unstartable {
 		}
 		for _, name := range byLine(c, c.Modules, "modules.") {
 			s := c.Modules[name].Spec
-			s.RegionBytes = tgt.Size
+			s.RegionBytes = s.RegionWithin(tgt.Size)
 			if err := check(tgt, []workload.Spec{s}); err != nil {
 				u := fail(err)
 				u.Modules = append(u.Modules, name)

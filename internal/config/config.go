@@ -88,7 +88,7 @@ type Point struct {
 	Pattern string
 	// Size is the reports' row: the data size in bytes (0 when none).
 	Size  int64
-	Specs []workload.Spec // defaults applied, validated, RegionBytes = the target's Size
+	Specs []workload.Spec // defaults applied, validated, RegionBytes = the target's Size (or the profile's, if smaller)
 }
 
 // Label is what the point's runs are called in metrics: the reports'

@@ -56,7 +56,7 @@ testdata/bad/several-problems.yaml:8: jobs.b.target: unknown target "nowhere" (k
 	"suite-with-workload":    `:7: jobs.nightly.queue_depth: cannot be combined with suite (a suite defines its own workloads)`,
 	"unknown-key":            `:7: jobs.oltp: unknown key "evry" (did you mean "every"?)`,
 	"unknown-key-no-match":   `:4: targets.data: unknown key "colour" (known: allow_destructive, path, size)`,
-	"unknown-profile":        `:6: jobs.oltp.profile: unknown profile "oltpp" (known: all-in-one, canary, cpu-cost, exchange-db, file-server, log, oltp, random-read, random-write, sequential-read, sequential-write, video-on-demand)`,
+	"unknown-profile":        `:6: jobs.oltp.profile: unknown profile "oltpp" (known: all-in-one, canary, canary-write, cpu-cost, exchange-db, file-server, log, oltp, random-read, random-write, sequential-read, sequential-write, video-on-demand)`,
 	"unknown-section":        `:3: unknown key "job" (did you mean "jobs"?)`,
 	"unknown-target":         `:6: jobs.oltp.target: unknown target "dta" (known: data, logs)`,
 	"uppercase-name":         `:2: targets.Data: bad name: use lowercase letters, digits, '-' and '_', starting with a letter or digit`,
@@ -323,4 +323,29 @@ func TestAPIRunLimits(t *testing.T) {
 	require.Empty(t, cfg.Jobs)
 	require.Equal(t, APIRuns{MaxDuration: 30 * time.Minute, MaxRamp: time.Minute, MaxQueueDepth: 64, MaxWorkers: 8,
 		MaxStartDelay: 2 * time.Minute, AllowWrites: false, Keep: 10}, cfg.API.Runs)
+}
+
+// The write canary keeps its small region on a large target (it rewrites
+// the same blocks), runs continuously on its profile's rate, and flushes
+// after each write; on a target smaller than its region it uses the target.
+func TestCanaryWriteJob(t *testing.T) {
+	doc := `
+targets:
+  data: {path: /srv/p.dat, size: 1GiB}
+  tiny: {path: /srv/t.dat, size: 256KiB}
+jobs:
+  canary-write: {target: data, profile: canary-write, continuous: true}
+  small: {target: tiny, profile: canary-write, continuous: true}
+`
+	cfg, err := Parse("canary.yaml", []byte(doc), Options{})
+	require.NoError(t, err)
+	s := cfg.Jobs["canary-write"].Points[0].Specs[0]
+	require.Equal(t, workload.CanaryWriteRegion, s.RegionBytes)
+	require.Equal(t, workload.CanaryWriteIOPS, s.RateIOPS)
+	require.Equal(t, 1, s.Fdatasync)
+	require.Equal(t, 0, s.ReadPct)
+	require.Equal(t, 1, s.QueueDepth)
+	require.Equal(t, workload.EngineSync, s.Engine)
+	require.Equal(t, Continuous, cfg.Jobs["canary-write"].Mode)
+	require.Equal(t, 256*workload.KiB, cfg.Jobs["small"].Points[0].Specs[0].RegionBytes)
 }

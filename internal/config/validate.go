@@ -420,7 +420,7 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 		if r.Profile != nil {
 			j.Profile = s.Name
 		}
-		s.Duration, s.Ramp, s.RegionBytes = duration, ramp, size
+		s.Duration, s.Ramp, s.RegionBytes = duration, ramp, s.RegionWithin(size)
 		if err := s.Validate(); err != nil {
 			fieldProblem(ps, path, err, j.Target, "duration")
 			return nil

@@ -2,6 +2,7 @@ package dashboards
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/common"
@@ -64,6 +65,7 @@ func overview() (board, error) {
 			latencyHeatmap("Latency heatmap", "Completion latency distribution over time, from the native histogram.",
 				series("A", fmt.Sprintf("sum(%s)", rate("ioprobe_io_latency_seconds")), "")),
 		}},
+		{title: "Read, write and flush latency", panels: opLatencyPanels()},
 		{title: "Errors", panels: []cog.Builder[dashboard.Panel]{
 			lines("I/O errors by class", "Failed I/Os per second by the engine's error class (ramp-up included).", "ops",
 				series("A", fmt.Sprintf("sum by (%s, error) (%s)", liveBy, rate("ioprobe_io_errors_total")),
@@ -88,6 +90,19 @@ func overview() (board, error) {
 				series("A", fmt.Sprintf(`target:ioprobe_io_latency_seconds:quantile_rate1m{%s, quantile=~"0.5|0.99"} %s`, canarySel, isCanary),
 					"q{{quantile}} {{instance}} {{target}} {{ioprobe_job}}")),
 			pausedTimeline(fmt.Sprintf("ioprobe_canary_paused{%s}", canarySel)),
+			lines("Write canary flush latency", "p50 and p99 flush (fdatasync) latency of the continuous jobs that flush "+
+				"(profile canary-write) over one minute, from the recording rule. IoprobeFlushLatencyHigh fires when "+
+				"the p99 stays over 10 ms (etcd's guidance for its WAL) for 10 minutes.", "s",
+				series("A", fmt.Sprintf(`target:ioprobe_io_flush_latency_seconds:quantile_rate1m{%s, quantile=~"0.5|0.99"} %s`, canarySel, isCanary),
+					"q{{quantile}} {{instance}} {{target}} {{ioprobe_job}}")),
+			lines("Canary SLO: I/Os late from their intended start", "Share of each canary's I/Os that completed more than "+
+				"50 ms after their intended start (their slot under the rate limit: a stall counts every I/O it delayed), "+
+				"over 5 minutes and 1 hour, from the recording rules. The SLO is 99% on time (1% budget); "+
+				"IoprobeCanaryLatencySLO fires when both windows of a pair burn the budget too fast.", "percentunit",
+				series("A", fmt.Sprintf(`target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate5m{%s} %s`, canarySel, isCanary),
+					"5m {{instance}} {{target}} {{ioprobe_job}}"),
+				series("B", fmt.Sprintf(`target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{%s} %s`, canarySel, isCanary),
+					"1h {{instance}} {{target}} {{ioprobe_job}}")),
 		}},
 		{title: "Jobs", panels: []cog.Builder[dashboard.Panel]{
 			matrixTable("Runs by outcome in the time range", "Whole runs of each job that ended in the time range, by status.", "none", 0,
@@ -108,6 +123,7 @@ func overview() (board, error) {
 			latencyHeatmap("Latency heatmap (classic buckets)", "Latency distribution over time from the classic le buckets.",
 				series("A", fmt.Sprintf("sum by (le) (%s)", rate("ioprobe_io_latency_seconds_bucket")), "{{le}}").
 					Format(prometheus.PromQueryFormatHeatmap)),
+			classicOpLatency(),
 		}},
 	}
 
@@ -129,6 +145,42 @@ func overview() (board, error) {
 		},
 		rows: rows,
 	}, nil
+}
+
+// opMetrics are the latency histograms drawn side by side: reads, writes
+// and flushes (fsync, fdatasync: jobs that flush, the write canary).
+var opMetrics = []struct{ title, metric, sel string }{
+	{"Read", "ioprobe_io_latency_seconds", `, op="read"`},
+	{"Write", "ioprobe_io_latency_seconds", `, op="write"`},
+	{"Flush", "ioprobe_io_flush_latency_seconds", ""},
+}
+
+// opLatencyPanels are p50 and p99 of reads, writes and flushes from the
+// native histograms, a panel each: a slow flush beside fast reads is a
+// write cache that cannot keep up, slow everything is the device.
+func opLatencyPanels() []cog.Builder[dashboard.Panel] {
+	var out []cog.Builder[dashboard.Panel]
+	for _, m := range opMetrics {
+		h := fmt.Sprintf("sum by (%s) (rate(%s{%s%s}[$__rate_interval]))", liveBy, m.metric, liveSel, m.sel)
+		var qs []*prometheus.DataqueryBuilder
+		for i, q := range []struct{ q, name string }{quantiles[0], quantiles[2]} {
+			qs = append(qs, series(string(rune('A'+i)), fmt.Sprintf("histogram_quantile(%s, %s)", q.q, h),
+				q.name+" {{instance}} {{target}} {{ioprobe_job}}"))
+		}
+		out = append(out, lines(m.title+" latency", m.title+" latency p50 and p99 from the native histogram ("+m.metric+
+			"); the row \"Classic buckets\" has the p99 from le buckets.", "s", qs...).Span(8))
+	}
+	return out
+}
+
+// classicOpLatency is opLatencyPanels' p99 from classic buckets.
+func classicOpLatency() cog.Builder[dashboard.Panel] {
+	var qs []*prometheus.DataqueryBuilder
+	for i, m := range opMetrics {
+		qs = append(qs, series(string(rune('A'+i)), fmt.Sprintf("histogram_quantile(0.99, sum by (%s, le) (rate(%s_bucket{%s%s}[$__rate_interval])))",
+			liveBy, m.metric, liveSel, m.sel), strings.ToLower(m.title)+" p99 {{instance}} {{target}} {{ioprobe_job}}"))
+	}
+	return lines("Read, write and flush p99 (classic buckets)", "The p99 of reads, writes and flushes from the classic le buckets.", "s", qs...).Span(24)
 }
 
 // instantSeries is an instant query that keeps one frame per series (stat panels).

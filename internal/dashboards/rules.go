@@ -37,6 +37,15 @@ var config = [][2]string{
 	// Where docs/runbooks.md is published; an alert's runbook_url is this
 	// plus "#" and the alert's name in lower case.
 	{"runbookURL", "https://github.com/ioprobe/ioprobe/blob/main/docs/runbooks.md"},
+	// IoprobeFlushLatencyHigh: the write canary's p99 flush (fdatasync)
+	// latency above this many seconds; etcd's guidance for its WAL is 10 ms.
+	{"flushLatencyThresholdSeconds", "0.01"},
+	// IoprobeCanaryLatencySLO: the share of a canary's I/Os that complete
+	// within canarySLOLatencySeconds of their intended start. The latency
+	// must be one of the classic bucket bounds (0.00005 … 10: see
+	// docs/metrics.md) for Prometheus servers without native histograms.
+	{"canarySLOLatencySeconds", "0.05"},
+	{"canarySLOObjective", "0.99"},
 }
 
 // ruleFileHeader is the comment at the top of rules.yml.
@@ -82,6 +91,36 @@ func latencyQuantile(q string) rule {
 	}
 }
 
+// flushQuantile is the recording rule of one flush latency quantile (a
+// flush has no op label).
+func flushQuantile(q string) rule {
+	return rule{
+		record: "target:ioprobe_io_flush_latency_seconds:quantile_rate1m",
+		labels: [][2]string{{"quantile", q}},
+		expr: `(
+    histogram_quantile(` + q + `, rate(ioprobe_io_flush_latency_seconds{%(ioprobeSelector)s}[1m]))
+  or
+    histogram_quantile(` + q + `, rate(ioprobe_io_flush_latency_seconds_bucket{%(ioprobeSelector)s}[1m]))
+) >= 0
+`,
+	}
+}
+
+// sloMissRatio is the recording rule of the share of I/Os that completed
+// later than canarySLOLatencySeconds after their intended start, over w.
+func sloMissRatio(w string) rule {
+	return rule{
+		record: "target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate" + w,
+		expr: `(
+    1 - histogram_fraction(0, %(canarySLOLatencySeconds)s, sum without (op) (rate(ioprobe_io_intended_latency_seconds{%(ioprobeSelector)s}[` + w + `])))
+  or
+    1 - sum without (op, le) (rate(ioprobe_io_intended_latency_seconds_bucket{%(ioprobeSelector)s, le="%(canarySLOLatencySeconds)s"}[` + w + `]))
+      / sum without (op) (rate(ioprobe_io_intended_latency_seconds_count{%(ioprobeSelector)s}[` + w + `]))
+) >= 0
+`,
+	}
+}
+
 // recordingRules are rules.yml.
 var recordingRules = []ruleGroup{
 	{name: "ioprobe-live", rules: []rule{
@@ -105,6 +144,18 @@ of a minute without I/O.`),
 ) >= 0
 `,
 		},
+		withComment(flushQuantile("0.5"), `Flush (fsync, fdatasync) latency quantiles over one minute, native
+or classic: the write canary's (profile canary-write) and any job's
+that flushes.`),
+		flushQuantile("0.99"),
+		withComment(sloMissRatio("5m"), `The share of I/Os that completed more than canarySLOLatencySeconds
+after their intended start (rate-limited runs only: latency from the
+moment each I/O was due, so a stall counts every I/O it delayed), over
+the windows of the SLO's burn-rate alert. ">= 0" drops the NaN of a
+window without I/O.`),
+		sloMissRatio("30m"),
+		sloMissRatio("1h"),
+		sloMissRatio("6h"),
 		{
 			comment: `Host CPU busy in cores (total - idle - iowait, all CPUs); x100 is the
 reports' summed CPU %.`,
@@ -221,6 +272,39 @@ and on (job, instance, target, ioprobe_job) ioprobe_canary_paused{%(ioprobeSelec
 `,
 			summary:     "A canary's p99 latency is high.",
 			description: "Canary {{ $labels.ioprobe_job }} p99 latency {{ $value | humanizeDuration }} on {{ $labels.instance }} target {{ $labels.target }}",
+		},
+		{
+			comment: `The write canary (a continuous job that flushes: profile
+canary-write) while it runs: its p99 flush latency over one minute
+stayed above flushLatencyThresholdSeconds (etcd's WAL guidance:
+10 ms) for 10 minutes.`,
+			alert: "IoprobeFlushLatencyHigh", forDur: "10m", labels: warning,
+			expr: `target:ioprobe_io_flush_latency_seconds:quantile_rate1m{%(ioprobeSelector)s, quantile="0.99"} > %(flushLatencyThresholdSeconds)s
+and on (job, instance, target, ioprobe_job) ioprobe_canary_paused{%(ioprobeSelector)s} == 0
+`,
+			summary:     "A write canary's p99 flush latency is high.",
+			description: "Write canary {{ $labels.ioprobe_job }} p99 flush latency {{ $value | humanizeDuration }} on {{ $labels.instance }} target {{ $labels.target }}",
+		},
+		{
+			comment: `A canary's latency SLO: canarySLOObjective of its I/Os complete
+within canarySLOLatencySeconds of their intended start. Burning the
+error budget 14.4 times too fast over 1h and 5m (2% of a 30-day
+budget in an hour), or 6 times over 6h and 30m (5% in 6 hours): the
+multiwindow burn-rate alerts of Google's SRE workbook.`,
+			alert: "IoprobeCanaryLatencySLO", forDur: "2m", labels: critical,
+			expr: `(
+    target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{%(ioprobeSelector)s} > 14.4 * (1 - %(canarySLOObjective)s)
+  and
+    target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate5m{%(ioprobeSelector)s} > 14.4 * (1 - %(canarySLOObjective)s)
+  or
+    target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate6h{%(ioprobeSelector)s} > 6 * (1 - %(canarySLOObjective)s)
+  and
+    target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate30m{%(ioprobeSelector)s} > 6 * (1 - %(canarySLOObjective)s)
+)
+and on (job, instance, target, ioprobe_job) ioprobe_canary_paused{%(ioprobeSelector)s} == 0
+`,
+			summary:     "A canary burns its latency SLO's error budget.",
+			description: "{{ $value | humanizePercentage }} of the I/Os of canary {{ $labels.ioprobe_job }} on {{ $labels.instance }} target {{ $labels.target }} completed later than the SLO allows after their intended start",
 		},
 		{
 			comment: `A continuous job did no I/O for 10 minutes without being paused

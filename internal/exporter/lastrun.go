@@ -99,7 +99,7 @@ func (s *runStore) forget(keep func(job string) bool) {
 type runCollector struct {
 	store                                                            *runStore
 	iops, tput, mean, pct, busy, procIO, hostIO, cycles, ok, ts, dur *prometheus.Desc
-	readIOPS, writeIOPS, util, intended                              *prometheus.Desc
+	readIOPS, writeIOPS, util, intended, flushPct                    *prometheus.Desc
 }
 
 func newRunCollector(store *runStore) *runCollector {
@@ -115,6 +115,7 @@ func newRunCollector(store *runStore) *runCollector {
 		mean:      d("ioprobe_run_latency_mean_seconds", "Mean I/O completion latency of the last completed run."),
 		pct:       d("ioprobe_run_latency_seconds", "I/O completion latency of the last completed run: a summary of its quantiles (0.5 … 0.9999), sum and count of I/Os."),
 		intended:  d("ioprobe_run_intended_latency_seconds", "Latency of the last completed run's I/Os from their intended start (the rate limit's slot for each) to completion: a summary like ioprobe_run_latency_seconds, for rate-limited runs only."),
+		flushPct:  d("ioprobe_run_flush_latency_seconds", "Flush (fsync or fdatasync) latency of the last completed run, for runs that flushed: a summary of its quantiles (0.5 … 0.9999), sum and count of flushes."),
 		busy:      d("ioprobe_run_host_cpu_busy_cores", "Host CPU busy (all CPUs, /proc/stat total - idle - iowait) during the last completed run, in cores; x100 is the reports' summed CPU %."),
 		util:      d("ioprobe_run_host_cpu_utilization_ratio", "Host CPU busy during the last completed run as a share of all online CPUs (0..1)."),
 		procIO:    d("ioprobe_run_process_cpu_seconds_per_io", "ioprobe's own CPU time (user + system) per I/O in the last completed run."),
@@ -127,7 +128,7 @@ func newRunCollector(store *runStore) *runCollector {
 }
 
 func (c *runCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.iops, c.readIOPS, c.writeIOPS, c.tput, c.mean, c.pct, c.intended, c.busy, c.util, c.procIO, c.hostIO, c.cycles, c.ok, c.ts, c.dur} {
+	for _, d := range []*prometheus.Desc{c.iops, c.readIOPS, c.writeIOPS, c.tput, c.mean, c.pct, c.intended, c.flushPct, c.busy, c.util, c.procIO, c.hostIO, c.cycles, c.ok, c.ts, c.dur} {
 		ch <- d
 	}
 }
@@ -168,6 +169,9 @@ func (c *runCollector) Update(ch chan<- prometheus.Metric) error {
 		ch <- latencySummary(c.pct, s, lv...)
 		if s.IntendedLatency != nil {
 			ch <- latencySummaryOf(c.intended, s.IntendedLatency, s.Ops, lv...)
+		}
+		if m := flushSummary(c.flushPct, s, lv...); m != nil {
+			ch <- m
 		}
 		g(c.busy, s.CPU.HostBusyCores)
 		if n := lr.res.Host.LogicalCPUs; n > 0 {

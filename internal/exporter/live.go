@@ -32,19 +32,15 @@ type liveSeries struct {
 type liveStore struct {
 	mu     sync.Mutex
 	series map[liveKey]*liveSeries
+	flush  map[flushKey]*liveSeries // flush.go
 }
 
-func newLiveStore() *liveStore { return &liveStore{series: map[liveKey]*liveSeries{}} }
+func newLiveStore() *liveStore {
+	return &liveStore{series: map[liveKey]*liveSeries{}, flush: map[flushKey]*liveSeries{}}
+}
 
 // get returns the series for k, creating it (callers hold mu).
-func (s *liveStore) get(k liveKey) *liveSeries {
-	ls := s.series[k]
-	if ls == nil {
-		ls = &liveSeries{}
-		s.series[k] = ls
-	}
-	return ls
-}
+func (s *liveStore) get(k liveKey) *liveSeries { return seriesIn(s.series, k) }
 
 // opState is what an observer last saw of one op of one target.
 type opState struct {
@@ -64,6 +60,9 @@ type liveObserver struct {
 	hasOp  [2]bool // read, write: the series a run creates up front
 	opName [2]string
 	paced  bool // the run is rate-limited: it feeds the intended series
+	// flushes: the run flushes (see flushing); prevFlush is per target path.
+	flushes   bool
+	prevFlush map[string]*opState
 }
 
 // observer returns a runner.Observer for one run of job. It creates the
@@ -130,6 +129,7 @@ func (o *liveObserver) Observe(snap *runner.Snapshot) {
 			}
 			o.add(o.store.get(liveKey{name, o.job, o.opName[op]}), cur, &prev[op])
 		}
+		o.observeFlushes(name, ts)
 	}
 }
 
@@ -176,6 +176,7 @@ var liveLabels = []string{"target", jobLabel, "op"}
 type liveCollector struct {
 	store                                   *liveStore
 	ops, bytes, errs, lat, intended, verify *prometheus.Desc
+	flush                                   flushDescs
 }
 
 func newLiveCollector(store *liveStore) *liveCollector {
@@ -193,11 +194,12 @@ func newLiveCollector(store *liveStore) *liveCollector {
 			"Latency of I/O operations from their intended start (the rate limit's slot for each) to completion, since the daemon started: rate-limited jobs only, a stall counts every I/O that came due during it (native and classic buckets).", liveLabels, nil),
 		verify: prometheus.NewDesc("ioprobe_io_verify_failures_total",
 			"Reads whose data failed verification (verify: true: a sector overwritten, corrupted, torn or misdirected), since the daemon started.", []string{"target", jobLabel}, nil),
+		flush: newFlushDescs(),
 	}
 }
 
 func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.errs, c.lat, c.intended, c.verify} {
+	for _, d := range []*prometheus.Desc{c.ops, c.bytes, c.errs, c.lat, c.intended, c.verify, c.flush.ops, c.flush.lat} {
 		ch <- d
 	}
 }
@@ -236,5 +238,6 @@ func (c *liveCollector) Update(ch chan<- prometheus.Metric) error {
 			ch <- prometheus.MustNewConstMetric(c.verify, prometheus.CounterValue, float64(s.errors[engine.ErrVerify]), k.target, k.job)
 		}
 	}
+	c.flush.update(c.store, ch)
 	return nil
 }

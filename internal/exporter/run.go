@@ -96,7 +96,7 @@ func (d *Daemon) settings(t *config.Target, maxErrors uint64) suiterun.Settings 
 func targetUnit(t *config.Target, name string, specs []workload.Spec) suiterun.Unit {
 	u := suiterun.Unit{Point: workload.SuitePoint{Name: name}, Targets: []string{t.Path}}
 	for _, s := range specs {
-		s.RegionBytes = t.Size
+		s.RegionBytes = s.RegionWithin(t.Size)
 		u.Point.Specs = append(u.Point.Specs, s)
 	}
 	return u
@@ -114,7 +114,11 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 		reads = reads || readPct > 0
 		writes = writes || s.WritesData()
 	}
-	p.Observers = append([]runner.Observer{d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes).pacedBy(pt.Specs)}, obs...)
+	live := d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes).pacedBy(pt.Specs)
+	if specsFlush(pt.Specs) {
+		live.flushing()
+	}
+	p.Observers = append([]runner.Observer{live}, obs...)
 
 	res, err := runner.Run(ctx, p)
 	now := time.Now()

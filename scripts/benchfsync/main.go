@@ -3,13 +3,17 @@
 // their 99th-percentile fdatasync latency. scripts/bench-fsync.sh builds and
 // runs it.
 //
-//	benchfsync -ioprobe BIN [-fio fio] [-dir /tmp] [-rounds 5] [-duration 10s] [-size 64MiB] [-engine sync] [-bs 4k]
+//	benchfsync -ioprobe BIN [-fio fio] [-dir /tmp] [-rounds 5] [-duration 10s] [-size 64MiB] [-engine sync] [-fio-engine E] [-bs 4k]
 //
 // The file is created and filled by ioprobe in a new directory under -dir
 // (removed at the end); fio then writes the same file. Each round runs both
 // tools once, in turn (the order flips every round, so neither always comes
 // second): ioprobe run --fdatasync 1 --qd 1 --read-pct 0 --random-pct 0 and
-// fio --rw=write --fdatasync=1 --ioengine=psync --direct=1. Around each run
+// fio --rw=write --fdatasync=1 --ioengine=E --direct=1, where E is the
+// engine that does what ioprobe's does (psync for sync: pwrite then
+// fdatasync; io_uring for uring: IORING_OP_WRITE then IORING_OP_FSYNC,
+// each flush submitted alone once the writes before it completed), unless
+// -fio-engine says otherwise. Around each run
 // it reads the kernel's flush count of the file's device
 // (/sys/class/block/DEV/stat field 16), to show how many flushes each
 // fdatasync cost. The report (Markdown) goes to standard output.
@@ -35,6 +39,7 @@ import (
 
 type options struct {
 	ioprobe, fio, dir, size, engine, bs string
+	fioEngine                           string
 	rounds                              int
 	duration                            time.Duration
 }
@@ -55,6 +60,7 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "/tmp", "directory (on the storage to measure) for the test file")
 	flag.StringVar(&o.size, "size", "64MiB", "size of the test file")
 	flag.StringVar(&o.engine, "engine", "sync", "ioprobe's engine (sync is fio's psync; uring)")
+	flag.StringVar(&o.fioEngine, "fio-engine", "", "fio's ioengine (default: the one like ioprobe's engine: psync for sync, io_uring for uring)")
 	flag.StringVar(&o.bs, "bs", "4k", "transfer size")
 	flag.IntVar(&o.rounds, "rounds", 5, "rounds (each runs both tools once)")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "run time of each run")
@@ -68,6 +74,12 @@ func main() {
 func run(o options) error {
 	if o.rounds < 1 {
 		return errors.New("-rounds must be at least 1")
+	}
+	if o.fioEngine == "" {
+		o.fioEngine = map[string]string{workload.EngineSync: "psync", workload.EngineURing: "io_uring"}[o.engine]
+		if o.fioEngine == "" {
+			return fmt.Errorf("-engine %q: give -fio-engine too", o.engine)
+		}
 	}
 	size, err := workload.ParseSize(o.size)
 	if err != nil {
@@ -170,7 +182,7 @@ type fioJSON struct {
 
 func fioSample(o options, file string, size, bs int64) (sample, error) {
 	out, err := output(o.fio, "--name=fdatasync", "--filename="+file, "--size="+strconv.FormatInt(size, 10),
-		"--bs="+strconv.FormatInt(bs, 10), "--rw=write", "--fdatasync=1", "--ioengine=psync", "--direct=1",
+		"--bs="+strconv.FormatInt(bs, 10), "--rw=write", "--fdatasync=1", "--ioengine="+o.fioEngine, "--direct=1",
 		"--time_based", "--runtime="+strconv.FormatFloat(o.duration.Seconds(), 'f', -1, 64), "--output-format=json")
 	if err != nil {
 		return sample{}, err
@@ -229,8 +241,8 @@ func median(v []float64) float64 {
 
 func report(o options, file, dev string, samples []sample) {
 	fmt.Printf("# fdatasync latency: ioprobe and fio side by side\n\n")
-	fmt.Printf("%s on %s, %s sequential writes, one fdatasync after each, QD 1, ioprobe engine %s; %d rounds of %s, interleaved.\n\n",
-		file, dev, o.bs, o.engine, o.rounds, o.duration)
+	fmt.Printf("%s on %s, %s sequential writes, one fdatasync after each, QD 1, ioprobe engine %s, fio ioengine %s; %d rounds of %s, interleaved.\n\n",
+		file, dev, o.bs, o.engine, o.fioEngine, o.rounds, o.duration)
 	fmt.Printf("| round | tool | fdatasyncs | mean (ms) | p99 (ms) | kernel flushes | flushes per fdatasync |\n")
 	fmt.Printf("|---|---|---:|---:|---:|---:|---:|\n")
 	p99 := map[string][]float64{}
