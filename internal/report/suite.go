@@ -136,22 +136,25 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 	}
 	kv.add("Points", pointsLine(s))
 	if f := s.Fleet; f != nil {
-		line := fmt.Sprintf("target %q on %d %s (%s), each point merged over its hosts", f.Target, len(f.Hosts), plural(len(f.Hosts), "host", "hosts"), strings.Join(f.Hosts, ", "))
+		line := fmt.Sprintf("target %q on %d %s: every point holds its hosts' runs merged into one result (counts and histograms exactly, rates summed over the hosts' overlapping windows)",
+			f.Target, len(f.Hosts), plural(len(f.Hosts), "host", "hosts"))
 		if f.Partial {
 			line += "; PARTIAL: " + strings.Join(f.FailedHosts, ", ") + " did not complete"
 		}
 		kv.add("Fleet", line)
-	}
-	var hosts []string
-	for _, r := range rs {
-		if !slices.Contains(hosts, r.Host.Hostname) {
-			hosts = append(hosts, r.Host.Hostname)
-		}
-	}
-	if len(hosts) == 1 {
-		kv.add("Host", hostLine(rs[0].Host))
+		kv.add("Hosts", strings.Join(fleetHostNames(f, rs), ", "))
 	} else {
-		kv.add("Hosts", strings.Join(hosts, ", ")+" (not merged: shown side by side)")
+		var hosts []string
+		for _, r := range rs {
+			if !slices.Contains(hosts, r.Host.Hostname) {
+				hosts = append(hosts, r.Host.Hostname)
+			}
+		}
+		if len(hosts) == 1 {
+			kv.add("Host", hostLine(rs[0].Host))
+		} else {
+			kv.add("Hosts", strings.Join(hosts, ", ")+" (not merged: shown side by side)")
+		}
 	}
 	kv.add("Engine", distinct(rs, func(r *result.Result) string { return engineLine(r.Workload) }))
 	kv.add("Time", distinct(rs, func(r *result.Result) string {
@@ -183,7 +186,7 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 		}
 	}
 	kv.addTable("Targets", targets)
-	if m := mergedLine(rs); m != "" {
+	if m := mergedLine(rs); m != "" && s.Fleet == nil {
 		kv.add("Merged", m)
 	}
 	if rep := repeatLine(rs); rep != "" {
@@ -282,4 +285,36 @@ func writeFootnotes(ew *errWriter, rs []*result.Result) {
 	if len(notes) > 0 {
 		ew.printf("\n%s\n", strings.Join(notes, "\n"))
 	}
+}
+
+// fleetHostNames names a fleet suite's hosts once each, in the order of
+// --hosts: by hostname, with the address where hosts share one (one
+// machine's network namespaces), by address where none answered.
+func fleetHostNames(f *result.FleetSuite, rs []*result.Result) []string {
+	name := map[string]string{}
+	for _, r := range rs {
+		for _, h := range r.Hosts {
+			if name[h.Address] == "" && h.Identity.Hostname != "" {
+				name[h.Address] = h.Identity.Hostname
+			}
+		}
+	}
+	shared := map[string]int{}
+	for _, a := range f.Hosts {
+		if n := name[a]; n != "" {
+			shared[n]++
+		}
+	}
+	out := make([]string, 0, len(f.Hosts))
+	for _, a := range f.Hosts {
+		switch n := name[a]; {
+		case n == "":
+			out = append(out, a)
+		case shared[n] > 1:
+			out = append(out, n+" at "+a)
+		default:
+			out = append(out, n)
+		}
+	}
+	return out
 }
