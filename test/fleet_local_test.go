@@ -1,6 +1,7 @@
 package test
 
 import (
+	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -14,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -408,4 +410,73 @@ func TestFleetLocalPostRefusedStopsTheOthers(t *testing.T) {
 			require.Contains(t, m, `ioprobe_run_active{ioprobe_job="api",target="data"} 0`, h.addr)
 		}
 	}
+}
+
+// TestFleetLocalSuiteHostKilledBetweenPoints: a daemon killed (by its pid)
+// once the first point of a fleet suite is complete — the controller has
+// announced the second — leaves the first point kept with both hosts, the
+// document naming the host and the point where it failed, exit 1.
+func TestFleetLocalSuiteHostKilledBetweenPoints(t *testing.T) {
+	hosts := startLocalFleet(t, 2)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "suite.json")
+	victim := hosts[1]
+	cmd := exec.Command(binary, "fleet", "suite", "custom", "--hosts", localFleetAddrs(hosts), "--target", "data", "--size", "4MiB",
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync", "--cycle", "qd=1,2", "--host-timeout", "2s",
+		"--output", "json", "--out", out)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var lines []string
+	points := 0
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.HasPrefix(sc.Text(), "ioprobe: fleet: point ") {
+			if points++; points == 2 { // the first point is collected
+				require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))
+			}
+		}
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, strings.Join(lines, "\n"))
+	require.Equal(t, 1, ee.ExitCode(), strings.Join(lines, "\n"))
+	require.Equal(t, 2, points, "two points announced, the victim killed at the second:\n%s", strings.Join(lines, "\n"))
+	require.Contains(t, strings.Join(lines, "\n"), victim.addr)
+
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var s result.Suite
+	decodeStrict(t, data, &s)
+	require.True(t, s.Fleet.Partial)
+	require.Equal(t, []string{victim.addr}, s.Fleet.FailedHosts)
+	require.Len(t, s.Fleet.Failures, 1)
+	fail := s.Fleet.Failures[0]
+	require.Equal(t, victim.addr, fail.Address)
+	require.Equal(t, result.HostUnreachable, fail.State)
+	require.NotEmpty(t, fail.Error)
+
+	// The first point is kept, measured on both hosts; the failure is at
+	// the second (whether the victim died before or after accepting it).
+	require.NotEmpty(t, s.Results)
+	first := s.Results[0]
+	require.Len(t, first.Hosts, 2)
+	for _, h := range first.Hosts {
+		require.Equal(t, result.HostDone, h.State)
+	}
+	require.NotEqual(t, first.Point.Name, fail.Point)
+	for _, r := range s.Results[1:] {
+		require.Equal(t, fail.Point, r.Point.Name, "only the point where the victim died follows, merged from the other host")
+		require.Equal(t, 1, r.Merged.Runs)
+	}
+
+	text := ioprobe(t, dir, "report", out)
+	require.Equal(t, 0, text.code, text.stderr)
+	require.Regexp(t, `(?m)^Failed +`+regexp.QuoteMeta(victim.addr)+` unreachable at point `+regexp.QuoteMeta(fail.Point)+`: `, text.stdout)
+	require.Regexp(t, `(?m)^Fleet +target "data" on 2 hosts: every point holds its hosts' runs merged into one result`, text.stdout)
+	require.NotContains(t, text.stdout, "not merged")
+	// Both daemons are this machine: one hostname, told apart by address.
+	require.Regexp(t, `(?m)^Hosts +\S+ at `+regexp.QuoteMeta(hosts[0].addr)+`, \S+ at `+regexp.QuoteMeta(victim.addr)+`$`, text.stdout)
 }

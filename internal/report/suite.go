@@ -142,7 +142,20 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 			line += "; PARTIAL: " + strings.Join(f.FailedHosts, ", ") + " did not complete"
 		}
 		kv.add("Fleet", line)
-		kv.add("Hosts", strings.Join(fleetHostNames(f, rs), ", "))
+		for _, x := range f.Failures {
+			at := x.Point
+			if x.Hosts > 0 {
+				at += fmt.Sprintf(" on %d %s", x.Hosts, plural(x.Hosts, "host", "hosts"))
+			}
+			msg := fmt.Sprintf("%s %s at point %s", x.Address, x.State, at)
+			if x.Error != "" {
+				msg += ": " + x.Error
+			}
+			kv.add("Failed", msg+"; the suite stopped there, the points before it are kept")
+		}
+	}
+	if fleetPoints(rs) {
+		kv.add("Hosts", strings.Join(fleetHostNames(rs), ", "))
 	} else {
 		var hosts []string
 		for _, r := range rs {
@@ -186,7 +199,7 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 		}
 	}
 	kv.addTable("Targets", targets)
-	if m := mergedLine(rs); m != "" && s.Fleet == nil {
+	if m := mergedLine(rs); m != "" && !fleetPoints(rs) {
 		kv.add("Merged", m)
 	}
 	if rep := repeatLine(rs); rep != "" {
@@ -287,26 +300,41 @@ func writeFootnotes(ew *errWriter, rs []*result.Result) {
 	}
 }
 
-// fleetHostNames names a fleet suite's hosts once each, in the order of
-// --hosts: by hostname, with the address where hosts share one (one
+// fleetPoints says that every result is a fleet point (merged over the
+// hosts it carries).
+func fleetPoints(rs []*result.Result) bool {
+	for _, r := range rs {
+		if len(r.Hosts) == 0 {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// fleetHostNames names the hosts of fleet points once each, in the order
+// of --hosts: by hostname, with the address where hosts share one (one
 // machine's network namespaces), by address where none answered.
-func fleetHostNames(f *result.FleetSuite, rs []*result.Result) []string {
+func fleetHostNames(rs []*result.Result) []string {
+	var addrs []string
 	name := map[string]string{}
 	for _, r := range rs {
 		for _, h := range r.Hosts {
+			if !slices.Contains(addrs, h.Address) {
+				addrs = append(addrs, h.Address)
+			}
 			if name[h.Address] == "" && h.Identity.Hostname != "" {
 				name[h.Address] = h.Identity.Hostname
 			}
 		}
 	}
 	shared := map[string]int{}
-	for _, a := range f.Hosts {
+	for _, a := range addrs {
 		if n := name[a]; n != "" {
 			shared[n]++
 		}
 	}
-	out := make([]string, 0, len(f.Hosts))
-	for _, a := range f.Hosts {
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
 		switch n := name[a]; {
 		case n == "":
 			out = append(out, a)
