@@ -2,6 +2,7 @@ package test
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
@@ -265,6 +267,7 @@ func TestFleetLocalHostKilledMidRun(t *testing.T) {
 	require.True(t, f.Partial)
 	require.Equal(t, []string{victim.addr}, f.FailedHosts)
 	require.Contains(t, b.errb.String(), victim.addr)
+	require.NotContains(t, b.errb.String(), "\r", "no progress line when stderr is not a terminal")
 	var ops uint64
 	for i, h := range f.Hosts {
 		if i == 1 {
@@ -479,4 +482,75 @@ func TestFleetLocalSuiteHostKilledBetweenPoints(t *testing.T) {
 	require.NotContains(t, text.stdout, "not merged")
 	// Both daemons are this machine: one hostname, told apart by address.
 	require.Regexp(t, `(?m)^Hosts +\S+ at `+regexp.QuoteMeta(hosts[0].addr)+`, \S+ at `+regexp.QuoteMeta(victim.addr)+`$`, text.stdout)
+}
+
+// openPTY opens a pseudo-terminal: its controller side (read by the test)
+// and the terminal a child's stderr is given.
+func openPTY(t *testing.T) (ctrl, term *os.File) {
+	t.Helper()
+	ctrl, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	t.Cleanup(func() { ctrl.Close() })
+	require.NoError(t, unix.IoctlSetPointerInt(int(ctrl.Fd()), unix.TIOCSPTLCK, 0))
+	n, err := unix.IoctlGetUint32(int(ctrl.Fd()), unix.TIOCGPTN)
+	require.NoError(t, err)
+	term, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	require.NoError(t, err)
+	return ctrl, term
+}
+
+// TestFleetLocalRunProgressOnATerminal: with stderr a terminal, fleet run
+// shows run's kind of progress line: every host's state, each going
+// forward through waiting/running to done, a countdown to the common
+// start and then to the end; the line is cleared before the exit.
+// (Without a terminal there is no such line: TestFleetLocalHostKilledMidRun.)
+func TestFleetLocalRunProgressOnATerminal(t *testing.T) {
+	hosts := startLocalFleet(t, 2)
+	ctrl, term := openPTY(t)
+	// A 3 s window: the controller polls each host at most every 2 s
+	// (MaxPoll), so some poll falls inside it and sees the run going.
+	cmd := exec.Command(binary, localFleetArgs(localFleetAddrs(hosts), "--duration", "3s", "--output", "json", "--out", filepath.Join(t.TempDir(), "f.json"))...)
+	cmd.Stderr = term
+	require.NoError(t, cmd.Start())
+	term.Close() // the child holds it: the reads below end when it exits
+	var buf bytes.Buffer
+	_, _ = io.Copy(&buf, ctrl) // EIO once the last holder of the terminal is gone
+	require.NoError(t, cmd.Wait(), buf.String())
+
+	out := buf.String()
+	require.Regexp(t, `fleet: [^\r]*done[^\r]*\r +\rioprobe: wrote `, out, "the line is cleared before the next message")
+	var lines []string
+	for _, l := range strings.Split(out, "\r") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "fleet: ") {
+			lines = append(lines, l)
+		}
+	}
+	require.NotEmpty(t, lines, "%q", out)
+	order := map[string]int{"posting": 0, "accepted": 1, "preparing": 2, "waiting": 3, "running": 4, "done": 5}
+	sawStartIn, sawLeft := -1, -1
+	for _, h := range hosts {
+		last, seen := -1, map[string]bool{}
+		re := regexp.MustCompile(regexp.QuoteMeta(h.addr) + ` (\w+)`)
+		for i, l := range lines {
+			if strings.HasPrefix(l, "fleet: start in ") && sawStartIn < 0 {
+				sawStartIn = i
+			}
+			if strings.Contains(l, " left: ") && sawLeft < 0 {
+				sawLeft = i
+			}
+			m := re.FindStringSubmatch(l)
+			require.NotNil(t, m, "every line names every host: %q", l)
+			o, ok := order[m[1]]
+			require.True(t, ok, "a state of a run that went well: %q", l)
+			require.GreaterOrEqual(t, o, last, "states only go forward: %q", lines)
+			last = o
+			seen[m[1]] = true
+		}
+		require.True(t, seen["running"], "%s seen running: %q", h.addr, lines)
+		require.Equal(t, order["done"], last, "%s ends done: %q", h.addr, lines)
+	}
+	require.GreaterOrEqual(t, sawStartIn, 0, "a countdown to the start: %q", lines)
+	require.Greater(t, sawLeft, sawStartIn, "then to the end: %q", lines)
 }

@@ -150,7 +150,7 @@ func runFleetSuite(ctx context.Context, g *globalOptions, o *fleetOptions, name 
 			}
 			fmt.Fprintf(g.stderr, "ioprobe: fleet: point %s\n", label)
 			req := s.request(runLabel(time.Now(), u.Point.Name), u.Point.Specs, u.Point.Pattern, u.Point.Size)
-			_, hosts, runErr := s.ctl.Run(ctx, s.clients[:len(u.Targets)], req)
+			_, hosts, runErr := s.runWithProgress(ctx, g, s.clients[:len(u.Targets)], req)
 			p := point(u)
 			var he *fleet.HostError
 			if errors.As(runErr, &he) {
