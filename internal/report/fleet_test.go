@@ -100,5 +100,6 @@ func TestFleetSuiteTextNamesItsHosts(t *testing.T) {
 	var h bytes.Buffer
 	require.NoError(t, WriteHTML(&h, s))
 	require.NotContains(t, h.String(), "over workers")
+	require.Contains(t, h.String(), "node1 at 10.0.0.1:9100, node1 at 10.0.0.2:9100, node2")
 	require.Contains(t, h.String(), "as hosts are added")
 }

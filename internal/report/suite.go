@@ -135,28 +135,10 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 		kv.add("Rebuilds", s.Source)
 	}
 	kv.add("Points", pointsLine(s))
-	if f := s.Fleet; f != nil {
-		line := fmt.Sprintf("target %q on %d %s: every point holds its hosts' runs merged into one result (counts and histograms exactly, rates summed over the hosts' overlapping windows)",
-			f.Target, len(f.Hosts), plural(len(f.Hosts), "host", "hosts"))
-		if f.Partial {
-			line += "; PARTIAL: " + strings.Join(f.FailedHosts, ", ") + " did not complete"
-		}
-		kv.add("Fleet", line)
-		for _, x := range f.Failures {
-			at := x.Point
-			if x.Hosts > 0 {
-				at += fmt.Sprintf(" on %d %s", x.Hosts, plural(x.Hosts, "host", "hosts"))
-			}
-			msg := fmt.Sprintf("%s %s at point %s", x.Address, x.State, at)
-			if x.Error != "" {
-				msg += ": " + x.Error
-			}
-			kv.add("Failed", msg+"; the suite stopped there, the points before it are kept")
-		}
+	for _, kvs := range fleetMeta(s) {
+		kv.add(kvs[0], kvs[1])
 	}
-	if fleetPoints(rs) {
-		kv.add("Hosts", strings.Join(fleetHostNames(rs), ", "))
-	} else {
+	if !fleetPoints(rs) {
 		var hosts []string
 		for _, r := range rs {
 			if !slices.Contains(hosts, r.Host.Hostname) {
@@ -298,6 +280,36 @@ func writeFootnotes(ew *errWriter, rs []*result.Result) {
 	if len(notes) > 0 {
 		ew.printf("\n%s\n", strings.Join(notes, "\n"))
 	}
+}
+
+// fleetMeta is what the header of a fleet suite's report says about
+// the fleet: where it ran, the points merged, each failure, each host
+// once.
+func fleetMeta(s *result.Suite) [][2]string {
+	var m [][2]string
+	if f := s.Fleet; f != nil {
+		line := fmt.Sprintf("target %q on %d %s: every point holds its hosts' runs merged into one result (counts and histograms exactly, rates summed over the hosts' overlapping windows)",
+			f.Target, len(f.Hosts), plural(len(f.Hosts), "host", "hosts"))
+		if f.Partial {
+			line += "; PARTIAL: " + strings.Join(f.FailedHosts, ", ") + " did not complete"
+		}
+		m = append(m, [2]string{"Fleet", line})
+		for _, x := range f.Failures {
+			at := x.Point
+			if x.Hosts > 0 {
+				at += fmt.Sprintf(" on %d %s", x.Hosts, plural(x.Hosts, "host", "hosts"))
+			}
+			msg := fmt.Sprintf("%s %s at point %s", x.Address, x.State, at)
+			if x.Error != "" {
+				msg += ": " + x.Error
+			}
+			m = append(m, [2]string{"Failed", msg + "; the suite stopped there, the points before it are kept"})
+		}
+	}
+	if fleetPoints(s.Results) {
+		m = append(m, [2]string{"Hosts", strings.Join(fleetHostNames(s.Results), ", ")})
+	}
+	return m
 }
 
 // fleetPoints says that every result is a fleet point (merged over the
