@@ -1,6 +1,8 @@
 package test
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -14,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,6 +25,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
@@ -263,6 +267,7 @@ func TestFleetLocalHostKilledMidRun(t *testing.T) {
 	require.True(t, f.Partial)
 	require.Equal(t, []string{victim.addr}, f.FailedHosts)
 	require.Contains(t, b.errb.String(), victim.addr)
+	require.NotContains(t, b.errb.String(), "\r", "no progress line when stderr is not a terminal")
 	var ops uint64
 	for i, h := range f.Hosts {
 		if i == 1 {
@@ -408,4 +413,144 @@ func TestFleetLocalPostRefusedStopsTheOthers(t *testing.T) {
 			require.Contains(t, m, `ioprobe_run_active{ioprobe_job="api",target="data"} 0`, h.addr)
 		}
 	}
+}
+
+// TestFleetLocalSuiteHostKilledBetweenPoints: a daemon killed (by its pid)
+// once the first point of a fleet suite is complete — the controller has
+// announced the second — leaves the first point kept with both hosts, the
+// document naming the host and the point where it failed, exit 1.
+func TestFleetLocalSuiteHostKilledBetweenPoints(t *testing.T) {
+	hosts := startLocalFleet(t, 2)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "suite.json")
+	victim := hosts[1]
+	cmd := exec.Command(binary, "fleet", "suite", "custom", "--hosts", localFleetAddrs(hosts), "--target", "data", "--size", "4MiB",
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync", "--cycle", "qd=1,2", "--host-timeout", "2s",
+		"--output", "json", "--out", out)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var lines []string
+	points := 0
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.HasPrefix(sc.Text(), "ioprobe: fleet: point ") {
+			if points++; points == 2 { // the first point is collected
+				require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))
+			}
+		}
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, strings.Join(lines, "\n"))
+	require.Equal(t, 1, ee.ExitCode(), strings.Join(lines, "\n"))
+	require.Equal(t, 2, points, "two points announced, the victim killed at the second:\n%s", strings.Join(lines, "\n"))
+	require.Contains(t, strings.Join(lines, "\n"), victim.addr)
+
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var s result.Suite
+	decodeStrict(t, data, &s)
+	require.True(t, s.Fleet.Partial)
+	require.Equal(t, []string{victim.addr}, s.Fleet.FailedHosts)
+	require.Len(t, s.Fleet.Failures, 1)
+	fail := s.Fleet.Failures[0]
+	require.Equal(t, victim.addr, fail.Address)
+	require.Equal(t, result.HostUnreachable, fail.State)
+	require.NotEmpty(t, fail.Error)
+
+	// The first point is kept, measured on both hosts; the failure is at
+	// the second (whether the victim died before or after accepting it).
+	require.NotEmpty(t, s.Results)
+	first := s.Results[0]
+	require.Len(t, first.Hosts, 2)
+	for _, h := range first.Hosts {
+		require.Equal(t, result.HostDone, h.State)
+	}
+	require.NotEqual(t, first.Point.Name, fail.Point)
+	for _, r := range s.Results[1:] {
+		require.Equal(t, fail.Point, r.Point.Name, "only the point where the victim died follows, merged from the other host")
+		require.Equal(t, 1, r.Merged.Runs)
+	}
+
+	text := ioprobe(t, dir, "report", out)
+	require.Equal(t, 0, text.code, text.stderr)
+	require.Regexp(t, `(?m)^Failed +`+regexp.QuoteMeta(victim.addr)+` unreachable at point `+regexp.QuoteMeta(fail.Point)+`: `, text.stdout)
+	require.Regexp(t, `(?m)^Fleet +target "data" on 2 hosts: every point holds its hosts' runs merged into one result`, text.stdout)
+	require.NotContains(t, text.stdout, "not merged")
+	// Both daemons are this machine: one hostname, told apart by address.
+	require.Regexp(t, `(?m)^Hosts +\S+ at `+regexp.QuoteMeta(hosts[0].addr)+`, \S+ at `+regexp.QuoteMeta(victim.addr)+`$`, text.stdout)
+}
+
+// openPTY opens a pseudo-terminal: its controller side (read by the test)
+// and the terminal a child's stderr is given.
+func openPTY(t *testing.T) (ctrl, term *os.File) {
+	t.Helper()
+	ctrl, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	t.Cleanup(func() { ctrl.Close() })
+	require.NoError(t, unix.IoctlSetPointerInt(int(ctrl.Fd()), unix.TIOCSPTLCK, 0))
+	n, err := unix.IoctlGetUint32(int(ctrl.Fd()), unix.TIOCGPTN)
+	require.NoError(t, err)
+	term, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	require.NoError(t, err)
+	return ctrl, term
+}
+
+// TestFleetLocalRunProgressOnATerminal: with stderr a terminal, fleet run
+// shows run's kind of progress line: every host's state, each going
+// forward through waiting/running to done, a countdown to the common
+// start and then to the end; the line is cleared before the exit.
+// (Without a terminal there is no such line: TestFleetLocalHostKilledMidRun.)
+func TestFleetLocalRunProgressOnATerminal(t *testing.T) {
+	hosts := startLocalFleet(t, 2)
+	ctrl, term := openPTY(t)
+	// A 3 s window: the controller polls each host at most every 2 s
+	// (MaxPoll), so some poll falls inside it and sees the run going.
+	cmd := exec.Command(binary, localFleetArgs(localFleetAddrs(hosts), "--duration", "3s", "--output", "json", "--out", filepath.Join(t.TempDir(), "f.json"))...)
+	cmd.Stderr = term
+	require.NoError(t, cmd.Start())
+	term.Close() // the child holds it: the reads below end when it exits
+	var buf bytes.Buffer
+	_, _ = io.Copy(&buf, ctrl) // EIO once the last holder of the terminal is gone
+	require.NoError(t, cmd.Wait(), buf.String())
+
+	out := buf.String()
+	require.Regexp(t, `fleet: [^\r]*done[^\r]*\r +\rioprobe: wrote `, out, "the line is cleared before the next message")
+	var lines []string
+	for _, l := range strings.Split(out, "\r") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "fleet: ") {
+			lines = append(lines, l)
+		}
+	}
+	require.NotEmpty(t, lines, "%q", out)
+	order := map[string]int{"posting": 0, "accepted": 1, "preparing": 2, "waiting": 3, "running": 4, "done": 5}
+	sawStartIn, sawLeft := -1, -1
+	for _, h := range hosts {
+		last, seen := -1, map[string]bool{}
+		re := regexp.MustCompile(regexp.QuoteMeta(h.addr) + ` (\w+)`)
+		for i, l := range lines {
+			if strings.HasPrefix(l, "fleet: start in ") && sawStartIn < 0 {
+				sawStartIn = i
+			}
+			if strings.Contains(l, " left: ") && sawLeft < 0 {
+				sawLeft = i
+			}
+			m := re.FindStringSubmatch(l)
+			require.NotNil(t, m, "every line names every host: %q", l)
+			o, ok := order[m[1]]
+			require.True(t, ok, "a state of a run that went well: %q", l)
+			require.GreaterOrEqual(t, o, last, "states only go forward: %q", lines)
+			last = o
+			seen[m[1]] = true
+		}
+		require.True(t, seen["running"], "%s seen running: %q", h.addr, lines)
+		require.Equal(t, order["done"], last, "%s ends done: %q", h.addr, lines)
+	}
+	require.GreaterOrEqual(t, sawStartIn, 0, "a countdown to the start: %q", lines)
+	require.Greater(t, sawLeft, sawStartIn, "then to the end: %q", lines)
 }

@@ -261,7 +261,7 @@ func runFleetRun(ctx context.Context, g *globalOptions, o *fleetOptions) error {
 	if err != nil || o.dryRun {
 		return err
 	}
-	startAt, hosts, runErr := s.ctl.Run(ctx, s.clients, req)
+	startAt, hosts, runErr := s.runWithProgress(ctx, g, s.clients, req)
 	var he *fleet.HostError
 	if errors.As(runErr, &he) {
 		return &exitError{code: ExitBadInput, err: fmt.Errorf("fleet: host %s; the runs already accepted were stopped before their start: nothing was measured", he.Error())}

@@ -150,20 +150,25 @@ func runFleetSuite(ctx context.Context, g *globalOptions, o *fleetOptions, name 
 			}
 			fmt.Fprintf(g.stderr, "ioprobe: fleet: point %s\n", label)
 			req := s.request(runLabel(time.Now(), u.Point.Name), u.Point.Specs, u.Point.Pattern, u.Point.Size)
-			_, hosts, runErr := s.ctl.Run(ctx, s.clients[:len(u.Targets)], req)
+			_, hosts, runErr := s.runWithProgress(ctx, g, s.clients[:len(u.Targets)], req)
+			p := point(u)
 			var he *fleet.HostError
 			if errors.As(runErr, &he) {
 				failed = append(failed, he.Address)
+				doc.Fleet.Failures = append(doc.Fleet.Failures, result.FleetFailure{Address: he.Address, Point: p.Name, Hosts: p.Hosts,
+					State: result.HostUnreachable, Error: he.Err.Error()})
 				return nil, fmt.Errorf("host %s; the runs already accepted were stopped before their start", he.Error())
 			}
 			if hosts == nil {
 				return nil, runErr
 			}
-			fleetHosts(hosts, skews, point(u))
-			merged, lost, err := result.MergeFleet(hosts)
-			for _, a := range lost {
-				if !slices.Contains(failed, a) {
-					failed = append(failed, a)
+			fleetHosts(hosts, skews, p)
+			merged, _, err := result.MergeFleet(hosts)
+			for _, h := range hosts {
+				if h.Failed() && !slices.Contains(failed, h.Address) {
+					failed = append(failed, h.Address)
+					doc.Fleet.Failures = append(doc.Fleet.Failures, result.FleetFailure{Address: h.Address, Point: p.Name, Hosts: p.Hosts,
+						State: h.State, Error: h.Error})
 				}
 			}
 			if err != nil {

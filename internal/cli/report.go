@@ -111,8 +111,11 @@ func load(files []string) (*loaded, error) {
 		l.multiTarget = l.multiTarget || len(sides) > 1
 		names = append(names, suite)
 		l.doc.Results = append(l.doc.Results, rs...)
-		if s, err := sourceOf(f); err == nil && s != "" {
-			sources = append(sources, s)
+		if s, fl, err := sourceOf(f); err == nil {
+			if s != "" {
+				sources = append(sources, s)
+			}
+			l.doc.Fleet = addFleet(l.doc.Fleet, fl)
 		}
 	}
 	l.doc.Suite = joinSet(names)
@@ -121,19 +124,49 @@ func load(files []string) (*loaded, error) {
 	return l, nil
 }
 
-// sourceOf reads a suite file's source line again (Decode returns only
-// the results).
-func sourceOf(path string) (string, error) {
+// sourceOf reads a suite file's source line and, for a fleet suite,
+// where it ran, again (Decode returns only the results).
+func sourceOf(path string) (string, *result.FleetSuite, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer fh.Close()
 	var s struct {
-		Source string `json:"source"`
+		Source string             `json:"source"`
+		Fleet  *result.FleetSuite `json:"fleet"`
 	}
 	err = json.NewDecoder(fh).Decode(&s)
-	return s.Source, err
+	return s.Source, s.Fleet, err
+}
+
+// addFleet joins where fleet suites ran, for a report of several: their
+// hosts and failures together.
+func addFleet(to, f *result.FleetSuite) *result.FleetSuite {
+	if f == nil {
+		return to
+	}
+	if to == nil {
+		c := *f
+		c.Hosts = slices.Clone(f.Hosts)
+		c.FailedHosts = slices.Clone(f.FailedHosts)
+		c.Failures = slices.Clone(f.Failures)
+		return &c
+	}
+	to.Target = joinSet([]string{to.Target, f.Target})
+	for _, h := range f.Hosts {
+		if !slices.Contains(to.Hosts, h) {
+			to.Hosts = append(to.Hosts, h)
+		}
+	}
+	for _, h := range f.FailedHosts {
+		if !slices.Contains(to.FailedHosts, h) {
+			to.FailedHosts = append(to.FailedHosts, h)
+		}
+	}
+	to.Partial = to.Partial || f.Partial
+	to.Failures = append(to.Failures, f.Failures...)
+	return to
 }
 
 func joinSet(v []string) string {

@@ -34,6 +34,10 @@ type Controller struct {
 	StopWait time.Duration
 	// Log receives progress lines (nil: none).
 	Log func(format string, args ...any)
+	// Watch, when set, is told every host's state as it changes (host i
+	// of Run's clients; from several goroutines at once), with the run's
+	// common start and planned end.
+	Watch func(startAt, end time.Time, i int, state string)
 }
 
 // Defaults fills the zero fields.
@@ -185,7 +189,11 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 	// and a stop while it runs (a poll is one small GET at most every
 	// MaxPoll).
 	parallel(clients, len(clients), func(i int, cl *Client) {
-		hosts[i] = c.follow(ctx, cl, ids[i], end)
+		var watch func(string)
+		if c.Watch != nil {
+			watch = func(state string) { c.Watch(startAt, end, i, state) }
+		}
+		hosts[i] = c.follow(ctx, cl, ids[i], end, watch)
 	})
 	return startAt, hosts, ctx.Err()
 }
@@ -207,8 +215,16 @@ func (c *Controller) cancel(ctx context.Context, clients []*Client, ids []string
 // follow polls one run until it ends, with back-off: quickly while it
 // prepares, then at most every MaxPoll. It never reads samples, only the
 // run's state and, at the end, its result.
-func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time.Time) result.FleetHost {
+func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time.Time, watch func(state string)) result.FleetHost {
 	h := result.FleetHost{Address: cl.Address, RunID: id, State: StateAccepted}
+	told := ""
+	if watch != nil {
+		defer func() {
+			if h.State != told {
+				watch(h.State)
+			}
+		}()
+	}
 	lastOK := time.Now()
 	wait := 100 * time.Millisecond
 	pctx := ctx
@@ -220,6 +236,10 @@ func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time
 	}()
 	apply := func(st *RunState) bool {
 		h.State, h.Error = st.State, st.Error
+		if watch != nil && h.State != told && !Terminal(h.State) {
+			told = h.State
+			watch(told)
+		}
 		if st.Host.Hostname != "" {
 			h.Identity = st.Host
 		}

@@ -171,7 +171,11 @@ func pageMeta(s *result.Suite) [][2]string {
 		add("Started", s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
 	add("Points", pointsLine(s))
-	add("Hosts", distinct(rs, func(r *result.Result) string { return hostLine(r.Host) }))
+	if fm := fleetMeta(s); len(fm) > 0 {
+		m = append(m, fm...)
+	} else {
+		add("Hosts", distinct(rs, func(r *result.Result) string { return hostLine(r.Host) }))
+	}
 	var targets []string
 	for _, r := range rs {
 		for _, x := range r.Targets {

@@ -201,6 +201,7 @@ func (s *section) layout(mh bool) {
 		}
 	}
 	s.caption = strings.Join(fixed, ", ")
+	s.titleByHosts()
 	if len(s.rowDims) == 0 {
 		s.turned = true
 		s.grids = []*grid{turnedGrid(s.results, patterns, sides, mh)}
@@ -340,3 +341,24 @@ func cell(m metric, r *result.Result) string {
 	}
 	return s
 }
+
+// titleByHosts retitles a section whose rows are host counts (a fleet
+// suite's --cycle hosts=…): esx35 Figure 5 adds virtual machines, a fleet
+// adds hosts, and a section named after workers would misname its rows.
+func (s *section) titleByHosts() {
+	byHosts, byWorkers := false, false
+	for _, d := range s.rowDims {
+		byHosts = byHosts || d.key == "hosts"
+		byWorkers = byWorkers || d.key == "workers"
+	}
+	switch {
+	case !byHosts:
+	case s.title == workload.SectionScaling && !byWorkers:
+		s.title = SectionHostScaling
+	default:
+		s.title += ", as hosts are added"
+	}
+}
+
+// SectionHostScaling titles a fleet suite's scaling section.
+const SectionHostScaling = "Aggregate throughput and IOPS as hosts are added (esx35 Figure 5's virtual machines, here hosts)"

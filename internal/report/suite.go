@@ -135,23 +135,21 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 		kv.add("Rebuilds", s.Source)
 	}
 	kv.add("Points", pointsLine(s))
-	if f := s.Fleet; f != nil {
-		line := fmt.Sprintf("target %q on %d %s (%s), each point merged over its hosts", f.Target, len(f.Hosts), plural(len(f.Hosts), "host", "hosts"), strings.Join(f.Hosts, ", "))
-		if f.Partial {
-			line += "; PARTIAL: " + strings.Join(f.FailedHosts, ", ") + " did not complete"
-		}
-		kv.add("Fleet", line)
+	for _, kvs := range fleetMeta(s) {
+		kv.add(kvs[0], kvs[1])
 	}
-	var hosts []string
-	for _, r := range rs {
-		if !slices.Contains(hosts, r.Host.Hostname) {
-			hosts = append(hosts, r.Host.Hostname)
+	if !fleetPoints(rs) {
+		var hosts []string
+		for _, r := range rs {
+			if !slices.Contains(hosts, r.Host.Hostname) {
+				hosts = append(hosts, r.Host.Hostname)
+			}
 		}
-	}
-	if len(hosts) == 1 {
-		kv.add("Host", hostLine(rs[0].Host))
-	} else {
-		kv.add("Hosts", strings.Join(hosts, ", ")+" (not merged: shown side by side)")
+		if len(hosts) == 1 {
+			kv.add("Host", hostLine(rs[0].Host))
+		} else {
+			kv.add("Hosts", strings.Join(hosts, ", ")+" (not merged: shown side by side)")
+		}
 	}
 	kv.add("Engine", distinct(rs, func(r *result.Result) string { return engineLine(r.Workload) }))
 	kv.add("Time", distinct(rs, func(r *result.Result) string {
@@ -183,7 +181,7 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 		}
 	}
 	kv.addTable("Targets", targets)
-	if m := mergedLine(rs); m != "" {
+	if m := mergedLine(rs); m != "" && !fleetPoints(rs) {
 		kv.add("Merged", m)
 	}
 	if rep := repeatLine(rs); rep != "" {
@@ -282,4 +280,81 @@ func writeFootnotes(ew *errWriter, rs []*result.Result) {
 	if len(notes) > 0 {
 		ew.printf("\n%s\n", strings.Join(notes, "\n"))
 	}
+}
+
+// fleetMeta is what the header of a fleet suite's report says about
+// the fleet: where it ran, the points merged, each failure, each host
+// once.
+func fleetMeta(s *result.Suite) [][2]string {
+	var m [][2]string
+	if f := s.Fleet; f != nil {
+		line := fmt.Sprintf("target %q on %d %s: every point holds its hosts' runs merged into one result (counts and histograms exactly, rates summed over the hosts' overlapping windows)",
+			f.Target, len(f.Hosts), plural(len(f.Hosts), "host", "hosts"))
+		if f.Partial {
+			line += "; PARTIAL: " + strings.Join(f.FailedHosts, ", ") + " did not complete"
+		}
+		m = append(m, [2]string{"Fleet", line})
+		for _, x := range f.Failures {
+			at := x.Point
+			if x.Hosts > 0 {
+				at += fmt.Sprintf(" on %d %s", x.Hosts, plural(x.Hosts, "host", "hosts"))
+			}
+			msg := fmt.Sprintf("%s %s at point %s", x.Address, x.State, at)
+			if x.Error != "" {
+				msg += ": " + x.Error
+			}
+			m = append(m, [2]string{"Failed", msg + "; the suite stopped there, the points before it are kept"})
+		}
+	}
+	if fleetPoints(s.Results) {
+		m = append(m, [2]string{"Hosts", strings.Join(fleetHostNames(s.Results), ", ")})
+	}
+	return m
+}
+
+// fleetPoints says that every result is a fleet point (merged over the
+// hosts it carries).
+func fleetPoints(rs []*result.Result) bool {
+	for _, r := range rs {
+		if len(r.Hosts) == 0 {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// fleetHostNames names the hosts of fleet points once each, in the order
+// of --hosts: by hostname, with the address where hosts share one (one
+// machine's network namespaces), by address where none answered.
+func fleetHostNames(rs []*result.Result) []string {
+	var addrs []string
+	name := map[string]string{}
+	for _, r := range rs {
+		for _, h := range r.Hosts {
+			if !slices.Contains(addrs, h.Address) {
+				addrs = append(addrs, h.Address)
+			}
+			if name[h.Address] == "" && h.Identity.Hostname != "" {
+				name[h.Address] = h.Identity.Hostname
+			}
+		}
+	}
+	shared := map[string]int{}
+	for _, a := range addrs {
+		if n := name[a]; n != "" {
+			shared[n]++
+		}
+	}
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		switch n := name[a]; {
+		case n == "":
+			out = append(out, a)
+		case shared[n] > 1:
+			out = append(out, n+" at "+a)
+		default:
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -337,8 +337,16 @@ func perfTable(r *result.Result, cols []opColumn) *table {
 		}
 		t.add(cells...)
 	}
-	e := r.Summary.ElapsedSeconds
+	// A column's byte rate is its share of the summary's: one result, one
+	// figure. For one run that is bytes ÷ elapsed; for runs merged at once
+	// (a fleet's hosts, whose windows differ by a few ms) the summary's
+	// rate is the hosts' rates summed, which bytes ÷ the longest window
+	// would understate.
+	s, e := r.Summary, r.Summary.ElapsedSeconds
 	rate := func(v float64) float64 {
+		if s.Bytes > 0 && s.ThroughputBytesPerSecond > 0 {
+			return s.ThroughputBytesPerSecond * v / float64(s.Bytes)
+		}
 		if e <= 0 {
 			return 0
 		}

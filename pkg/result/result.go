@@ -280,6 +280,21 @@ type FleetSuite struct {
 	Hosts       []string `json:"hosts"`
 	Partial     bool     `json:"partial"`
 	FailedHosts []string `json:"failed_hosts"`
+	// Failures says where each failed host failed: at which point (the
+	// suite stops after it; the points before are kept).
+	Failures []FleetFailure `json:"failures,omitempty"`
+}
+
+// FleetFailure is one host's failure in a fleet suite.
+type FleetFailure struct {
+	Address string `json:"address"`
+	// Point is the point's name and Hosts the host count it ran on (with
+	// --cycle hosts=…).
+	Point string `json:"point"`
+	Hosts int    `json:"hosts,omitempty"`
+	// State is the host's state there (failed, stopped, unreachable).
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
 }
 
 // SuiteOptions records the command line of a suite run.
