@@ -41,7 +41,7 @@ func NewCursor(start, align int64) *Cursor {
 // align (0: no rounding needed); the stream wraps to the start of the
 // region when the next transfer would pass its end.
 func (c *Cursor) next(dir int, n, regionLen, align int64) int64 {
-	p := &c.pos[dir]
+	p := &c.pos[dir&1] // &1: no bounds check on the hot path
 	for {
 		cur := p.Load()
 		off := cur
@@ -63,7 +63,7 @@ func (c *Cursor) next(dir int, n, regionLen, align int64) int64 {
 // I/O: as in Iometer (and fio, per direction), a sequential I/O continues
 // where the previous I/O of its stream on the target ended, whether that
 // one was sequential or random.
-func (c *Cursor) follow(dir int, end int64) { c.pos[dir].Store(end) }
+func (c *Cursor) follow(dir int, end int64) { c.pos[dir&1].Store(end) }
 
 // Op is one I/O to issue.
 type Op struct {
