@@ -47,6 +47,10 @@ func TestRunFioJobRefusals(t *testing.T) {
 	require.Equal(t, ExitBadInput, code)
 	require.Contains(t, errs, "--bs cannot be used with --fio-job: the job file sets it")
 
+	code, _, errs = dryRunCmd(t, "run", "--fio-job", job, "--section", "a", "--target", tgt, "--line", "8k,share=100,read=100,random=0")
+	require.Equal(t, ExitBadInput, code)
+	require.Equal(t, "ioprobe: --line cannot be used with --fio-job: the job file sets it\n", errs)
+
 	code, out, errs := dryRunCmd(t, "run", "--fio-job", job, "--section", "a", "--target", tgt, "--dry-run")
 	require.Equal(t, ExitOK, code, errs)
 	require.Contains(t, out, "a: bs 4KiB, 100% read, 100% random, qd 1, workers 1, ramp 0s, run 1s, engine sync")

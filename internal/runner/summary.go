@@ -48,6 +48,8 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string) r
 		Fsync:           s.Fsync,
 		Fdatasync:       s.Fdatasync,
 		Sync:            s.Sync,
+
+		SequentialStreams: s.SequentialStreams,
 	}
 	for _, b := range bs {
 		w.BlockSizes = append(w.BlockSizes, result.BlockSize{Bytes: b.Bytes, Weight: b.Weight})

@@ -423,9 +423,10 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 		// fio: percentage_random applies to the random patterns only.
 		spec.RandomPct = 0
 	}
-	if spec.ReadPct > 0 && spec.ReadPct < 100 && spec.RandomPct < 100 {
-		return out, false, fail(j.rwAt, fmt.Sprintf("%s with %d%% sequential I/O: fio keeps a sequential stream per direction (a read follows the last read, a write the last write: io_u.c, last_pos[ddir]); ioprobe's sequential I/O follows the previous I/O whatever its direction (run the reads and the writes as two jobs, or rw=randrw at 100%% random)", j.rw, 100-spec.RandomPct))
-	}
+	// fio keeps a sequential position per direction (io_u.c, last_pos[ddir]):
+	// a sequential read follows the job's previous read on the file, a
+	// write its previous write.
+	spec.SequentialStreams = workload.StreamsDirection
 	// Engine: fio's sync engines keep one I/O in flight whatever iodepth
 	// says.
 	if j.engine == "psync" {

@@ -71,6 +71,10 @@ func TestParseJobs(t *testing.T) {
 			workload.Spec{BlockSizes: bs(16384, 1), ReadPct: 100, QueueDepth: 1, Workers: 4, Engine: "sync", Duration: time.Minute, RateIOPS: 400, RegionBytes: 1 << 30}, 1},
 		{"percentage_random", base + "[j]\nrw=randwrite\npercentage_random=25\n",
 			workload.Spec{BlockSizes: bs(4096, 1), ReadPct: 0, RandomPct: 25, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 1},
+		{"rw: a sequential mix of reads and writes", base + "[j]\nrw=rw\nrwmixread=70\n",
+			workload.Spec{BlockSizes: bs(4096, 1), ReadPct: 70, RandomPct: 0, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 1},
+		{"readwrite=randrw with percentage_random under 100", base + "[j]\nreadwrite=randrw\npercentage_random=60\n",
+			workload.Spec{BlockSizes: bs(4096, 1), ReadPct: 50, RandomPct: 60, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 1},
 		{"no-op :N suffixes", base + "[j]\nrw=randread:1\n[k]\nstonewall\nrw=write:0\n",
 			workload.Spec{BlockSizes: bs(4096, 1), ReadPct: 100, RandomPct: 100, QueueDepth: 1, Workers: 1, Engine: "sync", Duration: 10 * time.Second}, 2},
 	} {
@@ -80,6 +84,10 @@ func TestParseJobs(t *testing.T) {
 			require.Len(t, pts, c.points)
 			got := pts[0].Jobs[0].Spec
 			got.Name = ""
+			// fio keeps a sequential position per direction (last_pos[ddir]),
+			// for every job.
+			require.Equal(t, workload.StreamsDirection, got.SequentialStreams)
+			got.SequentialStreams = ""
 			require.Equal(t, c.want, got)
 		})
 	}
@@ -153,7 +161,6 @@ func TestParseRefusals(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{base + "[j]\nrw=trim\n", `job.fio:6: [j] rw: "trim": ioprobe runs read, write, randread, randwrite, rw/readwrite and randrw`},
 		{base + "[j]\nrw=randread:8\n", "job.fio:6: [j] rw: :8: fio then makes 8 sequential I/Os per random offset; ioprobe's % random has no runs of that length"},
-		{base + "[j]\nrw=rw\n", "job.fio:6: [j] rw: rw with 100% sequential I/O: fio keeps a sequential stream per direction (a read follows the last read, a write the last write: io_u.c, last_pos[ddir]); ioprobe's sequential I/O follows the previous I/O whatever its direction (run the reads and the writes as two jobs, or rw=randrw at 100% random)"},
 		{base + "[j]\nrw=write:4k\n", "job.fio:6: [j] rw: :4096: fio then skips 4096 bytes after each I/O; ioprobe's sequential I/O has no holes"},
 		{base + "[j]\nzonemode=zbd\n", "job.fio:6: [j] zonemode: not an option ioprobe can run with fio's meaning"},
 		{base + "[j]\nioengine=mmap\n", `job.fio:6: [j] ioengine: "mmap": ioprobe runs the sync family (sync, psync, vsync, pvsync, pvsync2) and io_uring/libaio`},

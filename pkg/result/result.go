@@ -94,6 +94,10 @@ type Workload struct {
 	// then summarise it: sizes weighted by share, shares of reads and
 	// random I/O of the whole specification).
 	Lines []Line `json:"lines,omitempty"`
+	// SequentialStreams is "direction" when a sequential read followed the
+	// previous read and a sequential write the previous write (fio's rule,
+	// set for fio job files); absent for Iometer's one stream per worker.
+	SequentialStreams string `json:"sequential_streams,omitempty"`
 }
 
 // BlockSize is a transfer size and its weight in the mix.

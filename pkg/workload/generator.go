@@ -16,10 +16,12 @@ type Region struct {
 // Cursor is the sequential position of one worker on one target. All of that
 // worker's outstanding I/Os share it, so the worker's stream stays
 // sequential whatever the queue depth; it is advanced with a compare-and-swap,
-// never a lock.
+// never a lock. It holds a position per direction: Iometer's one stream uses
+// the first only; with Spec.SequentialStreams "direction" reads use the
+// first and writes the second, as fio's last_pos[ddir].
 type Cursor struct {
-	pos atomic.Int64
-	_   [56]byte // keep neighbouring cursors off this cache line
+	pos [2]atomic.Int64
+	_   [48]byte // keep neighbouring cursors off this cache line
 }
 
 // NewCursor returns a cursor whose first sequential I/O starts at start bytes
@@ -29,7 +31,8 @@ func NewCursor(start, align int64) *Cursor {
 	if align > 0 {
 		start -= start % align
 	}
-	c.pos.Store(start)
+	c.pos[0].Store(start)
+	c.pos[1].Store(start)
 	return c
 }
 
@@ -37,9 +40,10 @@ func NewCursor(start, align int64) *Cursor {
 // relative to the region start. The offset is the cursor rounded up to
 // align (0: no rounding needed); the stream wraps to the start of the
 // region when the next transfer would pass its end.
-func (c *Cursor) next(n, regionLen, align int64) int64 {
+func (c *Cursor) next(dir int, n, regionLen, align int64) int64 {
+	p := &c.pos[dir&1] // &1: no bounds check on the hot path
 	for {
-		cur := c.pos.Load()
+		cur := p.Load()
 		off := cur
 		if align > 0 {
 			if r := off % align; r != 0 {
@@ -49,17 +53,17 @@ func (c *Cursor) next(n, regionLen, align int64) int64 {
 		if off+n > regionLen {
 			off = 0
 		}
-		if c.pos.CompareAndSwap(cur, off+n) {
+		if p.CompareAndSwap(cur, off+n) {
 			return off
 		}
 	}
 }
 
-// follow moves the sequential position to end, the end of a random I/O:
-// as in Iometer (and fio), a sequential I/O continues where the previous
-// I/O of the worker on the target ended, whether that one was sequential
-// or random.
-func (c *Cursor) follow(end int64) { c.pos.Store(end) }
+// follow moves the sequential position of dir to end, the end of a random
+// I/O: as in Iometer (and fio, per direction), a sequential I/O continues
+// where the previous I/O of its stream on the target ended, whether that
+// one was sequential or random.
+func (c *Cursor) follow(dir int, end int64) { c.pos[dir&1].Store(end) }
 
 // Op is one I/O to issue.
 type Op struct {
@@ -115,6 +119,7 @@ type Generator struct {
 	total  uint64
 	bursts bool // some line has a burst or a delay: count bursts
 	follow bool // random and sequential I/O mix: sequential follows every I/O
+	perDir bool // a sequential stream per direction (SequentialStreams "direction")
 	cur    int  // line of the current burst
 	left   int  // I/Os left in the current burst
 	region Region
@@ -164,6 +169,7 @@ func NewGenerator(spec *Spec, region Region, cursor *Cursor, seed uint64) (*Gene
 		return nil, fmt.Errorf("every line of the access specification has a share of 0")
 	}
 	g.follow = random && sequential
+	g.perDir = spec.SequentialStreams == StreamsDirection
 	if g.cursor == nil {
 		g.cursor = NewCursor(0, specAlign)
 	}
@@ -203,14 +209,18 @@ func (g *Generator) Next(op *Op) {
 	op.Len = l.size
 	op.Write = g.below(100) >= l.readPct
 	op.Random = l.randomPct == 100 || (l.randomPct > 0 && g.below(100) < l.randomPct)
+	dir := 0
+	if g.perDir && op.Write {
+		dir = 1
+	}
 	if op.Random {
 		off := int64(g.below(l.slots)) * l.align
 		op.Offset = g.region.Start + off
 		if g.follow {
-			g.cursor.follow(off + op.Len)
+			g.cursor.follow(dir, off+op.Len)
 		}
 	} else {
-		op.Offset = g.region.Start + g.cursor.next(op.Len, g.region.Len, l.seqAlign)
+		op.Offset = g.region.Start + g.cursor.next(dir, op.Len, g.region.Len, l.seqAlign)
 	}
 }
 

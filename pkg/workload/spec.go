@@ -90,7 +90,19 @@ type Spec struct {
 	// and burst); BlockSizes, ReadPct, RandomPct and Align are then unset.
 	// Normalized returns the lines of either form.
 	Lines []Line `json:"lines,omitempty"`
+	// SequentialStreams says which earlier I/O a sequential one follows:
+	// "" (StreamsWorker, Iometer's rule) the worker's previous I/O on the
+	// target whatever its direction; "direction" (StreamsDirection, fio's
+	// rule: io_u.c, last_pos[ddir]) a sequential read follows the
+	// previous read, a sequential write the previous write.
+	SequentialStreams string `json:"sequential_streams,omitempty"`
 }
+
+// Sequential stream modes (Spec.SequentialStreams).
+const (
+	StreamsWorker    = ""          // one stream per worker per target (Iometer)
+	StreamsDirection = "direction" // one per direction (fio)
+)
 
 // FlushEvery returns after how many writes a worker flushes a target (0:
 // never) and whether the flush is an fdatasync (else an fsync).
@@ -307,6 +319,9 @@ func (s *Spec) validateRun() error {
 		if s.RegionBytes%align != 0 {
 			return fieldErr("--size", FormatSize(s.RegionBytes), "must be a multiple of the alignment %s", FormatSize(align))
 		}
+	}
+	if s.SequentialStreams != StreamsWorker && s.SequentialStreams != StreamsDirection {
+		return fieldErr("sequential_streams", strconv.Quote(s.SequentialStreams), "must be empty (one stream per worker, Iometer's) or %q (one per direction, fio's)", StreamsDirection)
 	}
 	if !validEngine(s.Engine) {
 		return fieldErr("--engine", s.Engine, "must be one of %s", strings.Join(EngineNames, ", "))
