@@ -29,7 +29,9 @@ type WorkerSet struct {
 // buffers (queue depth × targets slots of the largest transfer) and its own
 // sequential cursor per target. Cursors of different workers start evenly
 // spread over the region, so sequential workers sharing a target do not
-// read the same blocks (which a cache would serve).
+// read the same blocks (which a cache would serve) — except in fio's stream
+// model (sequential_streams "direction"), where every worker starts at the
+// region's start as fio's job clones do (offset_increment=0).
 func NewWorkers(set WorkerSet) ([]*Worker, error) {
 	spec := set.Spec
 	if len(set.Targets) == 0 {
@@ -64,6 +66,9 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 		}
 		for _, t := range set.Targets {
 			start := t.Region.Len / int64(spec.Workers) * int64(i)
+			if spec.SequentialStreams == workload.StreamsDirection {
+				start = 0
+			}
 			w.Cursors = append(w.Cursors, workload.NewCursor(start, align))
 		}
 		out = append(out, w)
