@@ -121,8 +121,18 @@ type Target struct {
 	Extended          bool   `json:"extended,omitempty"` // an existing ioprobe file grown to a larger --size
 }
 
+// Summary.Ended's values.
+const (
+	EndedBudget   = "budget"   // every worker issued its budget and saw it complete
+	EndedDuration = "duration" // the run time (the cap) came first
+)
+
 // Summary holds the measured figures of the whole run.
 type Summary struct {
+	// Ended says why the measured window ended for a run with a
+	// stop-after budget (fio's size, io_size, number_ios, loops):
+	// EndedBudget or EndedDuration. Absent for a run for a time only.
+	Ended                    string            `json:"ended,omitempty"`
 	Ops                      uint64            `json:"ops"`
 	ReadOps                  uint64            `json:"read_ops"`
 	WriteOps                 uint64            `json:"write_ops"`
