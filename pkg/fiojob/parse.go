@@ -446,11 +446,7 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 		at.key = "norandommap"
 		return out, false, fail(at, "missing: with a size mix at random offsets fio's random map (the default) shortens I/Os to fit the blocks left in each pass, so fio's sizes are not the mix asked for; add norandommap=1 to run the mix itself")
 	}
-	if !j.timeBased {
-		at.key = "time_based"
-		return out, false, fail(at, "missing: fio would stop after size bytes (or io_size, number_ios, loops passes, runtime); ioprobe runs for a time only (add time_based=1 and runtime)")
-	}
-	if j.runtime == 0 {
+	if j.timeBased && j.runtime == 0 {
 		at.key = "runtime"
 		return out, false, fail(at, "missing: time_based without runtime runs until fio is killed")
 	}
@@ -479,7 +475,11 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 		// fio divides a job's size between its files.
 		spec.RegionBytes = j.size / int64(len(out.Targets))
 	}
-	if err := j.applyLimits(&spec, spec.RegionBytes, fail); err != nil {
+	if j.timeBased {
+		if err := j.applyLimits(&spec, spec.RegionBytes, fail); err != nil {
+			return out, false, err
+		}
+	} else if err := j.budget(&spec, fail); err != nil {
 		return out, false, err
 	}
 	if j.startDelay > 0 {

@@ -98,6 +98,12 @@ type Workload struct {
 	// previous read and a sequential write the previous write (fio's rule,
 	// set for fio job files); absent for Iometer's one stream per worker.
 	SequentialStreams string `json:"sequential_streams,omitempty"`
+	// IOBytes, IOCount, Loops: the stop-after budget of each worker (fio's
+	// io_size or size, number_ios, loops; see workload.Spec), set only for
+	// a run that stops after it; duration_seconds is then the cap.
+	IOBytes int64 `json:"io_bytes,omitempty"`
+	IOCount int64 `json:"io_count,omitempty"`
+	Loops   int   `json:"loops,omitempty"`
 }
 
 // BlockSize is a transfer size and its weight in the mix.
