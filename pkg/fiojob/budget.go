@@ -26,6 +26,8 @@ func (j *job) budget(spec *workload.Spec, fail func(option, string) error) error
 	if spec.Loops > 1 && spec.RandomPct < 100 {
 		region := j.size // the job's size over all its files (0: unknown here)
 		switch {
+		case spec.ReadPct > 0 && spec.ReadPct < 100:
+			return fail(j.loopsAt, fmt.Sprintf("%d with sequential reads and writes: fio starts both streams at the region's start again each loop, each having covered only its share of it; ioprobe's streams run on", spec.Loops))
 		case j.numberIOs > 0:
 			return fail(j.numberAt, fmt.Sprintf("with loops=%d and sequential I/O: fio starts each loop's %d I/Os at the region's start again; ioprobe's sequential stream runs on (give the whole pass as number_ios, or loops=1)", spec.Loops, j.numberIOs))
 		case j.ioSize > 0 && (region == 0 || j.ioSize%region != 0):
