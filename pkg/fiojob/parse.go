@@ -113,6 +113,8 @@ func sameRun(first, j Job, targets []string) error {
 			first.Name, strings.Join(j.Targets, ":"), strings.Join(targets, ":"))
 	case j.Spec.Duration != first.Spec.Duration || j.Spec.Ramp != first.Spec.Ramp:
 		e.Reason = fmt.Sprintf("runs at once with [%s] for another runtime or ramp_time: ioprobe runs jobs at once for one time (add stonewall)", first.Name)
+	case j.Spec.Loops != first.Spec.Loops || j.Spec.IOBytes != first.Spec.IOBytes || j.Spec.IOCount != first.Spec.IOCount:
+		e.Reason = fmt.Sprintf("runs at once with [%s] with another io_size, number_ios, loops or time_based: fio ends each job on its own, ioprobe measures jobs run at once over one window (add stonewall)", first.Name)
 	case j.StartDelay != first.StartDelay:
 		e.Reason = fmt.Sprintf("runs at once with [%s] with another startdelay (%v, not %v): ioprobe starts a run's workers together (add stonewall)", first.Name, j.StartDelay, first.StartDelay)
 	case j.Spec.RegionBytes != first.Spec.RegionBytes:
