@@ -46,6 +46,9 @@ func describeSpec(s workload.Spec) string {
 		fmt.Fprintf(&b, "bs %s, %d%% read, %d%% random, qd %d, workers %d, ramp %s, run %s, engine %s",
 			workload.FormatBlockSizes(s.BlockSizes), s.ReadPct, s.RandomPct, s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)
 	}
+	if s.Budgeted() {
+		b.WriteString(", " + describeBudget(s))
+	}
 	if s.RegionBytes > 0 {
 		b.WriteString(", region " + workload.FormatSize(s.RegionBytes))
 	} else {
@@ -74,4 +77,20 @@ func describeSpec(s workload.Spec) string {
 		fmt.Fprintf(&b, "\n     line %d: %s", i+1, workload.FormatLine(l))
 	}
 	return b.String()
+}
+
+// describeBudget says after what each worker stops, and the cap.
+func describeBudget(s workload.Spec) string {
+	what := "the region"
+	if s.IOBytes > 0 {
+		what = workload.FormatSize(s.IOBytes)
+	}
+	if s.IOCount > 0 {
+		what = fmt.Sprintf("%d I/Os or %s", s.IOCount, what)
+	}
+	limit := "uncapped"
+	if s.Duration < workload.MaxDuration {
+		limit = "capped at run"
+	}
+	return fmt.Sprintf("each worker stops after %s × %d loop(s) (%s)", what, s.Loops, limit)
 }

@@ -48,6 +48,8 @@ type runOptions struct {
 	fdatasync        int
 	sync             string
 	dryRun           bool
+	ioSize           string
+	numberIOs        int64
 	startAt          string
 	out              string
 
@@ -80,6 +82,8 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.sync, "sync", "none", "open targets for synchronous writes: none, dsync (O_DSYNC) or sync (O_SYNC)")
 	fs.BoolVar(&o.verify, "verify", false, "write self-checking sectors (offset, run id, CRC-32C) and check every read that can be checked; mismatches are errors of class verify")
 	fs.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
+	fs.StringVar(&o.ioSize, "io-size", "", "each worker stops after issuing this many bytes (fio's io_size without time_based); --duration is then a cap")
+	fs.Int64Var(&o.numberIOs, "number-ios", 0, "each worker stops after issuing this many I/Os (fio's number_ios without time_based); --duration is then a cap")
 }
 
 // addStartAtFlag registers the flags of run alone: --start-at (a suite's
@@ -198,6 +202,9 @@ func (o *runOptions) spec() (workload.Spec, error) {
 			return s, &workload.FieldError{Field: "--size", Value: o.size, Reason: err.Error()}
 		}
 		s.RegionBytes = n
+	}
+	if err := o.budget(&s, changed); err != nil {
+		return s, err
 	}
 	if o.align != "" {
 		n, err := workload.ParseSize(o.align)
@@ -325,6 +332,30 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the result " + where + " is partial")}
 	case res.Status == result.StatusErrors:
 		return &exitError{code: ExitIOErrors, err: errors.New(res.Message)}
+	}
+	return nil
+}
+
+// budget sets the stop-after budget of --io-size and --number-ios (fio's
+// io_size and number_ios without time_based): one loop of either or
+// both, whichever comes first.
+func (o *runOptions) budget(s *workload.Spec, changed func(string) bool) error {
+	if changed("number-ios") {
+		if o.numberIOs < 1 {
+			return &workload.FieldError{Field: "--number-ios", Value: fmt.Sprint(o.numberIOs), Reason: "must be at least 1"}
+		}
+		s.IOCount, s.Loops = o.numberIOs, 1
+	}
+	if o.ioSize != "" {
+		n, err := workload.ParseSize(o.ioSize)
+		if err != nil || n < 1 {
+			reason := "must be at least 1 byte"
+			if err != nil {
+				reason = err.Error()
+			}
+			return &workload.FieldError{Field: "--io-size", Value: o.ioSize, Reason: reason}
+		}
+		s.IOBytes, s.Loops = n, 1
 	}
 	return nil
 }

@@ -72,7 +72,8 @@ type Worker struct {
 	mu    sync.Mutex
 	lanes []*Lane
 
-	flush flushState
+	flush  flushState
+	budget budget
 
 	ready     func()
 	readyOnce sync.Once

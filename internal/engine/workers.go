@@ -43,6 +43,10 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 	if spec.RateIOPS > 0 {
 		perWorkerRate = float64(spec.RateIOPS) / float64(spec.Workers)
 	}
+	var regions int64 // fio's default io_size: the job's size over all its files
+	for _, t := range set.Targets {
+		regions += t.Region.Len
+	}
 	for i := 0; i < spec.Workers; i++ {
 		id := set.FirstID + i
 		bufs, err := iobuf.New(spec.QueueDepth*len(set.Targets), int(spec.MaxBlock()), set.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
@@ -63,6 +67,7 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 			Verify:     set.Verify,
 			ready:      set.Ready,
 			flush:      newFlushState(spec, len(set.Targets)),
+			budget:     newBudget(spec.Loops, spec.IOCount, spec.IOBytes, regions),
 		}
 		for _, t := range set.Targets {
 			start := t.Region.Len / int64(spec.Workers) * int64(i)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // fio's json+ output (fio 3.x, --output-format=json+), filled from
@@ -174,6 +175,22 @@ func fioJobOptions(r *result.Result) map[string]string {
 		"numjobs":  strconv.Itoa(w.Workers),
 		"runtime":  strconv.FormatFloat(w.DurationSeconds, 'f', -1, 64),
 		"ioengine": fioEngine(w.Engine),
+	}
+	if w.Loops > 0 {
+		// A job without time_based, as fio prints one: no runtime
+		// unless it capped the job (ioprobe's uncapped cap is a year).
+		if w.DurationSeconds >= workload.MaxDuration.Seconds() {
+			delete(o, "runtime")
+		}
+		if w.IOBytes > 0 {
+			o["io_size"] = strconv.FormatInt(w.IOBytes, 10)
+		}
+		if w.IOCount > 0 {
+			o["number_ios"] = strconv.FormatInt(w.IOCount, 10)
+		}
+		if w.Loops > 1 {
+			o["loops"] = strconv.Itoa(w.Loops)
+		}
 	}
 	if w.RampSeconds > 0 {
 		o["ramp_time"] = strconv.FormatFloat(w.RampSeconds, 'f', -1, 64)

@@ -166,3 +166,30 @@ func TestFioJSONSync(t *testing.T) {
 	require.Nil(t, p.Lat.Pct)
 	require.NotContains(t, doc.Jobs[1].Opts, "sync")
 }
+
+// TestFioJSONBudgetOptions: a run with a stop-after budget carries it in
+// fio's job options as fio prints a job without time_based: io_size,
+// number_ios, loops, and no runtime unless one capped it.
+func TestFioJSONBudgetOptions(t *testing.T) {
+	opts := func(r *result.Result) map[string]string {
+		var b bytes.Buffer
+		require.NoError(t, WriteFioJSON(&b, []*result.Result{r}))
+		var doc struct {
+			Jobs []struct {
+				Opts map[string]string `json:"job options"`
+			} `json:"jobs"`
+		}
+		require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
+		return doc.Jobs[0].Opts
+	}
+	r := readResult()
+	require.Contains(t, opts(r), "runtime")
+	r.Workload.IOBytes, r.Workload.IOCount, r.Workload.Loops, r.Workload.DurationSeconds = 1<<20, 500, 3, 31536000
+	o := opts(r)
+	require.NotContains(t, o, "runtime")
+	require.Equal(t, "1048576", o["io_size"])
+	require.Equal(t, "500", o["number_ios"])
+	require.Equal(t, "3", o["loops"])
+	r.Workload.DurationSeconds = 30
+	require.Equal(t, "30", opts(r)["runtime"])
+}

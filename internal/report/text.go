@@ -256,7 +256,12 @@ func engineLine(wl result.Workload) string {
 
 func timeLine(r *result.Result) string {
 	s := fmt.Sprintf("%s s measured", num(r.Summary.ElapsedSeconds, 2))
-	if d := r.Workload.DurationSeconds; d > 0 {
+	switch d := r.Workload.DurationSeconds; {
+	case r.Summary.Ended == result.EndedBudget:
+		s += " (ended by its stop-after budget)"
+	case r.Summary.Ended == result.EndedDuration:
+		s += " (the budget cut short at " + seconds(d) + ")"
+	case d > 0:
 		s += " (of " + seconds(d) + ")"
 	}
 	// Measurement begins only when the ramp-up is over: a run that stopped

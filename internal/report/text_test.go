@@ -130,3 +130,12 @@ func TestTimeLineAfterAStopDuringRampUp(t *testing.T) {
 	r.Summary.ElapsedSeconds = 12.5
 	require.Equal(t, "12.50 s measured (of 60 s), after 10 s ramp-up", timeLine(r))
 }
+
+// TestTimeLineSaysWhyABudgetRunEnded: a run with a stop-after budget
+// says that the budget, or the cap, ended it, not "of a year".
+func TestTimeLineSaysWhyABudgetRunEnded(t *testing.T) {
+	r := &result.Result{Workload: result.Workload{DurationSeconds: 31536000, Loops: 1}, Summary: result.Summary{ElapsedSeconds: 1.5, Ended: result.EndedBudget}}
+	require.Equal(t, "1.50 s measured (ended by its stop-after budget), no ramp-up", timeLine(r))
+	r.Workload.DurationSeconds, r.Summary.Ended = 60, result.EndedDuration
+	require.Equal(t, "1.50 s measured (the budget cut short at 60 s), no ramp-up", timeLine(r))
+}

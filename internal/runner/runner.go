@@ -333,6 +333,13 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 		ctl.Stop()
 		wg.Wait()
 	}
+	// workersDone is closed once every engine has returned: before the
+	// run time only when each worker's stop-after budget is spent.
+	workersDone := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(workersDone)
+	}()
 
 	snap := newSnapshotter(p, targets, all)
 	res := p.baseResult(started, specs, engines, reasons, targets)
@@ -366,26 +373,55 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 		res.StartedAt = time.Now().UTC()
 	}
 
-	// Ramp-up: I/O runs, nothing counts.
-	close(start)
+	// Ramp-up: I/O runs, nothing counts. Without one, a budgeted run
+	// counts from before the first I/O, as fio counts all of a job's.
 	ramp := p.Groups[0].Spec.Ramp
+	var win *window
+	if ramp == 0 && budgeted(specs) {
+		win = startWindow(targets, ctl)
+	}
+	close(start)
 	if ramp > 0 {
 		snap.phase = PhaseRamp
 		rampEnd := time.Now().Add(ramp)
-		if !p.tick(ctx, rampEnd, snap, nil) {
+		if p.tick(ctx, rampEnd, workersDone, snap, nil) == endCancelled {
 			stopWorkers()
 			return p.finish(res, snap, nil, ctx, ctl, runErrs)
 		}
 	}
 
-	// Measure.
-	win := startWindow(targets, ctl)
+	// Measure, until the run time is over or, with a stop-after budget,
+	// every worker has issued its budget and seen it complete.
+	if win == nil {
+		win = startWindow(targets, ctl)
+	}
 	snap.begin(win.t0)
 	snap.phase = PhaseMeasure
-	p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), snap, &res.Intervals)
+	ended := p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), workersDone, snap, &res.Intervals)
 	win.stop(ctl)
 	stopWorkers()
-	return p.finish(res, snap, win, ctx, ctl, runErrs)
+	out, err := p.finish(res, snap, win, ctx, ctl, runErrs)
+	if out != nil && budgeted(specs) && ended != endCancelled {
+		out.Summary.Ended = ended
+	}
+	return out, err
+}
+
+// Why tick returned.
+const (
+	endCancelled = ""
+	endDuration  = result.EndedDuration
+	endBudget    = result.EndedBudget
+)
+
+// budgeted reports whether any group stops after a budget.
+func budgeted(specs []workload.Spec) bool {
+	for i := range specs {
+		if specs[i].Budgeted() {
+			return true
+		}
+	}
+	return false
 }
 
 // waitStartAt waits, every worker set up, for p.StartAt. A start already
@@ -422,9 +458,11 @@ func (p *Plan) waitStartAt(parent, ctx context.Context) error {
 	return nil
 }
 
-// tick sleeps until end, taking a snapshot every interval. It returns false
-// when the run was cancelled or stopped before end.
-func (p *Plan) tick(ctx context.Context, end time.Time, snap *snapshotter, intervals *[]result.Interval) bool {
+// tick sleeps until end or until every worker is done (done closed),
+// taking a snapshot every interval. It says why it returned: the run was
+// cancelled or stopped (endCancelled), end came (endDuration), or the
+// workers finished their budgets (endBudget).
+func (p *Plan) tick(ctx context.Context, end time.Time, done <-chan struct{}, snap *snapshotter, intervals *[]result.Interval) string {
 	t := time.NewTicker(p.Interval)
 	defer t.Stop()
 	deadline := time.NewTimer(time.Until(end))
@@ -432,9 +470,14 @@ func (p *Plan) tick(ctx context.Context, end time.Time, snap *snapshotter, inter
 	for {
 		select {
 		case <-ctx.Done():
-			return false
+			return endCancelled
 		case <-deadline.C:
-			return true
+			return endDuration
+		case <-done:
+			if ctx.Err() != nil {
+				return endCancelled
+			}
+			return endBudget
 		case now := <-t.C:
 			iv := snap.take(now)
 			if intervals != nil {

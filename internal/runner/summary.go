@@ -50,6 +50,9 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string) r
 		Sync:            s.Sync,
 
 		SequentialStreams: s.SequentialStreams,
+		IOBytes:           s.IOBytes,
+		IOCount:           s.IOCount,
+		Loops:             s.Loops,
 	}
 	for _, b := range bs {
 		w.BlockSizes = append(w.BlockSizes, result.BlockSize{Bytes: b.Bytes, Weight: b.Weight})

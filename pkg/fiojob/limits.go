@@ -18,6 +18,7 @@ type limits struct {
 	ioSize, numberIOs    int64
 	ioSizeAt, numberAt   option
 	loops                int
+	loopsAt              option
 	startDelay           time.Duration
 	startAt              option
 	think, thinkSpin     time.Duration
@@ -55,6 +56,7 @@ func (j *job) applyLimit(o option, need func() error, num func(min, max int) (in
 		j.numberAt = o
 	case "loops":
 		j.loops, err = num(1, 1<<31-1)
+		j.loopsAt = o
 	case "startdelay":
 		if strings.Contains(o.value, "-") || strings.Contains(o.value, ":") {
 			return true, fmt.Errorf("%q: a range: fio starts each clone at a random time in it; ioprobe starts a point's workers together (give one value)", o.value)

@@ -113,6 +113,8 @@ func sameRun(first, j Job, targets []string) error {
 			first.Name, strings.Join(j.Targets, ":"), strings.Join(targets, ":"))
 	case j.Spec.Duration != first.Spec.Duration || j.Spec.Ramp != first.Spec.Ramp:
 		e.Reason = fmt.Sprintf("runs at once with [%s] for another runtime or ramp_time: ioprobe runs jobs at once for one time (add stonewall)", first.Name)
+	case j.Spec.Loops != first.Spec.Loops || j.Spec.IOBytes != first.Spec.IOBytes || j.Spec.IOCount != first.Spec.IOCount:
+		e.Reason = fmt.Sprintf("runs at once with [%s] with another io_size, number_ios, loops or time_based: fio ends each job on its own, ioprobe measures jobs run at once over one window (add stonewall)", first.Name)
 	case j.StartDelay != first.StartDelay:
 		e.Reason = fmt.Sprintf("runs at once with [%s] with another startdelay (%v, not %v): ioprobe starts a run's workers together (add stonewall)", first.Name, j.StartDelay, first.StartDelay)
 	case j.Spec.RegionBytes != first.Spec.RegionBytes:
@@ -446,11 +448,7 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 		at.key = "norandommap"
 		return out, false, fail(at, "missing: with a size mix at random offsets fio's random map (the default) shortens I/Os to fit the blocks left in each pass, so fio's sizes are not the mix asked for; add norandommap=1 to run the mix itself")
 	}
-	if !j.timeBased {
-		at.key = "time_based"
-		return out, false, fail(at, "missing: fio would stop after size bytes (or io_size, number_ios, loops passes, runtime); ioprobe runs for a time only (add time_based=1 and runtime)")
-	}
-	if j.runtime == 0 {
+	if j.timeBased && j.runtime == 0 {
 		at.key = "runtime"
 		return out, false, fail(at, "missing: time_based without runtime runs until fio is killed")
 	}
@@ -479,7 +477,11 @@ func (j *job) finish(s *section, targets []string, fail func(option, string) err
 		// fio divides a job's size between its files.
 		spec.RegionBytes = j.size / int64(len(out.Targets))
 	}
-	if err := j.applyLimits(&spec, spec.RegionBytes, fail); err != nil {
+	if j.timeBased {
+		if err := j.applyLimits(&spec, spec.RegionBytes, fail); err != nil {
+			return out, false, err
+		}
+	} else if err := j.budget(&spec, fail); err != nil {
 		return out, false, err
 	}
 	if j.startDelay > 0 {

@@ -172,7 +172,6 @@ func TestParseRefusals(t *testing.T) {
 		{base + "[j]\nbsrange=4k-10k\n", `job.fio:6: [j] bsrange: "4k-10k": max is not a multiple of min (fio's lengths are multiples of min, max taking the rest of the draws)`},
 		{base + "[j]\nrw=randrw\nbssplit=4k/50:16k/50\n", "job.fio:5: [j] norandommap: missing: with a size mix at random offsets fio's random map (the default) shortens I/Os to fit the blocks left in each pass, so fio's sizes are not the mix asked for; add norandommap=1 to run the mix itself"},
 		{base + "[j]\niodepth=0\n", "job.fio:6: [j] iodepth: must be between 1 and 1024"},
-		{"[j]\nfilename=/x\nruntime=5\n", "job.fio:1: [j] time_based: missing: fio would stop after size bytes (or io_size, number_ios, loops passes, runtime); ioprobe runs for a time only (add time_based=1 and runtime)"},
 		{"[j]\nfilename=/x\ntime_based\n", "job.fio:1: [j] runtime: missing: time_based without runtime runs until fio is killed"},
 		{"[global]\ntime_based\nruntime=1\n[j]\nnumjobs=2\n", "job.fio:4: [j] numjobs: without filename fio gives each clone its own file; ioprobe's workers share their targets (give filename or --target)"},
 		{"bs=4k\n[j]\n", "job.fio:1: bs: option before the first [section]"},

@@ -99,6 +99,8 @@ func Figures() []Figure {
 		return strings.Join(parts, ";")
 	}}
 	out := []Figure{
+		// Why one host's run ended says nothing about a merge of several.
+		{Name: "ended", Merge: MergeDropped},
 		u64("ops", MergeHistogram, func(s *Summary) uint64 { return s.Ops }),
 		u64("read_ops", MergeHistogram, func(s *Summary) uint64 { return s.ReadOps }),
 		u64("write_ops", MergeHistogram, func(s *Summary) uint64 { return s.WriteOps }),

@@ -98,6 +98,12 @@ type Workload struct {
 	// previous read and a sequential write the previous write (fio's rule,
 	// set for fio job files); absent for Iometer's one stream per worker.
 	SequentialStreams string `json:"sequential_streams,omitempty"`
+	// IOBytes, IOCount, Loops: the stop-after budget of each worker (fio's
+	// io_size or size, number_ios, loops; see workload.Spec), set only for
+	// a run that stops after it; duration_seconds is then the cap.
+	IOBytes int64 `json:"io_bytes,omitempty"`
+	IOCount int64 `json:"io_count,omitempty"`
+	Loops   int   `json:"loops,omitempty"`
 }
 
 // BlockSize is a transfer size and its weight in the mix.
@@ -121,8 +127,18 @@ type Target struct {
 	Extended          bool   `json:"extended,omitempty"` // an existing ioprobe file grown to a larger --size
 }
 
+// Summary.Ended's values.
+const (
+	EndedBudget   = "budget"   // every worker issued its budget and saw it complete
+	EndedDuration = "duration" // the run time (the cap) came first
+)
+
 // Summary holds the measured figures of the whole run.
 type Summary struct {
+	// Ended says why the measured window ended for a run with a
+	// stop-after budget (fio's size, io_size, number_ios, loops):
+	// EndedBudget or EndedDuration. Absent for a run for a time only.
+	Ended                    string            `json:"ended,omitempty"`
 	Ops                      uint64            `json:"ops"`
 	ReadOps                  uint64            `json:"read_ops"`
 	WriteOps                 uint64            `json:"write_ops"`

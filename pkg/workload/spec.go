@@ -96,6 +96,16 @@ type Spec struct {
 	// rule: io_u.c, last_pos[ddir]) a sequential read follows the
 	// previous read, a sequential write the previous write.
 	SequentialStreams string `json:"sequential_streams,omitempty"`
+	// Budget, when Loops > 0, ends each worker's I/O as fio ends a job
+	// without time_based: a worker stops issuing once it has issued
+	// Loops × IOCount I/Os (IOCount > 0) or Loops × IOBytes bytes (0:
+	// the sum of its targets' regions, fio's default io_size=size),
+	// whichever comes first, ramp-up included (fio counts its ramp_time
+	// I/O towards size). The run ends when every worker is done, or at
+	// Duration, which is then a cap. Loops 0: a run for a time only.
+	IOBytes int64 `json:"io_bytes,omitempty"` // per worker and loop
+	IOCount int64 `json:"io_count,omitempty"` // per worker and loop
+	Loops   int   `json:"loops,omitempty"`
 }
 
 // Sequential stream modes (Spec.SequentialStreams).
@@ -103,6 +113,10 @@ const (
 	StreamsWorker    = ""          // one stream per worker per target (Iometer)
 	StreamsDirection = "direction" // one per direction (fio)
 )
+
+// Budgeted reports whether the workers stop after a number of bytes or
+// I/Os (Loops > 0) rather than only at Duration.
+func (s *Spec) Budgeted() bool { return s.Loops > 0 }
 
 // FlushEvery returns after how many writes a worker flushes a target (0:
 // never) and whether the flush is an fdatasync (else an fsync).
@@ -289,6 +303,9 @@ func (s *Spec) validateRun() error {
 	}
 	if s.Duration <= 0 || s.Duration > MaxDuration {
 		return fieldErr("--duration", s.Duration, "must be more than 0 and at most 8760h")
+	}
+	if s.Loops < 0 || s.IOBytes < 0 || s.IOCount < 0 || (s.Loops == 0 && (s.IOBytes > 0 || s.IOCount > 0)) {
+		return fieldErr("--loops", s.Loops, "a budget (io_bytes %d, io_count %d) needs loops of at least 1, and none is negative", s.IOBytes, s.IOCount)
 	}
 	if s.Ramp < 0 || s.Ramp > MaxDuration {
 		return fieldErr("--ramp", s.Ramp, "must be between 0 and 8760h")

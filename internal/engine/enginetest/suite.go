@@ -54,6 +54,8 @@ func runAll(t *testing.T, f Factory, path string) {
 	t.Run("FlushEveryN", func(t *testing.T) { testFlush(t, f, path) })
 	t.Run("LinesMix", func(t *testing.T) { testLines(t, f, path) })
 	t.Run("LinesDelayBurst", func(t *testing.T) { testBursts(t, f, path) })
+	t.Run("BudgetCount", func(t *testing.T) { testBudgetCount(t, f, path) })
+	t.Run("BudgetBytes", func(t *testing.T) { testBudgetBytes(t, f, path) })
 }
 
 // testFlush: --fdatasync 3 at QD 1 is exactly write, write, write, flush,

@@ -77,6 +77,9 @@ func (l *lane) run(w *engine.Worker) {
 			return
 		}
 		l.gen.Next(&op)
+		if !w.Take(op.Len) {
+			return // the worker's stop-after budget is spent
+		}
 		op.Due = l.pacer.Due()
 		if op.DelayNs > 0 && !engine.Hold(ctl, op.DelayNs) {
 			return // Iometer's delay before a burst, cut short by a stop

@@ -68,6 +68,10 @@ type loop struct {
 	delays    bool
 	held      int
 	holdUntil int64
+
+	// spent: the worker's stop-after budget is spent; the loop issues
+	// nothing more and returns once what is in flight has completed.
+	spent bool
 }
 
 // flushTag marks a CQE's user_data as a flush's (the low bits are the
@@ -226,7 +230,7 @@ func (l *loop) fill() int64 {
 			l.prep(i)
 			continue
 		}
-		if len(l.free) == 0 {
+		if len(l.free) == 0 || l.spent {
 			break
 		}
 		if paced {
@@ -238,6 +242,11 @@ func (l *loop) fill() int64 {
 		l.free = l.free[:len(l.free)-1]
 		s := &l.slots[i]
 		s.tgt.gen.Next(&s.op)
+		if !l.w.Take(s.op.Len) {
+			l.free = append(l.free, i)
+			l.spent = true
+			break
+		}
 		s.op.Due = l.pacer.Due()
 		if s.op.DelayNs > 0 {
 			l.held, l.holdUntil = int(i), now+s.op.DelayNs
