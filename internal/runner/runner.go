@@ -373,11 +373,13 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 		res.StartedAt = time.Now().UTC()
 	}
 
-	// Ramp-up: I/O runs, nothing counts. Without one, a budgeted run
-	// counts from before the first I/O, as fio counts all of a job's.
+	// Ramp-up: I/O runs, nothing counts. Without one, the window opens
+	// before the first I/O, so every I/O counts (as fio counts all of a
+	// job's); opened after the barrier, I/Os completed in between were
+	// lost (the kernel saw 7 writes more than a loaded run counted).
 	ramp := p.Groups[0].Spec.Ramp
 	var win *window
-	if ramp == 0 && budgeted(specs) {
+	if ramp == 0 {
 		win = startWindow(targets, ctl)
 	}
 	close(start)
