@@ -23,8 +23,8 @@ type tracedIO struct {
 }
 
 var (
-	straceCall    = regexp.MustCompile(`^(\d+) (pread64|pwrite64)\((.*)$`)
-	straceResumed = regexp.MustCompile(`^(\d+) <\.\.\. (pread64|pwrite64) resumed>(.*)$`)
+	straceCall    = regexp.MustCompile(`^(\d+)\s+(pread64|pwrite64)\((.*)$`)
+	straceResumed = regexp.MustCompile(`^(\d+)\s+<\.\.\. (pread64|pwrite64) resumed>(.*)$`)
 	straceArgs    = regexp.MustCompile(`, (\d+), (\d+)\)\s+= (-?\d+)`)
 )
 
