@@ -61,30 +61,12 @@ func validateAPI(r rawAPI, ps *problems) API {
 		Keep:          DefaultAPIKeep,
 	}
 	rr := r.Runs
-	dur := func(dst *time.Duration, v *time.Duration, key string, lo, hi time.Duration) {
-		if v == nil {
-			return
-		}
-		*dst = *v
-		if *v < lo || *v > hi {
-			ps.add(APIKey(key), "must be between %s and %s (got %s)", human(lo), human(hi), human(*v))
-		}
-	}
-	num := func(dst *int, v *int, key string, lo, hi int) {
-		if v == nil {
-			return
-		}
-		*dst = *v
-		if *v < lo || *v > hi {
-			ps.add(APIKey(key), "must be between %d and %d (got %d)", lo, hi, *v)
-		}
-	}
-	dur(&l.MaxDuration, rr.MaxDuration, "max_duration", time.Second, maxAPIDuration)
-	dur(&l.MaxRamp, rr.MaxRamp, "max_ramp", 0, maxAPIDuration)
-	dur(&l.MaxStartDelay, rr.MaxStartDelay, "max_start_delay", 0, maxAPIStartDelay)
-	num(&l.MaxQueueDepth, rr.MaxQueueDepth, "max_queue_depth", 1, workload.MaxQueueDepth)
-	num(&l.MaxWorkers, rr.MaxWorkers, "max_workers", 1, workload.MaxWorkers)
-	num(&l.Keep, rr.Keep, "keep", 1, maxAPIKeep)
+	durIn(ps, APIKey("max_duration"), &l.MaxDuration, rr.MaxDuration, time.Second, maxAPIDuration)
+	durIn(ps, APIKey("max_ramp"), &l.MaxRamp, rr.MaxRamp, 0, maxAPIDuration)
+	durIn(ps, APIKey("max_start_delay"), &l.MaxStartDelay, rr.MaxStartDelay, 0, maxAPIStartDelay)
+	intIn(ps, APIKey("max_queue_depth"), &l.MaxQueueDepth, rr.MaxQueueDepth, 1, workload.MaxQueueDepth)
+	intIn(ps, APIKey("max_workers"), &l.MaxWorkers, rr.MaxWorkers, 1, workload.MaxWorkers)
+	intIn(ps, APIKey("keep"), &l.Keep, rr.Keep, 1, maxAPIKeep)
 	if rr.AllowWrites != nil {
 		l.AllowWrites = *rr.AllowWrites
 	}

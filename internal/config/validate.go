@@ -62,28 +62,36 @@ func validateGlobal(r rawGlobal, ps *problems) Global {
 		RunHistory:          DefaultRunHistory,
 		MaxConcurrentProbes: DefaultMaxConcurrentProbes,
 	}
-	if r.SnapshotInterval != nil {
-		g.SnapshotInterval = *r.SnapshotInterval
-		if g.SnapshotInterval < minSnapshotInterval || g.SnapshotInterval > maxSnapshotInterval {
-			ps.add("global.snapshot_interval", "must be between %s and %s (got %s)", human(minSnapshotInterval), human(maxSnapshotInterval), human(g.SnapshotInterval))
-		}
-	}
+	durIn(ps, "global.snapshot_interval", &g.SnapshotInterval, r.SnapshotInterval, minSnapshotInterval, maxSnapshotInterval)
 	if r.KeepFiles != nil {
 		g.KeepFiles = *r.KeepFiles
 	}
-	if r.RunHistory != nil {
-		g.RunHistory = *r.RunHistory
-		if g.RunHistory < 1 || g.RunHistory > maxRunHistory {
-			ps.add("global.run_history", "must be between 1 and %d (got %d)", maxRunHistory, g.RunHistory)
-		}
-	}
-	if r.MaxConcurrentProbes != nil {
-		g.MaxConcurrentProbes = *r.MaxConcurrentProbes
-		if g.MaxConcurrentProbes < 1 || g.MaxConcurrentProbes > maxProbes {
-			ps.add("global.max_concurrent_probes", "must be between 1 and %d (got %d)", maxProbes, g.MaxConcurrentProbes)
-		}
-	}
+	intIn(ps, "global.run_history", &g.RunHistory, r.RunHistory, 1, maxRunHistory)
+	intIn(ps, "global.max_concurrent_probes", &g.MaxConcurrentProbes, r.MaxConcurrentProbes, 1, maxProbes)
 	return g
+}
+
+// durIn sets *dst to *v when the file gives the key, and reports a value
+// outside lo..hi.
+func durIn(ps *problems, key string, dst, v *time.Duration, lo, hi time.Duration) {
+	if v == nil {
+		return
+	}
+	*dst = *v
+	if *v < lo || *v > hi {
+		ps.add(key, "must be between %s and %s (got %s)", human(lo), human(hi), human(*v))
+	}
+}
+
+// intIn is durIn for a count.
+func intIn(ps *problems, key string, dst, v *int, lo, hi int) {
+	if v == nil {
+		return
+	}
+	*dst = *v
+	if *v < lo || *v > hi {
+		ps.add(key, "must be between %d and %d (got %d)", lo, hi, *v)
+	}
 }
 
 func validateTarget(name string, r rawTarget, ps *problems) *Target {

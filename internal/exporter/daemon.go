@@ -251,11 +251,15 @@ func (d *Daemon) Reload() error {
 	return nil
 }
 
-// noteCreated remembers files that runs created, for keep_files: false.
-func (d *Daemon) noteCreated(path string) {
+// noteCreated remembers the files that a run created, for keep_files: false.
+func (d *Daemon) noteCreated(res *result.Result) {
 	d.createdMu.Lock()
 	defer d.createdMu.Unlock()
-	d.created[path] = true
+	for _, t := range res.Targets {
+		if t.Created {
+			d.created[t.Path] = true
+		}
+	}
 }
 
 func (d *Daemon) removeCreated() {

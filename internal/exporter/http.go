@@ -63,29 +63,24 @@ func (d *Daemon) Handler() http.Handler {
 		panic(err) // a fixed template: cannot fail
 	}
 	mux.Handle("GET /{$}", landing)
-	others := ignoreBodies(mux)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/runs" {
-			// The one endpoint that reads its body: bounded in size
-			// (decodeRunRequest) and in time, here.
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d.bodyTimeout))
-			mux.ServeHTTP(w, r)
-			return
-		}
-		others.ServeHTTP(w, r)
-	})
+	return d.bodyDeadlines(mux)
 }
 
-// ignoreBodies: no endpoint but POST /api/v1/runs reads a request body, so one that a client
-// announces is not waited for. net/http would otherwise read up to 256
-// KiB of it after the answer, without a deadline (the server has no
-// ReadTimeout: a probe may take minutes), so a client that sends
-// "Content-Length: 100000" and then nothing would hold a goroutine and a
-// descriptor for as long as it keeps the connection open. The answer is
-// given as usual; then the connection is closed.
-func ignoreBodies(h http.Handler) http.Handler {
+// bodyDeadlines bounds the reading of request bodies. POST /api/v1/runs is
+// the one endpoint that reads its body: bounded in size
+// (decodeRunRequest) and in time, here. No other endpoint reads one, so a
+// body that a client announces is not waited for. net/http would
+// otherwise read up to 256 KiB of it after the answer, without a deadline
+// (the server has no ReadTimeout: a probe may take minutes), so a client
+// that sends "Content-Length: 100000" and then nothing would hold a
+// goroutine and a descriptor for as long as it keeps the connection open.
+// The answer is given as usual; then the connection is closed.
+func (d *Daemon) bodyDeadlines(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength != 0 { // -1: chunked, of unknown length
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/runs":
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d.bodyTimeout))
+		case r.ContentLength != 0: // -1: chunked, of unknown length
 			w.Header().Set("Connection", "close")
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 		}

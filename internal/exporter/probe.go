@@ -194,11 +194,7 @@ func (d *Daemon) probe(ctx context.Context, log *slog.Logger, r *probeRequest) (
 	if err != nil {
 		return nil, err
 	}
-	for _, tt := range res.Targets {
-		if tt.Created {
-			d.noteCreated(tt.Path)
-		}
-	}
+	d.noteCreated(res)
 	s := &res.Summary
 	log.Info("measured", "status", res.Status, "iops", round(s.IOPS), "mb_per_second", round(s.MBPerSecond),
 		"latency_mean_ms", round(s.Latency.MeanSeconds*1e3), "latency_p99_ms", round(s.Latency.Percentiles["99"]*1e3), "errors", s.Errors)

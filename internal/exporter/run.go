@@ -135,11 +135,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 		log.Debug("run could not start", "err", err)
 	default:
 		rec.Status = res.Status
-		for _, t := range res.Targets {
-			if t.Created {
-				d.noteCreated(t.Path)
-			}
-		}
+		d.noteCreated(res)
 		s := &res.Summary
 		if res.Status == result.StatusInterrupted && ctx.Err() != nil {
 			// Stopped by us (shutdown, reload, a heavier run): not a result.

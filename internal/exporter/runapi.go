@@ -436,11 +436,7 @@ func (d *Daemon) runAPI(ctx context.Context, run *apiRun, p *plannedRun, release
 			rec.Error = "start_at " + fe.Value + ": " + fe.Reason // the request's name for it
 		}
 	default:
-		for _, tt := range res.Targets {
-			if tt.Created {
-				d.noteCreated(tt.Path)
-			}
-		}
+		d.noteCreated(res)
 		if p.unit.Point.Pattern != "" || p.unit.Point.Size != 0 {
 			res.Point = &result.Point{Name: p.label, Pattern: p.unit.Point.Pattern, SizeBytes: p.unit.Point.Size}
 		}
