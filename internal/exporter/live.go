@@ -68,6 +68,24 @@ type liveObserver struct {
 // observer returns a runner.Observer for one run of job. It creates the
 // run's series at once (zero-valued), so that the first increase is
 // visible to rate() and error series exist before the first error.
+// observerFor is the live observer of a run of specs: its read and
+// write series (from each spec's mix, lines included), its intended-start
+// series when paced and its flush series when it flushes, all created up
+// front. Jobs and API runs both build theirs here.
+func (s *liveStore) observerFor(job string, names map[string]string, specs []workload.Spec) *liveObserver {
+	var reads, writes bool
+	for _, sp := range specs {
+		_, readPct, _ := sp.Mix()
+		reads = reads || readPct > 0
+		writes = writes || sp.WritesData()
+	}
+	o := s.observer(job, names, reads, writes).pacedBy(specs)
+	if specsFlush(specs) {
+		o.flushing()
+	}
+	return o
+}
+
 func (s *liveStore) observer(job string, names map[string]string, reads, writes bool) *liveObserver {
 	o := &liveObserver{store: s, job: job, names: names, prev: map[string]*[2]opState{},
 		hasOp: [2]bool{reads, writes}, opName: [2]string{"read", "write"}}

@@ -83,3 +83,23 @@ func TestLiveIntendedSeriesOnlyForPacedRuns(t *testing.T) {
 	o.Observe(paced(nil, nil)) // backwards: ignored
 	require.EqualValues(t, 3, s.intended.Count())
 }
+
+// A run's observer is built from its specs wherever it runs (a job, an
+// API run): a multi-line spec's reads, a paced spec's intended-start
+// series and a flushing spec's flush series are all there before the
+// first snapshot.
+func TestObserverForSpecs(t *testing.T) {
+	store := newLiveStore()
+	names := map[string]string{"/p": "data"}
+	lines := workload.Spec{Lines: []workload.Line{{Bytes: 4096, Share: 50, ReadPct: 100}, {Bytes: 4096, Share: 50, ReadPct: 0}}, RateIOPS: 20, Fdatasync: 1}
+	store.observerFor("api", names, []workload.Spec{lines})
+	r := store.series[liveKey{"data", "api", "read"}]
+	require.NotNil(t, r, "the read series of a spec that reads only through its lines")
+	require.NotNil(t, r.intended, "paced: intended-start series up front")
+	require.NotNil(t, store.series[liveKey{"data", "api", "write"}])
+	require.NotNil(t, store.flush[flushKey{"data", "api"}], "flushing: flush series up front")
+
+	store.observerFor("plain", names, []workload.Spec{{ReadPct: 100}})
+	require.Nil(t, store.series[liveKey{"data", "plain", "read"}].intended, "unpaced")
+	require.Nil(t, store.flush[flushKey{"data", "plain"}], "no flushes")
+}

@@ -108,16 +108,7 @@ func targetUnit(t *config.Target, name string, specs []workload.Spec) suiterun.U
 // obs see the run's snapshots too.
 func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64, obs ...runner.Observer) (*result.Result, error) {
 	p := d.settings(j.Target, j.MaxErrors).Plan(targetUnit(j.Target, pt.Name, pt.Specs))
-	var reads, writes bool
-	for _, s := range pt.Specs {
-		_, readPct, _ := s.Mix()
-		reads = reads || readPct > 0
-		writes = writes || s.WritesData()
-	}
-	live := d.live.observer(j.Name, map[string]string{j.Target.Path: j.Target.Name}, reads, writes).pacedBy(pt.Specs)
-	if specsFlush(pt.Specs) {
-		live.flushing()
-	}
+	live := d.live.observerFor(j.Name, map[string]string{j.Target.Path: j.Target.Name}, pt.Specs)
 	p.Observers = append([]runner.Observer{live}, obs...)
 
 	res, err := runner.Run(ctx, p)

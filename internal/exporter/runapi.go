@@ -286,7 +286,8 @@ func checkLimits(lim config.APIRuns, s workload.Spec) error {
 	case s.Workers > lim.MaxWorkers:
 		return fmt.Errorf("workers %d: more than %s allows (%d)", s.Workers, config.APIKey("max_workers"), lim.MaxWorkers)
 	case s.WritesData() && !lim.AllowWrites:
-		return fmt.Errorf("read_pct %d: writes are refused (%s: false)", s.ReadPct, config.APIKey("allow_writes"))
+		_, readPct, _ := s.Mix() // a multi-line spec's reads are in its lines
+		return fmt.Errorf("read_pct %d: writes are refused (%s: false)", readPct, config.APIKey("allow_writes"))
 	}
 	return nil
 }
@@ -411,12 +412,7 @@ func (d *Daemon) runAPI(ctx context.Context, run *apiRun, p *plannedRun, release
 	plan := d.settings(t, 0).Plan(p.unit)
 	plan.StartAt = p.startAt
 	plan.Prepared = run.prepared
-	var reads, writes bool
-	for _, s := range p.unit.Point.Specs {
-		reads = reads || s.ReadPct > 0
-		writes = writes || s.WritesData()
-	}
-	plan.Observers = []runner.Observer{d.live.observer(apiJob, map[string]string{t.Path: t.Name}, reads, writes)}
+	plan.Observers = []runner.Observer{d.live.observerFor(apiJob, map[string]string{t.Path: t.Name}, p.unit.Point.Specs)}
 	run.setState(runPreparing)
 	d.m.runActive.WithLabelValues(t.Name, apiJob).Set(1)
 	res, err := runner.Run(ctx, plan)
