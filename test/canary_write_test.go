@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -50,7 +51,7 @@ func TestCanaryWriteStaysInItsRegion(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(before, after), "refused, yet the file changed")
 
-	dev := loopDevice(t, 8<<20)
+	dev := testloop.Device(t, 8<<20)
 	blank := make([]byte, 8<<20)
 	o = run(dev)
 	require.Equal(t, 2, o.code, o.stderr)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // kernelFlushes reads the completed flush requests of a block device from
@@ -34,7 +36,7 @@ func kernelFlushes(t *testing.T, dev string) uint64 {
 // device figure (read around the measured window) must match its count
 // within 2%. Both engines: sync calls fdatasync, uring IORING_OP_FSYNC.
 func TestFdatasyncReachesTheDevice(t *testing.T) {
-	dev := loopDevice(t, 64<<20)
+	dev := testloop.Device(t, 64<<20)
 	for _, engine := range []string{"sync", "uring"} {
 		t.Run(engine, func(t *testing.T) {
 			before := kernelFlushes(t, dev)
@@ -75,7 +77,7 @@ func TestFdatasyncReachesTheDevice(t *testing.T) {
 // count must follow the writes, though ioprobe issues no flush call (no
 // sync section). Without --sync the same run makes no flush at all.
 func TestDsyncWritesFlushTheDevice(t *testing.T) {
-	dev := loopDevice(t, 64<<20)
+	dev := testloop.Device(t, 64<<20)
 	run := func(extra ...string) (writes, kernel uint64, hasSync bool) {
 		before := kernelFlushes(t, dev)
 		args := append([]string{"run", "--target", dev, "--allow-destructive", "--engine", "sync",

@@ -72,8 +72,11 @@ func localFleetArgs(hosts string, extra ...string) []string {
 		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync"}, extra...)
 }
 
-func decodeFleetDoc(t *testing.T, data []byte) *result.Fleet {
+// readFleetDoc reads the fleet document a fleet run wrote to path.
+func readFleetDoc(t *testing.T, path string) *result.Fleet {
 	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
 	var f result.Fleet
 	decodeStrict(t, data, &f)
 	require.Equal(t, result.FleetSchema, f.Schema)
@@ -101,9 +104,7 @@ func TestFleetLocalRunMergesExactly(t *testing.T) {
 	out := filepath.Join(dir, "fleet.json")
 	o := ioprobe(t, dir, localFleetArgs(localFleetAddrs(hosts), "--output", "json", "--out", out)...)
 	require.Equal(t, 0, o.code, o.stderr)
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	f := decodeFleetDoc(t, data)
+	f := readFleetDoc(t, out)
 
 	require.False(t, f.Partial)
 	require.Empty(t, f.FailedHosts)
@@ -232,9 +233,7 @@ func TestFleetLocalInterruptStopsEveryHost(t *testing.T) {
 	}
 	require.NoError(t, b.cmd.Process.Signal(os.Interrupt))
 	require.Equal(t, 130, b.exitCode(t), b.errb.String())
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	f := decodeFleetDoc(t, data)
+	f := readFleetDoc(t, out)
 	require.True(t, f.Partial)
 	require.Len(t, f.FailedHosts, 2)
 	for _, h := range f.Hosts {
@@ -261,9 +260,7 @@ func TestFleetLocalHostKilledMidRun(t *testing.T) {
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))
 	code := b.exitCode(t)
 	require.Equal(t, 1, code, b.errb.String())
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	f := decodeFleetDoc(t, data)
+	f := readFleetDoc(t, out)
 	require.True(t, f.Partial)
 	require.Equal(t, []string{victim.addr}, f.FailedHosts)
 	require.Contains(t, b.errb.String(), victim.addr)

@@ -95,9 +95,7 @@ func TestNetnsFleetRun(t *testing.T) {
 	out := dir + "/fleet.json"
 	o := ioprobe(t, dir, nsFleetArgs(f, nil, "--output", "json", "--out", out)...)
 	require.Equal(t, 0, o.code, o.stderr)
-	b, err := os.ReadFile(out)
-	require.NoError(t, err)
-	doc := decodeFleetDoc(t, b)
+	doc := readFleetDoc(t, out)
 	require.False(t, doc.Partial)
 	require.Empty(t, doc.FailedHosts)
 	require.Equal(t, "data", doc.Target)
@@ -176,9 +174,7 @@ func TestNetnsFleetHostKilledMidRun(t *testing.T) {
 
 	require.Equal(t, 1, fl.exitCode(t), fl.errb.String())
 	require.Contains(t, fl.errb.String(), victim.Addr)
-	b, err := os.ReadFile(out)
-	require.NoError(t, err)
-	doc := decodeFleetDoc(t, b)
+	doc := readFleetDoc(t, out)
 	require.True(t, doc.Partial)
 	require.Equal(t, []string{victim.Addr}, doc.FailedHosts)
 	var kept []*result.Result

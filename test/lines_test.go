@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // blockStat reads /sys/block/NAME/stat: reads, read sectors, writes,
@@ -36,7 +38,7 @@ func blockStat(t *testing.T, dev string) (reads, readSectors, writes, writeSecto
 // twice: a run probes the target when it checks the plan and again when
 // it opens it for writing.
 func TestLinesReachTheDeviceAsSpecified(t *testing.T) {
-	dev := loopDevice(t, 256<<20)
+	dev := testloop.Device(t, 256<<20)
 	lines := []string{
 		"--line", "4k,share=50,read=100,random=100",
 		"--line", "16k,share=30,read=0,random=100",

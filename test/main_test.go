@@ -64,33 +64,3 @@ func runCmd(t *testing.T, cmd *exec.Cmd) outcome {
 	}
 	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
 }
-
-// loopDevice attaches a blank file of size bytes as a loop device with
-// direct I/O, detached when the test ends. It skips without root or
-// losetup.
-func loopDevice(t *testing.T, size int64) string {
-	t.Helper()
-	return loopDeviceAt(t, filepath.Join(t.TempDir(), "backing"), size)
-}
-
-// loopDeviceAt is loopDevice with its backing file at a path of the
-// caller's (a new file).
-func loopDeviceAt(t *testing.T, backing string, size int64) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
-	if err := os.WriteFile(backing, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(backing, size); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
-	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
-	return dev
-}

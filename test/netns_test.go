@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // The fleet's end-to-end tests run several daemons on this one machine as
@@ -203,7 +205,7 @@ func newNetFleet(t *testing.T, n int, devSize int64) *netFleet {
 		sh(t, "ip", "-n", h.NS, "link", "set", peer, "up")
 		sh(t, "ip", "-n", h.NS, "link", "set", "lo", "up")
 
-		h.Dev = loopDeviceAt(t, filepath.Join(dir, h.Name+".img"), devSize) // detached at cleanup, after the daemon is gone
+		h.Dev = testloop.DeviceAt(t, filepath.Join(dir, h.Name+".img"), devSize) // detached at cleanup, after the daemon is gone
 		h.Cfg = filepath.Join(dir, h.Name+".yaml")
 		require.NoError(t, os.WriteFile(h.Cfg, []byte(serveConfigFor(h.Dev)), 0o644))
 		// ip netns exec, unshare and sh each exec the next: the pid

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // The README's `ioprobe run` examples on a block device work as written
@@ -23,7 +25,7 @@ func TestReadmeDeviceExamplesRunAsWritten(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, examples, "no device example in the README")
-	dev := loopDevice(t, 64<<20)
+	dev := testloop.Device(t, 64<<20)
 	dir := t.TempDir()
 	for _, args := range examples {
 		for i, a := range args {

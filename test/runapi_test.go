@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -21,7 +22,7 @@ import (
 // instant; both results start at or after it, measured I/O, are
 // ioprobe.result/v1 and `ioprobe report` reads them, alone and merged.
 func TestServeRunAPI(t *testing.T) {
-	devs := []string{loopDevice(t, 16<<20), loopDevice(t, 16<<20)}
+	devs := []string{testloop.Device(t, 16<<20), testloop.Device(t, 16<<20)}
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(

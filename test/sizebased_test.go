@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // TestSizeBasedJobsAsFioRunsThem runs fio job files without time_based
@@ -21,7 +23,7 @@ func TestSizeBasedJobsAsFioRunsThem(t *testing.T) {
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
 	}
-	dev := loopDevice(t, 64<<20)
+	dev := testloop.Device(t, 64<<20)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name, job string

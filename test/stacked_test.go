@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // Stacked storage and locks, end to end (issue 10, items 3 and 4): each
@@ -117,7 +119,7 @@ func TestSecondLoopOverMountedImageRefused(t *testing.T) {
 
 func TestLockedDeviceRefused(t *testing.T) {
 	needTools(t, "losetup", "flock")
-	dev := loopDevice(t, 32<<20)
+	dev := testloop.Device(t, 32<<20)
 	// flock -o: the lock is flock's own, not inherited by sleep; its own
 	// process group, killed by pid when the test ends.
 	cmd := exec.Command("flock", "-o", dev, "sleep", "600")

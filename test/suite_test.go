@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -131,7 +132,7 @@ func TestSuiteRefusesWritesBeforeRunningAnything(t *testing.T) {
 }
 
 func TestSuiteBlockDeviceNeedsAllowDestructive(t *testing.T) {
-	dev := loopDevice(t, 64<<20)
+	dev := testloop.Device(t, 64<<20)
 
 	o := ioprobe(t, t.TempDir(), "suite", "business", "--target", dev, "--duration", "200ms", "--ramp", "0s")
 	require.Equal(t, 2, o.code, o.stderr)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // ioprobe needs no privilege for a file target: O_DIRECT, fallocate, the
@@ -95,7 +97,7 @@ func TestUnprivilegedRunOnFile(t *testing.T) {
 // distributions, mode 0660) is what the service needs, and nothing more.
 func TestUnprivilegedBlockDevice(t *testing.T) {
 	bin, _ := unprivileged(t)
-	dev := loopDevice(t, 32<<20)
+	dev := testloop.Device(t, 32<<20)
 	require.NoError(t, os.Chmod(dev, 0o660))
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat(dev, &st))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -82,7 +83,7 @@ func TestRunAPIHoldsTheDevice(t *testing.T) {
 // one keeps its partial result, a waiting one measured nothing; both are
 // in the history and their devices are free.
 func TestRunAPIShutdown(t *testing.T) {
-	dev := loopDevice(t, 8<<20)
+	dev := testloop.Device(t, 8<<20)
 	d, dir := newDaemon(t, runAPIConfig+"  raw: {path: "+dev+"}\n", WebOptions{EnableAdminAPI: true})
 	base, stop := start(t, d)
 	running := postRun(t, base, body("data", func(r map[string]any) { r["duration"] = "50s" }))

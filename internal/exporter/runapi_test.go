@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -28,29 +25,6 @@ targets:
   data: {path: DIR/data.dat, size: 4MiB}
   logs: {path: DIR/logs.dat, size: 4MiB}
 `
-
-// loopDevice attaches a loop device (direct I/O) over a new sparse file
-// and detaches it at cleanup; it skips unless root.
-func loopDevice(t *testing.T, size int64) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
-	f := filepath.Join(t.TempDir(), "backing")
-	require.NoError(t, os.WriteFile(f, nil, 0o600))
-	require.NoError(t, os.Truncate(f, size))
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", f).CombinedOutput()
-	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("detach %s: %v: %s", dev, err, out)
-		}
-	})
-	return dev
-}
 
 // readSpec is a 4 KiB random read in the form result files carry.
 func readSpec(readPct int) map[string]any {
@@ -96,7 +70,7 @@ func waitRun(t *testing.T, base, id string) RunState {
 // instant: both prepare first, then start at or after it, and both
 // results are ioprobe.result/v1 with I/O.
 func TestRunAPIStartsTogether(t *testing.T) {
-	devs := map[string]string{"data": loopDevice(t, 8<<20), "logs": loopDevice(t, 8<<20)}
+	devs := map[string]string{"data": testloop.Device(t, 8<<20), "logs": testloop.Device(t, 8<<20)}
 	d, _ := newDaemon(t, fmt.Sprintf(`
 global: {snapshot_interval: 100ms}
 api: {runs: {max_start_delay: 1m}}

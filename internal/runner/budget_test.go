@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -16,7 +17,7 @@ import (
 // worker has issued it, long before its hour-long cap, and the kernel's
 // counters of the loop device saw exactly the budget.
 func TestBudgetEndsTheRun(t *testing.T) {
-	dev := loop(t, 64<<20)
+	dev := testloop.Device(t, 64<<20)
 	s := spec(t, "4k", 100, 100, 4, time.Hour)
 	s.RegionBytes = 8 << 20
 	s.Workers, s.IOCount, s.Loops = 2, 300, 2
@@ -33,7 +34,7 @@ func TestBudgetEndsTheRun(t *testing.T) {
 // TestBudgetCappedByDuration: a budget the run time cuts short ends by
 // duration; a run without a budget says nothing.
 func TestBudgetCappedByDuration(t *testing.T) {
-	dev := loop(t, 64<<20)
+	dev := testloop.Device(t, 64<<20)
 	s := spec(t, "4k", 100, 100, 1, 300*time.Millisecond)
 	s.RateIOPS, s.IOCount, s.Loops = 100, 1_000_000, 1
 	res, err := Run(context.Background(), plan(Group{Spec: s, Targets: []string{dev}}))

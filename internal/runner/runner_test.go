@@ -6,7 +6,6 @@ import (
 	"context"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -36,26 +36,8 @@ func plan(groups ...Group) Plan {
 	return Plan{Groups: groups, Engines: engine.NewRegistry(syncio.New()), Version: "test", Interval: 250 * time.Millisecond}
 }
 
-// loop attaches a loop device over a zero-filled file; detached at cleanup.
-func loop(t *testing.T, size int64) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
-	f := filepath.Join(t.TempDir(), "backing")
-	require.NoError(t, os.WriteFile(f, nil, 0o600))
-	require.NoError(t, os.Truncate(f, size))
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", f).CombinedOutput()
-	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
-	return dev
-}
-
 func TestKernelCountAgreesOnRandomReads(t *testing.T) {
-	dev := loop(t, 256<<20)
+	dev := testloop.Device(t, 256<<20)
 	s := spec(t, "4k", 100, 100, 16, 2*time.Second)
 	s.RegionBytes = 0 // the whole device
 	s.Ramp = 200 * time.Millisecond

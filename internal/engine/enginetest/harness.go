@@ -5,9 +5,7 @@ package enginetest
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -15,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -179,28 +178,13 @@ func openDirect(t testing.TB, path string, mode int) int {
 	return fd
 }
 
-// loopDevice attaches a loop device over a new file of size bytes and
-// returns its path; it is always detached at cleanup. It skips unless root.
+// loopDevice attaches a loop device over a new stamped file of size bytes
+// (see tempFile), detached at cleanup. It skips unless root, before the
+// file is written.
 func loopDevice(t *testing.T, size int64) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("loop device tests need root")
-	}
-	if _, err := exec.LookPath("losetup"); err != nil {
-		t.Skip("losetup not installed")
-	}
-	backing := tempFile(t, t.TempDir(), size)
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
-	if err != nil {
-		t.Skipf("cannot attach a loop device: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("detach %s: %v: %s", dev, err, out)
-		}
-	})
-	return dev
+	testloop.SkipUnlessRoot(t)
+	return testloop.File(t, tempFile(t, t.TempDir(), size))
 }
 
 func pct(n, of int) float64 {

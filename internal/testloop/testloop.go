@@ -1,0 +1,68 @@
+// Package testloop attaches loop devices for tests: one helper instead of
+// a copy in every test package. It is imported by tests only.
+//
+// Every device is attached with direct I/O (losetup -f --show
+// --direct-io=on) and detached when the test ends; a failed detach is a
+// test error, so no test leaves a device behind unnoticed. The helpers
+// skip the test without root or without a working losetup.
+package testloop
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Device attaches a loop device over a new sparse file of size bytes in
+// the test's temporary directory and returns the device's path.
+func Device(t testing.TB, size int64) string {
+	t.Helper()
+	SkipUnlessRoot(t)
+	return DeviceAt(t, filepath.Join(t.TempDir(), "backing"), size)
+}
+
+// DeviceAt is Device with its backing file at a path of the caller's (a
+// new file).
+func DeviceAt(t testing.TB, backing string, size int64) string {
+	t.Helper()
+	SkipUnlessRoot(t)
+	if err := os.WriteFile(backing, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(backing, size); err != nil {
+		t.Fatal(err)
+	}
+	return File(t, backing)
+}
+
+// File attaches a loop device over an existing file, whose content the
+// caller has written, and returns the device's path.
+func File(t testing.TB, backing string) string {
+	t.Helper()
+	SkipUnlessRoot(t)
+	if _, err := exec.LookPath("losetup"); err != nil {
+		t.Skip("losetup not installed")
+	}
+	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
+	if err != nil {
+		t.Skipf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() {
+		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+			t.Errorf("detach %s: %v: %s", dev, err, out)
+		}
+	})
+	return dev
+}
+
+// SkipUnlessRoot skips the test unless it runs as root, before a caller
+// writes a backing file only a loop device would use.
+func SkipUnlessRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a loop device")
+	}
+}
