@@ -58,8 +58,7 @@ type loop struct {
 	// Its latency is then the flush's own, not the writes' before it.
 	flushDue      int
 	flushInFlight bool
-	flushStamped  bool  // flushT0 holds its submission time
-	flushT0       int64 // when the io_uring_enter that submitted it began
+	flushT0       int64 // when the io_uring_enter that submitted it began (0: not yet)
 
 	// Iometer's transfer delay: a drawn I/O that starts a burst of a line
 	// with a delay waits in slot held (else -1) until holdUntil, while
@@ -185,8 +184,8 @@ func (l *loop) run() error {
 		for _, i := range l.batch {
 			l.slots[i].t0 = t0
 		}
-		if l.flushInFlight && !l.flushStamped {
-			l.flushT0, l.flushStamped = t0, true
+		if l.flushInFlight && l.flushT0 == 0 {
+			l.flushT0 = t0
 		}
 		l.batch = l.batch[:0]
 		_, errno := l.r.submitAndWait(1, waitNs)
@@ -302,7 +301,7 @@ func (l *loop) prepFlush() {
 		rwFlags:  flags,
 		userData: flushTag | uint64(t.idx),
 	}
-	l.flushInFlight, l.flushStamped = true, false
+	l.flushInFlight, l.flushT0 = true, 0
 }
 
 // reap records every completion in the CQ ring with t1, the one clock
