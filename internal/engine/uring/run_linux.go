@@ -31,7 +31,6 @@ type slot struct {
 // target is the ring's state on one target: a single generator and a
 // single lane, since the ring is the only writer.
 type target struct {
-	idx  int   // index in the worker's Targets
 	fd   int32 // fixed-file index when files are registered, else the descriptor
 	gen  *workload.Generator
 	lane *engine.Lane
@@ -136,7 +135,7 @@ func newLoop(w *engine.Worker) (*loop, error) {
 			return nil, err
 		}
 		fds[t] = int32(tgt.FD)
-		l.targets[t] = target{idx: t, fd: int32(tgt.FD), gen: gen, lane: w.NewLane(t)}
+		l.targets[t] = target{fd: int32(tgt.FD), gen: gen, lane: w.NewLane(t)}
 	}
 	if r.registerFiles(fds) == nil {
 		for t := range l.targets {
@@ -265,8 +264,8 @@ func (l *loop) prep(i uint32) {
 		t.seq++
 		l.w.PrepareWrite(t.lane, &s.op, s.buf[:s.op.Len], t.seq)
 		opcode = l.writeOp
-		if l.w.FlushDue(t.idx) {
-			l.flushDue = t.idx
+		if l.w.FlushDue(t.lane) {
+			l.flushDue = t.lane.Target
 		}
 	} else {
 		l.w.PrepareRead(t.lane, &s.op)
@@ -299,7 +298,7 @@ func (l *loop) prepFlush() {
 		flags:    l.sqeFlags,
 		fd:       t.fd,
 		rwFlags:  flags,
-		userData: flushTag | uint64(t.idx),
+		userData: flushTag | uint64(t.lane.Target),
 	}
 	l.flushInFlight, l.flushT0 = true, 0
 }
