@@ -35,14 +35,14 @@ func (w *Worker) Flushes() bool { return w.flush.every > 0 }
 // fsync).
 func (w *Worker) FlushDatasync() bool { return w.flush.datasync }
 
-// FlushDue counts one write issued on target t (an index into Targets) and
-// reports whether it is the Nth since the last flush there: the caller then
-// flushes t once that write has completed.
-func (w *Worker) FlushDue(t int) bool {
+// FlushDue counts one write issued on lane s and reports whether it is the
+// Nth since the last flush of the lane's target: the caller then flushes
+// that target once the write has completed.
+func (w *Worker) FlushDue(s *Lane) bool {
 	if w.flush.every == 0 {
 		return false
 	}
-	return w.flush.writes[t].Add(1)%w.flush.every == 0
+	return w.flush.writes[s.Target].Add(1)%w.flush.every == 0
 }
 
 // CompleteFlush is the one place an engine reports the outcome of a flush

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"sync/atomic"
-	"time"
 
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -44,13 +43,12 @@ func (s *Lane) countLine(op *workload.Op, ns int64) {
 func Hold(c *Control, ns int64) bool {
 	end := Nanotime() + ns
 	for {
-		if c.Stopped() {
-			return false
-		}
 		d := end - Nanotime()
 		if d <= 0 {
-			return true
+			return !c.Stopped()
 		}
-		time.Sleep(time.Duration(min(d, int64(50*time.Millisecond))))
+		if !nap(c, d) {
+			return false
+		}
 	}
 }

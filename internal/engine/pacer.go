@@ -24,9 +24,18 @@ type Pacer struct {
 	due      int64 // the slot of the I/O last allowed to start
 }
 
-// maxSleep bounds one sleep of Wait, so that a stop is noticed quickly
-// even at a low rate.
+// maxSleep bounds one sleep of Wait and Hold, so that a stop is noticed
+// quickly even at a low rate or a long delay.
 const maxSleep = int64(50 * time.Millisecond)
+
+// nap sleeps d ns, at most maxSleep, unless the run has stopped (false).
+func nap(c *Control, d int64) bool {
+	if c.Stopped() {
+		return false
+	}
+	time.Sleep(time.Duration(min(d, maxSleep)))
+	return true
+}
 
 // NewPacer returns a pacer for iops I/Os per second (0: unpaced).
 func NewPacer(iops float64) Pacer {
@@ -54,10 +63,9 @@ func (p *Pacer) Wait(c *Control) bool {
 		if d == 0 {
 			return !c.Stopped()
 		}
-		if c.Stopped() {
+		if !nap(c, d) {
 			return false
 		}
-		time.Sleep(time.Duration(min(d, maxSleep)))
 	}
 }
 

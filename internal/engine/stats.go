@@ -131,10 +131,7 @@ type Lane struct {
 
 // Done records a completed I/O of len bytes and latency ns.
 func (s *Lane) Done(op *workload.Op, ns int64) {
-	o := &s.Read
-	if op.Write {
-		o = &s.Write
-	}
+	o := s.ops(op.Write)
 	o.Latency.RecordAtomic(ns)
 	o.bytes.Add(uint64(op.Len))
 	if s.Lines != nil {
@@ -142,23 +139,16 @@ func (s *Lane) Done(op *workload.Op, ns int64) {
 	}
 }
 
-// late records the latency from op's intended start, ns, on a paced lane.
-func (s *Lane) late(op *workload.Op, ns int64) {
-	o := &s.Read
-	if op.Write {
-		o = &s.Write
+// ops returns the lane's counters of one direction.
+func (s *Lane) ops(write bool) *OpStats {
+	if write {
+		return &s.Write
 	}
-	if o.Intended != nil {
-		o.Intended.RecordAtomic(ns)
-	}
+	return &s.Read
 }
 
 func (s *Lane) countError(write bool, class int) {
-	if write {
-		s.Write.errors[class].Add(1)
-	} else {
-		s.Read.errors[class].Add(1)
-	}
+	s.ops(write).errors[class].Add(1)
 }
 
 // Complete is the one place an engine reports the outcome of an I/O: res is
@@ -170,8 +160,10 @@ func Complete(c *Control, s *Lane, op *workload.Op, res int64, t0, t1 int64) {
 	if res == op.Len {
 		if c.Measuring() {
 			s.Done(op, t1-t0)
-			if op.Due != 0 {
-				s.late(op, t1-op.Due)
+			if op.Due != 0 { // a paced lane: the latency from the intended start
+				if o := s.ops(op.Write); o.Intended != nil {
+					o.Intended.RecordAtomic(t1 - op.Due)
+				}
 			}
 		}
 		return

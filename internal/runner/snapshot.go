@@ -170,25 +170,3 @@ func (s *snapshotter) take(now time.Time) result.Interval {
 	s.prevOps, s.prevB, s.prevE, s.last = ops, bytes, errs, now
 	return iv
 }
-
-// flushes says whether any worker of the run flushes (--fsync,
-// --fdatasync): only then does the result carry a sync section.
-func (s *snapshotter) flushes() bool {
-	for _, w := range s.workers {
-		if w.Flushes() {
-			return true
-		}
-	}
-	return false
-}
-
-// paced says whether any worker of the run runs to a rate limit: only
-// then does the result carry the latency from the intended start.
-func (s *snapshotter) paced() bool {
-	for _, w := range s.workers {
-		if w.Paced() {
-			return true
-		}
-	}
-	return false
-}

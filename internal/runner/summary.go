@@ -2,6 +2,7 @@ package runner
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -155,12 +156,15 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 func summarize(res *result.Result, snap *snapshotter, win *window) {
 	s := &res.Summary
 	read, write := result.NewHistogram(), result.NewHistogram()
+	// A sync section only when some worker flushes (--fsync,
+	// --fdatasync); the latency from the intended start only when some
+	// worker runs to a rate limit.
 	var flush *result.Histogram
-	if snap.flushes() {
+	if slices.ContainsFunc(snap.workers, (*engine.Worker).Flushes) {
 		flush = result.NewHistogram()
 	}
 	var intended *result.Histogram
-	if snap.paced() {
+	if slices.ContainsFunc(snap.workers, (*engine.Worker).Paced) {
 		intended = result.NewHistogram()
 	}
 	classes := map[string]uint64{}

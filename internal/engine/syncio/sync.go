@@ -23,7 +23,6 @@ func (*Engine) Available() error { return nil }
 
 type lane struct {
 	fd    int
-	t     int // index of the target in the worker's Targets
 	buf   []byte
 	gen   *workload.Generator
 	stats *engine.Lane
@@ -43,7 +42,6 @@ func (e *Engine) Run(w *engine.Worker) error {
 			}
 			lanes = append(lanes, &lane{
 				fd:    tgt.FD,
-				t:     t,
 				buf:   w.Slot(t, q, w.Spec.MaxBlock()),
 				gen:   gen,
 				stats: w.NewLane(t),
@@ -110,7 +108,7 @@ func (l *lane) run(w *engine.Worker) {
 		if w.Trace != nil {
 			w.Trace(l.stats, &op, res)
 		}
-		if op.Write && w.FlushDue(l.t) {
+		if op.Write && w.FlushDue(l.stats) {
 			t0, t1 = l.flush(w)
 		}
 		y.Tick(t1, t1-t0)

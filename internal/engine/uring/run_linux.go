@@ -31,7 +31,6 @@ type slot struct {
 // target is the ring's state on one target: a single generator and a
 // single lane, since the ring is the only writer.
 type target struct {
-	idx  int   // index in the worker's Targets
 	fd   int32 // fixed-file index when files are registered, else the descriptor
 	gen  *workload.Generator
 	lane *engine.Lane
@@ -58,8 +57,7 @@ type loop struct {
 	// Its latency is then the flush's own, not the writes' before it.
 	flushDue      int
 	flushInFlight bool
-	flushStamped  bool  // flushT0 holds its submission time
-	flushT0       int64 // when the io_uring_enter that submitted it began
+	flushT0       int64 // when the io_uring_enter that submitted it began (0: not yet)
 
 	// Iometer's transfer delay: a drawn I/O that starts a burst of a line
 	// with a delay waits in slot held (else -1) until holdUntil, while
@@ -137,7 +135,7 @@ func newLoop(w *engine.Worker) (*loop, error) {
 			return nil, err
 		}
 		fds[t] = int32(tgt.FD)
-		l.targets[t] = target{idx: t, fd: int32(tgt.FD), gen: gen, lane: w.NewLane(t)}
+		l.targets[t] = target{fd: int32(tgt.FD), gen: gen, lane: w.NewLane(t)}
 	}
 	if r.registerFiles(fds) == nil {
 		for t := range l.targets {
@@ -185,8 +183,8 @@ func (l *loop) run() error {
 		for _, i := range l.batch {
 			l.slots[i].t0 = t0
 		}
-		if l.flushInFlight && !l.flushStamped {
-			l.flushT0, l.flushStamped = t0, true
+		if l.flushInFlight && l.flushT0 == 0 {
+			l.flushT0 = t0
 		}
 		l.batch = l.batch[:0]
 		_, errno := l.r.submitAndWait(1, waitNs)
@@ -266,8 +264,8 @@ func (l *loop) prep(i uint32) {
 		t.seq++
 		l.w.PrepareWrite(t.lane, &s.op, s.buf[:s.op.Len], t.seq)
 		opcode = l.writeOp
-		if l.w.FlushDue(t.idx) {
-			l.flushDue = t.idx
+		if l.w.FlushDue(t.lane) {
+			l.flushDue = t.lane.Target
 		}
 	} else {
 		l.w.PrepareRead(t.lane, &s.op)
@@ -300,9 +298,9 @@ func (l *loop) prepFlush() {
 		flags:    l.sqeFlags,
 		fd:       t.fd,
 		rwFlags:  flags,
-		userData: flushTag | uint64(t.idx),
+		userData: flushTag | uint64(t.lane.Target),
 	}
-	l.flushInFlight, l.flushStamped = true, false
+	l.flushInFlight, l.flushT0 = true, 0
 }
 
 // reap records every completion in the CQ ring with t1, the one clock
