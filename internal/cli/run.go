@@ -14,6 +14,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/runner"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -268,6 +269,36 @@ func (o *runOptions) pattern(s *workload.Spec, changed func(string) bool) error 
 // settings are what every run shares.
 func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
 	return suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: o.maxErrors, Interval: o.interval, Engines: g.engines}
+}
+
+// runImported runs the units an importer read from a file (--icf,
+// --fio-job) as a suite of one repeat: with --dry-run it prints the plan
+// (title names the file); otherwise every unit is checked before the
+// first runs, the units run into a suite document, and finish (given
+// the results' document only when there are results) adds the
+// importer's notes and writes it. The runs' error follows finish's.
+func (o *runOptions) runImported(ctx context.Context, g *globalOptions, title string, s *workload.Suite, units []suiterun.Unit,
+	options *result.SuiteOptions, finish func(doc *result.Suite) error) error {
+	settings := o.settings(g)
+	if o.dryRun {
+		if u, err := dryRun(g.stdout, title, settings, units); err != nil {
+			return suiteRefusal(s, u, err)
+		}
+		return nil
+	}
+	if u, err := settings.Check(units); err != nil {
+		return suiteRefusal(s, u, err)
+	}
+	doc := &result.Suite{Schema: result.SuiteSchema, Suite: s.Name, Title: s.Title, Source: s.Source,
+		Version: version.Version, StartedAt: time.Now().UTC(), Results: []*result.Result{}, Options: options}
+	so := &suiteOptions{runOptions: *o, repeat: 1}
+	runErr := so.runUnits(ctx, g, s, units, doc)
+	if len(doc.Results) > 0 {
+		if err := finish(doc); err != nil {
+			return err
+		}
+	}
+	return runErr
 }
 
 // runRun is `ioprobe run`.
