@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -54,8 +53,8 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 			return usagef("--%s cannot be used with --fio-job: the job file sets it", name)
 		}
 	}
-	if o.interval < 10*time.Millisecond {
-		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	if err := o.checkInterval(); err != nil {
+		return err
 	}
 	data, err := os.ReadFile(f.file)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -54,8 +53,8 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 			return &workload.FieldError{Field: "--target", Value: t, Reason: "given twice"}
 		}
 	}
-	if o.interval < 10*time.Millisecond {
-		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	if err := o.checkInterval(); err != nil {
+		return err
 	}
 	data, err := os.ReadFile(f.file)
 	if err != nil {

@@ -266,6 +266,15 @@ func (o *runOptions) pattern(s *workload.Spec, changed func(string) bool) error 
 	return nil
 }
 
+// checkInterval refuses an --interval under 10ms (run, --icf and
+// --fio-job alike).
+func (o *runOptions) checkInterval() error {
+	if o.interval < 10*time.Millisecond {
+		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	}
+	return nil
+}
+
 // settings are what every run shares.
 func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
 	return suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: o.maxErrors, Interval: o.interval, Engines: g.engines}
@@ -321,8 +330,8 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.interval < 10*time.Millisecond {
-		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	if err := o.checkInterval(); err != nil {
+		return err
 	}
 	targets := o.targets
 	if len(targets) == 0 {
