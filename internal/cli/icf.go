@@ -40,8 +40,9 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 	if err != nil {
 		return err
 	}
+	changed := func(name string) bool { return o.changed != nil && o.changed(name) }
 	for _, name := range icfSets {
-		if o.changed != nil && o.changed(name) {
+		if changed(name) {
 			return usagef("--%s cannot be used with --icf: the configuration file sets it", name)
 		}
 	}
@@ -60,7 +61,6 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 	if err != nil {
 		return usagef("--icf: %v", err)
 	}
-	changed := func(name string) bool { return o.changed != nil && o.changed(name) }
 	opts := icf.Options{}
 	if changed("duration") {
 		opts.RunTime = o.duration
