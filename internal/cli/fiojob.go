@@ -6,13 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
-	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/fiojob"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -55,8 +53,8 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 			return usagef("--%s cannot be used with --fio-job: the job file sets it", name)
 		}
 	}
-	if o.interval < 10*time.Millisecond {
-		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	if err := o.checkInterval(); err != nil {
+		return err
 	}
 	data, err := os.ReadFile(f.file)
 	if err != nil {
@@ -85,35 +83,17 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 		s.Points = append(s.Points, sp)
 		units[i] = suiterun.Unit{Index: i, Point: sp, Targets: p.Targets}
 	}
-	settings := o.settings(g)
-	if o.dryRun {
-		if u, err := dryRun(g.stdout, "fio job "+f.file, settings, units); err != nil {
-			return suiteRefusal(s, u, err)
+	return o.runImported(ctx, g, "fio job "+f.file, s, units, nil, func(doc *result.Suite) error {
+		for _, r := range doc.Results {
+			if r.Point != nil {
+				r.Notes = append(r.Notes, notes[r.Point.Name]...)
+			}
 		}
-		return nil
-	}
-	if u, err := settings.Check(units); err != nil {
-		return suiteRefusal(s, u, err)
-	}
-	doc := &result.Suite{Schema: result.SuiteSchema, Suite: s.Name, Title: s.Title, Source: s.Source,
-		Version: version.Version, StartedAt: time.Now().UTC(), Results: []*result.Result{}}
-	so := &suiteOptions{runOptions: *o, repeat: 1}
-	runErr := so.runUnits(ctx, g, s, units, doc)
-	for _, r := range doc.Results {
-		if r.Point != nil {
-			r.Notes = append(r.Notes, notes[r.Point.Name]...)
-		}
-	}
-	if len(doc.Results) > 0 {
-		err := writeOut(g, o.out, func(w io.Writer) error {
+		return writeOut(g, o.out, func(w io.Writer) error {
 			if len(points) == 1 {
 				return writeRun(w, doc.Results[0])
 			}
 			return writeSuite(w, doc)
 		})
-		if err != nil {
-			return err
-		}
-	}
-	return runErr
+	})
 }

@@ -8,13 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
-	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/icf"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -42,8 +40,9 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 	if err != nil {
 		return err
 	}
+	changed := func(name string) bool { return o.changed != nil && o.changed(name) }
 	for _, name := range icfSets {
-		if o.changed != nil && o.changed(name) {
+		if changed(name) {
 			return usagef("--%s cannot be used with --icf: the configuration file sets it", name)
 		}
 	}
@@ -55,14 +54,13 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 			return &workload.FieldError{Field: "--target", Value: t, Reason: "given twice"}
 		}
 	}
-	if o.interval < 10*time.Millisecond {
-		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	if err := o.checkInterval(); err != nil {
+		return err
 	}
 	data, err := os.ReadFile(f.file)
 	if err != nil {
 		return usagef("--icf: %v", err)
 	}
-	changed := func(name string) bool { return o.changed != nil && o.changed(name) }
 	opts := icf.Options{}
 	if changed("duration") {
 		opts.RunTime = o.duration
@@ -88,30 +86,14 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 	for _, n := range notes {
 		fmt.Fprintf(g.stderr, "ioprobe: %s: %s\n", f.file, n)
 	}
-	settings := o.settings(g)
-	if o.dryRun {
-		if u, err := dryRun(g.stdout, "Iometer file "+f.file, settings, units); err != nil {
-			return suiteRefusal(s, u, err)
-		}
-		return nil
-	}
-	if u, err := settings.Check(units); err != nil {
-		return suiteRefusal(s, u, err)
-	}
-	doc := &result.Suite{Schema: result.SuiteSchema, Suite: s.Name, Title: s.Title, Source: s.Source,
-		Version: version.Version, StartedAt: time.Now().UTC(), Results: []*result.Result{},
-		Options: &result.SuiteOptions{Targets: o.targets, Repeat: 1, Engine: o.engine}}
-	so := &suiteOptions{runOptions: *o, repeat: 1}
-	runErr := so.runUnits(ctx, g, s, units, doc)
-	for _, r := range doc.Results {
-		r.Notes = append(r.Notes, notes...)
-	}
-	if len(doc.Results) > 0 {
-		if err := write(g.stdout, doc); err != nil {
-			return err
-		}
-	}
-	return runErr
+	return o.runImported(ctx, g, "Iometer file "+f.file, s, units,
+		&result.SuiteOptions{Targets: o.targets, Repeat: 1, Engine: o.engine},
+		func(doc *result.Suite) error {
+			for _, r := range doc.Results {
+				r.Notes = append(r.Notes, notes...)
+			}
+			return write(g.stdout, doc)
+		})
 }
 
 // icfSuite reads an ICF into a suite and its units on the given targets,

@@ -14,6 +14,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/runner"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -265,9 +266,48 @@ func (o *runOptions) pattern(s *workload.Spec, changed func(string) bool) error 
 	return nil
 }
 
+// checkInterval refuses an --interval under 10ms (run, --icf and
+// --fio-job alike).
+func (o *runOptions) checkInterval() error {
+	if o.interval < 10*time.Millisecond {
+		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	}
+	return nil
+}
+
 // settings are what every run shares.
 func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
 	return suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: o.maxErrors, Interval: o.interval, Engines: g.engines}
+}
+
+// runImported runs the units an importer read from a file (--icf,
+// --fio-job) as a suite of one repeat: with --dry-run it prints the plan
+// (title names the file); otherwise every unit is checked before the
+// first runs, the units run into a suite document, and finish (given
+// the results' document only when there are results) adds the
+// importer's notes and writes it. The runs' error follows finish's.
+func (o *runOptions) runImported(ctx context.Context, g *globalOptions, title string, s *workload.Suite, units []suiterun.Unit,
+	options *result.SuiteOptions, finish func(doc *result.Suite) error) error {
+	settings := o.settings(g)
+	if o.dryRun {
+		if u, err := dryRun(g.stdout, title, settings, units); err != nil {
+			return suiteRefusal(s, u, err)
+		}
+		return nil
+	}
+	if u, err := settings.Check(units); err != nil {
+		return suiteRefusal(s, u, err)
+	}
+	doc := &result.Suite{Schema: result.SuiteSchema, Suite: s.Name, Title: s.Title, Source: s.Source,
+		Version: version.Version, StartedAt: time.Now().UTC(), Results: []*result.Result{}, Options: options}
+	so := &suiteOptions{runOptions: *o, repeat: 1}
+	runErr := so.runUnits(ctx, g, s, units, doc)
+	if len(doc.Results) > 0 {
+		if err := finish(doc); err != nil {
+			return err
+		}
+	}
+	return runErr
 }
 
 // runRun is `ioprobe run`.
@@ -290,8 +330,8 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.interval < 10*time.Millisecond {
-		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
+	if err := o.checkInterval(); err != nil {
+		return err
 	}
 	targets := o.targets
 	if len(targets) == 0 {

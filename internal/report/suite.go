@@ -138,7 +138,8 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 	for _, kvs := range fleetMeta(s) {
 		kv.add(kvs[0], kvs[1])
 	}
-	if !fleetPoints(rs) {
+	fleet := fleetPoints(rs) // fleetMeta named their hosts
+	if !fleet {
 		var hosts []string
 		for _, r := range rs {
 			if !slices.Contains(hosts, r.Host.Hostname) {
@@ -181,7 +182,7 @@ func writeSuiteHeader(ew *errWriter, s *result.Suite) {
 		}
 	}
 	kv.addTable("Targets", targets)
-	if m := mergedLine(rs); m != "" && !fleetPoints(rs) {
+	if m := mergedLine(rs); m != "" && !fleet {
 		kv.add("Merged", m)
 	}
 	if rep := repeatLine(rs); rep != "" {

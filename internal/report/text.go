@@ -215,11 +215,8 @@ func flushTable(r *result.Result) *table {
 	if e > 0 {
 		rate = float64(f.Ops) / e
 	}
-	ms := func(v float64) string { return num(v*1e3, 3) }
-	l := f.Latency
 	t.add("Flushes ("+name+")", count(f.Ops), "at "+num(rate, 2)+"/s")
-	t.add("  latency (ms)", "mean "+ms(l.MeanSeconds), "p50 "+ms(l.Percentiles["50"]), "p99 "+ms(l.Percentiles["99"]),
-		"p99.9 "+ms(l.Percentiles["99.9"]), "max "+ms(l.MaxSeconds))
+	t.add(latencyRow("  latency (ms)", &f.Latency)...)
 	return t
 }
 
@@ -228,12 +225,17 @@ func flushTable(r *result.Result) *table {
 // application issuing at that rate waits, every I/O that came due during a
 // stall included.
 func intendedTable(r *result.Result) *table {
-	l := r.Summary.IntendedLatency
-	ms := func(v float64) string { return num(v*1e3, 3) }
 	t := &table{}
-	t.add("Latency from intended start (ms)", "mean "+ms(l.MeanSeconds), "p50 "+ms(l.Percentiles["50"]), "p99 "+ms(l.Percentiles["99"]),
-		"p99.9 "+ms(l.Percentiles["99.9"]), "max "+ms(l.MaxSeconds))
+	t.add(latencyRow("Latency from intended start (ms)", r.Summary.IntendedLatency)...)
 	return t
+}
+
+// latencyRow is a latency summary's row in ms under label: mean, p50,
+// p99, p99.9 and max.
+func latencyRow(label string, l *result.Latency) []string {
+	ms := func(v float64) string { return num(v*1e3, 3) }
+	return []string{label, "mean " + ms(l.MeanSeconds), "p50 " + ms(l.Percentiles["50"]), "p99 " + ms(l.Percentiles["99"]),
+		"p99.9 " + ms(l.Percentiles["99.9"]), "max " + ms(l.MaxSeconds)}
 }
 
 func engineLine(wl result.Workload) string {

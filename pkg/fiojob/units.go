@@ -45,7 +45,7 @@ func parseInt(s string, kbBase int64) (int64, error) {
 	}
 	power := strings.Index("kmgtp", suffix)
 	if len(suffix) != 1 || power < 0 {
-		return 0, errors.New("unknown unit " + strconvQuote(s[i:]) + " (fio's: k, m, g, t, p, with i for the other base)")
+		return 0, errors.New("unknown unit " + strconv.Quote(s[i:]) + " (fio's: k, m, g, t, p, with i for the other base)")
 	}
 	mult := int64(1)
 	for range power + 1 {
@@ -74,7 +74,7 @@ func parseTimeIn(s string, unit time.Duration) (time.Duration, error) {
 		"us": time.Microsecond, "usec": time.Microsecond}
 	u, ok := units[low[i:]]
 	if !ok {
-		return 0, errors.New("unknown time unit " + strconvQuote(s[i:]) + " (fio's: d, h, m, s, ms, us)")
+		return 0, errors.New("unknown time unit " + strconv.Quote(s[i:]) + " (fio's: d, h, m, s, ms, us)")
 	}
 	if n > int64(math.MaxInt64/u) {
 		return 0, errors.New("too long")
@@ -111,5 +111,3 @@ func parseBool(o option) (bool, error) {
 	}
 	return n != 0, nil
 }
-
-func strconvQuote(s string) string { return strconv.Quote(s) }

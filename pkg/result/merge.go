@@ -127,22 +127,17 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		if r == nil {
 			return nil, fmt.Errorf("result: result %d to merge is nil", i)
 		}
-	}
-	var spans []float64 // the periods' measured seconds, when more than one
-	if !sequential {
-		if p := periods(rs); len(p) > 1 {
-			spans = p
-		}
-	}
-	for i, r := range rs {
-		if r == nil {
-			return nil, fmt.Errorf("result: result %d to merge is nil", i)
-		}
 		if err := sameShape(rs[0], r); err != nil {
 			return nil, err
 		}
 		if !r.Histogram.Covers(&r.Summary) {
 			return nil, fmt.Errorf("cannot merge %s from %s exactly: it has no latency histogram", PointOf(r).Name, r.Host.Hostname)
+		}
+	}
+	var spans []float64 // the periods' measured seconds, when more than one
+	if !sequential {
+		if p := periods(rs); len(p) > 1 {
+			spans = p
 		}
 	}
 	first := rs[0]
