@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,6 +39,9 @@ var icfSets = []string{"bs", "line", "read-pct", "random-pct", "workers", "rate-
 func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions) error {
 	write, err := report.Writer(o.output, report.ForSuite)
 	if err != nil {
+		return err
+	}
+	if err := checkOut(o.out); err != nil {
 		return err
 	}
 	changed := func(name string) bool { return o.changed != nil && o.changed(name) }
@@ -92,7 +96,7 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 			for _, r := range doc.Results {
 				r.Notes = append(r.Notes, notes...)
 			}
-			return write(g.stdout, doc)
+			return writeOut(g, o.out, func(w io.Writer) error { return write(w, doc) })
 		})
 }
 
