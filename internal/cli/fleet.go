@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/fleet"
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/version"
@@ -133,7 +134,7 @@ func (o *fleetOptions) setup(ctx context.Context, g *globalOptions) (*fleetSetup
 		return nil, usagef("fleet: give one --target, the name of a target configured on every daemon")
 	}
 	name := o.targets[0]
-	if !targetNameRE.MatchString(name) {
+	if !config.ValidName(name) {
 		return nil, &workload.FieldError{Field: "--target", Value: name, Reason: "must be the name of a target in the daemons' config (like data), not a path"}
 	}
 	for flag, d := range map[string]time.Duration{"--max-skew": o.maxSkew, "--start-delay": o.startDelay, "--host-timeout": o.hostTimeout} {
@@ -159,9 +160,6 @@ func (o *fleetOptions) setup(ctx context.Context, g *globalOptions) (*fleetSetup
 	}
 	return s, nil
 }
-
-// targetNameRE is what a daemon's config accepts as a target name.
-var targetNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 
 // check runs the pre-checks of reqs on every host. A host that fails is
 // one line on stderr, and the whole is bad input: nothing started.

@@ -27,6 +27,8 @@ func TestFleetBadInput(t *testing.T) {
 		{[]string{"fleet", "run", "--target", "data"}, "--hosts is required"},
 		{[]string{"fleet", "run", "--hosts", "192.0.2.1:9816"}, "give one --target"},
 		{[]string{"fleet", "run", "--hosts", "192.0.2.1:9816", "--target", "/data/p.dat"}, "not a path"},
+		{[]string{"fleet", "run", "--hosts", "192.0.2.1:9816", "--target", "p.dat"}, "not a path"}, // no config can name a target so
+		{[]string{"fleet", "run", "--hosts", "192.0.2.1:9816", "--target", "Data"}, "not a path"},
 		{[]string{"fleet", "run", "--hosts", "node1", "--target", "data"}, `"node1" is not HOST:PORT`},
 		{[]string{"fleet", "run", "--hosts", "node1:99999", "--target", "data"}, "the port must be a number"},
 		{[]string{"fleet", "run", "--hosts", "a:1,a:1", "--target", "data"}, "a:1 is named twice"},

@@ -21,6 +21,10 @@ import (
 // silently folded; dots would split the key path.
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
+// ValidName says whether name can name a target, job or module in a
+// config (the fleet's --target is checked by it before any host is asked).
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
 var durationType = reflect.TypeOf(time.Duration(0))
 
 type walker struct {
