@@ -391,12 +391,15 @@ func (w *Worker) Complete(s *Lane, op *workload.Op, buf []byte, res, t0, t1 int6
 		return
 	}
 	ti, key := w.Targets[s.Target].Index, w.Targets[s.Target].Key
+	// Read once: a read judged here is counted below in the same window
+	// (a second reading could fall on the other side of its start or end).
+	measuring := w.Ctl.Measuring()
 	switch {
 	case op.Write:
 		v.written(ti, op.Offset, op.Len)
 		v.completeWrite(ti, op.Offset, op.Len, op.VerifyMark, op.VerifyStamp)
 	case !op.Verify:
-		if w.Ctl.Measuring() {
+		if measuring {
 			s.Read.unverified.Add(1)
 		}
 	default:
@@ -407,11 +410,11 @@ func (w *Worker) Complete(s *Lane, op *workload.Op, buf []byte, res, t0, t1 int6
 				Class: ErrVerify, Detail: "verify: " + f.Problem.String() + foundAt(f)})
 			return
 		}
-		if w.Ctl.Measuring() {
+		if measuring {
 			s.Read.verified.Add(1)
 		}
 	}
-	Complete(w.Ctl, s, op, res, t0, t1)
+	complete(w.Ctl, s, op, res, t0, t1, measuring)
 }
 
 func foundAt(f verify.Failure) string {

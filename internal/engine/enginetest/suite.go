@@ -5,6 +5,7 @@ package enginetest
 import (
 	"encoding/binary"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -487,6 +488,41 @@ func testVerify(t *testing.T, f Factory, path string) {
 	require.Zero(t, unverified)
 	n, _, _ := v.Failures()
 	require.Zero(t, n)
+
+	// A read is judged and counted in the same window: with counting
+	// switched on and off all the time (a window opening or closing while
+	// reads complete), every read counted was judged, and none judged
+	// went uncounted.
+	ctl := engine.NewControl(0, nil)
+	flipped := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(flipped)
+		for on := false; ; on = !on {
+			select {
+			case <-done:
+				return
+			default:
+				ctl.SetMeasuring(on)
+				runtime.Gosched()
+			}
+		}
+	}()
+	h = &harness{t: t, eng: f(), limit: 4000, verify: v, ctl: ctl,
+		spec:    workload.Spec{BlockSizes: bs, ReadPct: 100, RandomPct: 100, QueueDepth: 4, Workers: 2},
+		targets: []engine.Target{{FD: fd, Region: region}}}
+	ws = h.run()
+	close(done)
+	<-flipped
+	var counted, judged uint64
+	for _, w := range ws {
+		for _, l := range w.Lanes() {
+			counted += l.Read.Latency.Count()
+			judged += l.Read.Verified() + l.Read.Unverified()
+		}
+	}
+	require.Positive(t, counted)
+	require.Equal(t, counted, judged, "reads counted vs reads judged while the window opens and closes")
 
 	// Damage three sectors behind the engine's back: reading the region
 	// finds exactly those.
