@@ -64,31 +64,21 @@ have ubinize      || need+=(mtd-utils)
 # --- Monitoring: Prometheus 3 and Grafana's published types ------------
 # After the Debian packages (they bring go's neighbours node and npm), as a
 # function so every exit path runs it. Both go into project-local,
-# git-ignored directories and are skipped when already there.
+# git-ignored directories and are skipped when already there. Prometheus 3
+# is built by scripts/prometheus3.sh (its release is pinned there);
+# --without-prometheus3 leaves it out, for make test, which runs that
+# build beside everything else.
 root=$(cd "$(dirname "$0")/.." && pwd)
-# The one place the Prometheus 3 release is pinned: the tests run
-# $root/.tools/prometheus3/{prometheus,promtool} (test/prometheus_test.go),
-# Debian's 2.42 stays in /usr/bin as the older target.
-PROMETHEUS3_VERSION=v0.316.0 # module version of Prometheus 3.16.0
+prometheus3=yes
+for arg in "$@"; do
+	case $arg in
+	--without-prometheus3) prometheus3=no ;;
+	*) echo "test-deps: unknown argument $arg" >&2; exit 2 ;;
+	esac
+done
 monitoring_deps() {
-	local dir=$root/.tools/prometheus3 go=${GO:-go}
-	if [ "$(cat "$dir/VERSION" 2>/dev/null)" = "$PROMETHEUS3_VERSION" ] &&
-		[ -x "$dir/prometheus" ] && [ -x "$dir/promtool" ]; then
-		echo "test-deps: Prometheus 3 ($PROMETHEUS3_VERSION) is in $dir"
-	elif ! command -v "$go" >/dev/null 2>&1; then
-		echo "test-deps: no go to build Prometheus 3: its tests will skip" >&2
-	else
-		echo "test-deps: building prometheus and promtool $PROMETHEUS3_VERSION into $dir (minutes, then cached)"
-		mkdir -p "$dir"
-		# remove_all_sd: no cloud service discoveries (the tests use static
-		# targets), which cuts the build to a fraction.
-		if GOBIN=$dir GOFLAGS=-buildvcs=false CGO_ENABLED=0 "$go" install -tags remove_all_sd \
-			"github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS3_VERSION" \
-			"github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS3_VERSION"; then
-			echo "$PROMETHEUS3_VERSION" >"$dir/VERSION"
-		else
-			echo "test-deps: building Prometheus 3 failed: its tests will skip" >&2
-		fi
+	if [ "$prometheus3" = yes ]; then
+		"$root/scripts/prometheus3.sh"
 	fi
 	# @grafana/schema and typescript, exactly as package-lock.json pins them.
 	local schema=$root/test/grafana-schema

@@ -1,19 +1,23 @@
 package test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
 // The Prometheus servers the tests run against: Prometheus 3, built from
-// the Go module proxy by scripts/test-deps.sh into .tools/prometheus3 (its
-// release pinned there), and Debian's 2.42 in PATH as the older target.
-// docs/metrics.md says what each needs.
+// the Go module proxy by scripts/prometheus3.sh into .tools/prometheus3
+// (its release pinned there), and Debian's 2.42 in PATH as the older
+// target. docs/metrics.md says what each needs.
 
 // promServer is one Prometheus release: its server and promtool.
 type promServer struct {
@@ -24,12 +28,20 @@ type promServer struct {
 	v2 bool
 }
 
-// prometheus3 is the Prometheus 3 that test-deps.sh built, if it did.
-func prometheus3() (promServer, bool) {
-	dir, err := filepath.Abs(filepath.Join("..", ".tools", "prometheus3"))
+// prometheus3Build is waited for once per test binary.
+var prometheus3Build sync.Once
+
+// prometheus3 is the Prometheus 3 that scripts/prometheus3.sh built, if
+// it did. A build under way (make test starts it in the background) is
+// waited for: its pid is in .tools/prometheus3.building while it runs.
+func prometheus3(t *testing.T) (promServer, bool) {
+	t.Helper()
+	tools, err := filepath.Abs(filepath.Join("..", ".tools"))
 	if err != nil {
 		return promServer{}, false
 	}
+	prometheus3Build.Do(func() { waitForBuild(t, filepath.Join(tools, "prometheus3.building"), 30*time.Minute) })
+	dir := filepath.Join(tools, "prometheus3")
 	s := promServer{name: "prometheus 3", prometheus: filepath.Join(dir, "prometheus"), promtool: filepath.Join(dir, "promtool")}
 	for _, f := range []string{s.prometheus, s.promtool} {
 		if _, err := os.Stat(f); err != nil {
@@ -40,6 +52,32 @@ func prometheus3() (promServer, bool) {
 		s.name += " (" + strings.TrimSpace(string(v)) + ")"
 	}
 	return s, true
+}
+
+// waitForBuild waits while the process whose pid is in file runs (at
+// most limit). A file left by a build that was killed names a process
+// that is gone, or one that is not a build (its pid reused): no wait.
+func waitForBuild(t *testing.T, file string, limit time.Duration) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return
+	}
+	building := func() bool {
+		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return err == nil && strings.Contains(string(cmd), "prometheus3.sh")
+	}
+	start := time.Now()
+	for building() && time.Since(start) < limit {
+		time.Sleep(time.Second)
+	}
+	if d := time.Since(start); d >= time.Second {
+		t.Logf("waited %s for the Prometheus 3 build (pid %d) to finish", d.Round(time.Second), pid)
+	}
 }
 
 // prometheus2 is the Prometheus 2.x in PATH (Debian's), if there is one.
@@ -62,9 +100,9 @@ func prometheus2() (promServer, bool) {
 // needPrometheus3 skips the test without Prometheus 3.
 func needPrometheus3(t *testing.T) promServer {
 	t.Helper()
-	s, ok := prometheus3()
+	s, ok := prometheus3(t)
 	if !ok {
-		t.Skip("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3)")
+		t.Skip("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3; see .tools/prometheus3.log after make test)")
 	}
 	return s
 }
@@ -74,7 +112,7 @@ func needPrometheus3(t *testing.T) promServer {
 func promServers(t *testing.T) []promServer {
 	t.Helper()
 	var out []promServer
-	if s, ok := prometheus3(); ok {
+	if s, ok := prometheus3(t); ok {
 		out = append(out, s)
 	} else {
 		t.Log("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3): testing the older one only")
