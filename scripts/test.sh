@@ -21,6 +21,9 @@ mkdir -p .tools
 logs=.tools/logs
 rm -rf "$logs"
 mkdir -p "$logs"
+t0=$SECONDS
+# mark prints a phase's start with the time since make test began.
+mark() { printf '=== [%02d:%02d] %s\n' $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)) "$*"; }
 
 # Background jobs run in their own process groups (setsid), stopped with
 # their children if make test ends early.
@@ -33,38 +36,43 @@ stop_bg() {
 }
 trap stop_bg EXIT
 
-setsid ./scripts/prometheus3.sh >"$logs/prometheus3.log" 2>&1 &
+mark "Prometheus 3 build starts in the background ($logs/prometheus3.log)"
+setsid bash -c './scripts/prometheus3.sh; echo "prometheus3: done after $SECONDS s"' >"$logs/prometheus3.log" 2>&1 &
 prom=$!
 bg+=("$prom")
 
+mark "test-deps"
 ./scripts/test-deps.sh --without-prometheus3
+mark "lint"
 make --no-print-directory lint
+mark "tests; the race detector, then the fuzzing, beside them ($logs/race-fuzz.log)"
 
-setsid bash -c 'rc=0; make --no-print-directory race || rc=1; make --no-print-directory fuzz || rc=1; exit $rc' >"$logs/race-fuzz.log" 2>&1 &
+setsid bash -c 'rc=0; make --no-print-directory race || rc=1; echo "race: done after $SECONDS s"; make --no-print-directory fuzz || rc=1; echo "fuzz: done after $SECONDS s"; exit $rc' >"$logs/race-fuzz.log" 2>&1 &
 racefuzz=$!
 bg+=("$racefuzz")
 
 test_rc=0
 "$GO" test -count=1 -timeout 20m ./... 2>&1 | tee "$logs/test.log" || test_rc=$?
 
+mark "tests done"
 rf_rc=0
 wait "$racefuzz" || rf_rc=$?
-echo
-echo "=== the race detector and the fuzzing (ran beside the tests)"
+mark "the race detector and the fuzzing (ran beside the tests)"
 cat "$logs/race-fuzz.log"
 wait "$prom" || true
 bg=()
-if [ ! -x .tools/prometheus3/prometheus ]; then
-	echo
-	echo "=== Prometheus 3 was not built: its tests skipped"
+if [ -x .tools/prometheus3/prometheus ]; then
+	tail -1 "$logs/prometheus3.log"
+else
+	mark "Prometheus 3 was not built: its tests skipped"
 	tail -20 "$logs/prometheus3.log"
 fi
 
 echo
 failed=$(grep -hE '^(--- FAIL|FAIL|panic:)' "$logs/test.log" "$logs/race-fuzz.log" || true)
 if [ "$test_rc" -ne 0 ] || [ "$rf_rc" -ne 0 ]; then
-	echo "make test: FAILED (tests: exit $test_rc; race detector and fuzzing: exit $rf_rc)"
+	mark "make test: FAILED (tests: exit $test_rc; race detector and fuzzing: exit $rf_rc)"
 	[ -z "$failed" ] || echo "$failed"
 	exit 1
 fi
-echo "make test: ok (tests, race detector, fuzzing; logs in $logs)"
+mark "make test: ok (tests, race detector, fuzzing; logs in $logs)"
