@@ -19,9 +19,9 @@ run: build
 	./$(BIN) run --duration 10s --ramp 2s
 
 # Everything CI runs: installs what the tests need, lints, then every test
-# with the race detector and the fuzzing beside them, and Prometheus 3
-# built beside the rest (scripts/test.sh says how it overlaps). Logs go
-# to .tools/logs.
+# (fuzz seeds included) with the race detector beside them, and Prometheus
+# 3 built beside the rest (scripts/test.sh says how it overlaps). Logs go
+# to .tools/logs. Fuzzing itself is make fuzz.
 test:
 	@GO=$(GO) ./scripts/test.sh
 
@@ -40,12 +40,15 @@ race:
 # Every fuzz target (func FuzzX(f *testing.F) in a _test.go file) for
 # FUZZTIME each; -fuzz takes one target of one package at a time. Their
 # seeds, and any input that ever failed, are in testdata/fuzz/FuzzX and
-# run with the plain tests too. A new failure is written there: commit it
-# with the fix. Longer: make fuzz FUZZTIME=200000x (or FUZZTIME=10m).
+# run with the plain tests (make test) too. A new failure is written
+# there: commit it with the fix. Longer: make fuzz FUZZTIME=200000x (or
+# FUZZTIME=10m). Not part of make test: from a cold cache its
+# instrumented builds cost about 4 CPU-minutes, which took make test past
+# 15 minutes on 2 cores.
 # The default is a count of inputs, not a duration: Go 1.26's fuzzing
 # coordinator can report "context deadline exceeded" as a failure when a
 # duration ends while a worker is busy (golang/go#75804, fixed in 1.27),
-# which a loaded CI machine hits; a count has no deadline to race, and a
+# which a loaded machine hits; a count has no deadline to race, and a
 # slow machine only takes longer.
 FUZZTIME ?= 5000x
 fuzz:

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # make test: what CI runs on a clean clone. It installs what the tests
-# need (scripts/test-deps.sh), lints, and runs every test, the concurrent
-# packages under the race detector and a short fuzz of every fuzz target.
+# need (scripts/test-deps.sh), lints, and runs every test (every fuzz
+# target's seeds and saved failures among them) and the concurrent
+# packages under the race detector. Exploring with the fuzzer is
+# `make fuzz`, not part of this (docs/reliability.md).
 #
 # On 2 cores from a cold cache most of this is compiling: Prometheus 3
-# (about 400 CPU-seconds), the race-instrumented and the fuzz-instrumented
-# builds, and the packages. The tests themselves mostly wait on I/O and
-# on the processes they start. So it runs in two overlapping parts:
+# (about 400 CPU-seconds), the race-instrumented build and the packages,
+# while the tests themselves mostly wait on I/O and on the processes they
+# start. So it runs in overlapping parts:
 #   - Prometheus 3 builds in the background from the start, beside the
-#     package installs and the lint; a test that needs it waits for it
-#     (test/prometheus_test.go);
-#   - the race detector and the fuzzing run in the background beside the
-#     tests, on the core the tests leave idle.
+#     package installs, the lint and the tests that do not need it; the
+#     tests that do run last and wait for it (test/prometheus_test.go);
+#   - the race detector runs in the background beside the tests, at a
+#     lower priority than they have.
 # Every log is printed, and the last lines say what failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,20 +47,20 @@ mark "test-deps"
 ./scripts/test-deps.sh --without-prometheus3
 mark "lint"
 make --no-print-directory lint
-mark "tests; the race detector, then the fuzzing, beside them ($logs/race-fuzz.log)"
+mark "tests; the race detector beside them ($logs/race.log)"
 
-setsid bash -c 'rc=0; make --no-print-directory race || rc=1; echo "race: done after $SECONDS s"; make --no-print-directory fuzz || rc=1; echo "fuzz: done after $SECONDS s"; exit $rc' >"$logs/race-fuzz.log" 2>&1 &
-racefuzz=$!
-bg+=("$racefuzz")
+setsid nice -n 10 bash -c 'make --no-print-directory race; rc=$?; echo "race: done after $SECONDS s"; exit $rc' >"$logs/race.log" 2>&1 &
+race=$!
+bg+=("$race")
 
 test_rc=0
 "$GO" test -count=1 -timeout 20m ./... 2>&1 | tee "$logs/test.log" || test_rc=$?
 
 mark "tests done"
-rf_rc=0
-wait "$racefuzz" || rf_rc=$?
-mark "the race detector and the fuzzing (ran beside the tests)"
-cat "$logs/race-fuzz.log"
+race_rc=0
+wait "$race" || race_rc=$?
+mark "the race detector (ran beside the tests)"
+cat "$logs/race.log"
 wait "$prom" || true
 bg=()
 if [ -x .tools/prometheus3/prometheus ]; then
@@ -69,10 +71,10 @@ else
 fi
 
 echo
-failed=$(grep -hE '^(--- FAIL|FAIL|panic:)' "$logs/test.log" "$logs/race-fuzz.log" || true)
-if [ "$test_rc" -ne 0 ] || [ "$rf_rc" -ne 0 ]; then
-	mark "make test: FAILED (tests: exit $test_rc; race detector and fuzzing: exit $rf_rc)"
+failed=$(grep -hE '^(--- FAIL|FAIL|panic:)' "$logs/test.log" "$logs/race.log" || true)
+if [ "$test_rc" -ne 0 ] || [ "$race_rc" -ne 0 ]; then
+	mark "make test: FAILED (tests: exit $test_rc; race detector: exit $race_rc)"
 	[ -z "$failed" ] || echo "$failed"
 	exit 1
 fi
-mark "make test: ok (tests, race detector, fuzzing; logs in $logs)"
+mark "make test: ok (tests, race detector; logs in $logs)"

@@ -47,6 +47,7 @@ func pointKey(m map[string]string) string {
 // aggregate panels and the aggregate recording rules are the sums over the
 // instances of each instance's own values.
 func TestDashboardsAggregateHosts(t *testing.T) {
+	afterTheOthers(t)
 	v3 := needPrometheus3(t)
 	// Prometheus first, so that it sees the runs happen.
 	addrs := []string{freePort(t), freePort(t), freePort(t)}

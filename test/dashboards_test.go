@@ -243,6 +243,7 @@ func loadDashboards(t *testing.T) map[string]*dashquery.Dashboard {
 // HTTP API as Grafana would: each must parse and return data (on 2.x,
 // all but the classic-bucket panel's).
 func TestDashboardsAgainstPrometheus(t *testing.T) {
+	afterTheOthers(t)
 	v3 := needPrometheus3(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")

@@ -80,6 +80,21 @@ func waitForBuild(t *testing.T, file string, limit time.Duration) {
 	}
 }
 
+// prometheusTests keeps the tests that run Prometheus one at a time.
+var prometheusTests sync.Mutex
+
+// afterTheOthers runs a test that starts Prometheus after the package's
+// other tests, and then one at a time as before: t.Parallel holds it
+// until every sequential test has run, so that a Prometheus 3 build that
+// make test runs in the background has the time those tests take to
+// finish (test files run in name order, and aggregate_test.go would
+// otherwise wait for it first of all).
+func afterTheOthers(t *testing.T) {
+	t.Parallel()
+	prometheusTests.Lock()
+	t.Cleanup(prometheusTests.Unlock)
+}
+
 // prometheus2 is the Prometheus 2.x in PATH (Debian's), if there is one.
 func prometheus2() (promServer, bool) {
 	p, err := exec.LookPath("prometheus")

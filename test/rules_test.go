@@ -19,6 +19,7 @@ import (
 // are exact on both: promtool 2.42 compares floats exactly and has no
 // fuzzy_compare.
 func TestPrometheusRules(t *testing.T) {
+	afterTheOthers(t)
 	dir, err := filepath.Abs(filepath.Join("..", "configs", "prometheus"))
 	require.NoError(t, err)
 	tests, err := filepath.Glob(filepath.Join(dir, "tests", "*.yml"))
