@@ -69,10 +69,13 @@ have ubinize      || need+=(mtd-utils)
 # --without-prometheus3 leaves it out, for make test, which runs that
 # build beside everything else.
 root=$(cd "$(dirname "$0")/.." && pwd)
-prometheus3=yes
+prometheus3=yes staticcheck=yes only_staticcheck=no
 for arg in "$@"; do
 	case $arg in
 	--without-prometheus3) prometheus3=no ;;
+	# make test installs staticcheck in the job that lints, beside the tests.
+	--without-staticcheck) staticcheck=no ;;
+	--staticcheck-only) only_staticcheck=yes ;;
 	*) echo "test-deps: unknown argument $arg" >&2; exit 2 ;;
 	esac
 done
@@ -103,10 +106,13 @@ have gcc        || need+=(gcc) # cgo, for go test -race
 staticcheck_version=$(sed -n 's/^STATICCHECK_VERSION := //p' "$(dirname "$0")/../Makefile")
 GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
 sc="$("$GO" env GOPATH)/bin/staticcheck"
-if [ -n "$staticcheck_version" ] && ! { [ -x "$sc" ] && "$sc" -version 2>/dev/null | grep -q "(${staticcheck_version#v})"; }; then
+if [ "$staticcheck" = yes ] && [ -n "$staticcheck_version" ] && ! { [ -x "$sc" ] && "$sc" -version 2>/dev/null | grep -q "(${staticcheck_version#v})"; }; then
 	echo "test-deps: installing staticcheck $staticcheck_version"
 	GOFLAGS= "$GO" install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version" ||
 		echo "test-deps: could not install staticcheck: make lint skips it" >&2
+fi
+if [ "$only_staticcheck" = yes ]; then
+	exit 0
 fi
 
 if [ ${#need[@]} -eq 0 ]; then

@@ -12,8 +12,8 @@
 #   - Prometheus 3 builds in the background from the start, beside the
 #     package installs, the lint and the tests that do not need it; the
 #     tests that do run last and wait for it (test/prometheus_test.go);
-#   - the race detector runs in the background beside the tests, at a
-#     lower priority than they have.
+#   - the lint (vet, staticcheck) and then the race detector run in the
+#     background beside the tests, at a lower priority than they have.
 # Every log is printed, and the last lines say what failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,23 +44,26 @@ prom=$!
 bg+=("$prom")
 
 mark "test-deps"
-./scripts/test-deps.sh --without-prometheus3
-mark "lint"
-make --no-print-directory lint
-mark "tests; the race detector beside them ($logs/race.log)"
+./scripts/test-deps.sh --without-prometheus3 --without-staticcheck
+mark "tests; beside them the lint, then the race detector ($logs/checks.log)"
 
-setsid nice -n 10 bash -c 'make --no-print-directory race; rc=$?; echo "race: done after $SECONDS s"; exit $rc' >"$logs/race.log" 2>&1 &
-race=$!
-bg+=("$race")
+setsid nice -n 10 bash -c 'rc=0
+./scripts/test-deps.sh --staticcheck-only && make --no-print-directory lint || rc=1
+echo "lint: done after $SECONDS s"
+make --no-print-directory race || rc=1
+echo "race: done after $SECONDS s"
+exit $rc' >"$logs/checks.log" 2>&1 &
+checks=$!
+bg+=("$checks")
 
 test_rc=0
 "$GO" test -count=1 -timeout 20m ./... 2>&1 | tee "$logs/test.log" || test_rc=$?
 
 mark "tests done"
-race_rc=0
-wait "$race" || race_rc=$?
-mark "the race detector (ran beside the tests)"
-cat "$logs/race.log"
+checks_rc=0
+wait "$checks" || checks_rc=$?
+mark "the lint and the race detector (ran beside the tests)"
+cat "$logs/checks.log"
 wait "$prom" || true
 bg=()
 if [ -x .tools/prometheus3/prometheus ]; then
@@ -71,10 +74,10 @@ else
 fi
 
 echo
-failed=$(grep -hE '^(--- FAIL|FAIL|panic:)' "$logs/test.log" "$logs/race.log" || true)
-if [ "$test_rc" -ne 0 ] || [ "$race_rc" -ne 0 ]; then
-	mark "make test: FAILED (tests: exit $test_rc; race detector: exit $race_rc)"
+failed=$(grep -hE '^(--- FAIL|FAIL|panic:|gofmt would change|.*\.go:[0-9]+:[0-9]+: )' "$logs/test.log" "$logs/checks.log" || true)
+if [ "$test_rc" -ne 0 ] || [ "$checks_rc" -ne 0 ]; then
+	mark "make test: FAILED (tests: exit $test_rc; lint and race detector: exit $checks_rc)"
 	[ -z "$failed" ] || echo "$failed"
 	exit 1
 fi
-mark "make test: ok (tests, race detector; logs in $logs)"
+mark "make test: ok (tests, lint, race detector; logs in $logs)"
