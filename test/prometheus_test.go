@@ -117,7 +117,7 @@ func needPrometheus3(t *testing.T) promServer {
 	t.Helper()
 	s, ok := prometheus3(t)
 	if !ok {
-		t.Skip("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3; see .tools/prometheus3.log after make test)")
+		t.Skip("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3; see .tools/logs/prometheus3.log after make test)")
 	}
 	return s
 }
