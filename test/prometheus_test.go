@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // The Prometheus servers the tests run against: Prometheus 3, built from
@@ -67,13 +68,22 @@ func waitForBuild(t *testing.T, file string, limit time.Duration) {
 	if err != nil || pid <= 0 {
 		return
 	}
-	building := func() bool {
-		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		return err == nil && strings.Contains(string(cmd), "prometheus3.sh")
+	cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !strings.Contains(string(cmd), "prometheus3.sh") {
+		return
 	}
+	// A pidfd becomes readable when the process exits: wait on it.
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return // gone already
+	}
+	defer unix.Close(fd)
 	start := time.Now()
-	for building() && time.Since(start) < limit {
-		time.Sleep(time.Second)
+	for {
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(limit/time.Millisecond))
+		if err != unix.EINTR {
+			break
+		}
 	}
 	if d := time.Since(start); d >= time.Second {
 		t.Logf("waited %s for the Prometheus 3 build (pid %d) to finish", d.Round(time.Second), pid)
