@@ -6,7 +6,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ioprobe/ioprobe/internal/runner"
-	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -102,13 +101,4 @@ func (d flushDescs) update(store *liveStore, ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d.ops, prometheus.CounterValue, float64(s.ops), k.target, k.job)
 		ch <- newHistogramMetric(d.lat, &s.latency, k.target, k.job)
 	}
-}
-
-// flushSummary is a finished run's flush latency as a summary, like
-// ioprobe_run_latency_seconds; nil when the run flushed nothing.
-func flushSummary(d *prometheus.Desc, s *result.Summary, labels ...string) prometheus.Metric {
-	if s.Sync == nil {
-		return nil
-	}
-	return latencySummaryOf(d, &s.Sync.Latency, s.Sync.Ops, labels...)
 }

@@ -95,40 +95,41 @@ func (s *runStore) forget(keep func(job string) bool) {
 	}
 }
 
-// runCollector exports the last-run gauges.
+// runCollector exports the last-run gauges: the figures of
+// result.ViewLastRunGauges and the latency summaries of
+// result.ViewLastRunSummaries, with the run's outcome and time.
 type runCollector struct {
-	store                                                            *runStore
-	iops, tput, mean, pct, busy, procIO, hostIO, cycles, ok, ts, dur *prometheus.Desc
-	readIOPS, writeIOPS, util, intended, flushPct                    *prometheus.Desc
+	store     *runStore
+	ok, ts    *prometheus.Desc
+	window    *prometheus.Desc
+	util      *prometheus.Desc
+	gauges    []*prometheus.Desc // per result.ViewLastRunGauges
+	summaries []*prometheus.Desc // per result.ViewLastRunSummaries
 }
 
 func newRunCollector(store *runStore) *runCollector {
 	d := func(name, help string, extra ...string) *prometheus.Desc {
 		return prometheus.NewDesc(name, help, append(append([]string(nil), shapeLabels...), extra...), nil)
 	}
-	return &runCollector{
-		store:     store,
-		iops:      d("ioprobe_run_operations_per_second", "I/O operations per second over the measured window of the last completed run."),
-		readIOPS:  d("ioprobe_run_read_operations_per_second", "Read operations per second of the last completed run."),
-		writeIOPS: d("ioprobe_run_write_operations_per_second", "Write operations per second of the last completed run."),
-		tput:      d("ioprobe_run_throughput_bytes_per_second", "Bytes per second of the last completed run (MB/s = this / 1e6)."),
-		mean:      d("ioprobe_run_latency_mean_seconds", "Mean I/O completion latency of the last completed run."),
-		pct:       d("ioprobe_run_latency_seconds", "I/O completion latency of the last completed run: a summary of its quantiles (0.5 … 0.9999), sum and count of I/Os."),
-		intended:  d("ioprobe_run_intended_latency_seconds", "Latency of the last completed run's I/Os from their intended start (the rate limit's slot for each) to completion: a summary like ioprobe_run_latency_seconds, for rate-limited runs only."),
-		flushPct:  d("ioprobe_run_flush_latency_seconds", "Flush (fsync or fdatasync) latency of the last completed run, for runs that flushed: a summary of its quantiles (0.5 … 0.9999), sum and count of flushes."),
-		busy:      d("ioprobe_run_host_cpu_busy_cores", "Host CPU busy (all CPUs, /proc/stat total - idle - iowait) during the last completed run, in cores; x100 is the reports' summed CPU %."),
-		util:      d("ioprobe_run_host_cpu_utilization_ratio", "Host CPU busy during the last completed run as a share of all online CPUs (0..1)."),
-		procIO:    d("ioprobe_run_process_cpu_seconds_per_io", "ioprobe's own CPU time (user + system) per I/O in the last completed run."),
-		hostIO:    d("ioprobe_run_host_cpu_seconds_per_io", "Host busy CPU time per I/O in the last completed run."),
-		cycles:    d("ioprobe_run_cycles_per_io", "Host CPU cycles per I/O in the last completed run (busy share x rated clock x CPUs / IOPS)."),
-		ok:        d("ioprobe_run_success", "1 if the last run completed without I/O errors, 0 if it failed, ended with errors or could not start."),
-		ts:        d("ioprobe_run_timestamp_seconds", "Unix time at which the last run's measured window ended (or at which it failed to start)."),
-		dur:       d("ioprobe_run_duration_seconds", "Length of the last run's measured window (ramp-up excluded)."),
+	metric := func(m result.Metric) *prometheus.Desc { return d("ioprobe_run_"+m.Name, m.RunHelp) }
+	c := &runCollector{
+		store:  store,
+		ok:     d("ioprobe_run_success", "1 if the last run completed without I/O errors, 0 if it failed, ended with errors or could not start."),
+		ts:     d("ioprobe_run_timestamp_seconds", "Unix time at which the last run's measured window ended (or at which it failed to start)."),
+		window: metric(result.ViewLastRunWindow.Figure().Metric),
+		util:   d("ioprobe_run_host_cpu_utilization_ratio", "Host CPU busy during the last completed run as a share of all online CPUs (0..1)."),
 	}
+	for _, id := range result.ViewLastRunGauges {
+		c.gauges = append(c.gauges, metric(id.Figure().Metric))
+	}
+	for _, k := range result.ViewLastRunSummaries {
+		c.summaries = append(c.summaries, metric(k.Metric()))
+	}
+	return c
 }
 
 func (c *runCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.iops, c.readIOPS, c.writeIOPS, c.tput, c.mean, c.pct, c.intended, c.flushPct, c.busy, c.util, c.procIO, c.hostIO, c.cycles, c.ok, c.ts, c.dur} {
+	for _, d := range append([]*prometheus.Desc{c.ok, c.ts, c.window, c.util}, append(c.gauges, c.summaries...)...) {
 		ch <- d
 	}
 }
@@ -156,30 +157,23 @@ func (c *runCollector) Update(ch chan<- prometheus.Metric) error {
 		g(c.ok, ok)
 		g(c.ts, float64(lr.end.UnixNano())/1e9)
 		if lr.res == nil {
-			g(c.dur, 0)
+			g(c.window, 0)
 			continue
 		}
 		s := &lr.res.Summary
-		g(c.dur, s.ElapsedSeconds)
-		g(c.iops, s.IOPS)
-		g(c.readIOPS, s.ReadIOPS)
-		g(c.writeIOPS, s.WriteIOPS)
-		g(c.tput, s.ThroughputBytesPerSecond)
-		g(c.mean, s.Latency.MeanSeconds)
-		ch <- latencySummary(c.pct, s, lv...)
-		if s.IntendedLatency != nil {
-			ch <- latencySummaryOf(c.intended, s.IntendedLatency, s.Ops, lv...)
+		g(c.window, result.Value(result.ViewLastRunWindow, s))
+		for i, id := range result.ViewLastRunGauges {
+			g(c.gauges[i], result.Value(id, s))
 		}
-		if m := flushSummary(c.flushPct, s, lv...); m != nil {
-			ch <- m
+		for i, k := range result.ViewLastRunSummaries {
+			if m := latencySummary(c.summaries[i], k, s, lv...); m != nil {
+				ch <- m
+			}
 		}
-		g(c.busy, s.CPU.HostBusyCores)
+		// The busy cores as a share of the host's CPUs.
 		if n := lr.res.Host.LogicalCPUs; n > 0 {
-			g(c.util, s.CPU.HostBusyCores/float64(n))
+			g(c.util, result.Value(result.FigHostBusyCores, s)/float64(n))
 		}
-		g(c.procIO, s.CPU.ProcessCPUSecondsPerIO)
-		g(c.hostIO, s.CPU.HostCPUSecondsPerIO)
-		g(c.cycles, s.CPU.CyclesPerIO)
 	}
 	return nil
 }

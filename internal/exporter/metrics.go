@@ -50,24 +50,42 @@ func quantileLabel(percentile string) string {
 	return q
 }
 
-// latencySummary is a run's latency as a summary: its quantiles (the
-// quantile label, 0 to 1, is Prometheus' convention and promlint allows it
-// on summaries only), the sum of its I/Os' latencies and their count.
-func latencySummary(d *prometheus.Desc, s *result.Summary, labels ...string) prometheus.Metric {
-	return latencySummaryOf(d, &s.Latency, s.Ops, labels...)
-}
-
-// latencySummaryOf is latencySummary for any latency of a run's n I/Os.
-func latencySummaryOf(d *prometheus.Desc, l *result.Latency, n uint64, labels ...string) prometheus.Metric {
-	q := make(map[float64]float64, len(result.PercentileKeys))
-	for _, p := range result.PercentileKeys {
+// latencySummary is a run's latency summary k as a summary: its quantiles
+// (the quantile label, 0 to 1, is Prometheus' convention and promlint
+// allows it on summaries only), the sum of the latencies and their count;
+// nil when the run has no such summary (it flushed nothing, it was not
+// rate-limited).
+func latencySummary(d *prometheus.Desc, k result.LatencyKind, s *result.Summary, labels ...string) prometheus.Metric {
+	if !k.In(s) {
+		return nil
+	}
+	stats := result.PercentileStats()
+	q := make(map[float64]float64, len(stats))
+	for _, st := range stats {
+		p, _ := st.Percentile()
 		f, err := strconv.ParseFloat(quantileLabel(p), 64)
 		if err != nil {
-			panic(err) // PercentileKeys are numbers
+			panic(err) // percentile keys are numbers
 		}
-		q[f] = l.Percentiles[p]
+		q[f] = result.Value(k.Figure(st), s)
 	}
-	return prometheus.MustNewConstSummary(d, n, l.MeanSeconds*float64(n), q, labels...)
+	n := result.Value(k.Count(), s)
+	return prometheus.MustNewConstSummary(d, uint64(n), result.Value(k.Figure(result.StatMean), s)*n, q, labels...)
+}
+
+// logFigures are the figures of result.ViewLog as the arguments of a log
+// line: "iops", 12345.67, "latency_p99_ms", 0.44, …, in their shown units.
+func logFigures(s *result.Summary) []any {
+	var args []any
+	for _, id := range result.ViewLog {
+		f := id.Figure()
+		key := f.Column
+		if f.Unit.Scale() != 1 {
+			key = strings.TrimSuffix(key, "_seconds") + "_" + f.Unit.Symbol()
+		}
+		args = append(args, key, round(f.Shown(s)))
+	}
+	return args
 }
 
 // constMetrics collects metrics made once, such as a probe's.

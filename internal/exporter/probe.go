@@ -196,8 +196,7 @@ func (d *Daemon) probe(ctx context.Context, log *slog.Logger, r *probeRequest) (
 	}
 	d.noteCreated(res)
 	s := &res.Summary
-	log.Info("measured", "status", res.Status, "iops", round(s.IOPS), "mb_per_second", round(s.MBPerSecond),
-		"latency_mean_ms", round(s.Latency.MeanSeconds*1e3), "latency_p99_ms", round(s.Latency.Percentiles["99"]*1e3), "errors", s.Errors)
+	log.Info("measured", append([]any{"status", res.Status}, logFigures(s)...)...)
 	if res.Status != result.StatusOK {
 		return res, fmt.Errorf("run ended %s: %s", res.Status, res.Message)
 	}
@@ -242,10 +241,16 @@ func probeMetrics(reg *prometheus.Registry, success bool, elapsed time.Duration,
 		return
 	}
 	s := &res.Summary
-	g("ioprobe_probe_operations_per_second", "I/O operations per second measured by the probe.", s.IOPS)
-	g("ioprobe_probe_throughput_bytes_per_second", "Bytes per second measured by the probe.", s.ThroughputBytesPerSecond)
-	g("ioprobe_probe_latency_mean_seconds", "Mean I/O completion latency measured by the probe.", s.Latency.MeanSeconds)
-	g("ioprobe_probe_io_errors", "Failed I/O operations during the probe.", float64(s.Errors))
-	reg.MustRegister(constMetrics{latencySummary(prometheus.NewDesc("ioprobe_probe_latency_seconds",
-		"I/O completion latency measured by the probe: a summary of its quantiles (0.5 … 0.9999), sum and count of I/Os.", nil, nil), s)})
+	for _, id := range result.ViewProbeGauges {
+		m := id.Figure().Metric
+		g("ioprobe_probe_"+m.Name, m.ProbeHelp, result.Value(id, s))
+	}
+	var summaries constMetrics
+	for _, k := range result.ViewProbeSummaries {
+		m := k.Metric()
+		if s := latencySummary(prometheus.NewDesc("ioprobe_probe_"+m.Name, m.ProbeHelp, nil, nil), k, s); s != nil {
+			summaries = append(summaries, s)
+		}
+	}
+	reg.MustRegister(summaries)
 }

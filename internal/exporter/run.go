@@ -130,12 +130,11 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 		s := &res.Summary
 		if res.Status == result.StatusInterrupted && ctx.Err() != nil {
 			// Stopped by us (shutdown, reload, a heavier run): not a result.
-			log.Debug("run interrupted", "iops", s.IOPS)
+			log.Debug("run interrupted", "iops", result.Value(result.FigIOPS, s))
 			break
 		}
 		d.lastRuns.set(sh, &lastRun{success: res.Status == result.StatusOK, end: now, res: res, runNumber: n})
-		log.Info("run finished", "status", res.Status, "iops", round(s.IOPS), "mb_per_second", round(s.MBPerSecond),
-			"latency_mean_ms", round(s.Latency.MeanSeconds*1e3), "latency_p99_ms", round(s.Latency.Percentiles["99"]*1e3), "errors", s.Errors, "message", res.Message)
+		log.Info("run finished", append(append([]any{"status", res.Status}, logFigures(s)...), "message", res.Message)...)
 	}
 	d.m.jobRuns.WithLabelValues(j.Name, rec.Status).Inc()
 	d.history.add(rec, d.cfg.Load().Global.RunHistory)

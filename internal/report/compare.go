@@ -37,8 +37,8 @@ func WriteCompareText(w io.Writer, c *result.Comparison, base, other CompareSide
 
 	t := &table{align: "llrrrrr"}
 	hdr := []string{"Point", "Size"}
-	for _, m := range result.CompareMetrics {
-		hdr = append(hdr, m.Label)
+	for _, m := range result.ViewCompare {
+		hdr = append(hdr, m.Label())
 	}
 	t.add(append(hdr, "Spread")...)
 	section := ""
@@ -59,10 +59,11 @@ func WriteCompareText(w io.Writer, c *result.Comparison, base, other CompareSide
 	}
 
 	ew.printf("\nSummary\n")
+	headline := result.CompareFigure{ID: result.ViewCompareHeadline}
 	faster, slower, same := 0, 0, 0
 	for _, p := range c.Points {
 		ew.printf("  %s: %s\n", pointLabel(c, p), Sentence(p))
-		switch d := p.Delta(result.MetricIOPS); {
+		switch d := p.Delta(headline.MetricKey()); {
 		case d == nil || !d.Valid || d.Noise || d.Pct == 0:
 			same++
 		case d.Better:
@@ -71,7 +72,7 @@ func WriteCompareText(w io.Writer, c *result.Comparison, base, other CompareSide
 			slower++
 		}
 	}
-	ew.printf("  IOPS: %d %s higher, %d lower, %d within the noise\n", faster, plural(faster, "point", "points"), slower, same)
+	ew.printf("  %s: %d %s higher, %d lower, %d within the noise\n", headline.Label(), faster, plural(faster, "point", "points"), slower, same)
 	if len(c.OnlyBase) > 0 {
 		ew.printf("\nOnly in base: %s\n", strings.Join(c.OnlyBase, ", "))
 	}
@@ -87,7 +88,7 @@ func WriteCompareText(w io.Writer, c *result.Comparison, base, other CompareSide
 	var notes []string
 	for _, p := range c.Points {
 		for i, d := range p.Deltas {
-			if n := result.CompareMetrics[i].Label + ": " + d.Note; d.Note != "" && !contains(notes, n) {
+			if n := result.ViewCompare[i].Label() + ": " + d.Note; d.Note != "" && !contains(notes, n) {
 				notes = append(notes, n)
 			}
 		}
@@ -207,23 +208,25 @@ func deltaCell(d result.Delta) string {
 }
 
 // Sentence says what changed beyond the noise, the esg way: "+13% IOPS,
-// −4% p99 latency, +9% CPU per I/O". MB/s is left out when it only
-// repeats IOPS (same transfer size).
+// −4% p99 latency, +9% CPU per I/O". A figure that only echoes another
+// (MB/s repeats IOPS at the same transfer size) is left out.
 func Sentence(p result.PointDelta) string {
 	var parts []string
-	iops := p.Delta(result.MetricIOPS)
 	for i, d := range p.Deltas {
 		if !d.Valid || d.Noise || d.Pct == 0 {
 			continue
 		}
-		if d.Metric == result.MetricMBPerSecond && iops != nil && iops.Valid && math.Abs(iops.Pct-d.Pct) < 0.5 {
-			continue
+		m := result.ViewCompare[i]
+		if of, ok := result.ViewCompareEchoes[m.ID]; ok {
+			if e := p.Delta(result.CompareFigure{ID: of}.MetricKey()); e != nil && e.Valid && math.Abs(e.Pct-d.Pct) < 0.5 {
+				continue
+			}
 		}
 		decimals := 0
 		if math.Abs(d.Pct) < 1 {
 			decimals = 1
 		}
-		parts = append(parts, signedPct(d.Pct, decimals)+" "+result.CompareMetrics[i].Label)
+		parts = append(parts, signedPct(d.Pct, decimals)+" "+m.Label())
 	}
 	if len(parts) == 0 {
 		return "no difference beyond the noise"

@@ -28,7 +28,7 @@ type csvColumn struct {
 // a missing device count are empty. Floats are written in plain decimal
 // notation, exactly (the shortest digits that read back to the same
 // float64), so spreadsheets and humans read them alike.
-var csvColumns = buildCSVColumns()
+var csvColumns = buildCSVColumns(result.Figures())
 
 // CSVColumns is the header WriteCSV writes, in order.
 var CSVColumns = func() []string {
@@ -39,7 +39,9 @@ var CSVColumns = func() []string {
 	return names
 }()
 
-func buildCSVColumns() []csvColumn {
+// buildCSVColumns lays out the columns with figs, the catalogue: its
+// figures go in its order to their blocks.
+func buildCSVColumns(figs []result.Figure) []csvColumn {
 	str := func(name string, f func(r *result.Result) string) csvColumn { return csvColumn{name, f} }
 	i64 := func(name string, f func(r *result.Result) int64) csvColumn {
 		return csvColumn{name, func(r *result.Result) string { return strconv.FormatInt(f(r), 10) }}
@@ -93,8 +95,8 @@ func buildCSVColumns() []csvColumn {
 			return joinTargets(r, func(t result.Target) string { return t.Device })
 		}),
 	}
-	for _, f := range result.Figures() {
-		if f.Column != "" && !f.AtEnd {
+	for _, f := range figs {
+		if f.Block == result.CSVFirst {
 			cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
 		}
 	}
@@ -152,8 +154,8 @@ func buildCSVColumns() []csvColumn {
 		i64("fdatasync", func(r *result.Result) int64 { return int64(r.Workload.Fdatasync) }),
 		str("sync", func(r *result.Result) string { return r.Workload.Sync }),
 	)
-	for _, f := range result.Figures() {
-		if f.Column != "" && f.AtEnd {
+	for _, f := range figs {
+		if f.Block == result.CSVLast {
 			cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
 		}
 	}

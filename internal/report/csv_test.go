@@ -87,3 +87,35 @@ func TestWriteCSVSuitePoints(t *testing.T) {
 	// The existing columns keep their places: new ones only at the end.
 	require.Equal(t, "device_write_bytes", CSVColumns[slices.Index(CSVColumns, "suite")-1])
 }
+
+// TestCSVAddedFigureGoesLast: a figure added to the catalogue (at its end,
+// as a new percentile would be) adds its column at the end of the CSV and
+// moves none of the others.
+func TestCSVAddedFigureGoesLast(t *testing.T) {
+	figs := result.Figures()
+	header := func(cols []csvColumn) []string {
+		var names []string
+		for _, c := range cols {
+			names = append(names, c.name)
+		}
+		return names
+	}
+	before := header(buildCSVColumns(figs))
+	require.Equal(t, CSVColumns, before)
+
+	p := result.LatencyAll.Figure(result.StatP99_99).Figure()
+	p.ID, p.Column, p.Block = "latency.percentiles.99.999", "latency_p99_999_seconds", result.CSVLast
+	after := buildCSVColumns(append(figs, p))
+	require.Equal(t, append(slices.Clone(before), "latency_p99_999_seconds"), header(after))
+
+	r := mixedResult()
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	row := make([]string, len(after))
+	for i, c := range after {
+		row[i] = c.value(r)
+	}
+	require.NoError(t, cw.Write(row))
+	cw.Flush()
+	require.Equal(t, result.Float(r.Summary.Latency.Percentiles["99.99"]), row[len(row)-1], "the added column holds its figure")
+}

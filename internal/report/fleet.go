@@ -45,10 +45,15 @@ func WriteFleetText(w io.Writer, f *result.Fleet) error {
 	return ew.err
 }
 
-// hostsTable is the row per host and the "All hosts" row.
+// hostsTable is the row per host and the "All hosts" row: the figures of
+// result.ViewFleetColumns.
 func hostsTable(hosts []result.FleetHost, merged *result.Result) *table {
 	t := &table{align: "llll"}
-	t.add("Host", "Address", "State", "Start offset", "IOPS", "MB/s", "Mean ms", "p99 ms", "Max ms", "CPU %", "Ops", "Errors")
+	head := []string{"Host", "Address", "State", "Start offset"}
+	for _, id := range result.ViewFleetColumns {
+		head = append(head, id.Figure().Head)
+	}
+	t.add(head...)
 	var first *result.Result
 	for _, h := range hosts {
 		if r := h.Result; r != nil && (first == nil || r.StartedAt.Before(first.StartedAt)) {
@@ -56,18 +61,23 @@ func hostsTable(hosts []result.FleetHost, merged *result.Result) *table {
 		}
 	}
 	row := func(name, addr, state string, r *result.Result) {
+		cells := []string{name, addr, state}
 		if r == nil {
-			t.add(name, addr, state, "-", "-", "-", "-", "-", "-", "-", "-", "-")
+			for range len(result.ViewFleetColumns) + 1 {
+				cells = append(cells, "-")
+			}
+			t.add(cells...)
 			return
 		}
-		s := r.Summary
 		off := "-"
 		if first != nil && r.Merged == nil {
 			off = "+" + num(r.StartedAt.Sub(first.StartedAt).Seconds()*1e3, 1) + " ms"
 		}
-		t.add(name, addr, state, off, num(s.IOPS, 0), num(s.MBPerSecond, 2), num(s.Latency.MeanSeconds*1e3, 3),
-			num(s.Latency.Percentiles["99"]*1e3, 3), num(s.Latency.MaxSeconds*1e3, 3), num(s.CPU.HostUtilizationPct, 1),
-			count(s.Ops), count(s.Errors))
+		cells = append(cells, off)
+		for _, id := range result.ViewFleetColumns {
+			cells = append(cells, figureCell(id.Figure(), &r.Summary))
+		}
+		t.add(cells...)
 	}
 	done := 0
 	for _, h := range hosts {
@@ -82,6 +92,15 @@ func hostsTable(hosts []result.FleetHost, merged *result.Result) *table {
 	}
 	row(AllHosts, "", fmt.Sprintf("%d/%d done", done, len(hosts)), merged)
 	return t
+}
+
+// figureCell is a figure in its shown unit to the reports' precision, a
+// count with its thousands.
+func figureCell(f result.Figure, s *result.Summary) string {
+	if f.Unit == result.UnitCount {
+		return count(uint64(f.Of(s)))
+	}
+	return num(f.Shown(s), f.Unit.Decimals())
 }
 
 // fleetSuite is a fleet run as a suite document of its hosts' results and

@@ -264,33 +264,20 @@ func rowLegend(ds []dim, r row) string {
 	return strings.Join(parts, ", ")
 }
 
-func yLabel(m metric) string {
-	switch m.key {
-	case "iops":
-		return "I/O operations per second"
-	case "mbps":
-		return "Throughput (MB/s)"
-	case "latency":
-		return "Mean response time (ms)"
-	case "cpu":
-		return "Host CPU utilization (%)"
-	case "iops_per_cpu":
-		return "IOPS per %CPU"
-	default:
-		return "MB/s per %CPU"
-	}
-}
+// fig is a figure's catalogue entry.
+func fig(id result.FigureID) result.Figure { return id.Figure() }
 
-func value(m metric, r *result.Result) float64 {
+// value is a figure of r in its shown unit, NaN where nothing was measured.
+func value(m result.Figure, r *result.Result) float64 {
 	if r == nil {
 		return math.NaN()
 	}
-	return m.value(r)
+	return m.Shown(&r.Summary)
 }
 
 // byRow charts one metric of a grid: rows along x, a series per column.
-func byRow(sec *section, g *grid, m metric, what string) *chart {
-	c := &chart{title: what, xLabel: xLabel(sec.rowDims), yLabel: yLabel(m), unit: m.unit, decimals: m.decimals,
+func byRow(sec *section, g *grid, m result.Figure, what string) *chart {
+	c := &chart{title: what, xLabel: xLabel(sec.rowDims), yLabel: m.Axis, unit: m.Unit.Symbol(), decimals: m.Unit.Decimals(),
 		lines: sec.rowDims[0].key != "size"}
 	if g.side != "" {
 		c.title += " — " + g.side
@@ -310,8 +297,8 @@ func byRow(sec *section, g *grid, m metric, what string) *chart {
 
 // sideBySide charts one pattern of every grid: rows along x, a series per
 // target (esx35 Figures 1–4 draw protocols this way).
-func sideBySide(sec *section, col string, m metric, what string) *chart {
-	c := &chart{title: what + ": " + col, xLabel: xLabel(sec.rowDims), yLabel: yLabel(m), unit: m.unit, decimals: m.decimals,
+func sideBySide(sec *section, col string, m result.Figure, what string) *chart {
+	c := &chart{title: what + ": " + col, xLabel: xLabel(sec.rowDims), yLabel: m.Axis, unit: m.Unit.Symbol(), decimals: m.Unit.Decimals(),
 		lines: sec.rowDims[0].key != "size"}
 	var keys [][]int64
 	for _, g := range sec.grids {
@@ -389,21 +376,24 @@ const minIntervals = 3
 // as its mean and p99 together; with several, each run's p99.
 func overTimeChart(title string, latency bool, names []string, rs []*result.Result) *chart {
 	c := &chart{title: title, xLabel: "Time since the start of measurement (s)", lines: true, xUnit: " s"}
+	rate, meanF, p99F := fig(result.FigIOPS), fig(result.FigLatencyMean), fig(result.FigLatencyP99)
 	if latency {
-		c.yLabel, c.unit, c.decimals = "Response time (ms)", "ms", 3
+		c.yLabel, c.unit, c.decimals = result.LatencyAll.Title()+" ("+meanF.Unit.Symbol()+")", meanF.Unit.Symbol(), meanF.Unit.Decimals()
 	} else {
-		c.yLabel, c.unit = "I/O operations per second", "IOPS"
+		c.yLabel, c.unit = rate.Title, rate.Unit.Symbol()
 	}
 	end := 0.0
 	for i, r := range rs {
 		var xs []float64
-		iops, mean, p99 := series{name: names[i]}, series{name: names[i] + " mean"}, series{name: names[i] + " p99"}
-		for _, iv := range r.Intervals {
+		iops, mean, p99 := series{name: names[i]}, series{name: names[i] + " " + meanF.Stat.Short()}, series{name: names[i] + " " + p99F.Stat.Short()}
+		for j := range r.Intervals {
+			iv := &r.Intervals[j]
 			xs = append(xs, iv.TSeconds)
 			end = math.Max(end, iv.TSeconds)
-			iops.values = append(iops.values, iv.IOPS)
-			mean.values = append(mean.values, ms(iv.LatencyMeanSeconds, iv.IOPS))
-			p99.values = append(p99.values, ms(iv.LatencyP99Seconds, iv.IOPS))
+			n := rate.Interval(iv)
+			iops.values = append(iops.values, n)
+			mean.values = append(mean.values, ms(meanF.Interval(iv), n))
+			p99.values = append(p99.values, ms(p99F.Interval(iv), n))
 		}
 		iops.x, mean.x, p99.x = xs, xs, xs
 		switch {
@@ -476,24 +466,24 @@ func (p *page) section(i int, sec *section) *htmlSection {
 	for _, g := range sec.grids {
 		if scaling {
 			scale.Figures = append(scale.Figures,
-				p.figure(byRow(sec, g, metricByKey("mbps"), "Aggregate throughput"), "Throughput (MB/s, 10^6 bytes) against "+strings.ToLower(xLabel(sec.rowDims))+", one line per pattern."),
-				p.figure(byRow(sec, g, metricByKey("iops"), "Aggregate I/O rate"), "I/O operations per second, all workers and targets together."),
-				p.figure(byRow(sec, g, metricByKey("latency"), "Mean response time"), "Mean response time of every I/O (ms)."))
+				p.figure(byRow(sec, g, fig(result.FigMBPerSecond), "Aggregate throughput"), "Throughput (MB/s, 10^6 bytes) against "+strings.ToLower(xLabel(sec.rowDims))+", one line per pattern."),
+				p.figure(byRow(sec, g, fig(result.FigIOPS), "Aggregate I/O rate"), "I/O operations per second, all workers and targets together."),
+				p.figure(byRow(sec, g, fig(result.FigLatencyMean), "Mean response time"), "Mean response time of every I/O (ms)."))
 		} else {
-			tput.Figures = append(tput.Figures, p.figure(byRow(sec, g, metricByKey("mbps"), "Throughput by data size"), "Throughput (MB/s, 10^6 bytes) for each data size, one bar per pattern."))
-			resp.Figures = append(resp.Figures, p.figure(byRow(sec, g, metricByKey("latency"), "Mean response time by data size"), "Mean response time (ms) for each data size."))
+			tput.Figures = append(tput.Figures, p.figure(byRow(sec, g, fig(result.FigMBPerSecond), "Throughput by data size"), "Throughput (MB/s, 10^6 bytes) for each data size, one bar per pattern."))
+			resp.Figures = append(resp.Figures, p.figure(byRow(sec, g, fig(result.FigLatencyMean), "Mean response time by data size"), "Mean response time (ms) for each data size."))
 		}
 		eff.Figures = append(eff.Figures,
-			p.figure(byRow(sec, g, metricByKey("iops_per_cpu"), "I/O rate efficiency"), "I/O operations per second per percent of host CPU (summed over CPUs)."),
-			p.figure(byRow(sec, g, metricByKey("mbps_per_cpu"), "Throughput efficiency"), "MB/s per percent of host CPU (summed over CPUs)."))
-		for _, key := range []string{"iops", "cpu"} {
-			tables.Tables = append(tables.Tables, gridHTML(sec, g, metricByKey(key)))
+			p.figure(byRow(sec, g, fig(result.FigIOPSPerCPU), "I/O rate efficiency"), "I/O operations per second per percent of host CPU (summed over CPUs)."),
+			p.figure(byRow(sec, g, fig(result.FigMBPerSecPerCPU), "Throughput efficiency"), "MB/s per percent of host CPU (summed over CPUs)."))
+		for _, id := range result.ViewHTMLTables {
+			tables.Tables = append(tables.Tables, gridHTML(sec, g, fig(id)))
 		}
 		for j, col := range g.cols {
 			var names []string
 			var rs []*result.Result
 			for i, r := range g.rows {
-				if c := g.cells[i][j]; c != nil && c.Summary.Ops > 0 {
+				if c := g.cells[i][j]; c != nil && result.Value(result.FigOps, &c.Summary) > 0 {
 					names = append(names, rowLegend(sec.rowDims, r))
 					rs = append(rs, c)
 				}
@@ -520,8 +510,8 @@ func (p *page) section(i int, sec *section) *htmlSection {
 		}
 		for _, col := range cols {
 			sides.Figures = append(sides.Figures,
-				p.figure(sideBySide(sec, col, metricByKey("mbps"), "Throughput"), "Throughput (MB/s) of each target, "+col+"."),
-				p.figure(sideBySide(sec, col, metricByKey("latency"), "Mean response time"), "Mean response time (ms) of each target, "+col+"."))
+				p.figure(sideBySide(sec, col, fig(result.FigMBPerSecond), "Throughput"), "Throughput (MB/s) of each target, "+col+"."),
+				p.figure(sideBySide(sec, col, fig(result.FigLatencyMean), "Mean response time"), "Mean response time (ms) of each target, "+col+"."))
 		}
 	}
 	for _, part := range []*htmlPart{&tput, &resp, &scale, &tables, &eff, &sides, &course, &lat} {
@@ -537,8 +527,8 @@ func (p *page) section(i int, sec *section) *htmlSection {
 // (the business workloads): bars per workload, a bar per target.
 func (p *page) turnedParts(hs *htmlSection, sec *section) {
 	g := sec.grids[0]
-	bars := func(m metric, what string) *chart {
-		c := &chart{title: what, xLabel: "Workload", yLabel: yLabel(m), unit: m.unit, decimals: m.decimals}
+	bars := func(m result.Figure, what string) *chart {
+		c := &chart{title: what, xLabel: "Workload", yLabel: m.Axis, unit: m.Unit.Symbol(), decimals: m.Unit.Decimals()}
 		if len(g.cols) == 1 {
 			c.title += " — " + g.cols[0]
 		}
@@ -548,7 +538,7 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 		for j, side := range g.cols {
 			s := series{name: side}
 			if side == "" {
-				s.name = m.short
+				s.name = m.Short
 			}
 			for i := range g.rows {
 				s.values = append(s.values, value(m, g.cells[i][j]))
@@ -559,23 +549,24 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 	}
 	tput := &htmlPart{Key: "throughput", Title: "Throughput per workload"}
 	tput.Figures = append(tput.Figures,
-		p.figure(bars(metricByKey("iops"), "I/O rate per workload"), "I/O operations per second of each workload."),
-		p.figure(bars(metricByKey("mbps"), "Throughput per workload"), "Throughput (MB/s, 10^6 bytes) of each workload."))
+		p.figure(bars(fig(result.FigIOPS), "I/O rate per workload"), "I/O operations per second of each workload."),
+		p.figure(bars(fig(result.FigMBPerSecond), "Throughput per workload"), "Throughput (MB/s, 10^6 bytes) of each workload."))
 	resp := &htmlPart{Key: "response-time", Title: "Response time per workload"}
-	resp.Figures = append(resp.Figures, p.figure(bars(metricByKey("latency"), "Mean response time per workload"), "Mean response time (ms) of each workload."))
+	resp.Figures = append(resp.Figures, p.figure(bars(fig(result.FigLatencyMean), "Mean response time per workload"), "Mean response time (ms) of each workload."))
 	tables := &htmlPart{Key: "tables", Title: "IOPS and CPU tables"}
-	for _, key := range []string{"iops", "cpu"} {
-		tables.Tables = append(tables.Tables, gridHTML(sec, g, metricByKey(key)))
+	for _, id := range result.ViewHTMLTables {
+		tables.Tables = append(tables.Tables, gridHTML(sec, g, fig(id)))
 	}
 	eff := &htmlPart{Key: "efficiency", Title: "CPU efficiency: IOPS per %CPU and MB/s per %CPU"}
 	eff.Figures = append(eff.Figures,
-		p.figure(bars(metricByKey("iops_per_cpu"), "I/O rate efficiency"), "I/O operations per second per percent of host CPU."),
-		p.figure(bars(metricByKey("mbps_per_cpu"), "Throughput efficiency"), "MB/s per percent of host CPU."))
+		p.figure(bars(fig(result.FigIOPSPerCPU), "I/O rate efficiency"), "I/O operations per second per percent of host CPU."),
+		p.figure(bars(fig(result.FigMBPerSecPerCPU), "Throughput efficiency"), "MB/s per percent of host CPU."))
 	hs.Parts = append(hs.Parts, tput, resp, tables, eff)
 	if len(g.cols) > 1 {
 		rel := &htmlPart{Key: "side-by-side", Title: "Targets side by side: relative difference",
 			Intro: "As the esg report draws it: each target's IOPS relative to " + g.cols[0] + ", (other − base) ÷ base."}
-		c := &chart{title: "IOPS relative to " + g.cols[0], xLabel: "Workload", yLabel: "Difference in IOPS (%)", unit: "%", decimals: 1, zeroLine: true}
+		iops := fig(result.FigIOPS)
+		c := &chart{title: iops.Short + " relative to " + g.cols[0], xLabel: "Workload", yLabel: "Difference in " + iops.Short + " (%)", unit: "%", decimals: 1, zeroLine: true}
 		for _, r := range g.rows {
 			c.cats = append(c.cats, r.labels[0])
 		}
@@ -584,8 +575,8 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 			for i := range g.rows {
 				b, o := g.cells[i][0], g.cells[i][j]
 				v := math.NaN()
-				if b != nil && o != nil && b.Summary.IOPS > 0 {
-					v = (o.Summary.IOPS - b.Summary.IOPS) / b.Summary.IOPS * 100
+				if b != nil && o != nil && iops.Of(&b.Summary) > 0 {
+					v = (iops.Of(&o.Summary) - iops.Of(&b.Summary)) / iops.Of(&b.Summary) * 100
 				}
 				s.values = append(s.values, v)
 			}
@@ -604,7 +595,7 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 		var names []string
 		var rs []*result.Result
 		for i, r := range g.rows {
-			if c := g.cells[i][j]; c != nil && c.Summary.Ops > 0 {
+			if c := g.cells[i][j]; c != nil && result.Value(result.FigOps, &c.Summary) > 0 {
 				names = append(names, r.labels[0])
 				rs = append(rs, c)
 			}
@@ -637,9 +628,9 @@ func markWide(parts []*htmlPart) {
 }
 
 // gridHTML is one of the reports' tables.
-func gridHTML(sec *section, g *grid, m metric) htmlTable {
+func gridHTML(sec *section, g *grid, m result.Figure) htmlTable {
 	t := gridTable(sec, g, m)
-	ht := htmlTable{Caption: m.title}
+	ht := htmlTable{Caption: m.Title}
 	if side := g.title(sec); side != "" {
 		ht.Caption += " — " + side
 	}
@@ -661,13 +652,14 @@ func gridHTML(sec *section, g *grid, m metric) htmlTable {
 	return ht
 }
 
-// runsTable lists every result.
+// runsTable lists every result: the figures of result.ViewRunsColumns.
 func runsTable(rs []*result.Result) htmlTable {
-	t := htmlTable{Head: []string{"Point", "Target", "Host", "Status", "Runs", "IOPS", "MB/s",
-		"Mean ms", "p99 ms", "p99.9 ms", "Max ms", "CPU %", "Host CPU µs/I/O"}}
+	t := htmlTable{Head: []string{"Point", "Target", "Host", "Status", "Runs"}}
+	for _, id := range result.ViewRunsColumns {
+		t.Head = append(t.Head, fig(id).Head)
+	}
 	for _, r := range rs {
 		p := result.PointOf(r)
-		s := r.Summary
 		n := 1
 		if r.Merged != nil {
 			n = r.Merged.Runs
@@ -676,13 +668,16 @@ func runsTable(rs []*result.Result) htmlTable {
 		if status == "" {
 			status = "-"
 		}
-		ms := func(v float64) htmlCell { return htmlCell{num(v*1e3, 3), true} }
-		t.Rows = append(t.Rows, []htmlCell{
-			{Text: p.Name}, {Text: p.Side()}, {Text: r.Host.Hostname}, {Text: status}, {num(float64(n), 0), true},
-			{cell(metricByKey("iops"), r), true}, {num(s.MBPerSecond, 2), true},
-			ms(s.Latency.MeanSeconds), ms(s.Latency.Percentiles["99"]), ms(s.Latency.Percentiles["99.9"]), ms(s.Latency.MaxSeconds),
-			{num(s.CPU.HostUtilizationPct, 1), true}, {num(s.CPU.HostCPUSecondsPerIO*1e6, 2), true},
-		})
+		row := []htmlCell{{Text: p.Name}, {Text: p.Side()}, {Text: r.Host.Hostname}, {Text: status}, {num(float64(n), 0), true}}
+		for _, id := range result.ViewRunsColumns {
+			f := fig(id)
+			c := htmlCell{num(f.Shown(&r.Summary), f.Unit.Decimals()), true}
+			if id == result.ViewSpreadShown {
+				c.Text = cell(f, r)
+			}
+			row = append(row, c)
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }

@@ -33,14 +33,15 @@ func specLinesTable(lines []result.Line) *table {
 // time.
 func linesTable(r *result.Result) *table {
 	s := &r.Summary
+	e, ops := result.Value(result.FigElapsed, s), result.Value(result.FigOps, s)
 	t := &table{}
 	t.add("Per line", "size", "I/Os", "share", "reads", "writes", "IOPS", "MB/s", "mean ms")
 	for _, l := range s.Lines {
 		mbs := 0.0
-		if e := s.ElapsedSeconds; e > 0 {
+		if e > 0 {
 			mbs = float64(l.Bytes) / e / 1e6
 		}
-		t.add("  line "+strconv.Itoa(l.Line), iec(l.TransferBytes), count(l.Ops), pct(float64(l.Ops), float64(s.Ops)),
+		t.add("  line "+strconv.Itoa(l.Line), iec(l.TransferBytes), count(l.Ops), pct(float64(l.Ops), ops),
 			count(l.ReadOps), count(l.WriteOps), num(l.IOPS, 2), num(mbs, 2), num(l.LatencyMeanSeconds*1e3, 3))
 	}
 	return t

@@ -294,46 +294,20 @@ func turnedGrid(rs []*result.Result, patterns, sides []string, mh bool) *grid {
 	return g
 }
 
-// metric is one figure of the suite tables.
-type metric struct {
-	key      string
-	title    string // the reports' table title
-	short    string // a column or axis label
-	unit     string
-	decimals int
-	value    func(r *result.Result) float64
-}
-
-// suiteMetrics are the reports' six tables, in order.
-var suiteMetrics = []metric{
-	{"iops", "I/O operations per second", "IOPS", "IOPS", 0, func(r *result.Result) float64 { return r.Summary.IOPS }},
-	{"mbps", "Throughput (MB/s)", "MB/s", "MB/s", 2, func(r *result.Result) float64 { return r.Summary.MBPerSecond }},
-	{"latency", "Mean response time (ms)", "Mean response time", "ms", 3, func(r *result.Result) float64 { return r.Summary.Latency.MeanSeconds * 1e3 }},
-	{"cpu", "CPU utilization (%, summed over CPUs)", "CPU", "%", 1, func(r *result.Result) float64 { return r.Summary.CPU.HostUtilizationPct }},
-	{"iops_per_cpu", "I/O rate efficiency (IOPS per %CPU)", "IOPS per %CPU", "IOPS/%CPU", 1, func(r *result.Result) float64 { return r.Summary.CPU.IOPSPerCPUPct }},
-	{"mbps_per_cpu", "Throughput efficiency (MB/s per %CPU)", "MB/s per %CPU", "MB/s/%CPU", 3, func(r *result.Result) float64 { return r.Summary.CPU.MBPerSecondPerCPUPct }},
-}
-
-func metricByKey(key string) metric {
-	for _, m := range suiteMetrics {
-		if m.key == key {
-			return m
-		}
-	}
-	panic("report: no metric " + key)
-}
-
-// cell formats one figure: "-" where nothing was measured, the IOPS of a
-// repeated point with its run-to-run spread ("12,345 ±1.2%"), and "*"
-// after a run that did not complete cleanly.
-func cell(m metric, r *result.Result) string {
+// cell formats one figure in its shown unit to the reports' precision:
+// "-" where nothing was measured, the figure the suite tables show with
+// its run-to-run spread with that spread ("12,345 ±1.2%"), and "*" after
+// a run that did not complete cleanly.
+func cell(f result.Figure, r *result.Result) string {
 	if r == nil {
 		return "-"
 	}
-	s := num(m.value(r), m.decimals)
-	if m.key == "iops" && r.Spread != nil && r.Spread.Runs > 1 {
-		if cv, ok := r.Spread.IOPS.Relative(); ok {
-			s += " ±" + num(cv*100, 1) + "%"
+	s := num(f.Shown(&r.Summary), f.Unit.Decimals())
+	if f.ID == result.ViewSpreadShown && r.Spread != nil && r.Spread.Runs > 1 {
+		if st := r.Spread.Stat(f.ID); st != nil {
+			if cv, ok := st.Relative(); ok {
+				s += " ±" + num(cv*100, 1) + "%"
+			}
 		}
 	}
 	if r.Status != "" && r.Status != result.StatusOK {

@@ -31,10 +31,11 @@ func WriteSuiteText(w io.Writer, s *result.Suite) error {
 		if sec.caption != "" {
 			ew.printf("%s\n", sec.caption)
 		}
-		for _, m := range suiteMetrics {
+		for _, id := range result.ViewSuiteTables {
+			m := id.Figure()
 			for _, g := range sec.grids {
 				n++
-				title := fmt.Sprintf("Table %d. %s", n, m.title)
+				title := fmt.Sprintf("Table %d. %s", n, m.Title)
 				if side := g.title(sec); side != "" {
 					title += " — " + side
 				}
@@ -83,13 +84,13 @@ func (g *grid) title(sec *section) string {
 }
 
 // gridTable lays one metric of one grid out as a text table.
-func gridTable(sec *section, g *grid, m metric) *table {
+func gridTable(sec *section, g *grid, m result.Figure) *table {
 	t := &table{}
 	if sec.turned {
 		t.align = "ll"
 		hdr := []string{"Workload", "Data Size"}
 		if len(g.cols) == 1 {
-			hdr = append(hdr, m.short) // the side is in the title
+			hdr = append(hdr, m.Short) // the side is in the title
 		} else {
 			hdr = append(hdr, g.cols...)
 		}

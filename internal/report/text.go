@@ -25,13 +25,13 @@ func WriteText(w io.Writer, r *result.Result) error {
 
 	ops := opColumns(r)
 	data := []*table{perfTable(r, ops)}
-	if r.Summary.IntendedLatency != nil {
+	if result.LatencyIntended.In(&r.Summary) {
 		data = append(data, intendedTable(r))
 	}
 	if len(r.Summary.Lines) > 0 {
 		data = append(data, linesTable(r))
 	}
-	if r.Summary.Sync != nil {
+	if result.LatencySync.In(&r.Summary) {
 		data = append(data, flushTable(r))
 	}
 	data = append(data, errorsTable(r), cpuTable(r))
@@ -208,15 +208,16 @@ func flushName(wl result.Workload) (string, int) {
 // flushTable is the flushes' line, fio's "sync" section: how many
 // completed, how often, and their latency.
 func flushTable(r *result.Result) *table {
-	f, e := r.Summary.Sync, r.Summary.ElapsedSeconds
+	s := &r.Summary
+	flushes, e := result.Value(result.FigSyncOps, s), result.Value(result.FigElapsed, s)
 	name, _ := flushName(r.Workload)
 	t := &table{}
 	rate := 0.0
 	if e > 0 {
-		rate = float64(f.Ops) / e
+		rate = flushes / e
 	}
-	t.add("Flushes ("+name+")", count(f.Ops), "at "+num(rate, 2)+"/s")
-	t.add(latencyRow("  latency (ms)", &f.Latency)...)
+	t.add(result.FigSyncOps.Figure().Short+" ("+name+")", count(uint64(flushes)), "at "+num(rate, 2)+"/s")
+	t.add(latencyRow("  latency ("+result.UnitLatency.Symbol()+")", s, result.LatencySync)...)
 	return t
 }
 
@@ -226,16 +227,20 @@ func flushTable(r *result.Result) *table {
 // stall included.
 func intendedTable(r *result.Result) *table {
 	t := &table{}
-	t.add(latencyRow("Latency from intended start (ms)", r.Summary.IntendedLatency)...)
+	k := result.LatencyIntended
+	t.add(latencyRow(k.Title()+" ("+result.UnitLatency.Symbol()+")", &r.Summary, k)...)
 	return t
 }
 
-// latencyRow is a latency summary's row in ms under label: mean, p50,
-// p99, p99.9 and max.
-func latencyRow(label string, l *result.Latency) []string {
-	ms := func(v float64) string { return num(v*1e3, 3) }
-	return []string{label, "mean " + ms(l.MeanSeconds), "p50 " + ms(l.Percentiles["50"]), "p99 " + ms(l.Percentiles["99"]),
-		"p99.9 " + ms(l.Percentiles["99.9"]), "max " + ms(l.MaxSeconds)}
+// latencyRow is the latency summary k's row under label, in ms: the
+// statistics of result.ViewLatencyLine.
+func latencyRow(label string, s *result.Summary, k result.LatencyKind) []string {
+	row := []string{label}
+	for _, st := range result.ViewLatencyLine {
+		f := k.Figure(st).Figure()
+		row = append(row, st.Short()+" "+num(f.Shown(s), f.Unit.Decimals()))
+	}
+	return row
 }
 
 func engineLine(wl result.Workload) string {
@@ -257,7 +262,8 @@ func engineLine(wl result.Workload) string {
 }
 
 func timeLine(r *result.Result) string {
-	s := fmt.Sprintf("%s s measured", num(r.Summary.ElapsedSeconds, 2))
+	elapsed := result.Value(result.FigElapsed, &r.Summary)
+	s := fmt.Sprintf("%s s measured", num(elapsed, 2))
 	switch d := r.Workload.DurationSeconds; {
 	case r.Summary.Ended == result.EndedBudget:
 		s += " (ended by its stop-after budget)"
@@ -268,7 +274,7 @@ func timeLine(r *result.Result) string {
 	}
 	// Measurement begins only when the ramp-up is over: a run that stopped
 	// with nothing measured stopped during it, not after it.
-	if r.Workload.RampSeconds > 0 && r.Summary.ElapsedSeconds == 0 && r.Status != result.StatusOK && r.Status != "" {
+	if r.Workload.RampSeconds > 0 && elapsed == 0 && r.Status != result.StatusOK && r.Status != "" {
 		return "nothing measured: stopped during the " + seconds(r.Workload.RampSeconds) + " ramp-up, before the " + seconds(r.Workload.DurationSeconds) + " run time"
 	}
 	if r.Workload.RampSeconds > 0 {
@@ -308,35 +314,35 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// opColumn is one column of the performance table.
+// opColumn is one column of the performance table: the I/Os it counts.
 type opColumn struct {
-	name  string
-	ops   uint64
-	bytes uint64
-	iops  float64
-	lat   result.Latency
+	name string
+	op   result.Op
 }
 
 // opColumns is total, read and write for a mixed run, or the one op a
 // pure-read or pure-write run did. A run that completed nothing is judged
 // by its access specification.
 func opColumns(r *result.Result) []opColumn {
-	s := r.Summary
-	read := opColumn{"read", s.ReadOps, s.ReadBytes, s.ReadIOPS, s.ReadLatency}
-	write := opColumn{"write", s.WriteOps, s.WriteBytes, s.WriteIOPS, s.WriteLatency}
-	hasRead := s.ReadOps > 0 || (s.WriteOps == 0 && r.Workload.ReadPct > 0)
-	hasWrite := s.WriteOps > 0 || (s.ReadOps == 0 && r.Workload.ReadPct < 100)
+	s := &r.Summary
+	reads, writes := result.Value(result.FigReadOps, s), result.Value(result.FigWriteOps, s)
+	read, write := opColumn{"read", result.OpRead}, opColumn{"write", result.OpWrite}
+	hasRead := reads > 0 || (writes == 0 && r.Workload.ReadPct > 0)
+	hasWrite := writes > 0 || (reads == 0 && r.Workload.ReadPct < 100)
 	switch {
 	case hasRead && !hasWrite:
 		return []opColumn{read}
 	case hasWrite && !hasRead:
 		return []opColumn{write}
 	}
-	return []opColumn{{"total", s.Ops, s.Bytes, s.IOPS, s.Latency}, read, write}
+	return []opColumn{{"total", result.OpAll}, read, write}
 }
 
 func perfTable(r *result.Result, cols []opColumn) *table {
 	t := &table{}
+	s := &r.Summary
+	// of is a figure of a column's I/Os.
+	of := func(id result.FigureID, c opColumn) float64 { return result.Value(id.Figure().ForOp(c.op), s) }
 	row := func(label string, f func(c opColumn) string) {
 		cells := []string{label}
 		for _, c := range cols {
@@ -349,39 +355,41 @@ func perfTable(r *result.Result, cols []opColumn) *table {
 	// (a fleet's hosts, whose windows differ by a few ms) the summary's
 	// rate is the hosts' rates summed, which bytes ÷ the longest window
 	// would understate.
-	s, e := r.Summary, r.Summary.ElapsedSeconds
+	bytes, tput, e := result.Value(result.FigBytes, s), result.Value(result.FigThroughput, s), result.Value(result.FigElapsed, s)
 	rate := func(v float64) float64 {
-		if s.Bytes > 0 && s.ThroughputBytesPerSecond > 0 {
-			return s.ThroughputBytesPerSecond * v / float64(s.Bytes)
+		if bytes > 0 && tput > 0 {
+			return tput * v / bytes
 		}
 		if e <= 0 {
 			return 0
 		}
 		return v / e
 	}
+	iops, mbps, ops, byteCount := result.FigIOPS.Figure(), result.FigMBPerSecond.Figure(), result.FigOps.Figure(), result.FigBytes.Figure()
 	row("", func(c opColumn) string { return c.name })
-	row("IOPS", func(c opColumn) string { return num(c.iops, 2) })
-	row("MB/s", func(c opColumn) string { return num(rate(float64(c.bytes))/1e6, 2) })
-	row("MiB/s", func(c opColumn) string { return num(rate(float64(c.bytes))/(1<<20), 2) })
-	row("I/Os", func(c opColumn) string { return count(c.ops) })
-	row("bytes", func(c opColumn) string { return iec(int64(c.bytes)) })
+	// The run's own rates to two decimals, finer than the suites' tables.
+	row(iops.Short, func(c opColumn) string { return num(of(iops.ID, c), 2) })
+	row(mbps.Short, func(c opColumn) string { return num(rate(of(byteCount.ID, c))/1e6, mbps.Unit.Decimals()) })
+	row("MiB/s", func(c opColumn) string { return num(rate(of(byteCount.ID, c))/(1<<20), mbps.Unit.Decimals()) })
+	row(ops.Short, func(c opColumn) string { return count(uint64(of(ops.ID, c))) })
+	row(byteCount.Short, func(c opColumn) string { return iec(int64(of(byteCount.ID, c))) })
 
-	t.add("Response time (ms)")
-	ms := func(v float64) string { return num(v*1e3, 3) }
-	row("  mean", func(c opColumn) string { return ms(c.lat.MeanSeconds) })
-	row("  min", func(c opColumn) string { return ms(c.lat.MinSeconds) })
-	row("  max", func(c opColumn) string { return ms(c.lat.MaxSeconds) })
-	row("  stddev", func(c opColumn) string { return ms(c.lat.StddevSeconds) })
+	lat := func(st result.LatencyStat, c opColumn) float64 { return of(result.LatencyAll.Figure(st), c) }
+	unit := result.UnitLatency
+	t.add(result.LatencyAll.Title() + " (" + unit.Symbol() + ")")
+	for _, st := range result.ViewRunResponseTimes {
+		row("  "+st.Short(), func(c opColumn) string { return num(lat(st, c)*unit.Scale(), unit.Decimals()) })
+	}
 
 	// Percentiles in µs when the typical I/O takes less than a
 	// millisecond (flash), in ms otherwise (disks, arrays under load).
-	unit, scale, decimals := "ms", 1e3, 3
-	if cols[0].lat.Percentiles["50"] < 1e-3 {
-		unit, scale, decimals = "µs", 1e6, 1
+	sym, scale, decimals := unit.Symbol(), unit.Scale(), unit.Decimals()
+	if lat(result.StatP50, cols[0]) < 1e-3 {
+		sym, scale, decimals = "µs", 1e6, 1
 	}
-	t.add("Percentiles (" + unit + ")")
-	for _, k := range result.PercentileKeys {
-		row("  p"+k, func(c opColumn) string { return num(c.lat.Percentiles[k]*scale, decimals) })
+	t.add("Percentiles (" + sym + ")")
+	for _, st := range result.ViewRunPercentiles {
+		row("  "+st.Short(), func(c opColumn) string { return num(lat(st, c)*scale, decimals) })
 	}
 	return t
 }
@@ -406,7 +414,8 @@ func errorsTable(r *result.Result) *table {
 	for _, c := range classes {
 		parts = append(parts, fmt.Sprintf("%s %s", c, count(s.ErrorsByClass[c])))
 	}
-	t.add("Errors", count(s.Errors), strings.Join(parts, ", "))
+	errs := result.FigErrors.Figure()
+	t.add(errs.Short, count(uint64(errs.Of(&s))), strings.Join(parts, ", "))
 	if v := s.Verify; v != nil {
 		t.add("Verified", count(v.ReadsVerified), fmt.Sprintf("reads checked sound; %s not checkable (not written by this run), %s failed",
 			count(v.ReadsUnverified), count(v.Failures)))
@@ -419,11 +428,12 @@ func errorsTable(r *result.Result) *table {
 		}
 	}
 	if iv := r.Intervals; len(iv) > 0 {
-		lo, hi := iv[0].IOPS, iv[0].IOPS
-		for _, i := range iv {
-			lo, hi = min(lo, i.IOPS), max(hi, i.IOPS)
+		iops := result.FigIOPS.Figure()
+		lo, hi := iops.Interval(&iv[0]), iops.Interval(&iv[0])
+		for i := range iv {
+			lo, hi = min(lo, iops.Interval(&iv[i])), max(hi, iops.Interval(&iv[i]))
 		}
-		t.add("Intervals", count(uint64(len(iv))), fmt.Sprintf("IOPS min %s, max %s", num(lo, 2), num(hi, 2)))
+		t.add("Intervals", count(uint64(len(iv))), fmt.Sprintf("%s min %s, max %s", iops.Short, num(lo, 2), num(hi, 2)))
 	}
 	return t
 }
@@ -436,73 +446,82 @@ func withUnit(v, unit string) string {
 
 func cpuTable(r *result.Result) *table {
 	t := &table{align: "lrl"}
-	c, s, h := r.Summary.CPU, r.Summary, r.Host
-	proc := c.ProcessUserSeconds + c.ProcessSystemSeconds
-	hostMeasured := c.HostUtilizationPct > 0
-	perIO := hostMeasured && s.Ops > 0
-	dash := func(ok bool, v string) string {
-		if !ok {
-			return "-"
+	s, h := &r.Summary, r.Host
+	v := func(id result.FigureID) float64 { return result.Value(id, s) }
+	// cell is a figure in its shown unit, "-" when not ok.
+	cell := func(ok bool, id result.FigureID, decimals int, unit string) string {
+		c := "-"
+		if ok {
+			c = num(id.Figure().Shown(s), decimals)
 		}
-		return v
+		return withUnit(c, unit)
 	}
+	row := func(id result.FigureID, value, note string) { t.add("  "+id.Figure().Words, value, note) }
+	dec := func(id result.FigureID) int { return id.Figure().Unit.Decimals() }
+	ops, elapsed := v(result.FigOps), v(result.FigElapsed)
+	user, system := v(result.FigProcessUser), v(result.FigProcessSystem)
+	hostMeasured := v(result.FigHostCPUPct) > 0
+	perIO := hostMeasured && ops > 0
 	procPct := 0.0
-	if s.ElapsedSeconds > 0 {
-		procPct = 100 * proc / s.ElapsedSeconds
+	if elapsed > 0 {
+		procPct = 100 * (user + system) / elapsed
 	}
 	hostNote := "not measured"
 	if hostMeasured {
-		hostNote = fmt.Sprintf("summed over %d logical CPUs = %s busy cores", h.LogicalCPUs, num(c.HostBusyCores, 2))
+		hostNote = fmt.Sprintf("summed over %d logical CPUs = %s busy cores", h.LogicalCPUs, num(v(result.FigHostBusyCores), 2))
 	}
 	clock := "clock rate unknown"
 	if h.ClockHz > 0 {
 		clock = fmt.Sprintf("at %s GHz × %d logical CPUs", num(h.ClockHz/1e9, 3), h.LogicalCPUs)
 	}
+	pctSym, perIOSym := result.UnitCPUPercent.Symbol(), result.UnitCPUPerIO.Symbol()
 	t.add("CPU")
-	t.add("  process CPU", withUnit(num(procPct, 2), "%"), fmt.Sprintf("user %s s + system %s s, summed over CPUs",
-		num(c.ProcessUserSeconds, 2), num(c.ProcessSystemSeconds, 2)))
-	t.add("  host utilization", withUnit(dash(hostMeasured, num(c.HostUtilizationPct, 2)), "%"), hostNote)
-	t.add("  IOPS per %CPU", withUnit(dash(perIO, num(c.IOPSPerCPUPct, 1)), ""), "host")
-	t.add("  MB/s per %CPU", withUnit(dash(perIO, num(c.MBPerSecondPerCPUPct, 3)), ""), "host")
-	t.add("  CPU per I/O", withUnit(dash(s.Ops > 0, num(c.ProcessCPUSecondsPerIO*1e6, 2)), "µs"), "process")
-	t.add("  CPU per I/O", withUnit(dash(perIO, num(c.HostCPUSecondsPerIO*1e6, 2)), "µs"), "host")
-	t.add("  cycles per I/O", withUnit(dash(perIO && c.CyclesPerIO > 0, num(c.CyclesPerIO, 0)), ""), "host, "+clock)
+	t.add("  process CPU", withUnit(num(procPct, 2), pctSym), fmt.Sprintf("user %s s + system %s s, summed over CPUs",
+		num(user, 2), num(system, 2)))
+	// The run's own CPU share to two decimals, finer than the suites'
+	// tables; the efficiencies' unit is in their names.
+	row(result.FigHostCPUPct, cell(hostMeasured, result.FigHostCPUPct, 2, pctSym), hostNote)
+	row(result.FigIOPSPerCPU, cell(perIO, result.FigIOPSPerCPU, dec(result.FigIOPSPerCPU), ""), "host")
+	row(result.FigMBPerSecPerCPU, cell(perIO, result.FigMBPerSecPerCPU, dec(result.FigMBPerSecPerCPU), ""), "host")
+	row(result.FigProcessCPUIO, cell(ops > 0, result.FigProcessCPUIO, dec(result.FigProcessCPUIO), perIOSym), "process")
+	row(result.FigHostCPUIO, cell(perIO, result.FigHostCPUIO, dec(result.FigHostCPUIO), perIOSym), "host")
+	row(result.FigCyclesPerIO, cell(perIO && v(result.FigCyclesPerIO) > 0, result.FigCyclesPerIO, dec(result.FigCyclesPerIO), ""), "host, "+clock)
 	return t
 }
 
 func kernelTable(r *result.Result, cols []opColumn) *table {
-	d, s := r.Summary.Device, r.Summary
+	s := &r.Summary
 	t := &table{align: "lrlrl"}
-	t.add("Kernel counted (" + strings.Join(d.Devices, ", ") + ")")
-	share := func(kernel, ours uint64, of string) string {
+	t.add("Kernel counted (" + strings.Join(s.Device.Devices, ", ") + ")")
+	share := func(kernel, ours float64, of string) string {
 		if ours == 0 {
 			return "(ioprobe: none)"
 		}
-		return "(" + pct(float64(kernel), float64(ours)) + of + ")"
+		return "(" + pct(kernel, ours) + of + ")"
 	}
-	did := map[string]bool{}
+	did := map[result.Op]bool{}
 	for _, c := range cols {
-		did[c.name] = true
+		did[c.op] = true
 	}
-	// A line for each op ioprobe did, and for one it did not do but the
-	// kernel saw: someone else is using the device.
-	if did["read"] || d.ReadOps > 0 {
-		t.add("  reads", count(d.ReadOps), share(d.ReadOps, s.ReadOps, " of ioprobe's"),
-			withUnit(num(float64(d.ReadBytes)/1e6, 2), "MB"), share(d.ReadBytes, s.ReadBytes, ""))
-	}
-	if did["write"] || d.WriteOps > 0 {
-		t.add("  writes", count(d.WriteOps), share(d.WriteOps, s.WriteOps, " of ioprobe's"),
-			withUnit(num(float64(d.WriteBytes)/1e6, 2), "MB"), share(d.WriteBytes, s.WriteBytes, ""))
-	}
-	// Flush requests the block layer completed (kernels 5.5 and later):
-	// the proof that ioprobe's flushes reached the device.
-	if s.Sync != nil || d.FlushOps > 0 {
-		var ours uint64
-		if s.Sync != nil {
-			ours = s.Sync.Ops
+	// A line for each count ioprobe made too (each op it did, the flushes
+	// when it flushed), and for one it did not make but the kernel did:
+	// someone else is using the device.
+	for _, row := range result.ViewKernel {
+		k, ours := row.Kernel.Figure(), row.Ours.Figure()
+		n := k.Of(s)
+		mine, made := ours.Value(s)
+		if !(made && (k.Op == result.OpAll || did[k.Op])) && n == 0 {
+			continue
 		}
-		t.add("  flushes", count(d.FlushOps), share(d.FlushOps, ours, " of ioprobe's"),
-			withUnit(num(d.FlushSeconds*1e3, 0), "ms"), "flushing")
+		amount := row.Amount.Figure()
+		var a, aShare string
+		switch amount.Unit {
+		case result.UnitBytes:
+			a, aShare = withUnit(num(amount.Of(s)/1e6, 2), "MB"), share(amount.Of(s), result.Value(row.OursAmount, s), "")
+		default:
+			a, aShare = withUnit(num(amount.Of(s)*1e3, 0), "ms"), amount.Short
+		}
+		t.add("  "+k.Short, count(uint64(n)), share(n, mine, " of ioprobe's"), a, aShare)
 	}
 	return t
 }

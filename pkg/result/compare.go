@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Metric keys of a comparison, in the order they are shown.
+// Metric keys of a comparison (Delta.Metric), in the order they are
+// shown: each ViewCompare figure's Key.
 const (
 	MetricIOPS        = "iops"
 	MetricMBPerSecond = "mb_per_second"
@@ -20,21 +21,31 @@ const (
 // the two sides (about a 95% band for normally distributed runs).
 const NoiseFactor = 2.0
 
-// CompareMetric describes one compared figure.
-type CompareMetric struct {
-	Key    string
-	Label  string // "IOPS", "p99 latency"
-	Higher bool   // higher is better
+// CompareFigure is one figure of a comparison (ViewCompare).
+type CompareFigure struct {
+	ID FigureID
+	// Else is compared when a side lacks ID (0 there): host CPU per I/O
+	// falls back to process CPU per I/O.
+	Else FigureID
+	// ElseNote says so in the Delta's note.
+	ElseNote string
+	// Key names it in a Delta; "" is its CSV column.
+	Key string
 }
 
-// CompareMetrics are the figures compare reports, in order.
-var CompareMetrics = []CompareMetric{
-	{MetricIOPS, "IOPS", true},
-	{MetricMBPerSecond, "MB/s", true},
-	{MetricLatencyMean, "mean latency", false},
-	{MetricLatencyP99, "p99 latency", false},
-	{MetricCPUPerIO, "CPU per I/O", false},
+// MetricKey is the figure's key in a Delta.
+func (c CompareFigure) MetricKey() string {
+	if c.Key != "" {
+		return c.Key
+	}
+	return c.ID.Figure().Column
 }
+
+// Label names the figure in a comparison: "IOPS", "p99 latency".
+func (c CompareFigure) Label() string { return c.ID.Figure().Words }
+
+// Higher says that a higher value is better.
+func (c CompareFigure) Higher() bool { return c.ID.Figure().Better == HigherIsBetter }
 
 // Delta is the relative difference of one figure between base and other.
 type Delta struct {
@@ -180,14 +191,6 @@ func indexPoints(side string, rs []*Result, byTarget bool) (map[string]*Result, 
 	return idx, order, nil
 }
 
-// cpuPerIO is host CPU seconds per I/O when measured, else process.
-func cpuPerIO(r *Result, host bool) float64 {
-	if host {
-		return r.Summary.CPU.HostCPUSecondsPerIO
-	}
-	return r.Summary.CPU.ProcessCPUSecondsPerIO
-}
-
 func comparePoint(b, o *Result) PointDelta {
 	pb, po := PointOf(b), PointOf(o)
 	pd := PointDelta{Point: pb, BaseSide: pb.Side(), OtherSide: po.Side(), WorkloadDiffers: shapeDiff(b, o)}
@@ -198,30 +201,20 @@ func comparePoint(b, o *Result) PointDelta {
 	if so != nil {
 		pd.OtherSpread = so.Source
 	}
-	host := b.Summary.CPU.HostCPUSecondsPerIO > 0 && o.Summary.CPU.HostCPUSecondsPerIO > 0
-	for _, m := range CompareMetrics {
-		d := Delta{Metric: m.Key}
-		switch m.Key {
-		case MetricIOPS:
-			d.Base, d.Other = b.Summary.IOPS, o.Summary.IOPS
-		case MetricMBPerSecond:
-			d.Base, d.Other = b.Summary.MBPerSecond, o.Summary.MBPerSecond
-		case MetricLatencyMean:
-			d.Base, d.Other = b.Summary.Latency.MeanSeconds, o.Summary.Latency.MeanSeconds
-		case MetricLatencyP99:
-			d.Base, d.Other = b.Summary.Latency.Percentiles["99"], o.Summary.Latency.Percentiles["99"]
-		case MetricCPUPerIO:
-			d.Base, d.Other = cpuPerIO(b, host), cpuPerIO(o, host)
-			if !host {
-				d.Note = "process CPU (host CPU not measured on both sides)"
-			}
+	for _, m := range ViewCompare {
+		d := Delta{Metric: m.MetricKey()}
+		id := m.ID
+		if m.Else != "" && !(Value(m.ID, &b.Summary) > 0 && Value(m.ID, &o.Summary) > 0) {
+			id = m.Else
+			d.Note = m.ElseNote
 		}
+		d.Base, d.Other = Value(id, &b.Summary), Value(id, &o.Summary)
 		if d.Base > 0 && !math.IsInf(d.Base, 0) && !math.IsNaN(d.Other) {
 			d.Valid = true
 			d.Pct = (d.Other - d.Base) / d.Base * 100
 		}
-		cb, okb := relativeSpread(sb, m.Key, host)
-		co, oko := relativeSpread(so, m.Key, host)
+		cb, okb := relativeSpread(sb, id)
+		co, oko := relativeSpread(so, id)
 		switch {
 		case okb && oko:
 			d.NoisePct = NoiseFactor * math.Hypot(cb, co) * 100
@@ -233,7 +226,7 @@ func comparePoint(b, o *Result) PointDelta {
 		if d.Valid {
 			d.Noise = d.NoisePct > 0 && math.Abs(d.Pct) <= d.NoisePct
 			if !d.Noise && d.Pct != 0 {
-				improved := (d.Pct > 0) == m.Higher
+				improved := (d.Pct > 0) == m.Higher()
 				d.Better, d.Worse = improved, !improved
 			}
 		}
@@ -244,28 +237,16 @@ func comparePoint(b, o *Result) PointDelta {
 
 // relativeSpread is the coefficient of variation of one figure. Interval
 // spreads have no CPU figures: CPU per I/O then varies as IOPS does.
-func relativeSpread(s *Spread, key string, host bool) (float64, bool) {
+func relativeSpread(s *Spread, id FigureID) (float64, bool) {
 	if s == nil {
 		return 0, false
 	}
-	var st Stat
-	switch key {
-	case MetricIOPS:
-		st = s.IOPS
-	case MetricMBPerSecond:
-		st = s.MBPerSecond
-	case MetricLatencyMean:
-		st = s.LatencyMeanSeconds
-	case MetricLatencyP99:
-		st = s.LatencyP99Seconds
-	case MetricCPUPerIO:
-		st = s.ProcessCPUSecondsPerIO
-		if host {
-			st = s.HostCPUSecondsPerIO
-		}
-		if len(st.Values) == 0 {
-			st = s.IOPS
-		}
+	st := s.Stat(id)
+	if st == nil {
+		return 0, false
+	}
+	if len(st.Values) == 0 && id.Figure().Unit == UnitCPUPerIO {
+		st = &s.IOPS
 	}
 	return st.Relative()
 }

@@ -9,6 +9,9 @@
 //   - Compare pairs the points of two files and gives the relative
 //     difference of each figure, marking as noise what lies within the
 //     measured run-to-run spread (SpreadOf).
+//   - The catalogue (catalogue.go) describes every summary figure under
+//     its FigureID, and views.go lists by ID which figures each output
+//     shows: outputs take labels, units and values from there.
 //   - PointOf says which suite point a result measured (or makes one up
 //     from a plain run's workload), so tables can pivot by size and
 //     pattern.

@@ -72,31 +72,47 @@ func (s Stat) Relative() (float64, bool) {
 	return s.Stddev / s.Mean, true
 }
 
+// spreadFields binds each figure of ViewSpread to the field of Spread
+// that holds its statistics: the JSON's names.
+var spreadFields = map[FigureID]func(s *Spread) *Stat{
+	FigIOPS:         func(s *Spread) *Stat { return &s.IOPS },
+	FigMBPerSecond:  func(s *Spread) *Stat { return &s.MBPerSecond },
+	FigLatencyMean:  func(s *Spread) *Stat { return &s.LatencyMeanSeconds },
+	FigLatencyP99:   func(s *Spread) *Stat { return &s.LatencyP99Seconds },
+	FigHostCPUIO:    func(s *Spread) *Stat { return &s.HostCPUSecondsPerIO },
+	FigProcessCPUIO: func(s *Spread) *Stat { return &s.ProcessCPUSecondsPerIO },
+}
+
+// stat is the field of s that holds id's statistics (nil: s keeps none
+// for it).
+func (s *Spread) stat(id FigureID) *Stat {
+	if f := spreadFields[id]; f != nil {
+		return f(s)
+	}
+	return nil
+}
+
+// Stat is the statistics of figure id (nil: the spread keeps none for it).
+func (s *Spread) Stat(id FigureID) *Stat { return s.stat(id) }
+
 // repeatSpread is the spread between the runs of one point. A run that is
 // itself a merge of repeats contributes its own runs.
 func repeatSpread(rs []*Result) *Spread {
-	var iops, mb, mean, p99, host, proc []float64
+	values := make([][]float64, len(ViewSpread))
 	for _, r := range rs {
-		if sp := r.Spread; sp != nil && sp.Source == SpreadRepeat {
-			iops = append(iops, sp.IOPS.Values...)
-			mb = append(mb, sp.MBPerSecond.Values...)
-			mean = append(mean, sp.LatencyMeanSeconds.Values...)
-			p99 = append(p99, sp.LatencyP99Seconds.Values...)
-			host = append(host, sp.HostCPUSecondsPerIO.Values...)
-			proc = append(proc, sp.ProcessCPUSecondsPerIO.Values...)
-			continue
+		for i, id := range ViewSpread {
+			if sp := r.Spread; sp != nil && sp.Source == SpreadRepeat {
+				values[i] = append(values[i], sp.stat(id).Values...)
+			} else {
+				values[i] = append(values[i], Value(id, &r.Summary))
+			}
 		}
-		s := &r.Summary
-		iops = append(iops, s.IOPS)
-		mb = append(mb, s.MBPerSecond)
-		mean = append(mean, s.Latency.MeanSeconds)
-		p99 = append(p99, s.Latency.Percentiles["99"])
-		host = append(host, s.CPU.HostCPUSecondsPerIO)
-		proc = append(proc, s.CPU.ProcessCPUSecondsPerIO)
 	}
-	return &Spread{Source: SpreadRepeat, Runs: len(iops),
-		IOPS: NewStat(iops), MBPerSecond: NewStat(mb), LatencyMeanSeconds: NewStat(mean),
-		LatencyP99Seconds: NewStat(p99), HostCPUSecondsPerIO: NewStat(host), ProcessCPUSecondsPerIO: NewStat(proc)}
+	out := &Spread{Source: SpreadRepeat, Runs: len(values[0])}
+	for i, id := range ViewSpread {
+		*out.stat(id) = NewStat(values[i])
+	}
+	return out
 }
 
 // IntervalSpread is the interval-to-interval variation of one run: the
@@ -120,23 +136,36 @@ func IntervalSpread(r *Result) *Spread {
 	sorted := append([]float64(nil), lengths...)
 	sort.Float64s(sorted)
 	median := sorted[len(sorted)/2]
-	var iops, mb, mean, p99 []float64
-	for i, iv := range ivs {
+	// The figures intervals carry; a latency only from intervals that
+	// completed something.
+	var ids []FigureID
+	for _, id := range ViewSpread {
+		if id.Figure().Interval != nil {
+			ids = append(ids, id)
+		}
+	}
+	values := make([][]float64, len(ids))
+	ops := FigIOPS.Figure().Interval
+	for i := range ivs {
 		if lengths[i] < median/2 {
 			continue
 		}
-		iops = append(iops, iv.IOPS)
-		mb = append(mb, iv.BytesPerSecond/1e6)
-		if iv.IOPS > 0 {
-			mean = append(mean, iv.LatencyMeanSeconds)
-			p99 = append(p99, iv.LatencyP99Seconds)
+		for j, id := range ids {
+			f := id.Figure()
+			if f.Unit == UnitLatency && ops(&ivs[i]) <= 0 {
+				continue
+			}
+			values[j] = append(values[j], f.Interval(&ivs[i]))
 		}
 	}
-	if len(iops) < MinSpreadSamples {
+	if len(values[0]) < MinSpreadSamples {
 		return nil
 	}
-	return &Spread{Source: SpreadIntervals, Runs: len(iops),
-		IOPS: NewStat(iops), MBPerSecond: NewStat(mb), LatencyMeanSeconds: NewStat(mean), LatencyP99Seconds: NewStat(p99)}
+	out := &Spread{Source: SpreadIntervals, Runs: len(values[0])}
+	for j, id := range ids {
+		*out.stat(id) = NewStat(values[j])
+	}
+	return out
 }
 
 // SpreadOf is the spread compare judges noise by: the runs of --repeat
