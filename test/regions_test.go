@@ -91,7 +91,7 @@ func TestRunEachFileTargetItsOwnRegion(t *testing.T) {
 	require.Empty(t, o.stdout)
 	lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
 	require.Len(t, lines, 1, o.stderr)
-	require.Contains(t, lines[0], "target "+foreign+": region 16777216 is larger than the target's size 8388608")
+	require.Contains(t, lines[0], "target "+foreign+": region 16MiB is larger than the target's size 8MiB")
 	require.Equal(t, before, sha256Of(t, foreign, 0))
 	require.EqualValues(t, 8<<20, fileSize(t, foreign))
 }
@@ -175,7 +175,7 @@ func TestRunEachDeviceItsOwnRegion(t *testing.T) {
 	o = ioprobe(t, dir, "run", "--target", big, "--target", small, "--size", "16MiB", "--read-pct", "0",
 		"--duration", "300ms", "--ramp", "0s", "--allow-destructive")
 	require.Equal(t, 2, o.code, o.stderr)
-	require.Equal(t, "ioprobe: target "+small+": region 16777216 is larger than the target's size 8388608", strings.TrimSpace(o.stderr))
+	require.Equal(t, "ioprobe: target "+small+": region 16MiB is larger than the target's size 8MiB", strings.TrimSpace(o.stderr))
 	for p, sum := range whole {
 		require.Equal(t, sum, sha256Of(t, p, 0), "a refused run changed %s", p)
 	}

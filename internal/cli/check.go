@@ -38,6 +38,9 @@ storage, and judges the result against the threshold its source publishes.
 Exit status: 0 the storage passes, 3 it was measured fine but fails the
 threshold, 1 I/O failed, 2 bad input, 130 interrupted.`,
 		Args: cobra.ArbitraryArgs, // an unknown name is bad input (exit 2), said below
+		// "check foo --target X" names the unknown check, not the flag
+		// that only the known checks have.
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("unknown check %q (known: %s)", args[0], checkNames())

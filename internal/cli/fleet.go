@@ -50,6 +50,9 @@ func (o *fleetOptions) AddFlags(fs *pflag.FlagSet, suite bool) {
 		fs.StringVar(&o.out, "out", "", "write the output to this file instead of stdout")
 		fs.Lookup("output").Usage = report.OutputUsage(report.ForFleet)
 	}
+	if f := fs.Lookup("rate-iops"); f != nil {
+		f.Usage = "cap the IOPS of each host (0: unlimited): every host runs the workload at this rate, so the fleet's total is hosts × this"
+	}
 	fs.Lookup("target").Usage = "the NAME of a target configured on every daemon (never a path: each daemon's config says where it is)"
 	fs.Lookup("dry-run").Usage = "run the pre-checks on every host (reachable, target configured, workload accepted, clock skew), print them and exit; nothing starts"
 	for _, name := range fleetLocalOnly {

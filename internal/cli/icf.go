@@ -51,7 +51,7 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 		}
 	}
 	if len(o.targets) == 0 {
-		return usagef("--icf needs --target: the file's disk targets (Windows drive letters, physical drives) mean nothing here; give one --target for each, in the order the file uses them (--dry-run lists them)")
+		return icfNeedsTargets(g, o, f)
 	}
 	for i, t := range o.targets {
 		if slices.Contains(o.targets[:i], t) {
@@ -98,6 +98,34 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 			}
 			return writeOut(g, o.out, func(w io.Writer) error { return write(w, doc) })
 		})
+}
+
+// icfNeedsTargets refuses an ICF run without --target: the file's disk
+// targets (Windows drive letters, physical drives) mean nothing here. With
+// --dry-run it lists them first, in the order --target replaces them.
+func icfNeedsTargets(g *globalOptions, o *runOptions, f *icfOptions) error {
+	const msg = "--icf needs --target: the file's disk targets (Windows drive letters, physical drives) mean nothing here; give one --target for each, in the order the file uses them"
+	if !o.dryRun {
+		return usagef("%s (--dry-run lists them)", msg)
+	}
+	data, err := os.ReadFile(f.file)
+	if err != nil {
+		return usagef("--icf: %v", err)
+	}
+	c, err := icf.Parse(f.file, data, icf.Options{})
+	if err != nil {
+		var ie *icf.Error
+		if errors.As(err, &ie) {
+			return usagef("%v", err)
+		}
+		return usagef("%s: %v", f.file, err)
+	}
+	disks := c.DiskTargets()
+	fmt.Fprintf(g.stdout, "%s: %d disk target(s), in the order --target replaces them:\n", f.file, len(disks))
+	for i, d := range disks {
+		fmt.Fprintf(g.stdout, "  --target %d  replaces  %s\n", i+1, d)
+	}
+	return usagef("%s (listed above)", msg)
 }
 
 // icfSuite reads an ICF into a suite and its units on the given targets,

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +51,7 @@ CPU each I/O costs.`,
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usagef("%v (see '%s --help')", err, c.CommandPath())
+		return usagef("%s (see '%s --help')", flagError(err), c.CommandPath())
 	})
 	root.AddCommand(
 		newRunCommand(g),
@@ -82,7 +84,7 @@ func execute(ctx context.Context, g *globalOptions, args []string) int {
 	code := exitCode(err)
 	if err != nil {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintf(g.stderr, "ioprobe: %s\n", firstLine(msg))
+			fmt.Fprintf(g.stderr, "ioprobe: %s\n", printable(firstLine(msg)))
 		}
 	}
 	return code
@@ -94,6 +96,79 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// maxMessage bounds a one-line error: a binary file's "line" quoted in a
+// parse error can be kilobytes.
+const maxMessage = 400
+
+// printable makes an error line safe for a terminal: control characters
+// and bytes that are not UTF-8 (a binary file given as a job file, say)
+// are written as Go escapes, never sent raw, and a line longer than
+// maxMessage is cut with an ellipsis.
+func printable(s string) string {
+	var b strings.Builder
+	n := 0
+	for i, r := range s {
+		if n >= maxMessage {
+			b.WriteString("…")
+			break
+		}
+		n++
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == utf8.RuneError: // a decoder's stand-in for bytes that were not text
+			b.WriteString(`\ufffd`)
+		case r == '\t':
+			b.WriteByte(' ')
+		case !unicode.IsPrint(r) && r != ' ':
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// flagValueRE matches pflag's error for a value its parser refused; the
+// cause is a strconv (or time) error, whose wording is Go's, not ours.
+var flagValueRE = regexp.MustCompile(`^invalid argument "((?:[^"\\]|\\.)*)" for "([^"]+)" flag: (.*)$`)
+
+// flagError words pflag's refusal of a flag's value as the rest of the
+// command line does: the flag, the value, what is wanted.
+func flagError(err error) string {
+	m := flagValueRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err.Error()
+	}
+	value, flag, cause := m[1], m[2], m[3]
+	if i := strings.IndexByte(flag, ' '); i >= 0 { // "-s, --size"
+		flag = flag[i+1:]
+	}
+	var want string
+	switch {
+	case strings.HasPrefix(cause, "strconv.ParseUint"):
+		want = "want a whole number, 0 or more"
+		if strings.HasPrefix(strings.TrimSpace(value), "-") {
+			want = "must not be negative"
+		}
+	case strings.HasPrefix(cause, "strconv.ParseInt"):
+		want = "want a whole number"
+	case strings.HasPrefix(cause, "strconv.ParseFloat"):
+		want = "want a number"
+	case strings.HasPrefix(cause, "strconv.ParseBool"):
+		want = "want true or false"
+	case strings.HasPrefix(cause, "time: "):
+		want = "want a duration such as 500ms, 10s, 2m or 1h30m"
+	default:
+		want = cause
+	}
+	if strings.Contains(cause, "value out of range") {
+		want = "out of range"
+	}
+	return fmt.Sprintf("%s %s: %s", flag, strconv.Quote(value), want)
 }
 
 // unknownCommandRE matches cobra's error for a subcommand it does not

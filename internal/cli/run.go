@@ -198,9 +198,9 @@ func (o *runOptions) spec() (workload.Spec, error) {
 		s.Sync = workload.NormalizeSync(o.sync)
 	}
 	if o.size != "" {
-		n, err := workload.ParseSize(o.size)
+		n, err := parseRegion(o.size)
 		if err != nil {
-			return s, &workload.FieldError{Field: "--size", Value: o.size, Reason: err.Error()}
+			return s, err
 		}
 		s.RegionBytes = n
 	}
@@ -275,6 +275,17 @@ func (o *runOptions) checkInterval() error {
 	return nil
 }
 
+// importRefusal says which of a file's runs a refusal is about, in the
+// file's own terms ("fio job F, job randwrite"); run has no --read-only,
+// so none is offered.
+func importRefusal(title string, u suiterun.Unit, err error) error {
+	what := "run"
+	if strings.HasPrefix(title, "fio job ") {
+		what = "job"
+	}
+	return fmt.Errorf("%s, %s %s: %w; nothing was run", title, what, u.Point.Name, err)
+}
+
 // settings are what every run shares.
 func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
 	return suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: o.maxErrors, Interval: o.interval, Engines: g.engines}
@@ -291,12 +302,12 @@ func (o *runOptions) runImported(ctx context.Context, g *globalOptions, title st
 	settings := o.settings(g)
 	if o.dryRun {
 		if u, err := dryRun(g.stdout, title, settings, units); err != nil {
-			return suiteRefusal(s, u, err)
+			return importRefusal(title, u, err)
 		}
 		return nil
 	}
 	if u, err := settings.Check(units); err != nil {
-		return suiteRefusal(s, u, err)
+		return importRefusal(title, u, err)
 	}
 	doc := &result.Suite{Schema: result.SuiteSchema, Suite: s.Name, Title: s.Title, Source: s.Source,
 		Version: version.Version, StartedAt: time.Now().UTC(), Results: []*result.Result{}, Options: options}
@@ -398,4 +409,18 @@ func (o *runOptions) budget(s *workload.Spec, changed func(string) bool) error {
 		s.IOBytes, s.Loops = n, 1
 	}
 	return nil
+}
+
+// parseRegion reads --size: a region of at least one byte. 0 would mean
+// "the whole target" inside (the default), which a user who typed it did
+// not ask for.
+func parseRegion(v string) (int64, error) {
+	n, err := workload.ParseSize(v)
+	if err != nil {
+		return 0, &workload.FieldError{Field: "--size", Value: v, Reason: err.Error()}
+	}
+	if n < 1 {
+		return 0, &workload.FieldError{Field: "--size", Value: v, Reason: "must be more than 0 (leave --size out to use the whole target)"}
+	}
+	return n, nil
 }

@@ -46,7 +46,7 @@ func (o *serveOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.webConfigFile, "web.config.file", "", "exporter-toolkit web configuration file for TLS and basic auth")
 	fs.BoolVar(&o.systemdSocket, "web.systemd-socket", false, "use systemd socket activation listeners instead of --web.listen-address")
 	fs.BoolVar(&o.enableLifecycle, "web.enable-lifecycle", false, "allow POST /-/reload (SIGHUP always reloads)")
-	fs.BoolVar(&o.enableAdminAPI, "web.enable-admin-api", false, "allow POST /api/v1/jobs/NAME/run, which starts I/O")
+	fs.BoolVar(&o.enableAdminAPI, "web.enable-admin-api", false, "allow the endpoints that start I/O: POST /api/v1/jobs/NAME/run and the run API (POST/DELETE /api/v1/runs) that ioprobe fleet uses")
 	fs.DurationVar(&o.probeTimeoutOffset, "probe.timeout-offset", exporter.DefaultProbeTimeoutOffset, "taken off Prometheus' scrape timeout to give a /probe its time budget")
 	fs.StringVar(&o.procfs, "path.procfs", "/proc", "procfs mount point, for host CPU (the host's /proc when run in a container)")
 	fs.StringVar(&o.logLevel, "log.level", "info", "log level: "+strings.Join(promslog.LevelFlagOptions, ", "))

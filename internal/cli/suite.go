@@ -123,9 +123,9 @@ func (o *suiteOptions) suite(name string, targets int) (*workload.Suite, error) 
 		}
 		so.Base = workload.Spec{Duration: o.duration, Ramp: o.ramp, Engine: o.engine, Seed: o.seed}
 		if o.size != "" {
-			n, err := workload.ParseSize(o.size)
+			n, err := parseRegion(o.size)
 			if err != nil {
-				return nil, &workload.FieldError{Field: "--size", Value: o.size, Reason: err.Error()}
+				return nil, err
 			}
 			so.Base.RegionBytes = n
 		}
@@ -170,7 +170,6 @@ func runSuite(ctx context.Context, g *globalOptions, o *suiteOptions, name strin
 	targets := o.targets
 	if len(targets) == 0 {
 		targets = []string{DefaultTarget}
-		fmt.Fprintf(g.stderr, "ioprobe: no --target given: measuring ./%s (created and filled on first use)\n", DefaultTarget)
 	}
 	for i, t := range targets {
 		for _, u := range targets[:i] {
@@ -182,6 +181,9 @@ func runSuite(ctx context.Context, g *globalOptions, o *suiteOptions, name strin
 	s, err := o.suite(name, len(targets))
 	if err != nil {
 		return err
+	}
+	if len(o.targets) == 0 { // said once the command line is known to be good
+		fmt.Fprintf(g.stderr, "ioprobe: no --target given: measuring ./%s (created and filled on first use)\n", DefaultTarget)
 	}
 	units := suiterun.Units(s, targets)
 	if o.dryRun {

@@ -462,3 +462,39 @@ func TestCanaryPause(t *testing.T) {
 	require.Equal(t, 0.0, testutil.ToFloat64(h.m.canaryPaused.WithLabelValues("data", "canary")))
 	require.Zero(t, h.clk.pending(), "no retry was set")
 }
+
+// A reload that changes or removes a failing job ends its streak in the
+// log as a run that starts does: the ERROR line is never the last word
+// on a job whose failures gauge the reload reset or removed.
+func TestReloadEndsFailureStreak(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"changed", `
+targets:
+  data: {path: /tmp/elsewhere/probe.dat, size: 1GiB}
+jobs:
+  canary: {target: data, profile: canary, continuous: true}
+`, "job changed; it starts afresh by the reload"},
+		{"removed", `
+targets:
+  data: {path: /var/lib/ioprobe/probe.dat, size: 1GiB}
+jobs:
+  hourly: {target: data, profile: oltp, every: 1h}
+`, "job removed by the reload"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newSchedHarness(t, canaryOnly, t0, rand.New(rand.NewPCG(1, 2)).Int64N)
+			for range 3 {
+				h.next(t).reply <- errMissingDir
+				h.clk.fireNext(t)
+			}
+			require.Len(t, h.logs.lines("job cannot start"), 1)
+			cfg, err := config.Parse("ioprobe.yaml", []byte(tc.doc), config.Options{})
+			require.NoError(t, err)
+			h.s.apply(cfg)
+			ended := h.logs.lines(tc.want)
+			require.Len(t, ended, 1, "%s", h.logs)
+			require.Contains(t, ended[0], "job=canary")
+			require.Contains(t, ended[0], "failed_starts=3")
+		})
+	}
+}

@@ -94,13 +94,23 @@ func (s *scheduler) apply(cfg *config.Config) {
 		return
 	}
 	for name, r := range s.jobs {
-		if nj := cfg.Jobs[name]; nj != nil && reflect.DeepEqual(nj, r.job) {
+		nj := cfg.Jobs[name]
+		if nj != nil && reflect.DeepEqual(nj, r.job) {
 			continue
 		}
 		r.cancel()
 		<-r.done
 		s.dropSeries(r.job)
 		delete(s.jobs, name)
+		// The streak's ERROR line must not be the job's last word: its
+		// failures gauge goes with it, so its log line does too.
+		if n := r.fail.reset(); n > 0 {
+			how := "removed"
+			if nj != nil {
+				how = "changed; it starts afresh"
+			}
+			s.logger.Info("job "+how+" by the reload: its streak of failed starts ends", "job", name, "target", r.job.Target.Name, "failed_starts", n)
+		}
 	}
 	for name, j := range cfg.Jobs {
 		if s.jobs[name] != nil {

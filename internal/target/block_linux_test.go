@@ -286,10 +286,10 @@ func TestBlockAlignmentAndRegion(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{Options{Align: 512}, "alignment 512 is not a multiple of the logical block size 4096"},
-		{Options{Align: 4096, MaxBlock: 6144}, "transfer size 6144 is not a multiple of the logical block size 4096"},
-		{Options{Align: 4096, Region: 2 * loopSize}, "region 67108864 is larger than the target's size 33554432"},
-		{Options{Align: 8192, Region: 12288}, "region 12288 is not a multiple of the alignment 8192"},
+		{Options{Align: 512}, "alignment 512B is not a multiple of the logical block size 4KiB"},
+		{Options{Align: 4096, MaxBlock: 6144}, "transfer size 6KiB is not a multiple of the logical block size 4KiB"},
+		{Options{Align: 4096, Region: 2 * loopSize}, "region 64MiB is larger than the target's size 32MiB"},
+		{Options{Align: 8192, Region: 12288}, "region 12KiB is not a multiple of the alignment 8KiB"},
 	}
 	before := sha256File(t, backing)
 	for _, tc := range tests {

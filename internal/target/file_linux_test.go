@@ -190,7 +190,7 @@ func TestForeignFile(t *testing.T) {
 	require.EqualError(t, err, "refusing to write to "+path+": it is an existing file that ioprobe did not create, and writes would overwrite its contents (--allow-destructive overrides this)")
 
 	_, err = Open(path, Options{Region: 2 * mib, Align: 4096})
-	require.ErrorContains(t, err, "region 2097152 is larger than the target's size 1048576")
+	require.ErrorContains(t, err, "region 2MiB is larger than the target's size 1MiB")
 	require.True(t, IsBadInput(err))
 
 	tg, err := Open(path, Options{Align: 4096})
@@ -223,7 +223,7 @@ func TestStaleMarkerIsForeign(t *testing.T) {
 	_, err = Open(path, Options{Write: true})
 	requireSafetyError(t, err, "it carries ioprobe's marker, but its content is no longer ioprobe's (byte 0), so it holds other data now", "--allow-destructive")
 	_, err = Open(path, Options{Region: 4 * mib})
-	require.ErrorContains(t, err, "region 4194304 is larger than the target's size 2097152", "a stale file is never extended")
+	require.ErrorContains(t, err, "region 4MiB is larger than the target's size 2MiB", "a stale file is never extended")
 }
 
 func TestBadInputCreatesNothing(t *testing.T) {
@@ -237,9 +237,9 @@ func TestBadInputCreatesNothing(t *testing.T) {
 	}{
 		{"no size", p, Options{}, "does not exist, and no size was given to create it with (--size)"},
 		{"missing directory", filepath.Join(dir, "nope", "new.dat"), Options{Region: mib}, "cannot create it: directory " + filepath.Join(dir, "nope") + " does not exist"},
-		{"alignment", p, Options{Region: mib, Align: 1000}, "alignment 1000 is not a multiple of the logical block size"},
-		{"region not a multiple of the alignment", p, Options{Region: mib + 4096, Align: 8192}, "region 1052672 is not a multiple of the alignment 8192"},
-		{"region smaller than a transfer", p, Options{Region: 64 << 10, Align: 4096, MaxBlock: mib}, "region 65536 is smaller than the largest transfer 1048576"},
+		{"alignment", p, Options{Region: mib, Align: 1000}, "alignment 1000B is not a multiple of the logical block size"},
+		{"region not a multiple of the alignment", p, Options{Region: mib + 4096, Align: 8192}, "region 1028KiB is not a multiple of the alignment 8KiB"},
+		{"region smaller than a transfer", p, Options{Region: 64 << 10, Align: 4096, MaxBlock: mib}, "region 64KiB is smaller than the largest transfer 1MiB"},
 		{"negative", p, Options{Region: -4096}, "negative size"},
 		{"more than the disk holds", p, Options{Region: 1 << 60, Align: 4096}, "not enough free space in " + dir},
 		{"empty path", "", Options{Region: mib}, "empty path"},

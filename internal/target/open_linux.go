@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -111,6 +112,11 @@ func resolve(path string) (resolved string, st unix.Stat_t, exists bool, err err
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return "", st, false, &InputError{Path: path, Msg: "cannot resolve the path", Err: err}
+	}
+	if strings.HasSuffix(path, "/") {
+		// "missing/" names a directory (filepath.Abs dropped the slash):
+		// a file of that name is not what was asked for.
+		return "", st, false, inputErr(path, "directory %s does not exist (a path ending in / names a directory; ioprobe creates files, not directories)", abs)
 	}
 	var lst unix.Stat_t
 	if unix.Lstat(abs, &lst) == nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // Kind says what a target is.
@@ -193,13 +195,13 @@ func checkAlign(path string, o *Options, g geometry) error {
 		o.MaxBlock = o.Align
 	}
 	if o.Align%g.logicalBlock != 0 {
-		return inputErr(path, "alignment %d is not a multiple of the logical block size %d", o.Align, g.logicalBlock)
+		return inputErr(path, "alignment %s is not a multiple of the logical block size %s", workload.FormatSize(o.Align), workload.FormatSize(g.logicalBlock))
 	}
 	if o.MaxBlock%g.logicalBlock != 0 {
-		return inputErr(path, "transfer size %d is not a multiple of the logical block size %d", o.MaxBlock, g.logicalBlock)
+		return inputErr(path, "transfer size %s is not a multiple of the logical block size %s", workload.FormatSize(o.MaxBlock), workload.FormatSize(g.logicalBlock))
 	}
 	if o.MaxBlock < o.Align {
-		return inputErr(path, "largest transfer %d is smaller than the alignment %d", o.MaxBlock, o.Align)
+		return inputErr(path, "largest transfer %s is smaller than the alignment %s", workload.FormatSize(o.MaxBlock), workload.FormatSize(o.Align))
 	}
 	return nil
 }
@@ -213,17 +215,17 @@ func checkRegion(path string, region, size int64, o Options) (int64, error) {
 	if region == 0 {
 		region = size / o.Align * o.Align
 		if region == 0 {
-			return 0, inputErr(path, "size %d is smaller than the alignment %d", size, o.Align)
+			return 0, inputErr(path, "size %s is smaller than the alignment %s", workload.FormatSize(size), workload.FormatSize(o.Align))
 		}
 	}
 	if region > size {
-		return 0, inputErr(path, "region %d is larger than the target's size %d", region, size)
+		return 0, inputErr(path, "region %s is larger than the target's size %s", workload.FormatSize(region), workload.FormatSize(size))
 	}
 	if region%o.Align != 0 {
-		return 0, inputErr(path, "region %d is not a multiple of the alignment %d", region, o.Align)
+		return 0, inputErr(path, "region %s is not a multiple of the alignment %s", workload.FormatSize(region), workload.FormatSize(o.Align))
 	}
 	if region < o.MaxBlock {
-		return 0, inputErr(path, "region %d is smaller than the largest transfer %d", region, o.MaxBlock)
+		return 0, inputErr(path, "region %s is smaller than the largest transfer %s", workload.FormatSize(region), workload.FormatSize(o.MaxBlock))
 	}
 	return region, nil
 }

@@ -53,6 +53,9 @@ func ParseSize(s string) (int64, error) {
 		i++
 	}
 	num, unit := s[:i], strings.ToLower(strings.TrimSpace(s[i:]))
+	if num == "" && strings.HasPrefix(s, "-") {
+		return 0, fmt.Errorf("size %q: must not be negative", orig)
+	}
 	if num == "" {
 		return 0, fmt.Errorf("size %q: no number (want e.g. 4k, 4KiB, 1.5GiB)", orig)
 	}

@@ -28,7 +28,7 @@ func TestParseSize(t *testing.T) {
 		{"k", 0, `size "k": no number`},
 		{"4x", 0, `unknown unit "x"`},
 		{"1.3k", 0, "not a whole number of bytes"},
-		{"-4k", 0, "no number"},
+		{"-4k", 0, "must not be negative"},
 		{"99999999999999999999", 0, "out of range"},
 		{"9000000000P", 0, "out of range"},
 		{"1.2.3k", 0, "bad number"},
