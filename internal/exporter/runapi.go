@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"strings"
@@ -185,6 +186,19 @@ func checkLines(i int, raw json.RawMessage) *badRequest {
 		}
 	}
 	return nil
+}
+
+// jsonBody refuses a body that does not say it is JSON (415). A web
+// page can make a browser send a form (text/plain, form-urlencoded,
+// multipart) or a fetch of a typeless blob to any address without asking
+// the daemon first; JSON it cannot send without the daemon's CORS
+// consent, which the daemon never gives.
+func jsonBody(r *http.Request) *badRequest {
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "application/json" {
+		return nil
+	}
+	return &badRequest{code: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type %q: the body must be application/json", ct)}
 }
 
 // decodeRunRequest reads a bounded body strictly: unknown fields and
@@ -367,6 +381,11 @@ func (d *Daemon) adminRefused(w http.ResponseWriter) bool {
 
 func (d *Daemon) handlePostRun(w http.ResponseWriter, r *http.Request) {
 	if d.adminRefused(w) {
+		return
+	}
+	if bad := jsonBody(r); bad != nil {
+		w.Header().Set("Connection", "close") // the body is not read
+		writeJSON(w, bad.code, apiError{bad.msg})
 		return
 	}
 	req, bad := decodeRunRequest(w, r)

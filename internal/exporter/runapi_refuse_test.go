@@ -218,6 +218,7 @@ func TestRunAPIBasicAuth(t *testing.T) {
 
 	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/runs", strings.NewReader(`{"target":"data","specs":[{"read_pct":100,"random_pct":100,"queue_depth":4}],"duration":"1s","ramp":"0s","dry_run":true}`))
 	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
 	req.SetBasicAuth("prom", "s3cret")
 	resp, err := client.Do(req)
 	require.NoError(t, err)
@@ -351,7 +352,7 @@ func TestRunAPISilentBody(t *testing.T) {
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = io.WriteString(c, "POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"target\": \"data\", ")
+	_, err = io.WriteString(c, "POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"target\": \"data\", ")
 	require.NoError(t, err)
 	require.Equal(t, "400", readAnswer(c))
 	require.Equal(t, "hung up", readAnswer(c))
