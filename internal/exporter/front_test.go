@@ -215,6 +215,25 @@ func TestUnauthorisedBodiesAreNotWaitedFor(t *testing.T) {
 				took = append(took, d)
 			}
 			t.Logf("authorised /metrics (a new connection each) beside %d unauthorised connections announcing bodies: %v", n, took)
+			if useTLS {
+				// HTTP/2 (exporter-toolkit's default over TLS) goes
+				// through the same front, its deadlines per stream.
+				h2 := &http.Client{Transport: &http.Transport{TLSClientConfig: s.tls, ForceAttemptHTTP2: true}, Timeout: time.Minute}
+				for _, pw := range []string{"s3cret", "wrong"} {
+					req, err := http.NewRequest(http.MethodPost, s.base+"/api/v1/runs", strings.NewReader(`{}`))
+					require.NoError(t, err)
+					req.Header.Set("Content-Type", "application/json")
+					req.SetBasicAuth("prom", pw)
+					resp, err := h2.Do(req)
+					require.NoError(t, err)
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					require.Equal(t, 2, resp.ProtoMajor)
+					want := map[string]int{"s3cret": http.StatusBadRequest, "wrong": http.StatusUnauthorized}[pw]
+					require.Equal(t, want, resp.StatusCode, string(b))
+				}
+				h2.CloseIdleConnections()
+			}
 
 			got := answersBy(conns, time.Now().Add(time.Minute))
 			for i, a := range got {
