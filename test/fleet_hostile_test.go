@@ -5,60 +5,24 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/fleet/fleettest"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
-// The fleet against hosts that do not behave: each a fake written here,
-// beside real daemons on 127.0.0.1. One fake per test, each request it
-// holds ending with the test.
-
-// hostileHost answers the clock and dry runs as a daemon does, and hands
-// every other request to rest. It returns its address.
-func hostileHost(t *testing.T, rest http.HandlerFunc) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/v1/clock" {
-			fmt.Fprintf(w, `{"unix_nano": %d}`, time.Now().UnixNano())
-			return
-		}
-		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/runs" {
-			var req struct {
-				DryRun bool `json:"dry_run"`
-			}
-			body := http.MaxBytesReader(w, r.Body, 1<<20)
-			if json.NewDecoder(body).Decode(&req) == nil && req.DryRun {
-				fmt.Fprint(w, `{"ok": true}`)
-				return
-			}
-		}
-		rest(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
-}
-
-// holdUntilDone holds a request until its client goes or the test ends.
-func holdUntilDone(t *testing.T) http.HandlerFunc {
-	end := make(chan struct{})
-	t.Cleanup(func() { close(end) })
-	return func(_ http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-end:
-		}
-	}
-}
+// The fleet against hosts that do not behave: each a fake written for
+// the purpose (internal/fleet/fleettest answers the clock and dry runs as
+// a daemon does, then misbehaves as the test says), beside real daemons
+// on 127.0.0.1. One fake per test, each request it holds ending with the
+// test.
 
 // TestFleetHostileRedirectIsRefused: a host in --hosts answers the run's
 // POST with a 307 to a daemon that is not in --hosts, and the client
@@ -70,7 +34,7 @@ func TestFleetHostileRedirectIsRefused(t *testing.T) {
 	hosts := startLocalFleet(t, 2)
 	good, other := hosts[0], hosts[1]
 	var redirected atomic.Int32
-	redirector := hostileHost(t, func(w http.ResponseWriter, r *http.Request) {
+	redirector := fleettest.Fake(t, func(w http.ResponseWriter, r *http.Request) {
 		redirected.Add(1)
 		http.Redirect(w, r, "http://"+other.addr+r.URL.Path, http.StatusTemporaryRedirect)
 	})
@@ -138,7 +102,7 @@ func TestFleetHostileSilentHost(t *testing.T) {
 // is kept and merged alone; exit 1.
 func TestFleetHostileDoneWithoutResult(t *testing.T) {
 	good := startLocalFleet(t, 1)[0]
-	liar := hostileHost(t, func(w http.ResponseWriter, r *http.Request) {
+	liar := fleettest.Fake(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodPost:
 			fmt.Fprint(w, `{"id": "r-1", "state": "accepted", "url": "/api/v1/runs/r-1"}`)
@@ -168,7 +132,7 @@ func TestFleetHostileDoneWithoutResult(t *testing.T) {
 // "nothing was measured"; exit 1.
 func TestFleetHostileStartCalledOffAfterOthersMeasured(t *testing.T) {
 	good := startLocalFleet(t, 1)[0]
-	slow := hostileHost(t, holdUntilDone(t))
+	slow := fleettest.Fake(t, fleettest.Hold(t))
 	o := ioprobe(t, t.TempDir(), localFleetArgs(good.addr+","+slow, "--host-timeout", "2s")...)
 	require.Equal(t, 1, o.code, o.stderr)
 	require.Contains(t, o.stderr, "host "+slow+": unreachable: POST /api/v1/runs: no answer within 2s")

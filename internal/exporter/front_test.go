@@ -5,16 +5,9 @@ package exporter
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -26,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/ioprobe/ioprobe/internal/testcert"
 )
 
 // The daemon's front (front.go): what a client without the password can
@@ -49,7 +44,7 @@ func startSecured(t *testing.T, doc string, useTLS bool, cost int, web WebOption
 	var cfg strings.Builder
 	s := &secured{}
 	if useTLS {
-		cert, key, pool := testCert(t, dir)
+		cert, key, pool := testcert.Write(t, dir)
 		fmt.Fprintf(&cfg, "tls_server_config:\n  cert_file: %s\n  key_file: %s\n", cert, key)
 		s.tls = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
 	}
@@ -108,29 +103,6 @@ func (s *secured) get(t *testing.T, path, user, pass string) (*http.Response, ti
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp, time.Since(t0)
-}
-
-// testCert writes a self-signed certificate for 127.0.0.1 and its key.
-func testCert(t *testing.T, dir string) (cert, key string, pool *x509.CertPool) {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ioprobe test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	require.NoError(t, err)
-	kd, err := x509.MarshalPKCS8PrivateKey(k)
-	require.NoError(t, err)
-	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	require.NoError(t, os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
-	require.NoError(t, os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd}), 0o600))
-	parsed, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	pool = x509.NewCertPool()
-	pool.AddCert(parsed)
-	return cert, key, pool
 }
 
 // answersBy reads one answer from each connection, all by one deadline

@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/fleet/fleettest"
 )
 
 // Hosts that do not behave as daemons: each is a fake written for the
@@ -23,38 +24,9 @@ import (
 // misbehaves. The end-to-end tests (test/fleet_hostile_test.go) put such
 // hosts beside real daemons.
 
-// fakeDaemon answers the clock and dry runs as a daemon does and hands
-// every other request to rest.
+// fakeDaemon is a fleettest.Fake and its client.
 func fakeDaemon(t *testing.T, rest http.HandlerFunc) *Client {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/v1/clock" {
-			fmt.Fprintf(w, `{"unix_nano": %d}`, time.Now().UnixNano())
-			return
-		}
-		if r.Method == http.MethodPost && r.URL.Path == "/api/v1/runs" {
-			var req RunRequest
-			if json.NewDecoder(r.Body).Decode(&req) == nil && req.DryRun {
-				fmt.Fprint(w, `{"ok": true}`)
-				return
-			}
-		}
-		rest(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return NewClient(strings.TrimPrefix(srv.URL, "http://"), srv.Client(), false)
-}
-
-// hang holds a request until the client gives up or the test ends.
-func hang(t *testing.T) http.HandlerFunc {
-	end := make(chan struct{})
-	t.Cleanup(func() { close(end) })
-	return func(_ http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-end:
-		}
-	}
+	return NewClient(fleettest.Fake(t, rest), http.DefaultClient, false)
 }
 
 // TestEveryRequestHasADeadline: a host that accepts connections and
@@ -82,7 +54,7 @@ func TestEveryRequestHasADeadline(t *testing.T) {
 	require.Equal(t, silent.Address, errs[0].Address)
 	require.ErrorContains(t, errs[0], "unreachable: GET /api/v1/clock: no answer within 200ms")
 
-	silentPost := fakeDaemon(t, hang(t))
+	silentPost := fakeDaemon(t, fleettest.Hold(t))
 	_, errs = ctl.Check(context.Background(), []*Client{silentPost}, []RunRequest{{Target: "data", Duration: "1s"}})
 	require.Empty(t, errs, "the checks pass")
 	_, hosts, err := ctl.Run(context.Background(), []*Client{silentPost}, RunRequest{Target: "data", Duration: "1s"})
@@ -98,7 +70,7 @@ func TestEveryRequestHasADeadline(t *testing.T) {
 			fmt.Fprint(w, `{"id": "r-1", "state": "accepted"}`)
 		case http.MethodDelete:
 			deletes.Add(1)
-			hang(t)(w, r)
+			fleettest.Hold(t)(w, r)
 		default:
 			w.WriteHeader(http.StatusTeapot)
 		}
