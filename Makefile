@@ -29,7 +29,7 @@ test:
 # the runner's snapshots, the daemon's scheduler and HTTP handlers, the
 # CLI's signal handling) under the race detector, which needs cgo and a C
 # compiler (about 4 minutes on 2 loaded cores from a cold cache).
-RACE_PKGS := ./internal/engine/... ./internal/runner/... ./internal/exporter/... ./internal/cli/...
+RACE_PKGS := ./internal/engine/... ./internal/runner/... ./internal/exporter/... ./internal/cli/... ./internal/fleet/...
 race:
 	@if ! command -v "$${CC:-gcc}" >/dev/null 2>&1; then \
 		echo "race: no C compiler ($${CC:-gcc}): the race detector needs cgo; skipped (make test-deps installs gcc)"; \

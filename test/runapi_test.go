@@ -33,7 +33,7 @@ func TestServeRunAPI(t *testing.T) {
 	post := func(req map[string]any) (int, []byte) {
 		b, err := json.Marshal(req)
 		require.NoError(t, err)
-		resp, err := http.Post(base+"/api/v1/runs", "", bytes.NewReader(b)) // Content-Type may be omitted
+		resp, err := http.Post(base+"/api/v1/runs", "application/json; charset=utf-8", bytes.NewReader(b))
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		out, err := io.ReadAll(resp.Body)

@@ -263,12 +263,9 @@ func runFleetRun(ctx context.Context, g *globalOptions, o *fleetOptions) error {
 		return err
 	}
 	startAt, hosts, runErr := s.runWithProgress(ctx, g, s.clients, req)
-	var he *fleet.HostError
-	if errors.As(runErr, &he) {
-		return &exitError{code: ExitBadInput, err: fmt.Errorf("fleet: host %s; the runs already accepted were stopped before their start: nothing was measured", he.Error())}
-	}
-	if hosts == nil && runErr != nil {
-		return &exitError{code: ExitInterrupted, err: errors.New("interrupted while starting: the runs accepted were stopped before their start, nothing was measured")}
+	var se *fleet.StartError
+	if errors.As(runErr, &se) {
+		return startFailed(g, se)
 	}
 	fleetHosts(hosts, skews, nil)
 	merged, failed, err := result.MergeFleet(hosts)
@@ -286,6 +283,36 @@ func runFleetRun(ctx context.Context, g *globalOptions, o *fleetOptions) error {
 		return err
 	}
 	return fleetExit(ctx, o.out, doc.Partial, failedLines(hosts), merged)
+}
+
+// startFailed is the end of a start called off (a host refused its run,
+// or Ctrl-C during the posts): what each host had done, one line each
+// when a host had started, and the exit status: 2 (130 interrupted)
+// when nothing was measured anywhere, else 1.
+func startFailed(g *globalOptions, se *fleet.StartError) error {
+	measured := se.Measured()
+	for _, h := range measured {
+		fmt.Fprintf(g.stderr, "ioprobe: fleet: host %s\n", h)
+	}
+	var he *fleet.HostError
+	interrupted := !errors.As(se, &he)
+	what := "fleet: host " + se.Error()
+	if interrupted {
+		what = "interrupted while starting"
+	}
+	if len(measured) == 0 {
+		code := ExitBadInput
+		if interrupted {
+			code = ExitInterrupted
+		}
+		return &exitError{code: code, err: fmt.Errorf("%s; the runs already accepted were stopped before their start: nothing was measured", what)}
+	}
+	code := ExitIOErrors
+	if interrupted {
+		code = ExitInterrupted
+	}
+	return &exitError{code: code, err: fmt.Errorf("%s; the runs already accepted were stopped, but %d of %d %s had started (above): no fleet result",
+		what, len(measured), len(se.Hosts), plural(len(se.Hosts), "host", "hosts"))}
 }
 
 // failedLines names each host that did not complete and why.

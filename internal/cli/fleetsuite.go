@@ -157,7 +157,7 @@ func runFleetSuite(ctx context.Context, g *globalOptions, o *fleetOptions, name 
 				failed = append(failed, he.Address)
 				doc.Fleet.Failures = append(doc.Fleet.Failures, result.FleetFailure{Address: he.Address, Point: p.Name, Hosts: p.Hosts,
 					State: result.HostUnreachable, Error: he.Err.Error()})
-				return nil, fmt.Errorf("host %s; the runs already accepted were stopped before their start", he.Error())
+				return nil, fmt.Errorf("host %s; %s", he.Error(), cancelledRuns(g, runErr))
 			}
 			if hosts == nil {
 				return nil, runErr
@@ -212,4 +212,17 @@ func runFleetSuite(ctx context.Context, g *globalOptions, o *fleetOptions, name 
 		last = doc.Results[n-1]
 	}
 	return fleetExit(ctx, o.out, doc.Fleet.Partial, lines, last)
+}
+
+// cancelledRuns says what became of the runs accepted at a start called
+// off, a line on stderr for each host that had started.
+func cancelledRuns(g *globalOptions, err error) string {
+	var se *fleet.StartError
+	if !errors.As(err, &se) || len(se.Measured()) == 0 {
+		return "the runs already accepted were stopped before their start"
+	}
+	for _, h := range se.Measured() {
+		fmt.Fprintf(g.stderr, "ioprobe: fleet: host %s\n", h)
+	}
+	return fmt.Sprintf("the runs already accepted were stopped, but %d had started (above)", len(se.Measured()))
 }

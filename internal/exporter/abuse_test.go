@@ -357,17 +357,7 @@ func readAnswer(c net.Conn) string {
 	// Only so that a server that never answers fails the test instead of
 	// hanging it.
 	_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		if isTimeout(err) {
-			return "still open"
-		}
-		return "hung up"
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return fmt.Sprint(resp.StatusCode)
+	return answer(bufio.NewReader(c))
 }
 
 // The server hangs up on a client that never finishes its headers and on

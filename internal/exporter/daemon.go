@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/cpuacct"
@@ -88,8 +87,12 @@ type Daemon struct {
 	probeFails           probeStreaks // probes that could not start, for the log
 	// timeouts of the HTTP server (tests shorten them).
 	readHeaderTimeout, idleTimeout time.Duration
-	// bodyTimeout bounds the reading of a POST /api/v1/runs body.
-	bodyTimeout time.Duration
+	// bodyTimeout bounds the reading of a POST /api/v1/runs body;
+	// answerTimeout the writing of an answer to a request not (yet)
+	// authorised; authWait a request's wait for the password check.
+	bodyTimeout, answerTimeout, authWait time.Duration
+	// auth orders the password checks (nil without --web.config.file).
+	auth *authGate
 
 	reloadMu sync.Mutex
 	// runCtx ends when the daemon stops; every run and probe ends with it.
@@ -121,7 +124,12 @@ func New(o Options) (*Daemon, error) {
 
 		readHeaderTimeout: readHeaderTimeout,
 		bodyTimeout:       bodyReadTimeout,
+		answerTimeout:     answerTimeout,
+		authWait:          authWait,
 		idleTimeout:       idleTimeout,
+	}
+	if o.Web.ConfigFile != "" {
+		d.auth = newAuthGate()
 	}
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
 	d.apiRuns = newAPIRuns(func() int { return d.cfg.Load().API.Runs.Keep })
@@ -158,19 +166,29 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer stop()
 	cfg := d.cfg.Load()
 	d.logger.Info("starting", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules), "targets", len(cfg.Targets))
+	// Listening first: a daemon that cannot listen starts no job.
+	ls, err := d.listeners()
+	if err != nil {
+		d.logger.Error("HTTP server failed", "err", err)
+		return err
+	}
 	d.logUnstartable()
 	d.sched.start(d.runCtx, cfg)
 
-	server := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: d.readHeaderTimeout, IdleTimeout: d.idleTimeout, MaxHeaderBytes: maxHeaderBytes}
-	errc := make(chan error, 1)
-	go func() { errc <- d.serve(server) }()
+	servers := make([]*http.Server, len(ls))
+	errc := make(chan error, len(ls))
+	for i, l := range ls {
+		servers[i] = d.newServer()
+		go func() { errc <- d.serveOn(l, servers[i]) }()
+	}
 	d.ready.Store(true)
 
-	var err error
+	pending := len(servers)
 	select {
 	case <-d.runCtx.Done():
 		d.logger.Info("stopping: runs in progress are interrupted")
 	case err = <-errc:
+		pending--
 		d.logger.Error("HTTP server failed", "err", err)
 	}
 	d.ready.Store(false)
@@ -189,11 +207,17 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}()
 	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if serr := server.Shutdown(shutCtx); serr != nil {
-		_ = server.Close()
+	for _, server := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if serr := server.Shutdown(shutCtx); serr != nil {
+				_ = server.Close()
+			}
+		}()
 	}
-	if err == nil {
-		if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+	for range pending {
+		if serr := <-errc; err == nil && serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 			err = serr
 		}
 	}
@@ -201,18 +225,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.removeCreated()
 	d.logger.Info("stopped")
 	return err
-}
-
-// serve runs the HTTP server with exporter-toolkit (TLS, basic auth,
-// systemd socket activation) until it is shut down.
-func (d *Daemon) serve(server *http.Server) error {
-	w := d.opts.Web
-	addrs := append([]string(nil), w.ListenAddresses...)
-	flags := &web.FlagConfig{WebListenAddresses: &addrs, WebSystemdSocket: &w.SystemdSocket, WebConfigFile: &w.ConfigFile}
-	if d.opts.Listener != nil {
-		return web.Serve(d.opts.Listener, server, flags, d.logger)
-	}
-	return web.ListenAndServe(server, flags, d.logger)
 }
 
 // Reload reads the configuration again and, if it is valid, swaps it in:

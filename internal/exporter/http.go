@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,29 +64,60 @@ func (d *Daemon) Handler() http.Handler {
 		panic(err) // a fixed template: cannot fail
 	}
 	mux.Handle("GET /{$}", landing)
-	return d.bodyDeadlines(mux)
+	return d.authorised(mux)
 }
 
-// bodyDeadlines bounds the reading of request bodies. POST /api/v1/runs is
-// the one endpoint that reads its body: bounded in size
-// (decodeRunRequest) and in time, here. No other endpoint reads one, so a
-// body that a client announces is not waited for. net/http would
-// otherwise read up to 256 KiB of it after the answer, without a deadline
-// (the server has no ReadTimeout: a probe may take minutes), so a client
-// that sends "Content-Length: 100000" and then nothing would hold a
-// goroutine and a descriptor for as long as it keeps the connection open.
-// The answer is given as usual; then the connection is closed.
-func (d *Daemon) bodyDeadlines(h http.Handler) http.Handler {
+// authorised is the first handler inside exporter-toolkit's basic
+// auth: what it sees is authorised. It tells the front so (front.go),
+// lifts the front's write deadline (a /probe may rightly take minutes
+// before its answer), bounds the reading of request bodies, and refuses
+// a browser's cross-site request that would change something.
+//
+// POST /api/v1/runs is the one endpoint that reads its body: bounded in
+// size (decodeRunRequest) and in time, here. No other endpoint reads
+// one, so a body that a client announces is not waited for. net/http
+// would otherwise read up to 256 KiB of it after the answer, without a
+// deadline (the server has no ReadTimeout: a probe may take minutes), so
+// a client that sends "Content-Length: 100000" and then nothing would
+// hold a goroutine and a descriptor for as long as it keeps the
+// connection open. The answer is given as usual; then the connection is
+// closed.
+func (d *Daemon) authorised(h http.Handler) http.Handler {
+	csrf := http.NewCrossOriginProtection()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		passed(r)
+		rc := http.NewResponseController(w)
+		_ = rc.SetWriteDeadline(time.Time{})
 		switch {
 		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/runs":
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d.bodyTimeout))
+			_ = rc.SetReadDeadline(time.Now().Add(d.bodyTimeout))
 		case r.ContentLength != 0: // -1: chunked, of unknown length
 			w.Header().Set("Connection", "close")
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+			_ = rc.SetReadDeadline(time.Now())
+		}
+		// A web page a user opens may send a form (or a fetch without
+		// CORS) to any address the user's browser reaches: such a request
+		// says where it comes from (Sec-Fetch-Site, Origin). POST, PUT and
+		// DELETE from another origin are refused; clients that are not
+		// browsers send neither header.
+		if err := csrf.Check(r); err != nil {
+			cut(w, r)
+			refuseCrossOrigin(w, r, err)
+			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// refuseCrossOrigin answers 403 to a browser's cross-origin request.
+func refuseCrossOrigin(w http.ResponseWriter, r *http.Request, err error) {
+	msg := fmt.Sprintf("refused: a cross-origin request from a web browser (Origin %q, Sec-Fetch-Site %q): %v",
+		r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site"), err)
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		writeJSON(w, http.StatusForbidden, apiError{msg})
+		return
+	}
+	http.Error(w, msg, http.StatusForbidden)
 }
 
 func (d *Daemon) handleReload(w http.ResponseWriter, _ *http.Request) {

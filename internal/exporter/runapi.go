@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"strings"
@@ -133,12 +134,15 @@ func decodeSpec(i int, raw json.RawMessage) (workload.Spec, *badRequest) {
 	if err := dec.Decode(&a); err != nil {
 		return workload.Spec{}, refuse("specs[%d]: %s", i, strings.TrimPrefix(err.Error(), "json: "))
 	}
-	if a.ReadPct == nil || a.RandomPct == nil {
-		// A multi-line spec (lines) says them line by line.
-		var keys map[string]json.RawMessage
-		if json.Unmarshal(raw, &keys) != nil || keys["lines"] == nil {
-			return workload.Spec{}, refuse("specs[%d]: read_pct and random_pct are required", i)
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &keys) // decoded above: an object
+	if rawLines, ok := keys["lines"]; ok {
+		if bad := checkLines(i, rawLines); bad != nil {
+			return workload.Spec{}, bad
 		}
+	} else if a.ReadPct == nil || a.RandomPct == nil {
+		// A multi-line spec (lines) says them line by line.
+		return workload.Spec{}, refuse("specs[%d]: read_pct and random_pct are required", i)
 	}
 	var s workload.Spec
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -149,6 +153,52 @@ func decodeSpec(i int, raw json.RawMessage) (workload.Spec, *badRequest) {
 		s.Engine = a.EngineRequested
 	}
 	return s, nil
+}
+
+// apiLine is what a line of a spec must say: a missing share, read_pct
+// or random_pct would read as 0, and a line of reads whose read_pct was
+// forgotten would write.
+type apiLine struct {
+	Share     *int `json:"share"`
+	ReadPct   *int `json:"read_pct"`
+	RandomPct *int `json:"random_pct"`
+}
+
+// checkLines refuses the lines of spec i that would not run as written:
+// none (an empty or null lines, which would leave the spec's own
+// read_pct unset, 0: writes), a line without its share, read_pct or
+// random_pct, and a line of share 0, which never runs. Validate checks
+// the rest (sizes, ranges, the shares' sum) as for --line.
+func checkLines(i int, raw json.RawMessage) *badRequest {
+	var lines []apiLine
+	if err := json.Unmarshal(raw, &lines); err != nil {
+		return refuse("specs[%d].lines: %s", i, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if len(lines) == 0 {
+		return refuse("specs[%d].lines: empty: give at least one line, or no lines and the spec's read_pct and random_pct", i)
+	}
+	for j, l := range lines {
+		switch {
+		case l.Share == nil || l.ReadPct == nil || l.RandomPct == nil:
+			return refuse("specs[%d].lines[%d]: share, read_pct and random_pct are required", i, j)
+		case *l.Share < 1:
+			return refuse("specs[%d].lines[%d].share %d: must be at least 1 (%% of the specification; leave out a line that never runs)", i, j, *l.Share)
+		}
+	}
+	return nil
+}
+
+// jsonBody refuses a body that does not say it is JSON (415). A web
+// page can make a browser send a form (text/plain, form-urlencoded,
+// multipart) or a fetch of a typeless blob to any address without asking
+// the daemon first; JSON it cannot send without the daemon's CORS
+// consent, which the daemon never gives.
+func jsonBody(r *http.Request) *badRequest {
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "application/json" {
+		return nil
+	}
+	return &badRequest{code: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type %q: the body must be application/json", ct)}
 }
 
 // decodeRunRequest reads a bounded body strictly: unknown fields and
@@ -331,6 +381,11 @@ func (d *Daemon) adminRefused(w http.ResponseWriter) bool {
 
 func (d *Daemon) handlePostRun(w http.ResponseWriter, r *http.Request) {
 	if d.adminRefused(w) {
+		return
+	}
+	if bad := jsonBody(r); bad != nil {
+		w.Header().Set("Connection", "close") // the body is not read
+		writeJSON(w, bad.code, apiError{bad.msg})
 		return
 	}
 	req, bad := decodeRunRequest(w, r)

@@ -84,6 +84,15 @@ func TestRunAPIRefusals(t *testing.T) {
 			r["specs"] = []any{a, b}
 		}), http.StatusBadRequest, "specs[1]: its ramp and duration differ"},
 		{"label", body("data", func(r map[string]any) { r["label"] = strings.Repeat("x", 200) }), http.StatusBadRequest, "label: at most 128"},
+		// A spec given as lines has no read_pct of its own: lines that
+		// say nothing would leave it 0, a write workload.
+		{"lines empty", body("data", spec(lined())), http.StatusBadRequest, "specs[0].lines: empty"},
+		{"lines null", body("data", spec(lined(nil))), http.StatusBadRequest, "specs[0].lines: empty"},
+		{"lines empty beside read_pct", body("data", spec(func(s map[string]any) { s["lines"] = []any{} })), http.StatusBadRequest, "specs[0].lines: empty"},
+		{"line share 0", body("data", spec(lined(line(0, 100), line(100, 100)))), http.StatusBadRequest, "specs[0].lines[0].share 0: must be at least 1"},
+		{"line without share", body("data", spec(lined(without(line(100, 100), "share")))), http.StatusBadRequest, "specs[0].lines[0]: share, read_pct and random_pct are required"},
+		{"line without read_pct", body("data", spec(lined(line(50, 100), without(line(50, 100), "read_pct")))), http.StatusBadRequest, "specs[0].lines[1]: share, read_pct and random_pct are required"},
+		{"line shares sum", body("data", spec(lined(line(50, 100), line(40, 100)))), http.StatusBadRequest, "must sum to 100"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", c.body)
@@ -94,6 +103,52 @@ func TestRunAPIRefusals(t *testing.T) {
 	}
 	// Nothing was accepted: the history holds no API run.
 	require.Empty(t, d.history.list(apiJob, 0))
+}
+
+// lined makes a spec's change: Iometer's lines instead of its block
+// sizes and mix; lined(nil) is "lines": null, lined() "lines": [].
+func lined(lines ...map[string]any) func(s map[string]any) {
+	return func(s map[string]any) {
+		delete(s, "block_sizes")
+		delete(s, "read_pct")
+		delete(s, "random_pct")
+		if len(lines) == 1 && lines[0] == nil {
+			s["lines"] = nil
+			return
+		}
+		s["lines"] = append([]map[string]any{}, lines...)
+	}
+}
+
+// line is a 4 KiB line of a spec with its share and % read.
+func line(share, readPct int) map[string]any {
+	return map[string]any{"bytes": 4096, "share": share, "read_pct": readPct, "random_pct": 100}
+}
+
+func without(m map[string]any, key string) map[string]any {
+	delete(m, key)
+	return m
+}
+
+// TestRunAPILines: a spec given as lines runs as written, each line with
+// its own mix; the dry run answers them.
+func TestRunAPILines(t *testing.T) {
+	d, dir := newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
+	base, _ := start(t, d)
+	code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", func(r map[string]any) {
+		s := readSpec(0)
+		lined(line(70, 100), line(30, 0))(s)
+		r["specs"], r["dry_run"] = []any{s}, true
+	}))
+	require.Equal(t, http.StatusOK, code, string(b))
+	var dry struct{ Specs []map[string]any }
+	require.NoError(t, json.Unmarshal(b, &dry))
+	require.Len(t, dry.Specs, 1)
+	require.Equal(t, []any{
+		map[string]any{"bytes": 4096.0, "share": 70.0, "read_pct": 100.0, "random_pct": 100.0},
+		map[string]any{"bytes": 4096.0, "share": 30.0, "read_pct": 0.0, "random_pct": 100.0},
+	}, dry.Specs[0]["lines"])
+	require.NoFileExists(t, filepath.Join(dir, "data.dat"))
 }
 
 // TestRunAPIAllowWrites: api.runs.allow_writes false accepts reads only,
@@ -163,6 +218,7 @@ func TestRunAPIBasicAuth(t *testing.T) {
 
 	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/runs", strings.NewReader(`{"target":"data","specs":[{"read_pct":100,"random_pct":100,"queue_depth":4}],"duration":"1s","ramp":"0s","dry_run":true}`))
 	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
 	req.SetBasicAuth("prom", "s3cret")
 	resp, err := client.Do(req)
 	require.NoError(t, err)
@@ -296,7 +352,7 @@ func TestRunAPISilentBody(t *testing.T) {
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = io.WriteString(c, "POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"target\": \"data\", ")
+	_, err = io.WriteString(c, "POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"target\": \"data\", ")
 	require.NoError(t, err)
 	require.Equal(t, "400", readAnswer(c))
 	require.Equal(t, "hung up", readAnswer(c))

@@ -33,12 +33,13 @@ func readSpec(readPct int) map[string]any {
 }
 
 // postJSON sends body (bytes as they are, anything else as JSON, nil:
-// none) with method.
+// none) with method, as application/json.
 func postJSON(t *testing.T, method, url string, body any) (int, []byte) {
 	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
+		return send(t, method, url, nil)
 	case []byte:
 		r = bytes.NewReader(b)
 	default:
@@ -46,7 +47,7 @@ func postJSON(t *testing.T, method, url string, body any) (int, []byte) {
 		require.NoError(t, err)
 		r = bytes.NewReader(data)
 	}
-	return send(t, method, url, r)
+	return send(t, method, url, r, "Content-Type", "application/json")
 }
 
 type accepted struct {

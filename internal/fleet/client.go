@@ -18,9 +18,52 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
-// maxAnswer bounds what the controller reads from one answer: a finished
-// run's document holds its histograms (tens of KiB), never samples.
-const maxAnswer = 64 << 20
+// Bounds of what the fleet reads and waits for: a host, or whatever
+// answers in its place, cannot make the fleet wait for ever or read
+// without end.
+const (
+	// requestTimeout bounds any one request, from its send to the end
+	// of its answer, whatever the caller's context allows: the longest
+	// is a DELETE, which the daemon answers once the run has stopped
+	// (within 30 s). The controller gives most requests far less.
+	requestTimeout = time.Minute
+	// maxSmallAnswer bounds an answer without a result: the clock, a
+	// run's id, a dry run's specs.
+	maxSmallAnswer = 1 << 20
+	// maxResultBase and maxResultPerSecond bound an answer that may hold
+	// a result (a run's state): its histograms and summaries (tens of
+	// KiB, a few MiB with many lines and devices), and its interval log,
+	// under 200 bytes per snapshot, at most 20 snapshots a second.
+	maxResultBase      = 16 << 20
+	maxResultPerSecond = 4 << 10
+)
+
+// answerLimitKey keys the bound of a state answer in a request's
+// context (the controller knows the run's planned length).
+type answerLimitKey struct{}
+
+// withResultLimit bounds the answers of ctx's requests for a run of
+// planned length.
+func withResultLimit(ctx context.Context, planned time.Duration) context.Context {
+	return context.WithValue(ctx, answerLimitKey{}, int64(maxResultBase)+int64(planned.Seconds()+1)*maxResultPerSecond)
+}
+
+// budgetKey keys the time a request was given, for the error that says
+// it ran out (the deadline alone says how much is left, not how much
+// there was).
+type budgetKey struct{}
+
+// within bounds ctx's requests by d.
+func within(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithValue(ctx, budgetKey{}, d), d)
+}
+
+func resultLimit(ctx context.Context) int64 {
+	if n, ok := ctx.Value(answerLimitKey{}).(int64); ok {
+		return n
+	}
+	return maxResultBase
+}
 
 // RunRequest is the body of POST /api/v1/runs.
 type RunRequest struct {
@@ -82,6 +125,29 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("%s (HTTP %d)", e.Msg, e.Status)
 }
 
+// RedirectError is an answer that sends the fleet elsewhere: never
+// followed, since the credentials and the run would go to a host not in
+// --hosts.
+type RedirectError struct {
+	Status   int
+	Location string
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("answered HTTP %d, a redirect to %q: refused (the fleet follows no redirect: its credentials and the run would go to a host not in --hosts)", e.Status, e.Location)
+}
+
+// AnswerError is an answer that is not what an ioprobe daemon sends: too
+// large, not JSON, or saying something impossible.
+type AnswerError struct {
+	Request string // "GET /api/v1/runs/ID"
+	Msg     string
+}
+
+func (e *AnswerError) Error() string {
+	return e.Request + ": not the answer of an ioprobe daemon: " + e.Msg
+}
+
 // IsStatus says whether err is an answer with HTTP status code.
 func IsStatus(err error, code int) bool {
 	var ae *APIError
@@ -97,8 +163,8 @@ type Client struct {
 
 // NewHTTPClient builds the HTTP client of every host from a
 // prometheus/common HTTPClientConfig file (tls_config, basic_auth with
-// password_file, …); "" is plain HTTP without credentials. It says
-// whether the file asks for TLS.
+// password_file, …); "" is plain HTTP without credentials. It never
+// follows a redirect. It says whether the file asks for TLS.
 func NewHTTPClient(file string) (*http.Client, bool, error) {
 	cfg := &config.HTTPClientConfig{}
 	if file != "" {
@@ -108,6 +174,10 @@ func NewHTTPClient(file string) (*http.Client, bool, error) {
 			return nil, false, fmt.Errorf("--client-config %s: %v", file, err)
 		}
 	}
+	// Whatever the file says (prometheus/common follows redirects by
+	// default): a redirect is an error naming the host and where it
+	// pointed (do).
+	cfg.FollowRedirects = false
 	c, err := config.NewClientFromConfig(*cfg, "ioprobe-fleet", config.WithUserAgent("ioprobe-fleet/"+version.Version))
 	if err != nil {
 		return nil, false, fmt.Errorf("--client-config %s: %v", file, err)
@@ -131,8 +201,11 @@ func NewClient(address string, hc *http.Client, tls bool) *Client {
 	return &Client{Address: address, base: base, http: hc}
 }
 
-// do sends a request and decodes a 2xx answer into out.
-func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+// do sends a request and decodes a 2xx answer of at most limit bytes
+// into out. It ends by requestTimeout at the latest, and a redirect is
+// an error.
+func (c *Client) do(ctx context.Context, method, path string, body, out any, limit int64) error {
+	what := method + " " + path
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -141,6 +214,12 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		}
 		rd = bytes.NewReader(b)
 	}
+	budget, ok := ctx.Value(budgetKey{}).(time.Duration)
+	if dl, has := ctx.Deadline(); !ok || !has || time.Until(dl) > requestTimeout {
+		budget = requestTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
 		return err
@@ -150,12 +229,18 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return err
+		return noAnswer(ctx, what, budget, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if resp.StatusCode/100 == 3 {
+		return &RedirectError{Status: resp.StatusCode, Location: resp.Header.Get("Location")}
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return fmt.Errorf("reading the answer to %s %s: %v", method, path, err)
+		return fmt.Errorf("reading the answer to %s: %w", what, noAnswer(ctx, what, budget, err))
+	}
+	if int64(len(data)) > limit {
+		return &AnswerError{Request: what, Msg: fmt.Sprintf("the answer is larger than %d bytes", limit)}
 	}
 	if resp.StatusCode/100 != 2 {
 		var e struct {
@@ -170,9 +255,17 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("%s %s: not the answer of an ioprobe daemon: %v", method, path, err)
+		return &AnswerError{Request: what, Msg: err.Error()}
 	}
 	return nil
+}
+
+// noAnswer says that a request ran out of time, when it did.
+func noAnswer(ctx context.Context, what string, budget time.Duration, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s: no answer within %s", what, budget)
+	}
+	return err
 }
 
 func firstLine(s string) string {
@@ -210,12 +303,12 @@ func (c *Client) Clock(ctx context.Context, samples int) (Skew, error) {
 			UnixNano int64 `json:"unix_nano"`
 		}
 		t0 := time.Now()
-		if err := c.do(ctx, http.MethodGet, "/api/v1/clock", nil, &ans); err != nil {
+		if err := c.do(ctx, http.MethodGet, "/api/v1/clock", nil, &ans, maxSmallAnswer); err != nil {
 			return Skew{}, err
 		}
 		t1 := time.Now()
 		if ans.UnixNano == 0 {
-			return Skew{}, errors.New("GET /api/v1/clock: no unix_nano in the answer")
+			return Skew{}, &AnswerError{Request: "GET /api/v1/clock", Msg: "no unix_nano in it"}
 		}
 		// Wall clock, not monotonic: the daemon's is a wall clock too.
 		mid := t0.UnixNano() + (t1.UnixNano()-t0.UnixNano())/2
@@ -233,23 +326,24 @@ func (c *Client) Post(ctx context.Context, req RunRequest) (string, error) {
 		ID string `json:"id"`
 		OK bool   `json:"ok"`
 	}
-	if err := c.do(ctx, http.MethodPost, "/api/v1/runs", req, &ans); err != nil {
+	if err := c.do(ctx, http.MethodPost, "/api/v1/runs", req, &ans, maxSmallAnswer); err != nil {
 		return "", err
 	}
 	if !req.DryRun && ans.ID == "" {
-		return "", errors.New("POST /api/v1/runs: no run id in the answer")
+		return "", &AnswerError{Request: "POST /api/v1/runs", Msg: "no run id in it"}
 	}
 	return ans.ID, nil
 }
 
-// Get returns a run's state.
+// Get returns a run's state (its answer bounded for the run's planned
+// length when the controller asks).
 func (c *Client) Get(ctx context.Context, id string) (*RunState, error) {
 	var st RunState
-	return &st, c.do(ctx, http.MethodGet, "/api/v1/runs/"+id, nil, &st)
+	return &st, c.do(ctx, http.MethodGet, "/api/v1/runs/"+id, nil, &st, resultLimit(ctx))
 }
 
 // Delete stops a run and returns its state.
 func (c *Client) Delete(ctx context.Context, id string) (*RunState, error) {
 	var st RunState
-	return &st, c.do(ctx, http.MethodDelete, "/api/v1/runs/"+id, nil, &st)
+	return &st, c.do(ctx, http.MethodDelete, "/api/v1/runs/"+id, nil, &st, resultLimit(ctx))
 }

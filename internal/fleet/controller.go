@@ -32,6 +32,11 @@ type Controller struct {
 	// StopWait bounds the wait for the hosts' partial results after a
 	// stop (Ctrl-C).
 	StopWait time.Duration
+	// AnswerWithin bounds the requests a daemon answers at once — the
+	// clock readings, the dry runs, the POST of a run — and LostAfter
+	// bounds it in turn: a host that accepts connections and says
+	// nothing fails its pre-check in this time, and nothing starts.
+	AnswerWithin time.Duration
 	// Log receives progress lines (nil: none).
 	Log func(format string, args ...any)
 	// Watch, when set, is told every host's state as it changes (host i
@@ -53,6 +58,13 @@ func (c *Controller) defaults() {
 	set(&c.MaxPoll, 2*time.Second)
 	set(&c.Late, time.Minute)
 	set(&c.StopWait, 30*time.Second)
+	set(&c.AnswerWithin, 5*time.Second)
+	c.AnswerWithin = min(c.AnswerWithin, c.LostAfter)
+}
+
+// quick bounds a request that the daemon answers at once.
+func (c *Controller) quick(ctx context.Context) (context.Context, context.CancelFunc) {
+	return within(ctx, c.AnswerWithin)
 }
 
 func (c *Controller) logf(format string, args ...any) {
@@ -105,9 +117,11 @@ func (c *Controller) Check(ctx context.Context, clients []*Client, reqs []RunReq
 	skews := make([]Skew, len(clients))
 	errs := make([]error, len(clients))
 	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
-		sk, err := cl.Clock(ctx, clockSamples)
+		qctx, done := c.quick(ctx) // the readings together
+		sk, err := cl.Clock(qctx, clockSamples)
+		done()
 		if err != nil {
-			errs[i] = fmt.Errorf("unreachable: %w", err)
+			errs[i] = explain(err, RunRequest{})
 			return
 		}
 		skews[i] = sk
@@ -121,7 +135,10 @@ func (c *Controller) Check(ctx context.Context, clients []*Client, reqs []RunReq
 		}
 		for _, req := range reqs {
 			req.DryRun, req.StartAt = true, nil
-			if _, err := cl.Post(ctx, req); err != nil {
+			qctx, done := c.quick(ctx)
+			_, err := cl.Post(qctx, req)
+			done()
+			if err != nil {
 				errs[i] = explain(err, req)
 				return
 			}
@@ -138,7 +155,14 @@ func (c *Controller) Check(ctx context.Context, clients []*Client, reqs []RunReq
 
 // explain adds what a refusal of the run API means for the fleet.
 func explain(err error, req RunRequest) error {
-	var ae *APIError
+	var (
+		ae    *APIError
+		redir *RedirectError
+		bad   *AnswerError
+	)
+	if errors.As(err, &redir) || errors.As(err, &bad) {
+		return err
+	}
 	if !errors.As(err, &ae) {
 		return fmt.Errorf("unreachable: %w", err)
 	}
@@ -166,7 +190,9 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 	ids := make([]string, len(clients))
 	errs := make([]error, len(clients))
 	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
-		ids[i], errs[i] = cl.Post(ctx, req)
+		qctx, done := c.quick(ctx)
+		defer done()
+		ids[i], errs[i] = cl.Post(qctx, req)
 	})
 	var postErr error
 	for i, err := range errs {
@@ -176,11 +202,10 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 		}
 	}
 	if postErr != nil || ctx.Err() != nil {
-		c.cancel(ctx, clients, ids)
 		if postErr == nil {
 			postErr = ctx.Err()
 		}
-		return startAt, nil, postErr
+		return startAt, nil, &StartError{Cause: postErr, Hosts: c.cancel(ctx, clients, ids, req.Planned())}
 	}
 	c.logf("started %q on %d %s at %s", req.Label, len(clients), plural(len(clients), "host", "hosts"), startAt.Format(time.RFC3339Nano))
 	hosts := make([]result.FleetHost, len(clients))
@@ -193,29 +218,87 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 		if c.Watch != nil {
 			watch = func(state string) { c.Watch(startAt, end, i, state) }
 		}
-		hosts[i] = c.follow(ctx, cl, ids[i], end, watch)
+		hosts[i] = c.follow(ctx, cl, ids[i], end, req.Planned(), watch)
 	})
 	return startAt, hosts, ctx.Err()
 }
 
-// cancel deletes the runs already accepted, best effort.
-func (c *Controller) cancel(ctx context.Context, clients []*Client, ids []string) {
-	sctx, done := context.WithTimeout(context.WithoutCancel(ctx), c.StopWait)
+// cancel stops the runs already accepted and says what each had done:
+// most were stopped before their start, but a host whose POST took long
+// may have let the others start, even finish.
+func (c *Controller) cancel(ctx context.Context, clients []*Client, ids []string, planned time.Duration) []Cancelled {
+	sctx, done := within(withResultLimit(context.WithoutCancel(ctx), planned), c.StopWait)
 	defer done()
+	out := make([]Cancelled, len(clients))
 	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
+		out[i] = Cancelled{Address: cl.Address, RunID: ids[i]}
 		if ids[i] == "" {
 			return
 		}
-		if _, err := cl.Delete(sctx, ids[i]); err != nil {
+		st, err := cl.Delete(sctx, ids[i])
+		if err != nil {
+			out[i].Err = err.Error()
 			c.logf("%s: could not stop run %s: %v", cl.Address, ids[i], err)
+			return
 		}
+		out[i].State, out[i].Measured = st.State, st.Result != nil
 	})
+	return out
+}
+
+// Cancelled is what one host's run did when the start was called off.
+type Cancelled struct {
+	Address string
+	RunID   string // "": the host accepted no run
+	State   string // its state once stopped ("": unknown, Err says why)
+	// Measured: the run had started, and its result (partial when it
+	// was stopped) is kept on the daemon under RunID.
+	Measured bool
+	Err      string // the stop failed: the run may still start
+}
+
+// String says what the host did.
+func (h Cancelled) String() string {
+	switch {
+	case h.RunID == "":
+		return h.Address + ": no run accepted"
+	case h.Err != "":
+		return fmt.Sprintf("%s: run %s could not be stopped (%s): it may still run", h.Address, h.RunID, h.Err)
+	case h.Measured && h.State == StateDone:
+		return fmt.Sprintf("%s: run %s had finished: its result is kept there (GET /api/v1/runs/%s)", h.Address, h.RunID, h.RunID)
+	case h.Measured:
+		return fmt.Sprintf("%s: run %s had started: stopped (%s), its partial result is kept there (GET /api/v1/runs/%s)", h.Address, h.RunID, h.State, h.RunID)
+	}
+	return fmt.Sprintf("%s: run %s stopped before its start (%s): nothing measured", h.Address, h.RunID, h.State)
+}
+
+// StartError is a start called off: a host refused its run (Cause is
+// its *HostError) or the start was interrupted (ctx's error). Every run
+// already accepted was stopped; Hosts says what each had done.
+type StartError struct {
+	Cause error
+	Hosts []Cancelled
+}
+
+func (e *StartError) Error() string { return e.Cause.Error() }
+func (e *StartError) Unwrap() error { return e.Cause }
+
+// Measured lists the hosts whose run had started, or whose stop failed:
+// something may have been measured there.
+func (e *StartError) Measured() []Cancelled {
+	var out []Cancelled
+	for _, h := range e.Hosts {
+		if h.Measured || h.Err != "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // follow polls one run until it ends, with back-off: quickly while it
 // prepares, then at most every MaxPoll. It never reads samples, only the
 // run's state and, at the end, its result.
-func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time.Time, watch func(state string)) result.FleetHost {
+func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time.Time, planned time.Duration, watch func(state string)) result.FleetHost {
 	h := result.FleetHost{Address: cl.Address, RunID: id, State: StateAccepted}
 	told := ""
 	if watch != nil {
@@ -236,6 +319,11 @@ func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time
 	}()
 	apply := func(st *RunState) bool {
 		h.State, h.Error = st.State, st.Error
+		if st.State == StateDone && st.Result == nil {
+			// Done is a result: without one the host measured nothing
+			// the fleet can show.
+			h.State, h.Error = StateFailed, "answered done without a result"
+		}
 		if watch != nil && h.State != told && !Terminal(h.State) {
 			told = h.State
 			watch(told)
@@ -254,12 +342,14 @@ func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time
 	stopping := false
 	stop := func() bool {
 		stopping = true
-		pctx, stopDone = context.WithTimeout(context.WithoutCancel(ctx), c.StopWait)
+		pctx, stopDone = within(withResultLimit(context.WithoutCancel(ctx), planned), c.StopWait)
 		st, err := cl.Delete(pctx, id)
 		return err == nil && apply(st)
 	}
+	var redir *RedirectError
+	var bad *AnswerError
 	for {
-		rctx, done := context.WithTimeout(pctx, c.LostAfter)
+		rctx, done := within(withResultLimit(pctx, planned), c.LostAfter)
 		st, err := cl.Get(rctx, id)
 		done()
 		switch {
@@ -268,6 +358,14 @@ func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time
 			if apply(st) {
 				return h
 			}
+		case errors.As(err, &redir) || errors.As(err, &bad):
+			// Not a daemon's answer: the host has failed, whatever
+			// answered in its place; its run is stopped if it can be.
+			if !stopping {
+				stop()
+			}
+			h.State, h.Error = result.HostFailed, err.Error()
+			return h
 		case IsStatus(err, 404):
 			h.State, h.Error = result.HostFailed, "the daemon no longer knows run "+id+" (restarted?)"
 			return h
