@@ -1,6 +1,7 @@
 package test
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,4 +81,27 @@ func TestICFDryRunListsTargets(t *testing.T) {
 	require.Equal(t, file+": 3 disk target(s), in the order --target replaces them:\n"+
 		"  --target 1  replaces  PHYSICALDRIVE:1\n  --target 2  replaces  PHYSICALDRIVE:2\n  --target 3  replaces  PHYSICALDRIVE:3\n", o.stdout)
 	require.Contains(t, o.stderr, "(listed above)")
+}
+
+// serve binds every listener before it starts a job: a bad address is bad
+// input (exit 2), a port another process holds is exit 1, and in neither
+// case has a job begun (the canary's file is never created).
+func TestServeListensBeforeJobs(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "probe.dat")
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("targets:\n  data: {path: "+data+", size: 64MiB}\njobs:\n  canary: {target: data, profile: canary, continuous: true}\n"), 0o644))
+
+	o := ioprobe(t, dir, "serve", "--config", cfg, "--web.listen-address", "127.0.0.1:80000")
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Equal(t, `ioprobe: --web.listen-address 127.0.0.1:80000: port "80000": want 0 to 65535 or a service name`+"\n", o.stderr)
+
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer held.Close()
+	o = ioprobe(t, dir, "serve", "--config", cfg, "--web.listen-address", held.Addr().String())
+	require.Equal(t, 1, o.code, o.stderr)
+	require.Contains(t, o.stderr, "address already in use")
+	require.NotContains(t, o.stderr, "canary", "no job was started or logged as starting")
+	require.NoFileExists(t, data)
 }

@@ -130,6 +130,11 @@ func runServe(ctx context.Context, g *globalOptions, o *serveOptions) error {
 	if o.probeTimeoutOffset < 0 {
 		return usagef("--probe.timeout-offset %s: must not be negative", o.probeTimeoutOffset)
 	}
+	for _, a := range o.listenAddresses {
+		if err := exporter.CheckListenAddress(a); err != nil {
+			return usagef("--web.listen-address %s: %v", a, err)
+		}
+	}
 	if err := exporter.CheckWebConfig(o.webConfigFile); err != nil {
 		return usagef("--web.config.file %s: %v", o.webConfigFile, err)
 	}

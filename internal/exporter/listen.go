@@ -54,6 +54,35 @@ func (d *Daemon) listeners() ([]net.Listener, error) {
 	return out, nil
 }
 
+// CheckListenAddress says whether a --web.listen-address is well formed
+// (a TCP host:port with a port of 0 to 65535 or a service name, or
+// vsock://:PORT) without opening it: bad input is found before anything
+// starts, and is not confused with a port another process holds.
+func CheckListenAddress(addr string) error {
+	if strings.HasPrefix(addr, "vsock://") {
+		u, err := url.Parse(addr)
+		if err != nil {
+			return err
+		}
+		_, p, err := net.SplitHostPort(u.Host)
+		if err != nil {
+			return err
+		}
+		if _, err := strconv.ParseUint(p, 10, 32); err != nil {
+			return fmt.Errorf("vsock port %q: want a whole number below 2^32", p)
+		}
+		return nil
+	}
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("want HOST:PORT, e.g. :9816 or 127.0.0.1:9816 (%v)", err)
+	}
+	if _, err := net.LookupPort("tcp", p); err != nil {
+		return fmt.Errorf("port %q: want 0 to 65535 or a service name", p)
+	}
+	return nil
+}
+
 // listen opens one --web.listen-address: vsock://:PORT or a TCP address.
 func listen(addr string) (net.Listener, error) {
 	if !strings.HasPrefix(addr, "vsock://") {
