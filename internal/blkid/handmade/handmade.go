@@ -34,7 +34,12 @@ type Header struct {
 	// on a whole device (a BSD disklabel, which it only looks for inside
 	// a DOS partition): ioprobe refuses them all the same.
 	Libblkid bool
-	Build    func(size int64) []Patch
+	// Since and Until bound the util-linux releases whose libblkid reports
+	// the header ("": no bound): a type libblkid learned after Debian 12's
+	// 2.38 ("2.39" and later), or a form it stopped believing (ZFS labels
+	// with uberblocks and no configuration nvlist, until 2.40).
+	Since, Until string
+	Build        func(size int64) []Patch
 }
 
 // Apply writes ps into buf, an in-memory device.
@@ -65,6 +70,7 @@ func Headers() []Header {
 	hs = append(hs, swapHeaders()...)
 	hs = append(hs, zfsHeaders()...)
 	hs = append(hs, ptableHeaders()...)
+	hs = append(hs, recentHeaders()...)
 	for i := range hs {
 		if hs[i].Size == 0 {
 			hs[i].Size = 64 << 20

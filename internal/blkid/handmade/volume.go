@@ -146,7 +146,7 @@ func zfsHeaders() []Header {
 	var hs []Header
 	for i, where := range labels {
 		where := where
-		hs = append(hs, Header{Name: fmt.Sprintf("zfs-label%d-only", i), Type: "zfs_member", Source: src, Size: 96<<20 + 100<<10, Libblkid: true, // not 256 KiB-aligned: the end labels move
+		hs = append(hs, Header{Name: fmt.Sprintf("zfs-label%d-only", i), Type: "zfs_member", Source: src, Size: 96<<20 + 100<<10, Libblkid: true, Until: "2.40", // not 256 KiB-aligned: the end labels move
 			Build: func(size int64) []Patch {
 				var ps []Patch
 				for u := int64(0); u < 4; u++ {
