@@ -134,7 +134,7 @@ func (e env) lockDevice(fd int, who string) *finding {
 	if holder == "" {
 		holder = "another process (/proc/locks does not say which)"
 	}
-	f := because(RefuseLocked, fmt.Sprintf("%s is locked by %s: a BSD flock on a device means a program is working on it (systemd and udev's convention)", who, holder))
+	f := because(RefuseLocked, fmt.Sprintf("%s is locked by %s%s", who, holder, flockMeaning))
 	return &f
 }
 
