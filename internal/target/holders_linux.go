@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -130,8 +131,9 @@ func (e env) procLabel(pid int) string {
 	}
 	cmd := ""
 	if b, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil {
-		cmd = strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+		cmd = printable(strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " ")))
 	}
+	comm = printable(comm)
 	if len(cmd) > 80 {
 		cmd = cmd[:77] + "..."
 	}
@@ -144,6 +146,17 @@ func (e env) procLabel(pid int) string {
 		return fmt.Sprintf("pid %d (%s)", pid, cmd)
 	}
 	return fmt.Sprintf("pid %d (%s: %s)", pid, comm, cmd)
+}
+
+// printable keeps a process's own words (its comm, its command line) from
+// breaking the one line a refusal is: control characters become spaces.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // lockText says that who is locked by holder through the lock /proc/locks
@@ -321,5 +334,31 @@ func (e env) busyWriters(dev string) []finding {
 			}
 		}
 	}
-	return e.holderFindings(objs)
+	return e.persistentHolders(objs)
+}
+
+// holderRecheck is how long apart the holders are looked for again.
+const holderRecheck = 150 * time.Millisecond
+
+// persistentHolders is holderFindings seen three times, holderRecheck
+// apart: a holder gone at the next look is no user of the device (losetup
+// opens attached devices read-write for a moment on its way to a free
+// one; udev's blkid reads a new device), one that stays is.
+func (e env) persistentHolders(objs []watchedObj) []finding {
+	fs := e.holderFindings(objs)
+	for i := 0; i < 2 && len(fs) > 0; i++ {
+		time.Sleep(holderRecheck)
+		again := map[string]bool{}
+		for _, f := range e.holderFindings(objs) {
+			again[f.text] = true
+		}
+		kept := fs[:0]
+		for _, f := range fs {
+			if again[f.text] {
+				kept = append(kept, f)
+			}
+		}
+		fs = kept
+	}
+	return fs
 }

@@ -79,6 +79,7 @@ func (e env) processName(pid int) string {
 			cmd = strings.TrimSpace(string(b))
 		}
 	}
+	cmd = printable(cmd)
 	if len(cmd) > 80 {
 		cmd = cmd[:77] + "..."
 	}

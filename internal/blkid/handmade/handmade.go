@@ -167,11 +167,17 @@ func raidHeaders() []Header {
 				le.PutUint16(s[0x13E:], uint16(-sum))
 				return at(lastSector(size, 1), s)
 			}},
-		{Name: "nvidia", Type: "nvidia_raid_member", Source: "NVIDIA MediaShield metadata as dmraid's nv.h documents it, 2nd-to-last sector", Libblkid: true,
+		{Name: "nvidia", Type: "nvidia_raid_member", Source: "NVIDIA MediaShield metadata as dmraid's nv.h documents it, 2nd-to-last sector: size 30 words, a checksum that makes its words sum to 0 (libblkid nvidia_raid.c checks both since 2.39)", Libblkid: true,
 			Build: func(size int64) []Patch {
 				s := sector(512)
 				copy(s, "NVIDIA  ")
-				le.PutUint16(s[16:], 100)
+				le.PutUint32(s[8:], 120/4) // size, in 32-bit words
+				le.PutUint16(s[16:], 100)  // version
+				var sum uint32
+				for i := 0; i < 120; i += 4 {
+					sum += le.Uint32(s[i:])
+				}
+				le.PutUint32(s[12:], -sum) // chksum
 				return at(lastSector(size, 2), s)
 			}},
 		{Name: "promise", Type: "promise_fasttrack_raid_member", Source: "Promise FastTrack metadata as dmraid's pdc.h documents it, 63 sectors from the end", Libblkid: true,

@@ -97,9 +97,14 @@ func bitlocker(magic string, ptr int) func(int64) []Patch {
 		copy(h, magic)
 		le.PutUint64(h[ptr:], 2<<20)
 		h[510], h[511] = 0x55, 0xAA
-		fve := sector(64)
+		fve := sector(64 + 48) // the block header, then the metadata header with no entries
 		copy(fve, "-FVE-FS-")
-		le.PutUint16(fve[10:], 2) // version
+		le.PutUint16(fve[10:], 2)  // version
+		le.PutUint32(fve[64:], 48) // size: the metadata header alone
+		le.PutUint32(fve[68:], 1)  // version
+		le.PutUint32(fve[72:], 48) // header_size
+		le.PutUint32(fve[76:], 48) // size_copy
+		copy(fve[80:], "0123456789abcdef")
 		return []Patch{{Off: 0, Data: h}, {Off: 2 << 20, Data: fve}}
 	}
 }
