@@ -221,19 +221,7 @@ func runSigCase(t *testing.T, c sigCase) {
 // test ends.
 func randomLoop(t *testing.T, size int64) string {
 	t.Helper()
-	backing := filepath.Join(t.TempDir(), "image")
-	f, err := os.Create(backing)
-	require.NoError(t, err)
-	require.NoError(t, f.Truncate(size))
-	fill := min(int64(4<<20), size)
-	for _, off := range []int64{0, size - fill} {
-		buf := make([]byte, fill)
-		_, err := io.ReadFull(rand.Reader, buf)
-		require.NoError(t, err)
-		_, err = f.WriteAt(buf, off)
-		require.NoError(t, err)
-	}
-	require.NoError(t, f.Close())
+	backing := randomFile(t, size)
 	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
 	require.NoError(t, err, "losetup: %s", out)
 	dev := strings.TrimSpace(string(out))
@@ -243,6 +231,23 @@ func randomLoop(t *testing.T, size int64) string {
 		}
 	})
 	return dev
+}
+
+// randomFile is a sparse file of size bytes whose first and last 4 MiB
+// are random.
+func randomFile(t *testing.T, size int64) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "image")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(size))
+	fill := min(int64(4<<20), size)
+	for _, off := range []int64{0, size - fill} {
+		_, err := f.WriteAt(randomBytes(t, int(fill)), off)
+		require.NoError(t, err)
+	}
+	require.NoError(t, f.Close())
+	return p
 }
 
 // run runs a command a case needs and fails the test when it fails.

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -12,13 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // Issue 20's device-side classes, end to end through the binary: the
@@ -152,23 +151,6 @@ func TestRecentTypesRefusedEverywhere(t *testing.T) {
 	}
 }
 
-// randomFile is a sparse file of size bytes whose first and last 4 MiB
-// are random.
-func randomFile(t *testing.T, size int64) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "image")
-	f, err := os.Create(p)
-	require.NoError(t, err)
-	require.NoError(t, f.Truncate(size))
-	fill := min(int64(4<<20), size)
-	for _, off := range []int64{0, size - fill} {
-		_, err := f.WriteAt(randomBytes(t, int(fill)), off)
-		require.NoError(t, err)
-	}
-	require.NoError(t, f.Close())
-	return p
-}
-
 // TestFilesOn4KSectorFilesystem: on ext4 over a loop device with 4096-byte
 // logical sectors (so files there have a 4096-byte direct-I/O alignment),
 // an Intel Matrix Storage image and an Atari one, as files, are found as
@@ -258,20 +240,8 @@ func holdWith(t *testing.T, dev, script string) int {
 		t.Skip("needs Debian's python3")
 	}
 	cmd := exec.Command(py, "-c", script+"\nprint('ready', flush=True)\nimport time\ntime.sleep(600)\n", dev)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
 	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
-	pid := cmd.Process.Pid
-	t.Cleanup(func() {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "ready\n", line)
-	return pid
+	return testloop.Hold(t, cmd)
 }
 
 // TestHoldersRefusedEndToEnd: a blank device another process holds open

@@ -1,18 +1,18 @@
 package target
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 func TestParseFDInfo(t *testing.T) {
@@ -98,19 +98,7 @@ func holdDevice(t *testing.T, dev, how string) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHolderHelper$")
 	cmd.Env = append(os.Environ(), "IOPROBE_HOLD_DEV="+dev, "IOPROBE_HOLD_HOW="+how)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	pid := cmd.Process.Pid
-	t.Cleanup(func() {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "ready\n", line)
-	return pid
+	return testloop.Hold(t, cmd)
 }
 
 // A blank device another process holds open for writing, or under a POSIX

@@ -355,28 +355,12 @@ func (e env) loopBusy(l loopDev) []string {
 // device's users, which sysfs does not count. Processes in other PID
 // namespaces are not visible.
 func (e env) openers(rdev uint64) string {
-	procs, err := os.ReadDir(e.procRoot())
-	if err != nil {
-		return ""
-	}
-	self := os.Getpid()
 	var names []string
-	for _, p := range procs {
-		pid, err := strconv.Atoi(p.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		fdDir := filepath.Join(e.procRoot(), p.Name(), "fd")
-		fds, err := os.ReadDir(fdDir)
-		if err != nil {
-			continue // gone, or not ours to see
-		}
-		for _, f := range fds {
-			var st unix.Stat_t
-			if unix.Stat(filepath.Join(fdDir, f.Name()), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFBLK && st.Rdev == rdev {
-				names = append(names, e.processName(pid))
-				break
-			}
+	seen := map[int]bool{}
+	for _, h := range e.fdHolders([]watchedObj{{rdev: rdev}})[0] {
+		if !seen[h.pid] {
+			seen[h.pid] = true
+			names = append(names, e.processName(h.pid))
 		}
 	}
 	return strings.Join(names, ", ")
