@@ -216,7 +216,7 @@ func TestLoopViewsRefused(t *testing.T) {
 			runTool(t, "sgdisk", "-o", "-n", "1:2048:+16M", img)
 			return attach(t, img, "--offset", strconv.Itoa(size-mib), "--sizelimit", strconv.Itoa(mib))
 		}, func(img, dev string) string {
-			return fmt.Sprintf("its backing file %s (%s shows bytes %d to %d of it) holds a GPT partition table (PTTYPE=gpt", img, filepath.Base(dev), size-mib, size)
+			return fmt.Sprintf("its backing file %s (%s shows bytes %d to %d of it) holds a protective MBR (a GPT disk) (PTTYPE=PMBR, signature at byte 510), and a GPT partition table (PTTYPE=gpt, signatures at bytes 512, %d)", img, filepath.Base(dev), size-mib, size, size-512)
 		}},
 	}
 	for _, c := range cases {

@@ -33,7 +33,7 @@ func TestLoopViewRefused(t *testing.T) {
 		{"over the last MiB of a GPT image", func(t *testing.T, img string) string {
 			run(t, requireTool(t, "sgdisk"), "-o", "-n", "1:2048:+8M", img)
 			return attachLoop(t, img, "--offset", fmt.Sprint(loopSize-mib), "--sizelimit", fmt.Sprint(mib))
-		}, fmt.Sprintf("its backing file %%[1]s (%%[2]s shows bytes %d to %d of it) holds a GPT partition table (PTTYPE=gpt, signatures at bytes 512, %d)", loopSize-mib, loopSize, loopSize-512)},
+		}, fmt.Sprintf("its backing file %%[1]s (%%[2]s shows bytes %d to %d of it) holds a protective MBR (a GPT disk) (PTTYPE=PMBR, signature at byte 510), and a GPT partition table (PTTYPE=gpt, signatures at bytes 512, %d)", loopSize-mib, loopSize, loopSize-512)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

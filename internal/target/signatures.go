@@ -110,6 +110,14 @@ func signatureFindings(sigs []Signature, err error) []finding {
 // backing file /x") found, and whether it could read everything.
 func signatureTexts(subject string, sigs []Signature, err error) []string {
 	texts := signatureReasonsOf(subject, sigs)
+	if subject != "it" && len(texts) > 1 {
+		// One reason per backing: its long name once.
+		parts := make([]string, len(texts))
+		for i, t := range texts {
+			parts[i] = strings.TrimPrefix(t, subject+" holds ")
+		}
+		texts = []string{subject + " holds " + strings.Join(parts, ", and ")}
+	}
 	if err != nil {
 		what := "ioprobe cannot read " + subject + " to look for filesystems and labels: "
 		if subject == "it" {
