@@ -34,7 +34,7 @@ func otherSigCases() []sigCase {
 }
 
 func handmadeCase(h handmade.Header) sigCase {
-	return sigCase{name: h.Name, want: h.Type, size: h.Size, source: h.Source, make: func(t *testing.T, dev string) {
+	return sigCase{name: h.Name, want: h.Type, size: h.Size, source: h.Source, since: h.Since, until: h.Until, make: func(t *testing.T, dev string) {
 		for _, p := range h.Build(h.Size) {
 			writeAt(t, dev, p.Off, p.Data)
 		}
@@ -63,6 +63,10 @@ func toolOtherCases() []sigCase {
 			luksFormat("luks2", "--luks2-metadata-size", "256k", "--luks2-keyslots-size", "1m")(t, dev)
 			writeAt(t, dev, 0, randomBytes(t, 4096)) // the secondary header is at 256 KiB
 		}},
+		// An OPAL drive's LUKS2 header names the subsystem HW-OPAL
+		// (libblkid luks.c probes it first since 2.41: reads of a locked
+		// range fail); no OPAL drive here, the header is the real tool's.
+		sigCase{name: "cryptsetup luksFormat --type luks2 --subsystem HW-OPAL", want: "crypto_LUKS", tools: []string{"cryptsetup"}, make: luksFormat("luks2", "--subsystem", "HW-OPAL")},
 		sigCase{name: "veritysetup format (hash device)", want: "DM_verity_hash", tools: []string{"veritysetup"}, make: func(t *testing.T, dev string) {
 			data := filepath.Join(t.TempDir(), "data")
 			require.NoError(t, os.WriteFile(data, randomBytes(t, 1<<20), 0o600))

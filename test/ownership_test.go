@@ -16,7 +16,7 @@ import (
 // mount (same size, marker intact), and a user's file that got ioprobe's
 // marker with cp --preserve=xattr. A write run without
 // --allow-destructive is refused: exit 2, one line on stderr, the bytes
-// unchanged. The ioprobe file they came from stays writable.
+// unchanged; the flag is offered for the copy, not for the filesystem. The ioprobe file they came from stays writable.
 func TestOwnershipRefusalsExit2(t *testing.T) {
 	dir := t.TempDir()
 	own := filepath.Join(dir, "own.dat")
@@ -26,7 +26,7 @@ func TestOwnershipRefusalsExit2(t *testing.T) {
 	o := ioprobe(t, dir, "run", "--target", own, "--size", "32MiB", "--duration", "100ms", "--ramp", "0s", "--output", "json")
 	require.Equal(t, 0, o.code, o.stderr)
 
-	refused := func(path, reason string) {
+	refused := func(path, reason, override string) {
 		t.Helper()
 		before, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -36,7 +36,7 @@ func TestOwnershipRefusalsExit2(t *testing.T) {
 		require.Equal(t, 1, strings.Count(o.stderr, "\n"), "one line: %q", o.stderr)
 		require.True(t, strings.HasPrefix(o.stderr, "ioprobe: refusing to write to "+path+": "), o.stderr)
 		require.Contains(t, o.stderr, reason)
-		require.Contains(t, o.stderr, "(--allow-destructive overrides this)")
+		require.Contains(t, o.stderr, override)
 		after, err := os.ReadFile(path)
 		require.NoError(t, err)
 		require.True(t, bytes.Equal(before, after), "refused, yet the file changed")
@@ -47,7 +47,7 @@ func TestOwnershipRefusalsExit2(t *testing.T) {
 	cp := exec.Command("cp", "--preserve=xattr", own, user)
 	out, err := cp.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	refused(user, "it carries the marker of another file")
+	refused(user, "it carries the marker of another file", "(--allow-destructive overrides this)")
 
 	o = write(own)
 	require.Equal(t, 0, o.code, "the original is still ioprobe's: %s", o.stderr)
@@ -70,7 +70,9 @@ func TestOwnershipRefusalsExit2(t *testing.T) {
 	st, err := os.Stat(own)
 	require.NoError(t, err)
 	require.EqualValues(t, 32<<20, st.Size(), "same size: the marker's size still matches")
-	refused(own, "its content is no longer ioprobe's")
+	// The filesystem is the reason, and no flag lifts it (issue 20, item
+	// 11): the flag is not offered.
+	refused(own, "it holds an ext4 filesystem (TYPE=ext4", "(--allow-destructive does not lift this refusal)")
 }
 
 func mustRun(t *testing.T, name string, args ...string) string {

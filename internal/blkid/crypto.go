@@ -9,7 +9,10 @@ import "fmt"
 // "LUKS2 On-Disk Format Specification 1.1.x"; dm-verity's hash-device
 // superblock and dm-integrity's superblock from cryptsetup's
 // lib/verity/verity.h and lib/integrity/integrity.h; BitLocker from
-// libyal's libbde "BitLocker Drive Encryption (BDE) format".
+// libyal's libbde "BitLocker Drive Encryption (BDE) format"; Apple Core
+// Storage from libyal's libfvde "FileVault Drive Encryption (FVDE)"
+// documentation. Where libblkid looks: luks.c, verity.c, integrity.c,
+// bitlocker.c, cs_fvault2.c.
 func cryptoProbes() []Probe {
 	return []Probe{
 		MagicProbe("DM_verity_hash", Crypto, "a dm-verity hash device", []Magic{{Magic: "verity\x00\x00"}}, func(d *Dev, off int64) bool {
@@ -20,7 +23,34 @@ func cryptoProbes() []Probe {
 		}),
 		{Type: "crypto_LUKS", Usage: Crypto, Find: findLUKS},
 		{Type: "BitLocker", Usage: Crypto, Find: findBitLocker},
+		// Apple Core Storage (FileVault 2): "CS" at 88 of the physical
+		// volume header, which is version 1 with checksum algorithm 1
+		// (libblkid cs_fvault2.c, since 2.39, also checks the CRC-32C and
+		// the FileVault 2 block type, key size and cipher).
+		MagicProbe("cs_fvault2", Crypto, "an Apple FileVault 2 (Core Storage) encrypted volume", []Magic{{Magic: "CS", SBOff: 88}}, func(d *Dev, off int64) bool {
+			return d.U16LE(8) == 1 && d.U32LE(90) == 1
+		}),
 	}
+}
+
+// luks2Subsystem is where a LUKS2 header keeps its subsystem label: after
+// magic, version, hdr_size, seqid, label, checksum_alg, salt and uuid.
+const luks2Subsystem = 6 + 2 + 8 + 8 + 48 + 32 + 64 + 40
+
+// luksWhat names the LUKS header at off: its version, and whether it is a
+// LUKS2 volume whose data a self-encrypting drive guards (subsystem
+// "HW-OPAL": libblkid probes it first since 2.41, because reading its
+// locked range fails).
+func luksWhat(d *Dev, off int64, copyOf string) string {
+	v := d.U16BE(off + 6)
+	what := "a LUKS encrypted volume"
+	if v == 1 || v == 2 {
+		what = fmt.Sprintf("a LUKS%d encrypted volume", v)
+	}
+	if v == 2 && d.Has(off+luks2Subsystem, "HW-OPAL\x00") {
+		what = "a LUKS2 volume on a self-encrypting (OPAL) drive, SUBSYSTEM=HW-OPAL"
+	}
+	return what + copyOf
 }
 
 // luks2SecondaryOffsets are where LUKS2 may keep its second header: right
@@ -33,13 +63,11 @@ var luks2SecondaryOffsets = []int64{0x4000, 0x8000, 0x10000, 0x20000, 0x40000, 0
 func findLUKS(d *Dev) []Signature {
 	var found []Signature
 	if d.Has(0, "LUKS\xba\xbe") {
-		found = append(found, Signature{Type: "crypto_LUKS", Usage: Crypto, Offset: 0,
-			What: fmt.Sprintf("a LUKS%d encrypted volume", d.U16BE(6))})
+		found = append(found, Signature{Type: "crypto_LUKS", Usage: Crypto, Offset: 0, What: luksWhat(d, 0, "")})
 	}
 	for _, off := range luks2SecondaryOffsets {
 		if d.Has(off, "SKUL\xba\xbe") {
-			found = append(found, Signature{Type: "crypto_LUKS", Usage: Crypto, Offset: off,
-				What: "a LUKS2 encrypted volume (its secondary header)"})
+			found = append(found, Signature{Type: "crypto_LUKS", Usage: Crypto, Offset: off, What: luksWhat(d, off, " (its secondary header)")})
 		}
 	}
 	return found

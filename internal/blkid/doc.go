@@ -1,8 +1,12 @@
 // Package blkid recognises what lies on a block device the way util-linux's
-// libblkid does (version 2.38, the one Debian 12 ships): every superblock
+// libblkid does, up to its current development version (2.43-devel; Debian
+// 12 ships 2.38.1, and the types learned since, bcachefs, cs_fvault2,
+// scoutfs and the dasd partition table, are here too): every superblock
 // type `blkid -k` lists and every partition-table type libblkid probes, at
 // every offset libblkid probes, named exactly as blkid names them (its
 // TYPE= and PTTYPE= values: "ext4", "LVM2_member", "crypto_LUKS", "dos").
+// A device's sector size is the caller's: a block device's logical one,
+// 512 for a regular file, as libblkid takes them.
 //
 // It is pure Go and does no I/O of its own: a device is an io.ReaderAt and
 // a size, so the probes run on byte slices in tests and under the fuzzer,
@@ -23,8 +27,8 @@
 // every type with where it is looked for and its source; a test keeps that
 // table and Probes() in step.
 //
-// Who owns what: the filesystem probes (fs*.go) and the framework
-// (blkid.go, dev.go) are one part; RAID, volume managers, crypto, swap and
-// partition tables (raid*.go, volume*.go, crypto*.go, swap*.go, ptable*.go)
-// another.
+// Who owns what: the filesystem probes (fs*.go, scoutfs.go) and the
+// framework (blkid.go, dev.go) are one part; RAID, volume managers, crypto,
+// swap and partition tables (raid*.go, volume*.go, bcache.go, crypto*.go,
+// swap*.go, zfs*.go, ptable*.go) another.
 package blkid

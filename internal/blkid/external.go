@@ -47,6 +47,12 @@ func ParseWipefsJSON(out []byte) ([]Signature, error) {
 // result"), which is a refusal too. Any other status is an error. blkid
 // prints no offsets; where it gives SBMAGIC_OFFSET or PTMAGIC_OFFSET they
 // are used, elsewhere the offset is -1.
+//
+// On a partition blkid -p also describes the partition's own entry in its
+// disk's table (PART_ENTRY_SCHEME=dos, PART_ENTRY_TYPE=0x83, ...) and
+// exits 0 even when the partition holds nothing: that is where the
+// partition is, not something on it, so an answer of only DEVNAME and
+// PART_ENTRY_* keys is "nothing found".
 func ParseBlkidExport(out []byte, status int) ([]Signature, error) {
 	switch status {
 	case 0:
@@ -77,10 +83,25 @@ func ParseBlkidExport(out []byte, status int) ([]Signature, error) {
 		}
 		sigs = append(sigs, external(typ, Usage(p[2]), off, "blkid -p"))
 	}
-	if len(sigs) == 0 {
+	if len(sigs) == 0 && !onlyPartitionEntry(kv) {
 		return nil, fmt.Errorf("blkid -p says it found something but names no TYPE or PTTYPE: %q", strings.TrimSpace(string(out)))
 	}
 	return sigs, nil
+}
+
+// onlyPartitionEntry says whether blkid's answer describes no more than
+// the device's name and its partition entry.
+func onlyPartitionEntry(kv map[string]string) bool {
+	entry := false
+	for k := range kv {
+		switch {
+		case strings.HasPrefix(k, "PART_ENTRY_"):
+			entry = true
+		case k != "DEVNAME":
+			return false
+		}
+	}
+	return entry
 }
 
 func external(typ string, usage Usage, off int64, tool string) Signature {

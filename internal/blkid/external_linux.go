@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,9 +18,10 @@ const externalTimeout = 30 * time.Second
 // External asks util-linux's wipefs (every signature, with offsets) and
 // blkid's low-level probe (its verdict, including "ambivalent") what they
 // find on the block device dev. Neither writes: wipefs lists only
-// (--no-act), blkid -p bypasses its cache. A tool that is not installed is
-// skipped, not an error; a tool that fails is an error, so that the caller
-// can refuse rather than trust half an answer.
+// (--no-act), blkid -p bypasses its cache. Both run from /usr/sbin or
+// /sbin only (toolDirs). A tool that is not installed is skipped, not an
+// error; a tool that fails is an error, so that the caller can refuse
+// rather than trust half an answer.
 func External(ctx context.Context, dev string) ([]Signature, error) {
 	var all []Signature
 	if out, status, err := runTool(ctx, "wipefs", "--no-act", "--json", dev); err != nil {
@@ -71,15 +73,17 @@ func runTool(ctx context.Context, name string, args ...string) ([]byte, int, err
 	}
 }
 
-// lookTool finds name on PATH or, failing that, in the sbin directories
-// where Debian installs util-linux's blkid and wipefs: a user's PATH often
-// lacks them, and the second opinion must not quietly go missing then.
+// toolDirs are where util-linux's blkid and wipefs are looked for: the
+// system's own sbin directories, never the caller's PATH, so that a
+// directory a user (or an attacker) put first on PATH cannot answer for
+// util-linux and pass a device as blank.
+var toolDirs = []string{"/usr/sbin", "/sbin"}
+
+// lookTool finds name in toolDirs: an executable regular file.
 func lookTool(name string) string {
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	for _, dir := range []string{"/usr/sbin", "/sbin", "/usr/local/sbin"} {
-		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+	for _, dir := range toolDirs {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
 			return p
 		}
 	}

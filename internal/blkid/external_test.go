@@ -66,6 +66,21 @@ func TestParseBlkidExport(t *testing.T) {
 	require.ErrorContains(t, err, "exit status 4")
 	_, err = ParseBlkidExport([]byte("DEVNAME=/dev/loop7\n"), 0)
 	require.ErrorContains(t, err, "names no TYPE")
+	_, err = ParseBlkidExport([]byte("DEVNAME=/dev/loop7\nUUID=1234\n"), 0)
+	require.ErrorContains(t, err, "names no TYPE", "a UUID without a type is an answer ioprobe does not understand")
+
+	// What util-linux 2.38.1 (and 2.43-devel alike) prints, exit status
+	// 0, for a blank partition of a DOS disk: its entry in the disk's
+	// table, nothing on it.
+	out, err = os.ReadFile("testdata/blkid-blank-dos-partition.export")
+	require.NoError(t, err)
+	sigs, err = ParseBlkidExport(out, 0)
+	require.NoError(t, err)
+	require.Empty(t, sigs, "a partition's own entry is not a signature on it")
+	// ... but what lies on the partition is.
+	sigs, err = ParseBlkidExport(append(out, "TYPE=ext4\nUSAGE=filesystem\n"...), 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"ext4@-1:filesystem"}, sigKeys(sigs))
 }
 
 func TestMissing(t *testing.T) {
@@ -84,8 +99,8 @@ func TestMissing(t *testing.T) {
 // nothing is found on zeros, and the image is not changed.
 func TestExternalAgainstUtilLinux(t *testing.T) {
 	for _, tool := range []string{"wipefs", "blkid", "mkswap"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (util-linux)", tool)
+		if lookTool(tool) == "" {
+			t.Skipf("%s is not installed in /usr/sbin or /sbin (util-linux)", tool)
 		}
 	}
 	dir := t.TempDir()
@@ -114,4 +129,14 @@ func TestExternalAgainstUtilLinux(t *testing.T) {
 	sigs, err = External(context.Background(), img)
 	require.NoError(t, err)
 	require.Equal(t, []string{"swap@16374:"}, sigKeys(sigs))
+
+	// Tools of the same names first on PATH, that would call the image
+	// blank, are not asked.
+	fake := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(fake, "wipefs"), []byte("#!/bin/sh\necho '{\"signatures\": []}'\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(fake, "blkid"), []byte("#!/bin/sh\nexit 2\n"), 0o755))
+	t.Setenv("PATH", fake+":/usr/sbin:/usr/bin:/sbin:/bin")
+	sigs, err = External(context.Background(), img)
+	require.NoError(t, err)
+	require.Equal(t, []string{"swap@16374:"}, sigKeys(sigs), "the tools on the caller's PATH answered")
 }

@@ -34,6 +34,9 @@ func filesystemProbes() []Probe {
 		MagicProbe("ReFS", Filesystem, "a ReFS filesystem", []Magic{{"\x00\x00\x00ReFS\x00", 0, 0}}, nil),
 		MagicProbe("cramfs", Filesystem, "a cramfs filesystem", []Magic{{"\x45\x3d\xcd\x28", 0, 0}, {"\x28\xcd\x3d\x45", 0, 0}}, nil),
 		MagicProbe("romfs", Filesystem, "a romfs filesystem", []Magic{{"-rom1fs-", 0, 0}}, nil),
+	)
+	ps = append(ps, scoutfsProbes()...)
+	ps = append(ps,
 		minixProbe(),
 	)
 	ps = append(ps, gfsProbes()...)

@@ -1,5 +1,7 @@
 package blkid
 
+import "fmt"
+
 // ptableProbes are the partition tables libblkid probes, named as blkid
 // names them in PTTYPE=, in libblkid's order.
 //
@@ -43,6 +45,7 @@ func ptableProbes() []Probe {
 		}),
 		{Type: "minix", Usage: PartitionTable, Find: findMinix},
 		{Type: "atari", Usage: PartitionTable, Find: findAtari},
+		{Type: "dasd", Usage: PartitionTable, Find: findDASD},
 	}
 }
 
@@ -102,25 +105,45 @@ func lvm2Label(d *Dev) bool { return len(findLVM2(d)) > 0 }
 
 // findGPT reports a GPT header at LBA 1 and its backup at the last LBA:
 // "EFI PART" where the header says it is (MyLBA). Unlike libblkid, which
-// wants a protective MBR first, a GPT whose MBR was wiped counts too.
+// wants a protective MBR first, a GPT whose MBR was wiped counts too; and
+// unlike libblkid, which counts LBAs in the device's logical sectors (512
+// bytes in a regular file), it looks with 512- and 4096-byte sectors too:
+// an image copied from a disk of the other sector size holds a table all
+// the same.
 func findGPT(d *Dev) []Signature {
 	var found []Signature
-	last := d.Size/d.SectorSize - 1
-	for _, lba := range []int64{1, last} {
-		off := lba * d.SectorSize
-		if lba < 1 || !d.Has(off, "EFI PART") || d.U64LE(off+24) != uint64(lba) {
-			continue
-		}
-		what := "a GPT partition table"
-		if lba != 1 {
-			what = "a GPT partition table (its backup header)"
-		}
-		found = append(found, Signature{Type: "gpt", Usage: PartitionTable, Offset: off, What: what})
-		if lba == last {
-			break
+	seen := map[int64]bool{}
+	for _, ss := range sectorSizes(d) {
+		last := d.Size/ss - 1
+		for _, lba := range []int64{1, last} {
+			off := lba * ss
+			if lba < 1 || seen[off] || !d.Has(off, "EFI PART") || d.U64LE(off+24) != uint64(lba) {
+				continue
+			}
+			seen[off] = true
+			what := "a GPT partition table"
+			if lba != 1 {
+				what = "a GPT partition table (its backup header)"
+			}
+			if ss != d.SectorSize {
+				what += fmt.Sprintf(" for %d-byte sectors", ss)
+			}
+			found = append(found, Signature{Type: "gpt", Usage: PartitionTable, Offset: off, What: what})
 		}
 	}
 	return found
+}
+
+// sectorSizes are the logical sector sizes a table on d may have been
+// written for: d's own first, then 512 and 4096.
+func sectorSizes(d *Dev) []int64 {
+	out := []int64{d.SectorSize}
+	for _, ss := range []int64{512, 4096} {
+		if ss != d.SectorSize {
+			out = append(out, ss)
+		}
+	}
+	return out
 }
 
 // findPMBR is a protective MBR: 0x55AA and an entry of type 0xEE.

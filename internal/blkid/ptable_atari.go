@@ -4,9 +4,11 @@ package blkid
 // (like the kernel) believes it when the disk size it records is sane and
 // at least one of its four primary entries is an active partition with an
 // alphanumeric three-letter id that lies inside the disk. blkid reports
-// the offset of that entry.
+// the offset of that entry. libblkid probes it only with 512-byte sectors
+// (a regular file always has them); it is looked for on devices of any
+// sector size here, counting in 512-byte sectors as the format does.
 func findAtari(d *Dev) []Signature {
-	if d.SectorSize != 512 || d.Size/512 > 1<<31-1 {
+	if d.Size/512 > 1<<31-1 {
 		return nil
 	}
 	rs := d.At(0, 512)

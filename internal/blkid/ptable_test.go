@@ -126,5 +126,7 @@ func TestAtariNeedsAValidEntry(t *testing.T) {
 	require.Equal(t, []string{"atari@454"}, scanOther(size, 512, ps))
 	binary.BigEndian.PutUint32(ps[0].Data[0x1C6+8:], uint32(size)) // partition size past the disk
 	require.Empty(t, scanOther(size, 512, ps))
-	require.Empty(t, scanOther(size, 4096, headerPatches(t, "atari", size)), "Atari is defined for 512-byte sectors only")
+	// libblkid probes Atari with 512-byte sectors only; an image of one
+	// on a 4096-byte-sector device is somebody's table all the same.
+	require.Equal(t, []string{"atari@454"}, scanOther(size, 4096, headerPatches(t, "atari", size)))
 }

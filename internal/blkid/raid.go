@@ -108,16 +108,22 @@ func mdV1(d *Dev, off int64) bool {
 }
 
 // findISW looks for Intel Matrix Storage metadata in the second-to-last
-// sector, counted in the device's own sectors (unlike the other formats).
+// sector, counted in the device's own sectors as libblkid counts them
+// (unlike the other formats; 512 bytes in a regular file), and in 512- and
+// 4096-byte sectors too: metadata written on a disk of the other sector
+// size and copied keeps its place.
 func findISW(d *Dev) []Signature {
 	if d.Size < 0x10000 {
 		return nil
 	}
-	off := (d.Size/d.SectorSize - 2) * d.SectorSize
-	if !d.Has(off, "Intel Raid ISM Cfg Sig. ") {
-		return nil
+	var found []Signature
+	for _, ss := range sectorSizes(d) {
+		off := (d.Size/ss - 2) * ss
+		if d.Has(off, "Intel Raid ISM Cfg Sig. ") && (len(found) == 0 || found[0].Offset != off) {
+			found = append(found, Signature{Type: "isw_raid_member", Usage: Raid, Offset: off, What: "an Intel Matrix Storage (IMSM) RAID member"})
+		}
 	}
-	return []Signature{{Type: "isw_raid_member", Usage: Raid, Offset: off, What: "an Intel Matrix Storage (IMSM) RAID member"}}
+	return found
 }
 
 const ddfMagic = 0xDE11DE11

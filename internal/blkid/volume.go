@@ -5,7 +5,7 @@ package blkid
 //
 // Formats: LVM2's label from lvm2's lib/label/label.h and
 // lib/format_text/layout.h; LVM1's PV header from the kernel's old
-// include/linux/lvm.h; bcache from the kernel's include/uapi/linux/bcache.h;
+// include/linux/lvm.h; bcache and bcachefs: bcache.go;
 // Ceph BlueStore's "bluestore block device" label from ceph's
 // src/os/bluestore/bluestore_types.h; DRBD 8.4 and 9 metadata from
 // drbd-utils' user/shared/drbdmeta.c; drbdmanage and drbd-proxy from their
@@ -15,9 +15,8 @@ package blkid
 // (src/engine/strat_engine/backstore/metadata/static_header.rs).
 func volumeProbes() []Probe {
 	return []Probe{
-		MagicProbe("bcache", Other, "a bcache backing or cache device", []Magic{
-			{Magic: "\xc6\x85\x73\xf6\x4e\x1a\x45\xca\x82\x65\xf5\x7f\x48\xba\x6d\x81", KBOff: 4, SBOff: 24},
-		}, nil),
+		{Type: "bcache", Usage: Other, Find: findBcache},
+		{Type: "bcachefs", Usage: Filesystem, Find: findBcachefs},
 		MagicProbe("ceph_bluestore", Other, "a Ceph BlueStore OSD device", []Magic{
 			{Magic: "bluestore block device"},
 		}, nil),

@@ -6,8 +6,11 @@ import "encoding/binary"
 //
 // Format: OpenZFS's include/sys/vdev_impl.h and uberblock_impl.h (the
 // "ZFS On-Disk Specification"): four 256 KiB labels, two at the start and
-// two at the 256 KiB-aligned end, each with an array of 1 KiB uberblocks
-// from 128 KiB in whose magic is 0x00bab10c in the pool's byte order.
+// two at the 256 KiB-aligned end, each with its configuration (an XDR
+// nvlist, 16 KiB in) and an array of 1 KiB uberblocks from 128 KiB in
+// whose magic is 0x00bab10c in the pool's byte order. Where libblkid
+// looks: zfs.c, which up to 2.40 counted uberblocks and since 2.41 reads
+// the nvlist instead (zfs_nvlist.go); both are looked for here.
 func zfsProbes() []Probe {
 	return []Probe{{Type: "zfs_member", Usage: Filesystem, Find: findZFS}}
 }
@@ -25,18 +28,29 @@ const (
 // surviving uberblock is still a pool somebody may want back, so one is
 // enough here.
 func findZFS(d *Dev) []Signature {
-	align := d.Size % zfsLabelSize
-	labels := []int64{0, zfsLabelSize, d.Size - 2*zfsLabelSize - align, d.Size - zfsLabelSize - align}
 	var found []Signature
-	for i, off := range labels {
-		if off < 0 || (i >= 2 && off < 2*zfsLabelSize) {
-			continue // too small for the end labels to be apart from the start's
+	for _, off := range zfsLabels(d) {
+		if zfsLabelNvlist(d, off+zfsNvlistOffset) {
+			found = append(found, Signature{Type: "zfs_member", Usage: Filesystem, Offset: off + zfsNvlistOffset, What: "a ZFS pool member (vdev label configuration)"})
 		}
 		if last := zfsLastUberblock(d, off); last >= 0 {
 			found = append(found, Signature{Type: "zfs_member", Usage: Filesystem, Offset: last, What: "a ZFS pool member (vdev label)"})
 		}
 	}
 	return found
+}
+
+// zfsLabels are the offsets of the four labels, leaving out the end ones
+// on a device too small for them to lie apart from the start's.
+func zfsLabels(d *Dev) []int64 {
+	align := d.Size % zfsLabelSize
+	var out []int64
+	for i, off := range []int64{0, zfsLabelSize, d.Size - 2*zfsLabelSize - align, d.Size - zfsLabelSize - align} {
+		if off >= 0 && (i < 2 || off >= 2*zfsLabelSize) {
+			out = append(out, off)
+		}
+	}
+	return out
 }
 
 // zfsLastUberblock is the offset of the last uberblock in the label at

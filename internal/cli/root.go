@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
 	"github.com/ioprobe/ioprobe/internal/engine/uring"
+	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/version"
 )
 
@@ -84,7 +86,15 @@ func execute(ctx context.Context, g *globalOptions, args []string) int {
 	code := exitCode(err)
 	if err != nil {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintf(g.stderr, "ioprobe: %s\n", printable(firstLine(msg)))
+			limit := maxMessage
+			var se *target.SafetyError
+			if errors.As(err, &se) {
+				// A refusal is ioprobe's own words about bounded things
+				// (paths, types, offsets, pids): every reason and the
+				// word on the flag at its end are kept.
+				limit = maxRefusal
+			}
+			fmt.Fprintf(g.stderr, "ioprobe: %s\n", printable(firstLine(msg), limit))
 		}
 	}
 	return code
@@ -102,15 +112,18 @@ func firstLine(s string) string {
 // parse error can be kilobytes.
 const maxMessage = 400
 
+// maxRefusal bounds a refusal's line, which names every reason found.
+const maxRefusal = 4000
+
 // printable makes an error line safe for a terminal: control characters
 // and bytes that are not UTF-8 (a binary file given as a job file, say)
 // are written as Go escapes, never sent raw, and a line longer than
-// maxMessage is cut with an ellipsis.
-func printable(s string) string {
+// limit characters is cut with an ellipsis.
+func printable(s string, limit int) string {
 	var b strings.Builder
 	n := 0
 	for i, r := range s {
-		if n >= maxMessage {
+		if n >= limit {
 			b.WriteString("…")
 			break
 		}

@@ -64,18 +64,26 @@ func (e env) openBlock(path, resolved string, opts Options) (*Target, error) {
 // overrides come first, so the user hears the real reason, not just
 // "read-only by default".
 func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options) (int, error) {
-	// refuse is for what the signature check finds.
-	refuse := func(reasons []string) error {
-		fs := make([]finding, len(reasons))
-		for i, r := range reasons {
-			fs[i] = because(RefuseSignature, r)
-		}
-		return refusal(path, true, fs...)
-	}
 	if fs := append(e.inUse(t.Device), e.loopsOver(t.Device)...); len(fs) > 0 {
 		return -1, refusal(path, true, fs...)
 	}
+	if fs := e.busyWriters(t.Device); len(fs) > 0 {
+		return -1, refusal(path, true, fs...)
+	}
 	sigFD, wfd := rfd, -1
+	if !o.AllowDestructive {
+		// Claimed is a refusal no flag lifts: say it now rather than offer
+		// --allow-destructive and refuse again once it is given. A
+		// read-only exclusive open claims as a writable one does, and is
+		// let go at once.
+		cfd, err := openDirect(resolved, unix.O_RDONLY|unix.O_EXCL, 0)
+		if errors.Is(err, unix.EBUSY) {
+			return -1, refusal(path, true, because(RefuseClaimed, claimedText))
+		}
+		if err == nil {
+			unix.Close(cfd)
+		}
+	}
 	if o.AllowDestructive {
 		// O_EXCL on a block device claims it: it fails with EBUSY when a
 		// filesystem, swap, device-mapper or md holds it (in any mount
@@ -83,7 +91,7 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		var err error
 		wfd, err = openDirect(resolved, unix.O_RDWR|unix.O_EXCL, 0)
 		if errors.Is(err, unix.EBUSY) {
-			return -1, refusal(path, true, because(RefuseClaimed, "it is in use: the kernel refused exclusive access (mounted, active swap, or claimed by device-mapper, md or another program, possibly in another mount namespace)"))
+			return -1, refusal(path, true, because(RefuseClaimed, claimedText))
 		}
 		if err != nil {
 			return -1, &InputError{Path: path, Msg: "cannot open for writing", Err: err}
@@ -109,11 +117,8 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		t.diskLock, t.diskLocked = diskLock, true
 	}
 	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock)
-	sigs, err = secondOpinion(resolved, sigs, err)
-	if err != nil {
-		err = refuse([]string{"cannot read it to look for filesystems and labels: " + err.Error()})
-	} else if len(sigs) > 0 {
-		err = refuse(signatureReasons(sigs))
+	if fs := signatureFindings(secondOpinion(resolved, sigs, err)); len(fs) > 0 {
+		err = refusal(path, true, fs...)
 	} else if !o.AllowDestructive {
 		err = refusal(path, true, because(RefuseReadOnlyDevice, "block devices are read-only by default, and no filesystem, partition table or other signature was found on it"))
 	}
@@ -130,15 +135,21 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 	return wfd, nil
 }
 
+// claimedText is the reason for RefuseClaimed.
+const claimedText = "it is in use: the kernel refused exclusive access (mounted, active swap, or claimed by device-mapper, md or another program, possibly in another mount namespace)"
+
 // readSignatures looks for signatures on the device with O_DIRECT reads
 // of only what internal/blkid's probes ask for.
 func readSignatures(fd int, size, lbs int64) ([]Signature, error) {
 	return scanDevice(fd, size, lbs)
 }
 
-// inUse lists why the device (named dev, in sysfs) or a relative of it is
-// in use: mounted, active swap, held by another block driver, or
-// partitioned. It fails closed: what it cannot check is a reason.
+// inUse lists why the device (named dev, in sysfs) or a device whose bytes
+// overlap it (its whole disk, or its partitions) is in use: mounted, active
+// swap, held by another block driver, or partitioned. A sibling partition
+// in use is no reason: writing a blank partition of a disk whose other
+// partition is mounted is allowed. It fails closed: what it cannot check
+// is a reason.
 func (e env) inUse(dev string) []finding {
 	if dev == "" {
 		return []finding{because(RefuseUnverifiable, "it has no entry under "+filepath.Join(e.sysRoot, "dev/block")+", so ioprobe cannot tell whether it is mounted or in use")}
@@ -153,13 +164,11 @@ func (e env) inUse(dev string) []finding {
 			return "it"
 		case fam.Disk != nil && m.Name == fam.Disk.Name:
 			return "it is a partition of " + m.Name + ", and that disk"
-		case fam.Disk == nil:
-			return "its partition " + m.Name
 		default:
-			return "it is a partition of " + fam.Disk.Name + ", and " + m.Name + " on the same disk"
+			return "its partition " + m.Name
 		}
 	}
-	members := fam.Members()
+	members := fam.Overlaps()
 	var reasons []finding
 
 	mounts, err := readMounts(filepath.Join(e.procSelf, "mountinfo"))

@@ -19,11 +19,16 @@
 //   - the refusals: writes to files ioprobe did not create, to block devices
 //     without --allow-destructive, and, whatever the flags, to devices that
 //     are mounted, in use by the kernel, partitioned, or hold a partition
-//     table, filesystem, LVM, RAID or other signature; targets on tmpfs,
-//     ramfs, or filesystems that refuse O_DIRECT; devices under a loop
-//     device that is in use or holds a signature, files that back a loop
-//     device, devices another program holds a BSD flock on (ioprobe takes
-//     LOCK_EX itself while it writes). A refusal is a *SafetyError whose
+//     table, filesystem, LVM, RAID or other signature (a block device probed
+//     with its logical sector size, a file with 512-byte sectors, as
+//     libblkid does); targets on tmpfs, ramfs, or filesystems that refuse
+//     O_DIRECT; devices under a loop device that is in use or holds a
+//     signature, loop devices whose backing (at any depth) holds one
+//     anywhere (loopview_linux.go), files that back a loop device, devices
+//     another process holds open for writing or locks in any way
+//     (holders_linux.go; ioprobe takes LOCK_EX itself while it writes).
+//     The refusals no flag lifts are looked for before --allow-destructive
+//     is offered. A refusal is a *SafetyError whose
 //     reasons carry ids from Refusals, the list README and docs/output.md
 //     document (a test keeps the three in step); bad input is an
 //     *InputError; IsBadInput tells the CLI which errors mean exit status 2;

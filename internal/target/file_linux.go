@@ -96,17 +96,18 @@ func (e env) openFile(path, resolved string, opts Options, newID uint64) (*Targe
 	if err := e.backsLoop(path, &st, o.Write); err != nil {
 		return nil, err
 	}
+	if o.Write && !own.owned {
+		// What no flag lifts (active swap, a signature) first.
+		if err := e.refuseForeignFileData(path, fd, &st, t.Size, t.LogicalBlock); err != nil {
+			return nil, err
+		}
+	}
 	if o.Write && !own.owned && !o.AllowDestructive {
 		reason := "it is an existing file that ioprobe did not create, and writes would overwrite its contents"
 		if own.why != "" {
 			reason = own.why
 		}
 		return nil, refusal(path, true, because(RefuseForeignFile, reason))
-	}
-	if o.Write && !own.owned {
-		if err := refuseFileSignatures(path, fd, t.Size, t.LogicalBlock); err != nil {
-			return nil, err
-		}
 	}
 	if o.Write {
 		wfd, err := openDirect(resolved, unix.O_RDWR, 0)

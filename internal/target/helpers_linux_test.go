@@ -159,6 +159,9 @@ func requireSafetyError(t *testing.T, err error, reason, override string) *Safet
 	require.Equal(t, override, se.Override)
 	if override == "" {
 		require.NotContains(t, se.Error(), "overrides", "a refusal nothing overrides must not suggest a flag")
+		if se.Write {
+			require.Contains(t, se.Error(), "("+NoOverride+")", "a refusal to write says that the flag would not lift it")
+		}
 	} else {
 		require.Contains(t, se.Error(), "("+override+" overrides this)")
 	}

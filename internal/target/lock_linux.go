@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -30,30 +29,18 @@ type lockHolder struct {
 // 8256 00:05:1234 0 EOF", the device in hex. Waiters ("1: -> FLOCK ...")
 // hold nothing and are left out.
 func parseLocks(r io.Reader, maj, min uint32, ino uint64) ([]lockHolder, error) {
-	var out []lockHolder
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 6 || f[1] == "->" || f[1] != "FLOCK" {
-			continue
-		}
-		parts := strings.Split(f[5], ":")
-		if len(parts) != 3 {
-			return nil, fmt.Errorf("/proc/locks: bad device and inode %q", f[5])
-		}
-		ma, err1 := strconv.ParseUint(parts[0], 16, 32)
-		mi, err2 := strconv.ParseUint(parts[1], 16, 32)
-		in, err3 := strconv.ParseUint(parts[2], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, fmt.Errorf("/proc/locks: bad device and inode %q", f[5])
-		}
-		if uint32(ma) != maj || uint32(mi) != min || in != ino {
-			continue
-		}
-		pid, _ := strconv.Atoi(f[4])
-		out = append(out, lockHolder{PID: pid, Write: f[3] == "WRITE"})
+	all, err := parseAllLocks(r)
+	if err != nil {
+		return nil, err
 	}
-	return out, sc.Err()
+	var out []lockHolder
+	for _, l := range all {
+		f := strings.Fields(l.entry)
+		if f[1] == "FLOCK" && l.maj == maj && l.min == min && l.ino == ino {
+			out = append(out, lockHolder{PID: l.pid, Write: f[3] == "WRITE"})
+		}
+	}
+	return out, nil
 }
 
 func (e env) procRoot() string {
@@ -79,6 +66,7 @@ func (e env) processName(pid int) string {
 			cmd = strings.TrimSpace(string(b))
 		}
 	}
+	cmd = printable(cmd)
 	if len(cmd) > 80 {
 		cmd = cmd[:77] + "..."
 	}
@@ -134,7 +122,7 @@ func (e env) lockDevice(fd int, who string) *finding {
 	if holder == "" {
 		holder = "another process (/proc/locks does not say which)"
 	}
-	f := because(RefuseLocked, fmt.Sprintf("%s is locked by %s: a BSD flock on a device means a program is working on it (systemd and udev's convention)", who, holder))
+	f := because(RefuseLocked, fmt.Sprintf("%s is locked by %s%s", who, holder, flockMeaning))
 	return &f
 }
 

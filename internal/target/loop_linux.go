@@ -163,9 +163,12 @@ func (e env) backsLoop(path string, st *unix.Stat_t, write bool) error {
 }
 
 // loopsOver lists why the block device dev may not be written because of
-// loop devices stacked on it, on its relatives, or (when dev is a loop
-// device) on what backs it. Each one found is checked for use and for
-// signatures, and so are the loop devices on top of it.
+// loop devices: stacked on it or on a device whose bytes overlap it; or,
+// when dev is a loop device, what it is a view into (loopView: its
+// backing file or device, and what backs that in turn, each read whole),
+// the loop devices over the same backings, and those stacked on any of
+// them. Each loop device found is checked for use and for signatures, and
+// so are the loop devices on top of it.
 func (e env) loopsOver(dev string) []finding {
 	if dev == "" {
 		return nil // inUse has said why
@@ -178,10 +181,13 @@ func (e env) loopsOver(dev string) []finding {
 	if err != nil {
 		return []finding{because(RefuseUnverifiable, "cannot tell whether a loop device is stacked on it: "+err.Error())}
 	}
-	var self *loopDev
+	var reasons []finding
+	var chain []loopLink
 	for i := range ls {
 		if ls[i].Name == fam.Self.Name {
-			self = &ls[i]
+			if chain, err = e.loopChain(ls[i], ls); err != nil {
+				reasons = append(reasons, because(RefuseUnverifiable, err.Error()))
+			}
 		}
 	}
 	type found struct {
@@ -190,43 +196,70 @@ func (e env) loopsOver(dev string) []finding {
 	}
 	var todo []found
 	seen := map[string]bool{fam.Self.Name: true}
+	for _, k := range chain {
+		seen[k.over.Name] = true
+		if k.dev != nil {
+			seen[k.dev.Name] = true
+		}
+	}
 	add := func(l loopDev, how string) {
 		if !seen[l.Name] {
 			seen[l.Name] = true
 			todo = append(todo, found{l, how})
 		}
 	}
-	subject := func(m blockDev) string {
+	// Loop devices stacked on it, its disk or its partitions, and on every
+	// device it is a view into and theirs.
+	type base struct {
+		m       blockDev
+		subject string
+	}
+	var bases []base
+	for _, m := range fam.Overlaps() {
+		subject := m.Name + " (of the same disk)"
 		if m.Name == fam.Self.Name {
-			return "it"
+			subject = "it"
 		}
-		return m.Name + " (of the same disk)"
+		bases = append(bases, base{m, subject})
 	}
-	for _, m := range fam.Members() {
+	for _, k := range chain {
+		if k.dev == nil {
+			continue
+		}
+		bfam, err := readFamily(e.sysRoot, k.dev.Name)
+		if err != nil {
+			reasons = append(reasons, because(RefuseUnverifiable, fmt.Sprintf("cannot read the sysfs entry of %s: %v", k.subject, err)))
+			continue
+		}
+		for _, m := range bfam.Overlaps() {
+			subject := k.subject
+			if m.Name != k.dev.Name {
+				subject = m.Name + " (of the same disk as " + k.subject + ")"
+			}
+			bases = append(bases, base{m, subject})
+		}
+	}
+	for _, b := range bases {
 		for _, l := range ls {
-			if l.backRdev == rdevOf(m) {
-				add(l, fmt.Sprintf("loop device %s, stacked on %s (%s),", l.Name, subject(m), l.span()))
+			if l.backRdev == rdevOf(b.m) {
+				add(l, fmt.Sprintf("loop device %s, stacked on %s (%s),", l.Name, b.subject, l.span()))
 			}
 		}
 	}
-	var reasons []finding
-	if self != nil {
-		// Writing a loop device writes what backs it, and everything
-		// else stacked there.
+	// Writing a loop device writes what backs it, and everything else
+	// stacked there.
+	for _, k := range chain {
 		for _, l := range ls {
-			if l.Name == self.Name || l.backDev != self.backDev || l.backIno != self.backIno {
-				continue
-			}
-			add(l, fmt.Sprintf("loop device %s, over the same %s as it (%s),", l.Name, backingNoun(*self), l.span()))
-		}
-		if self.backRdev != 0 {
-			back := blockDev{Name: devName(e.sysRoot, unix.Major(self.backRdev), unix.Minor(self.backRdev)),
-				Major: unix.Major(self.backRdev), Minor: unix.Minor(self.backRdev)}
-			for _, r := range e.inUse(back.Name) {
-				reasons = append(reasons, because(RefuseLoopStacked, fmt.Sprintf("the device it is a loop over, %s, is in use: %s", back.Name, r.text)))
+			if l.Name != k.over.Name && sameBacking(l, k.over) {
+				what := "it"
+				if k.over.Name != fam.Self.Name {
+					what = k.over.Name
+				}
+				add(l, fmt.Sprintf("loop device %s, over the same %s as %s (%s),", l.Name, backingNoun(k.over), what, l.span()))
 			}
 		}
 	}
+	reasons = append(reasons, e.loopView(chain)...)
 	for depth := 0; len(todo) > 0; depth++ {
 		if depth >= maxLoopDepth {
 			reasons = append(reasons, because(RefuseUnverifiable, fmt.Sprintf("loop devices are stacked more than %d deep on it", maxLoopDepth)))
@@ -246,6 +279,15 @@ func (e env) loopsOver(dev string) []finding {
 		}
 	}
 	return reasons
+}
+
+// sameBacking says whether loop devices a and b show the same file or
+// block device.
+func sameBacking(a, b loopDev) bool {
+	if a.backRdev != 0 || b.backRdev != 0 {
+		return a.backRdev == b.backRdev
+	}
+	return a.backIno != 0 && a.backDev == b.backDev && a.backIno == b.backIno
 }
 
 func backingNoun(l loopDev) string {
@@ -313,28 +355,12 @@ func (e env) loopBusy(l loopDev) []string {
 // device's users, which sysfs does not count. Processes in other PID
 // namespaces are not visible.
 func (e env) openers(rdev uint64) string {
-	procs, err := os.ReadDir(e.procRoot())
-	if err != nil {
-		return ""
-	}
-	self := os.Getpid()
 	var names []string
-	for _, p := range procs {
-		pid, err := strconv.Atoi(p.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		fdDir := filepath.Join(e.procRoot(), p.Name(), "fd")
-		fds, err := os.ReadDir(fdDir)
-		if err != nil {
-			continue // gone, or not ours to see
-		}
-		for _, f := range fds {
-			var st unix.Stat_t
-			if unix.Stat(filepath.Join(fdDir, f.Name()), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFBLK && st.Rdev == rdev {
-				names = append(names, e.processName(pid))
-				break
-			}
+	seen := map[int]bool{}
+	for _, h := range e.fdHolders([]watchedObj{{rdev: rdev}})[0] {
+		if !seen[h.pid] {
+			seen[h.pid] = true
+			names = append(names, e.processName(h.pid))
 		}
 	}
 	return strings.Join(names, ", ")

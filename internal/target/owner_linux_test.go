@@ -71,7 +71,18 @@ func TestMkfsOnOwnFileMakesItForeign(t *testing.T) {
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
 	require.EqualValues(t, 32*mib, fi.Size())
-	requireForeign(t, path, "its content is no longer ioprobe's", true)
+	// The filesystem is the reason given, one no flag lifts: the refusal
+	// does not offer --allow-destructive only to refuse again once given.
+	before := sha256File(t, path)
+	for _, o := range []Options{{Write: true}, {Write: true, AllowDestructive: true}} {
+		_, err = Open(path, o)
+		requireSafetyError(t, err, "it holds an ext4 filesystem (TYPE=ext4", "")
+	}
+	tg, err := Open(path, Options{})
+	require.NoError(t, err, "reading stays allowed")
+	require.True(t, tg.Formatted)
+	require.NoError(t, tg.Close())
+	require.Equal(t, before, sha256File(t, path), "refusing changed the file")
 }
 
 // Copies carry the marker (cp --preserve=xattr) but are not ioprobe's:

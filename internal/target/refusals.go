@@ -17,8 +17,10 @@ const (
 	RefuseClaimed         RefusalID = "claimed"
 	RefuseSignature       RefusalID = "signature"
 	RefuseLocked          RefusalID = "locked"
+	RefuseOpenForWriting  RefusalID = "open-for-writing"
 	RefuseLoopStacked     RefusalID = "loop-stacked"
 	RefuseLoopBackingFile RefusalID = "loop-backing-file"
+	RefuseLoopView        RefusalID = "loop-view"
 	RefuseUnverifiable    RefusalID = "unverifiable"
 	RefuseBufferedFS      RefusalID = "buffered-fs"
 	RefuseNoDirectIO      RefusalID = "no-direct-io"
@@ -42,8 +44,10 @@ var Refusals = []Refusal{
 	{RefuseClaimed, ""},
 	{RefuseSignature, ""},
 	{RefuseLocked, ""},
+	{RefuseOpenForWriting, ""},
 	{RefuseLoopStacked, ""},
 	{RefuseLoopBackingFile, ""},
+	{RefuseLoopView, ""},
 	{RefuseUnverifiable, ""},
 	{RefuseBufferedFS, ""},
 	{RefuseNoDirectIO, ""},

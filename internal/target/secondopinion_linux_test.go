@@ -51,7 +51,7 @@ func scanFile(t *testing.T, path string) []Signature {
 	defer f.Close()
 	st, err := f.Stat()
 	require.NoError(t, err)
-	sigs, err := scanSignatures(st.Size(), 512, func(off int64, n int) ([]byte, error) {
+	sigs, err := scanSignatures(st.Size(), 512, 512, func(off int64, n int) ([]byte, error) {
 		p := make([]byte, n)
 		_, err := f.ReadAt(p, off)
 		return p, err

@@ -84,20 +84,60 @@ func (c *chunkReader) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // scanSignatures runs every probe of internal/blkid over a device of size
-// bytes and logical block lbs, read through read.
-func scanSignatures(size, lbs int64, read func(off int64, n int) ([]byte, error)) ([]Signature, error) {
-	r := newChunkReader(size, lbs, read)
-	sigs := blkid.Scan(r, size, lbs)
-	if r.err != nil {
-		return nil, r.err
+// bytes read through read in chunks aligned to align, whose logical sectors
+// are sectorSize bytes: a block device's own, 512 for a regular file (as
+// libblkid probes a file, whatever the direct-I/O alignment of the
+// filesystem under it). It returns what it found and the first read that
+// failed: a device that is partly unreadable (the locked range of an OPAL
+// drive) may still show what it holds where it can be read.
+func scanSignatures(size, align, sectorSize int64, read func(off int64, n int) ([]byte, error)) ([]Signature, error) {
+	r := newChunkReader(size, align, read)
+	sigs := blkid.Scan(r, size, sectorSize)
+	return sigs, r.err
+}
+
+// signatureFindings words what a scan of the target found (and whether it
+// could read everything) as reasons to refuse.
+func signatureFindings(sigs []Signature, err error) []finding {
+	var fs []finding
+	for _, t := range signatureTexts("it", sigs, err) {
+		fs = append(fs, because(RefuseSignature, t))
 	}
-	return sigs, nil
+	return fs
+}
+
+// signatureTexts words what a scan of what subject names ("it", "its
+// backing file /x") found, and whether it could read everything.
+func signatureTexts(subject string, sigs []Signature, err error) []string {
+	texts := signatureReasonsOf(subject, sigs)
+	if subject != "it" && len(texts) > 1 {
+		// One reason per backing: its long name once.
+		parts := make([]string, len(texts))
+		for i, t := range texts {
+			parts[i] = strings.TrimPrefix(t, subject+" holds ")
+		}
+		texts = []string{subject + " holds " + strings.Join(parts, ", and ")}
+	}
+	if err != nil {
+		what := "ioprobe cannot read " + subject + " to look for filesystems and labels: "
+		if subject == "it" {
+			what = "cannot read it to look for filesystems and labels: "
+		}
+		if len(sigs) > 0 {
+			what = "and parts of " + subject + " cannot be read to look for more: "
+		}
+		texts = append(texts, what+err.Error())
+	}
+	return texts
 }
 
 // signatureReasons words a refusal: one reason per type found, with every
 // offset where it was found ("it holds a FAT filesystem (TYPE=vfat,
 // signatures at bytes 54, 0, 510)").
-func signatureReasons(sigs []Signature) []string {
+func signatureReasons(sigs []Signature) []string { return signatureReasonsOf("it", sigs) }
+
+// signatureReasonsOf is signatureReasons for what subject names.
+func signatureReasonsOf(subject string, sigs []Signature) []string {
 	var order []string
 	byType := map[string][]Signature{}
 	for _, s := range sigs {
@@ -110,7 +150,7 @@ func signatureReasons(sigs []Signature) []string {
 	for _, typ := range order {
 		ss := byType[typ]
 		if len(ss) == 1 {
-			reasons = append(reasons, "it holds "+ss[0].String())
+			reasons = append(reasons, subject+" holds "+ss[0].String())
 			continue
 		}
 		offs := make([]string, len(ss))
@@ -121,7 +161,7 @@ func signatureReasons(sigs []Signature) []string {
 		if ss[0].Usage == blkid.PartitionTable {
 			key = "PTTYPE"
 		}
-		reasons = append(reasons, fmt.Sprintf("it holds %s (%s=%s, signatures at bytes %s)", ss[0].What, key, typ, strings.Join(offs, ", ")))
+		reasons = append(reasons, fmt.Sprintf("%s holds %s (%s=%s, signatures at bytes %s)", subject, ss[0].What, key, typ, strings.Join(offs, ", ")))
 	}
 	return reasons
 }

@@ -6,17 +6,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// scanDevice looks for signatures on the device open as O_DIRECT fd,
-// reading only what the probes ask for, in aligned chunks.
+// scanDevice looks for signatures on the block device open as O_DIRECT
+// fd, of logical block lbs, reading only what the probes ask for, in
+// aligned chunks.
 func scanDevice(fd int, size, lbs int64) ([]Signature, error) {
-	return scanSignatures(size, lbs, func(off int64, n int) ([]byte, error) { return readDirect(fd, off, n) })
+	return scanSignatures(size, lbs, lbs, func(off int64, n int) ([]byte, error) { return readDirect(fd, off, n) })
 }
 
-// scanFileTarget is scanDevice for a file open as O_DIRECT fd, whose size need
-// not be a multiple of lbs: what lies past its end reads as zeros.
+// scanFileTarget is scanDevice for a regular file open as O_DIRECT fd,
+// read in lbs-aligned chunks (its direct-I/O alignment) and probed with
+// 512-byte sectors, as libblkid probes a file; its size need not be a
+// multiple of lbs: what lies past its end reads as zeros.
 func scanFileTarget(fd int, size, lbs int64) ([]Signature, error) {
 	whole := size / lbs * lbs
-	return scanSignatures(size, lbs, func(off int64, n int) ([]byte, error) {
+	return scanSignatures(size, lbs, fileSectorSize, func(off int64, n int) ([]byte, error) {
 		if off+int64(n) <= whole {
 			return readDirect(fd, off, n)
 		}
@@ -56,19 +59,30 @@ func readLastBlock(fd int, off, lbs int64) ([]byte, error) {
 	}
 }
 
+// fileSectorSize is the sector size libblkid probes a regular file with
+// (its DEFAULT_SECTOR_SIZE: BLKSSZGET is for block devices only).
+const fileSectorSize = 512
+
+// refuseForeignFileData refuses, whatever the flags, writes to an existing
+// file ioprobe does not own that is active swap or holds a signature: the
+// refusals --allow-destructive cannot lift, said before the one it can
+// (foreign-file), so the flag is never offered for nothing.
+func (e env) refuseForeignFileData(path string, fd int, st *unix.Stat_t, size, lbs int64) error {
+	swaps, _ := readSwapDevs(e.swaps) // absent without CONFIG_SWAP: nothing is swap then
+	for _, name := range swaps {
+		var sst unix.Stat_t
+		if unix.Stat(name, &sst) == nil && sst.Mode&unix.S_IFMT == unix.S_IFREG && sst.Dev == st.Dev && sst.Ino == st.Ino {
+			return refusal(path, true, because(RefuseSwap, fmt.Sprintf("it is an active swap file (%s in /proc/swaps)", name)))
+		}
+	}
+	return refuseFileSignatures(path, fd, size, lbs)
+}
+
 // refuseFileSignatures refuses writes to an existing file that holds a
 // filesystem, a partition table or any other signature: an image is
 // somebody's data, --allow-destructive or not.
 func refuseFileSignatures(path string, fd int, size, lbs int64) error {
-	sigs, err := scanFileTarget(fd, size, lbs)
-	if err != nil {
-		return refusal(path, true, because(RefuseSignature, "cannot read it to look for filesystems and labels: "+err.Error()))
-	}
-	if len(sigs) > 0 {
-		var fs []finding
-		for _, r := range signatureReasons(sigs) {
-			fs = append(fs, because(RefuseSignature, r))
-		}
+	if fs := signatureFindings(scanFileTarget(fd, size, lbs)); len(fs) > 0 {
 		return refusal(path, true, fs...)
 	}
 	return nil

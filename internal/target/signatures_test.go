@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -75,9 +76,61 @@ func TestChunkReaderServesWhatTheDeviceHolds(t *testing.T) {
 
 func TestChunkReaderRemembersErrors(t *testing.T) {
 	eio := errors.New("EIO")
-	sigs, err := scanSignatures(1<<20, 512, func(off int64, n int) ([]byte, error) { return nil, eio })
+	sigs, err := scanSignatures(1<<20, 512, 512, func(off int64, n int) ([]byte, error) { return nil, eio })
 	require.ErrorIs(t, err, eio, "a device that cannot be read is not one without signatures")
-	require.Nil(t, sigs)
+	require.Empty(t, sigs)
+	require.Equal(t, []finding{because(RefuseSignature, "cannot read it to look for filesystems and labels: EIO")}, signatureFindings(sigs, err))
+}
+
+// A device that can be read only in part (an OPAL drive whose locking
+// range is locked fails every read past its LUKS2 header) still shows
+// what it holds where it can be read, and the refusal names both.
+func TestScanPartlyUnreadable(t *testing.T) {
+	const size = 64 << 20
+	img := make([]byte, size)
+	put(img, 0, []byte("LUKS\xba\xbe\x00\x02"))
+	put(img, 208, []byte("HW-OPAL"))
+	eio := errors.New("input/output error")
+	dev := &alignedReads{t: t, img: img, lbs: 512}
+	sigs, err := scanSignatures(size, 512, 512, func(off int64, n int) ([]byte, error) {
+		if off+int64(n) > 16<<20 {
+			return nil, eio
+		}
+		return dev.read(off, n)
+	})
+	require.ErrorIs(t, err, eio)
+	require.Len(t, sigs, 1)
+	fs := signatureFindings(sigs, err)
+	require.Len(t, fs, 2)
+	require.Contains(t, fs[0].text, "TYPE=crypto_LUKS")
+	require.Contains(t, fs[0].text, "OPAL")
+	require.Equal(t, "and parts of it cannot be read to look for more: input/output error", fs[1].text)
+}
+
+// A regular file is probed with 512-byte sectors whatever its direct-I/O
+// alignment: reads come in 4096-byte multiples, and Intel's metadata in
+// the second-to-last 512-byte sector and an Atari root sector are found
+// (with 4096-byte sectors libblkid would look elsewhere, and not at all).
+func TestFileScanUses512ByteSectors(t *testing.T) {
+	const size = 64<<20 + 3*512 // not a multiple of 4096
+	img := make([]byte, size)
+	put(img, (size/512-2)*512, []byte("Intel Raid ISM Cfg Sig. 1.0.00"))
+	be := func(off int, v uint32) {
+		img[off], img[off+1], img[off+2], img[off+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+	}
+	be(0x1C2, size/512)
+	img[0x1C6] = 1
+	copy(img[0x1C7:], "GEM")
+	be(0x1C6+4, 2)
+	be(0x1C6+8, 2048)
+	dev := &alignedReads{t: t, img: append(img, make([]byte, 4096)...), lbs: 4096}
+	sigs, err := scanSignatures(size, 4096, fileSectorSize, dev.read)
+	require.NoError(t, err)
+	var got []string
+	for _, s := range sigs {
+		got = append(got, fmt.Sprintf("%s@%d", s.Type, s.Offset))
+	}
+	require.Equal(t, []string{"atari@454", fmt.Sprintf("isw_raid_member@%d", (size/512-2)*512)}, got)
 }
 
 // Scanning through the chunk reader finds what scanning the bytes finds,
@@ -91,7 +144,7 @@ func TestScanSignaturesThroughChunks(t *testing.T) {
 	put(img, size-512, []byte("EFI PART"))
 	mbr(img, 0xEE)
 	dev := &alignedReads{t: t, img: img, lbs: 512}
-	got, err := scanSignatures(size, 512, dev.read)
+	got, err := scanSignatures(size, 512, 512, dev.read)
 	require.NoError(t, err)
 	require.Equal(t, blkid.Scan(bytes.NewReader(img), size, 512), got)
 	var types []string

@@ -39,6 +39,17 @@ func (f blockFamily) Members() []blockDev {
 	return out
 }
 
+// Overlaps is Self and the members whose bytes overlap Self's: a
+// partition and its whole disk, or a whole disk and its partitions. A
+// sibling partition is left out: writing one partition cannot reach what
+// another holds (mkfs on sdb2 while sdb1 is mounted is ordinary work).
+func (f blockFamily) Overlaps() []blockDev {
+	if f.Disk != nil {
+		return []blockDev{f.Self, *f.Disk}
+	}
+	return f.Members()
+}
+
 func sysRootOr(sysRoot string) string {
 	if sysRoot == "" {
 		return "/sys"
@@ -168,4 +179,22 @@ func sysLogicalBlock(sysRoot, name string) int64 {
 		return 0
 	}
 	return v
+}
+
+// sysSize is the size in bytes of block device name (sysfs counts 512-byte
+// sectors whatever the logical block size), or -1 when sysfs does not say.
+func sysSize(sysRoot, name string) int64 {
+	dir, err := blockDir(sysRoot, name)
+	if err != nil {
+		return -1
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "size"))
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n * 512
 }

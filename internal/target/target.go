@@ -123,11 +123,18 @@ func (e *SafetyError) Error() string {
 		verb = "write to"
 	}
 	msg := fmt.Sprintf("refusing to %s %s: %s", verb, e.Path, e.Reason)
-	if e.Override != "" {
+	switch {
+	case e.Override != "":
 		msg += fmt.Sprintf(" (%s overrides this)", e.Override)
+	case e.Write:
+		// The flag a user reaches for first: say that it would not help.
+		msg += " (" + NoOverride + ")"
 	}
 	return msg
 }
+
+// NoOverride ends a refusal to write that no flag lifts.
+const NoOverride = "--allow-destructive does not lift this refusal"
 
 // InputError is bad input: a path that is not a usable target, or sizes and
 // alignments that do not fit it. Nothing has been created or changed when

@@ -14,7 +14,7 @@ func TestSafetyErrorText(t *testing.T) {
 		want string
 	}{
 		{&SafetyError{Path: "/dev/loop3", Write: true, Reason: "it holds an ext4 filesystem (signature at byte 1080)"},
-			"refusing to write to /dev/loop3: it holds an ext4 filesystem (signature at byte 1080)"},
+			"refusing to write to /dev/loop3: it holds an ext4 filesystem (signature at byte 1080) (--allow-destructive does not lift this refusal)"},
 		{&SafetyError{Path: "/dev/loop3", Write: true, Reason: "block devices are read-only by default, and no filesystem, partition table or other signature was found on it", Override: "--allow-destructive"},
 			"refusing to write to /dev/loop3: block devices are read-only by default, and no filesystem, partition table or other signature was found on it (--allow-destructive overrides this)"},
 		{&SafetyError{Path: "/dev/shm/x", Reason: "it is on tmpfs"},

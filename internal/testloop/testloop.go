@@ -1,5 +1,6 @@
-// Package testloop attaches loop devices for tests: one helper instead of
-// a copy in every test package. It is imported by tests only.
+// Package testloop attaches loop devices for tests, and starts processes
+// that hold them (Hold): one helper instead of a copy in every test
+// package. It is imported by tests only.
 //
 // Every device is attached with direct I/O (losetup -f --show
 // --direct-io=on) and detached when the test ends; a failed detach is a

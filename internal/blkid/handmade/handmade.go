@@ -34,7 +34,12 @@ type Header struct {
 	// on a whole device (a BSD disklabel, which it only looks for inside
 	// a DOS partition): ioprobe refuses them all the same.
 	Libblkid bool
-	Build    func(size int64) []Patch
+	// Since and Until bound the util-linux releases whose libblkid reports
+	// the header ("": no bound): a type libblkid learned after Debian 12's
+	// 2.38 ("2.39" and later), or a form it stopped believing (ZFS labels
+	// with uberblocks and no configuration nvlist, until 2.40).
+	Since, Until string
+	Build        func(size int64) []Patch
 }
 
 // Apply writes ps into buf, an in-memory device.
@@ -65,6 +70,7 @@ func Headers() []Header {
 	hs = append(hs, swapHeaders()...)
 	hs = append(hs, zfsHeaders()...)
 	hs = append(hs, ptableHeaders()...)
+	hs = append(hs, recentHeaders()...)
 	for i := range hs {
 		if hs[i].Size == 0 {
 			hs[i].Size = 64 << 20
@@ -161,11 +167,17 @@ func raidHeaders() []Header {
 				le.PutUint16(s[0x13E:], uint16(-sum))
 				return at(lastSector(size, 1), s)
 			}},
-		{Name: "nvidia", Type: "nvidia_raid_member", Source: "NVIDIA MediaShield metadata as dmraid's nv.h documents it, 2nd-to-last sector", Libblkid: true,
+		{Name: "nvidia", Type: "nvidia_raid_member", Source: "NVIDIA MediaShield metadata as dmraid's nv.h documents it, 2nd-to-last sector: size 30 words, a checksum that makes its words sum to 0 (libblkid nvidia_raid.c checks both since 2.39)", Libblkid: true,
 			Build: func(size int64) []Patch {
 				s := sector(512)
 				copy(s, "NVIDIA  ")
-				le.PutUint16(s[16:], 100)
+				le.PutUint32(s[8:], 120/4) // size, in 32-bit words
+				le.PutUint16(s[16:], 100)  // version
+				var sum uint32
+				for i := 0; i < 120; i += 4 {
+					sum += le.Uint32(s[i:])
+				}
+				le.PutUint32(s[12:], -sum) // chksum
 				return at(lastSector(size, 2), s)
 			}},
 		{Name: "promise", Type: "promise_fasttrack_raid_member", Source: "Promise FastTrack metadata as dmraid's pdc.h documents it, 63 sectors from the end", Libblkid: true,

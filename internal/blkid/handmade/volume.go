@@ -97,9 +97,14 @@ func bitlocker(magic string, ptr int) func(int64) []Patch {
 		copy(h, magic)
 		le.PutUint64(h[ptr:], 2<<20)
 		h[510], h[511] = 0x55, 0xAA
-		fve := sector(64)
+		fve := sector(64 + 48) // the block header, then the metadata header with no entries
 		copy(fve, "-FVE-FS-")
-		le.PutUint16(fve[10:], 2) // version
+		le.PutUint16(fve[10:], 2)  // version
+		le.PutUint32(fve[64:], 48) // size: the metadata header alone
+		le.PutUint32(fve[68:], 1)  // version
+		le.PutUint32(fve[72:], 48) // header_size
+		le.PutUint32(fve[76:], 48) // size_copy
+		copy(fve[80:], "0123456789abcdef")
 		return []Patch{{Off: 0, Data: h}, {Off: 2 << 20, Data: fve}}
 	}
 }
@@ -146,7 +151,7 @@ func zfsHeaders() []Header {
 	var hs []Header
 	for i, where := range labels {
 		where := where
-		hs = append(hs, Header{Name: fmt.Sprintf("zfs-label%d-only", i), Type: "zfs_member", Source: src, Size: 96<<20 + 100<<10, Libblkid: true, // not 256 KiB-aligned: the end labels move
+		hs = append(hs, Header{Name: fmt.Sprintf("zfs-label%d-only", i), Type: "zfs_member", Source: src, Size: 96<<20 + 100<<10, Libblkid: true, Until: "2.40", // not 256 KiB-aligned: the end labels move
 			Build: func(size int64) []Patch {
 				var ps []Patch
 				for u := int64(0); u < 4; u++ {

@@ -1,0 +1,155 @@
+package target
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
+)
+
+func TestParseFDInfo(t *testing.T) {
+	w, locks, err := parseFDInfo(strings.NewReader("pos:\t0\nflags:\t0100002\nmnt_id:\t27\nino:\t5\nlock:\t1: OFDLCK ADVISORY  WRITE -1 00:05:5 0 EOF\n"))
+	require.NoError(t, err)
+	require.True(t, w, "O_RDWR|O_LARGEFILE is a writer")
+	require.Equal(t, []string{"1: OFDLCK ADVISORY  WRITE -1 00:05:5 0 EOF"}, locks)
+
+	w, locks, err = parseFDInfo(strings.NewReader("pos:\t0\nflags:\t0100000\n"))
+	require.NoError(t, err)
+	require.False(t, w, "O_RDONLY is not")
+	require.Empty(t, locks)
+
+	w, _, err = parseFDInfo(strings.NewReader("flags:\t02000001\n"))
+	require.NoError(t, err)
+	require.True(t, w, "O_WRONLY|O_CLOEXEC is")
+
+	_, _, err = parseFDInfo(strings.NewReader("flags:\tzz\n"))
+	require.Error(t, err)
+}
+
+func TestParseAllLocks(t *testing.T) {
+	locks, err := parseAllLocks(strings.NewReader(
+		"1: POSIX  ADVISORY  WRITE 812 00:05:123 0 EOF\n" +
+			"2: OFDLCK ADVISORY  READ  -1 00:05:123 0 EOF\n" +
+			"3: FLOCK  ADVISORY  WRITE 900 08:01:77 0 EOF\n" +
+			"3: -> FLOCK  ADVISORY  WRITE 901 08:01:77 0 EOF\n" +
+			"4: LEASE  ACTIVE    READ  950 fd:00:9 0 EOF\n"))
+	require.NoError(t, err)
+	require.Len(t, locks, 4, "every kind, and no waiter")
+	require.Equal(t, procLock{pid: -1, maj: 0, min: 5, ino: 123, entry: "2: OFDLCK ADVISORY  READ  -1 00:05:123 0 EOF"}, locks[1])
+	require.Equal(t, uint32(0xfd), locks[3].maj)
+
+	require.Equal(t, "it is locked by pid 812 (a POSIX write lock)", lockText("it", "pid 812", locks[0].entry))
+	require.Equal(t, "it is locked by x (an OFD read lock)", lockText("it", "x", locks[1].entry))
+	require.Equal(t, "it is locked by pid 900 (exclusive)"+flockMeaning, lockText("it", "pid 900", locks[2].entry))
+	require.Equal(t, "it is locked by pid 950 (a read lease)", lockText("it", "pid 950", locks[3].entry))
+
+	_, err = parseAllLocks(strings.NewReader("1: POSIX ADVISORY WRITE 812 0005123 0 EOF\n"))
+	require.Error(t, err)
+}
+
+// TestHolderHelper is not a test: started by holdDevice as a child, it
+// opens the device named by IOPROBE_HOLD_DEV as IOPROBE_HOLD_HOW says,
+// says "ready" and waits to be killed.
+func TestHolderHelper(t *testing.T) {
+	dev, how := os.Getenv("IOPROBE_HOLD_DEV"), os.Getenv("IOPROBE_HOLD_HOW")
+	if dev == "" {
+		t.Skip("a helper process for the holder tests")
+	}
+	flags := unix.O_RDONLY
+	if how == "write" || how == "posix-write" {
+		flags = unix.O_RDWR
+	}
+	fd, err := unix.Open(dev, flags|unix.O_CLOEXEC, 0)
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(1)
+	}
+	lk := unix.Flock_t{Type: unix.F_RDLCK, Whence: 0, Start: 0, Len: 0}
+	switch how {
+	case "posix-write":
+		lk.Type = unix.F_WRLCK
+		err = unix.FcntlFlock(uintptr(fd), unix.F_SETLK, &lk)
+	case "posix-read":
+		err = unix.FcntlFlock(uintptr(fd), unix.F_SETLK, &lk)
+	case "ofd":
+		err = unix.FcntlFlock(uintptr(fd), unix.F_OFD_SETLK, &lk)
+	}
+	if err != nil {
+		fmt.Println("lock:", err)
+		os.Exit(1)
+	}
+	fmt.Println("ready")
+	time.Sleep(10 * time.Minute)
+	os.Exit(0)
+}
+
+// holdDevice starts a helper process that holds dev as how says ("write",
+// "posix-write", "posix-read", "ofd", "read") and returns its pid; the
+// process is killed when the test ends.
+func holdDevice(t *testing.T, dev, how string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHolderHelper$")
+	cmd.Env = append(os.Environ(), "IOPROBE_HOLD_DEV="+dev, "IOPROBE_HOLD_HOW="+how)
+	return testloop.Hold(t, cmd)
+}
+
+// A blank device another process holds open for writing, or under a POSIX
+// or an OFD lock, is refused naming the process; one open for reading
+// only is not.
+func TestHoldersRefused(t *testing.T) {
+	requireRoot(t)
+	for _, tc := range []struct {
+		how, reason string
+		id          RefusalID
+	}{
+		{"write", "it is open for writing by pid %d (", RefuseOpenForWriting},
+		{"posix-write", "it is locked by pid %d (", RefuseLocked},
+		{"posix-read", "(a POSIX read lock)", RefuseLocked},
+		{"ofd", "(an OFD read lock)", RefuseLocked},
+	} {
+		t.Run(tc.how, func(t *testing.T) {
+			backing := newBacking(t, loopSize)
+			dev := attachLoop(t, backing)
+			before := sha256File(t, backing)
+			pid := holdDevice(t, dev, tc.how)
+			reason := tc.reason
+			if strings.Contains(reason, "%d") {
+				reason = fmt.Sprintf(reason, pid)
+			}
+			for _, o := range []Options{writeAll, {Write: true, Align: 4096, MaxBlock: 65536}} {
+				_, err := Open(dev, o)
+				se := requireSafetyError(t, err, reason, "")
+				require.Contains(t, se.IDs, tc.id)
+				require.Contains(t, se.Reason, "pid "+strconv.Itoa(pid))
+			}
+			require.Equal(t, before, sha256File(t, backing))
+		})
+	}
+	t.Run("read only", func(t *testing.T) {
+		backing := newBacking(t, loopSize)
+		dev := attachLoop(t, backing)
+		holdDevice(t, dev, "read")
+		tg, err := Open(dev, writeAll)
+		require.NoError(t, err, "a reader is no reason")
+		require.NoError(t, tg.Close())
+	})
+}
+
+// A loop device whose backing file another process writes is refused.
+func TestLoopBackingFileHolderRefused(t *testing.T) {
+	requireRoot(t)
+	backing := newBacking(t, loopSize)
+	dev := attachLoop(t, backing)
+	pid := holdDevice(t, backing, "write")
+	_, err := Open(dev, writeAll)
+	se := requireSafetyError(t, err, fmt.Sprintf("its backing file %s (%s shows all of it) is open for writing by pid %d", backing, dev[len("/dev/"):], pid), "")
+	require.Contains(t, se.IDs, RefuseOpenForWriting)
+}
