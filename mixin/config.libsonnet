@@ -2,11 +2,11 @@
 // Override in your own mixin: (import 'ioprobe-mixin/mixin.libsonnet') + { _config+:: { ioprobeSelector: 'job="ioprobe", namespace="storage"' } }
 {
   _config+:: {
-    ioprobeSelector: "job=\"ioprobe\"",
-    hostLabels: "instance",
-    runbookURL: "https://github.com/ioprobe/ioprobe/blob/main/docs/runbooks.md",
-    flushLatencyThresholdSeconds: "0.01",
-    canarySLOLatencySeconds: "0.05",
-    canarySLOObjective: "0.99",
+    ioprobeSelector: 'job="ioprobe"',
+    hostLabels: 'instance',
+    runbookURL: 'https://github.com/ioprobe/ioprobe/blob/main/docs/runbooks.md',
+    flushLatencyThresholdSeconds: '0.01',
+    canarySLOLatencySeconds: '0.05',
+    canarySLOObjective: '0.99',
   },
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/google/go-jsonnet/formatter"
 )
 
 // RuleFiles returns the generated files of configs/prometheus, by name.
@@ -57,7 +59,24 @@ func MixinFiles() (map[string][]byte, error) {
 	}
 	b.WriteString("  },\n}\n")
 	out["dashboards.libsonnet"] = []byte(b.String())
+	for name, content := range out {
+		if !IsJsonnet(name) {
+			continue
+		}
+		f, err := formatter.Format(name, string(content), formatter.DefaultOptions())
+		if err != nil {
+			return nil, fmt.Errorf("jsonnetfmt %s: %w", name, err)
+		}
+		out[name] = []byte(f)
+	}
 	return out, nil
+}
+
+// IsJsonnet says whether a mixin file is jsonnet source, which MixinFiles
+// writes as jsonnetfmt (go-jsonnet's formatter, default options) would:
+// what `mixtool`-style CI checks with `jsonnetfmt --test`.
+func IsJsonnet(name string) bool {
+	return strings.HasSuffix(name, ".libsonnet") || strings.HasSuffix(name, ".jsonnet")
 }
 
 // writeFiles writes files under dir.

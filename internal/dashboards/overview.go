@@ -98,7 +98,7 @@ func overview() (board, error) {
 			lines("Canary SLO: I/Os late from their intended start", "Share of each canary's I/Os that completed more than "+
 				"50 ms after their intended start (their slot under the rate limit: a stall counts every I/O it delayed), "+
 				"over 5 minutes and 1 hour, from the recording rules. The SLO is 99% on time (1% budget); "+
-				"IoprobeCanaryLatencySLO fires when both windows of a pair burn the budget too fast.", "percentunit",
+				"IoprobeCanaryLatencySlo fires when both windows of a pair burn the budget too fast.", "percentunit",
 				series("A", fmt.Sprintf(`target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate5m{%s} %s`, canarySel, isCanary),
 					"5m {{instance}} {{target}} {{ioprobe_job}}"),
 				series("B", fmt.Sprintf(`target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{%s} %s`, canarySel, isCanary),

@@ -40,7 +40,7 @@ var config = [][2]string{
 	// IoprobeFlushLatencyHigh: the write canary's p99 flush (fdatasync)
 	// latency above this many seconds; etcd's guidance for its WAL is 10 ms.
 	{"flushLatencyThresholdSeconds", "0.01"},
-	// IoprobeCanaryLatencySLO: the share of a canary's I/Os that complete
+	// IoprobeCanaryLatencySlo: the share of a canary's I/Os that complete
 	// within canarySLOLatencySeconds of their intended start. The latency
 	// must be one of the classic bucket bounds (0.00005 … 10: see
 	// docs/metrics.md) for Prometheus servers without native histograms.
@@ -246,7 +246,7 @@ var alertingRules = []ruleGroup{
 			comment: `The /metrics scrape job only: /probe answers 503 while a job holds the
 device, which is no sign of a dead exporter.`,
 			alert: "IoprobeDown", expr: `up{%(ioprobeSelector)s} == 0`, forDur: "5m", labels: warning,
-			summary:     "ioprobe cannot be scraped.",
+			summary:     "An ioprobe daemon cannot be scraped.",
 			description: "ioprobe on {{ $labels.instance }} cannot be scraped",
 		},
 		{
@@ -291,7 +291,7 @@ within canarySLOLatencySeconds of their intended start. Burning the
 error budget 14.4 times too fast over 1h and 5m (2% of a 30-day
 budget in an hour), or 6 times over 6h and 30m (5% in 6 hours): the
 multiwindow burn-rate alerts of Google's SRE workbook.`,
-			alert: "IoprobeCanaryLatencySLO", forDur: "2m", labels: critical,
+			alert: "IoprobeCanaryLatencySlo", forDur: "2m", labels: critical,
 			expr: `(
     target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{%(ioprobeSelector)s} > 14.4 * (1 - %(canarySLOObjective)s)
   and
@@ -361,7 +361,7 @@ and ioprobe_run_operations_per_second{%(ioprobeSelector)s} offset 1d
 		{
 			alert: "IoprobeConfigReloadFailed", forDur: "5m", labels: warning,
 			expr:        `ioprobe_config_last_reload_successful{%(ioprobeSelector)s} == 0`,
-			summary:     "ioprobe runs an old configuration.",
+			summary:     "An ioprobe daemon runs an old configuration.",
 			description: "ioprobe on {{ $labels.instance }} runs an old configuration: the last reload failed",
 		},
 	}},
