@@ -8,5 +8,9 @@
     flushLatencyThresholdSeconds: '0.01',
     canarySLOLatencySeconds: '0.05',
     canarySLOObjective: '0.99',
+    scopeLabels: '',
+    // Computed from the above: override those.
+    dashboardSelector: std.join(', ', [self.ioprobeSelector, 'job=~"$job"'] + ['%s=~"$%s"' % [l, l] for l in self.scopeLabelList]),
+    scopeLabelList:: [std.stripChars(l, ' ') for l in std.split(self.scopeLabels, ',') if std.stripChars(l, ' ') != ''],
   },
 }

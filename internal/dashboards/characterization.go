@@ -9,7 +9,7 @@ import (
 
 // pointSel selects the last-run points of one job on one target of one
 // host: a whole suite run, the cells of the report's tables.
-const pointSel = `instance="$instance", target="$target", ioprobe_job="$ioprobe_job"`
+const pointSel = scoped + `, instance="$instance", target="$target", ioprobe_job="$ioprobe_job"`
 
 // characterization rebuilds the esx2 report (BusLogic vs LSI Logic) from a
 // `suite: characterize` job: its Tables 2–5 with data sizes as rows and
@@ -82,9 +82,9 @@ func characterization() (board, error) {
 			"tables by data size and access pattern, throughput, response time and CPU efficiency.",
 		timeFrom: "now-24h", refresh: "1m",
 		vars: []cog.Builder[dashboard.VariableModel]{
-			labelVar("instance", "Instance", "ioprobe_run_operations_per_second", "instance", false),
-			labelVar("target", "Target", `ioprobe_run_operations_per_second{instance="$instance"}`, "target", false),
-			preferred(labelVar("ioprobe_job", "Job", `ioprobe_run_operations_per_second{instance="$instance", target="$target"}`, "ioprobe_job", false),
+			labelVar("instance", "Instance", "ioprobe_run_operations_per_second{"+scoped+"}", "instance", false),
+			labelVar("target", "Target", "ioprobe_run_operations_per_second{"+scoped+`, instance="$instance"}`, "target", false),
+			preferred(labelVar("ioprobe_job", "ioprobe job", "ioprobe_run_operations_per_second{"+scoped+`, instance="$instance", target="$target"}`, "ioprobe_job", false),
 				"characterize"),
 		},
 		rows: rows,

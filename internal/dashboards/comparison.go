@@ -12,10 +12,10 @@ import (
 )
 
 // sideSel selects the last-run points of every side being compared.
-const sideSel = `instance=~"$instance", target=~"$target", ioprobe_job=~"$ioprobe_job"`
+const sideSel = scoped + `, instance=~"$instance", target=~"$target", ioprobe_job=~"$ioprobe_job"`
 
 // baseSel selects the baseline's points.
-const baseSel = `instance="$baseline_instance", target="$baseline_target", ioprobe_job=~"$ioprobe_job"`
+const baseSel = scoped + `, instance="$baseline_instance", target="$baseline_target", ioprobe_job=~"$ioprobe_job"`
 
 // shapeOn matches a point with the same point of another side: same
 // access specification, whatever host, target or job ran it.
@@ -202,7 +202,7 @@ func comparison() (board, error) {
 				instant("A", side(fmt.Sprintf("100 * ioprobe_run_host_cpu_utilization_ratio{%s%s}", sideSel, bizFilter)))),
 			lines("Host CPU over time (%)", "esg Figure 12: host CPU busy as a share of all its CPUs over time, with "+
 				"the runs as annotations: which runs cost what.", "percent",
-				series("A", `100 * instance:ioprobe_host_cpu_seconds:busy_rate1m{instance=~"$instance"} / on (job, instance) ioprobe_host_cpus{instance=~"$instance"}`,
+				series("A", "100 * instance:ioprobe_host_cpu_seconds:busy_rate1m{"+hostSel+"} / on (job, instance) ioprobe_host_cpus{"+hostSel+"}",
 					"{{instance}}")).
 				Max(100).Span(24),
 		}},
@@ -214,11 +214,11 @@ func comparison() (board, error) {
 			"and the multi-host scaling figures (esx35, vsphere5) summed over instances.",
 		timeFrom: "now-24h", refresh: "1m",
 		vars: []cog.Builder[dashboard.VariableModel]{
-			labelVar("instance", "Instance", "ioprobe_run_operations_per_second", "instance", true),
-			labelVar("target", "Target", `ioprobe_run_operations_per_second{instance=~"$instance"}`, "target", true),
-			labelVar("ioprobe_job", "Job", `ioprobe_run_operations_per_second{instance=~"$instance", target=~"$target"}`, "ioprobe_job", true),
-			labelVar("baseline_instance", "Baseline instance", `ioprobe_run_operations_per_second{ioprobe_job=~"$ioprobe_job"}`, "instance", false),
-			labelVar("baseline_target", "Baseline target", `ioprobe_run_operations_per_second{instance="$baseline_instance", ioprobe_job=~"$ioprobe_job"}`, "target", false),
+			labelVar("instance", "Instance", "ioprobe_run_operations_per_second{"+scoped+"}", "instance", true),
+			labelVar("target", "Target", "ioprobe_run_operations_per_second{"+hostSel+"}", "target", true),
+			labelVar("ioprobe_job", "ioprobe job", "ioprobe_run_operations_per_second{"+hostSel+`, target=~"$target"}`, "ioprobe_job", true),
+			labelVar("baseline_instance", "Baseline instance", "ioprobe_run_operations_per_second{"+scoped+`, ioprobe_job=~"$ioprobe_job"}`, "instance", false),
+			labelVar("baseline_target", "Baseline target", "ioprobe_run_operations_per_second{"+scoped+`, instance="$baseline_instance", ioprobe_job=~"$ioprobe_job"}`, "target", false),
 		},
 		annotations: []cog.Builder[dashboard.AnnotationQuery]{runsAnnotation(sideSel)},
 		rows:        rows,

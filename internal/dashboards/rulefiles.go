@@ -21,13 +21,7 @@ func fill(s string) string {
 		if m == "%%" {
 			return "%"
 		}
-		name := configRef.FindStringSubmatch(m)[1]
-		for _, kv := range config {
-			if kv[0] == name {
-				return kv[1]
-			}
-		}
-		panic("rules: unknown config key " + name)
+		return configValue(configRef.FindStringSubmatch(m)[1])
 	})
 }
 
@@ -157,6 +151,14 @@ func configJsonnet() []byte {
 	b.WriteString("// Override in your own mixin: (import 'ioprobe-mixin/mixin.libsonnet') + { _config+:: { ioprobeSelector: 'job=\"ioprobe\", namespace=\"storage\"' } }\n{\n  _config+:: {\n")
 	for _, kv := range config {
 		fmt.Fprintf(&b, "    %s: %s,\n", kv[0], jsonString(kv[1]))
+	}
+	b.WriteString("    // Computed from the above: override those.\n")
+	for _, d := range derivedConfig {
+		sep := ":"
+		if d.hidden {
+			sep = "::"
+		}
+		fmt.Fprintf(&b, "    %s%s %s,\n", d.name, sep, d.jsonnet)
 	}
 	b.WriteString("  },\n}\n")
 	return []byte(b.String())

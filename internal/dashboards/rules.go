@@ -1,5 +1,10 @@
 package dashboards
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The recording and alerting rules of configs/prometheus and the mixin, in
 // one place. An expression names its configurable parts jsonnet's way,
 // %(name)s of the mixin's _config (config below has the defaults that
@@ -46,6 +51,65 @@ var config = [][2]string{
 	// docs/metrics.md) for Prometheus servers without native histograms.
 	{"canarySLOLatencySeconds", "0.05"},
 	{"canarySLOObjective", "0.99"},
+	// The labels, besides job, that tell one deployment from another in
+	// one Prometheus (kube-prometheus with several clusters: "cluster,
+	// namespace"), separated by commas: each becomes a dashboard variable
+	// after Job, and every dashboard query matches it. None by default.
+	{"scopeLabels", ""},
+}
+
+// derivedConfig are _config keys the mixin computes from the others (a
+// jsonnet expression over the final _config, so that a user's override of
+// those reaches them); the shipped files fill them in from config's
+// defaults (derivedValue). A hidden one is a helper of the others.
+var derivedConfig = []struct {
+	name, jsonnet string
+	hidden        bool
+}{
+	// Every dashboard query's selector: ioprobeSelector, the Job
+	// variable's job=~"$job" and a variable's matcher per scope label.
+	{name: "dashboardSelector",
+		jsonnet: `std.join(', ', [self.ioprobeSelector, 'job=~"$job"'] + ['%s=~"$%s"' % [l, l] for l in self.scopeLabelList])`},
+	{name: "scopeLabelList", hidden: true,
+		jsonnet: `[std.stripChars(l, ' ') for l in std.split(self.scopeLabels, ',') if std.stripChars(l, ' ') != '']`},
+}
+
+// derivedValue is what a derivedConfig key's jsonnet makes of config's
+// defaults.
+func derivedValue(name string) (string, bool) {
+	switch name {
+	case "dashboardSelector":
+		parts := []string{configValue("ioprobeSelector"), `job=~"$job"`}
+		for _, l := range scopeLabels(configValue("scopeLabels")) {
+			parts = append(parts, fmt.Sprintf(`%s=~"$%s"`, l, l))
+		}
+		return strings.Join(parts, ", "), true
+	}
+	return "", false
+}
+
+// scopeLabels splits the scopeLabels setting as the mixin does.
+func scopeLabels(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, ",") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// configValue is a _config key's value in the shipped files.
+func configValue(name string) string {
+	for _, kv := range config {
+		if kv[0] == name {
+			return kv[1]
+		}
+	}
+	if v, ok := derivedValue(name); ok {
+		return v
+	}
+	panic("rules: unknown config key " + name)
 }
 
 // ruleFileHeader is the comment at the top of rules.yml.
