@@ -21,17 +21,18 @@ func datasourceVar() *dashboard.DatasourceVariableBuilder {
 }
 
 // scoped is the selector every query of every dashboard starts with: the
-// mixin's _config.dashboardSelector (ioprobeSelector, the Job variable
-// and a variable per scope label), filled in by Files with the defaults
+// mixin's _config.dashboardSelector (ioprobeSelector, a variable per
+// scope label, the Job variable), filled in by Files with the defaults
 // (job="ioprobe", job=~"$job") and by the mixin with the user's _config.
 const scoped = "%(dashboardSelector)s"
 
 // jobVar is the Prometheus job (the scrape job's job label, not ioprobe's
-// ioprobe_job) among those ioprobeSelector selects: two deployments in one
-// Prometheus are told apart by it, as dashboard-linter's template-job-rule
-// asks (named job, labelled Job, multi-valued, All as .+).
+// ioprobe_job) among those ioprobeSelector and the scope variables before
+// it select: two deployments in one Prometheus are told apart by it, as
+// dashboard-linter's template-job-rule asks (named job, labelled Job,
+// multi-valued, All as .+).
 func jobVar() *dashboard.QueryVariableBuilder {
-	return labelVar("job", "Job", "ioprobe_build_info{%(ioprobeSelector)s}", "job", true)
+	return labelVar("job", "Job", "ioprobe_build_info{%(scopeSelector)s}", "job", true)
 }
 
 // labelVar is a variable over the values of a label: `label_values(series,

@@ -52,7 +52,7 @@ func characterization() (board, error) {
 		}},
 		{title: "Beyond the report", panels: []cog.Builder[dashboard.Panel]{
 			listTable("Test cases", "esx2 Table 1: the points of the last run, their access specification, "+
-				"and whether each completed without I/O errors.",
+				"and whether each completed without I/O errors.", "none",
 				map[string]any{
 					"excludeByName": map[string]any{"Time": true, "__name__": true, "job": true, "instance": true,
 						"target": true, "ioprobe_job": true},
@@ -62,7 +62,8 @@ func characterization() (board, error) {
 						"read_pct": "% read", "random_pct": "% random", "queue_depth": "Outstanding I/Os",
 						"workers": "Workers", "Value": "Succeeded"},
 				},
-				instant("A", q("ioprobe_run_success{%s}"))),
+				instant("A", q("ioprobe_run_success{%s}"))).
+				OverrideByName("Succeeded", yesNo),
 			single("Last run ended", "When the last point of the chosen job ended on this target.", "dateTimeFromNow",
 				instantSeries("A", q("max(ioprobe_run_timestamp_seconds{%s}) * 1000"), "")).Span(12),
 			matrixTable("p99 response time (ms)", "99th percentile completion latency of each point.", "none", 2, g,

@@ -150,7 +150,7 @@ func comparison() (board, error) {
 				instant("A", point(fmt.Sprintf("sum by (instance, %s) (ioprobe_run_operations_per_second{%s})", aggBy, sideSel), true))).
 				Stacking(common.StackingModeNormal),
 			listTable("Aggregate over hosts", "Every point summed over the chosen hosts and targets: how many took part, "+
-				"their total IOPS and MB/s, and their IOPS-weighted mean response time.",
+				"their total IOPS and MB/s, and their IOPS-weighted mean response time.", "none",
 				map[string]any{
 					"excludeByName": map[string]any{"Time": true, "read_pct": true, "random_pct": true},
 					"indexByName": map[string]any{"ioprobe_job": 0, "workload": 1, "block_size_bytes": 2, "queue_depth": 3,
@@ -163,6 +163,9 @@ func comparison() (board, error) {
 				instant("B", sum(aggBy, "ioprobe_run_operations_per_second", sideSel)),
 				instant("C", fmt.Sprintf("1e-6 * %s", sum(aggBy, "ioprobe_run_throughput_bytes_per_second", sideSel))),
 				instant("D", weightedLatency(aggBy, sideSel))).
+				OverrideByName("IOPS", []dashboard.DynamicConfigValue{{Id: "unit", Value: "iops"}}).
+				OverrideByName("MB/s", []dashboard.DynamicConfigValue{{Id: "unit", Value: "MBs"}}).
+				OverrideByName("Mean response time (ms)", []dashboard.DynamicConfigValue{{Id: "unit", Value: "ms"}}).
 				Decimals(1).Span(24),
 			lines("Aggregate live IOPS", "IOPS summed over the chosen hosts and targets, by job: the multi-host load "+
 				"as it happens.", "iops",

@@ -33,7 +33,7 @@ const mixinMain = `// The ioprobe monitoring mixin: grafanaDashboards, prometheu
 
 // dashboardsJsonnet is mixin/dashboards.libsonnet: the dashboards of
 // dashboards/, their queries formatted with _config (only the query fields
-// hold %(name)s references: checkConfigRefs), and after each one's Job
+// hold %(name)s references: checkConfigRefs), and before each one's Job
 // variable, a variable per scope label (scopeLabels), made from the Job
 // variable: a multi-valued query over the values the selectors before it
 // leave.
@@ -49,7 +49,7 @@ local fill(v, c) =
   else v;
 local scopeVariables(job, c) = [
   local l = c.scopeLabelList[i];
-  local sel = std.join(', ', [c.ioprobeSelector, 'job=~"$job"'] + ['%s=~"$%s"' % [p, p] for p in c.scopeLabelList[:i]]);
+  local sel = std.join(', ', [c.ioprobeSelector] + ['%s=~"$%s"' % [p, p] for p in c.scopeLabelList[:i]]);
   local q = 'label_values(ioprobe_build_info{%s}, %s)' % [sel, l];
   job { name: l, label: l, query: q, definition: q }
   for i in std.range(0, std.length(c.scopeLabelList) - 1)
@@ -58,7 +58,7 @@ local scoped(d, c) =
   local vars = d.templating.list;
   local at = [i for i in std.range(0, std.length(vars) - 1) if vars[i].name == 'job'][0];
   d {
-    templating+: { list: vars[:at + 1] + scopeVariables(vars[at], c) + vars[at + 1:] },
+    templating+: { list: vars[:at] + scopeVariables(vars[at], c) + vars[at:] },
   };
 {
   grafanaDashboards+:: {

@@ -110,7 +110,7 @@ func overview() (board, error) {
 		{title: "Jobs", panels: []cog.Builder[dashboard.Panel]{
 			matrixTable("Runs by outcome in the time range", "Whole runs of each job that ended in the time range, by status.", "none", 0,
 				runsGrid, instant("A", "sum by (ioprobe_job, status) (increase(ioprobe_job_runs_total{"+hostSel+`, ioprobe_job=~"$ioprobe_job"}[$__range]))`)),
-			listTable("Next scheduled start", "When each scheduled job starts next.",
+			listTable("Next scheduled start", "When each scheduled job starts next.", "dateTimeFromNow",
 				map[string]any{
 					"excludeByName": map[string]any{"Time": true, "job": true},
 					"indexByName":   map[string]any{"instance": 0, "ioprobe_job": 1, "Value": 2},
@@ -213,7 +213,7 @@ func pausedTimeline(expr string) *statetimeline.PanelBuilder {
 // succeeded.
 func lastRuns() cog.Builder[dashboard.Panel] {
 	by := "instance, target, ioprobe_job"
-	return listTable("Last runs", "When each job's last run ended, and whether all its points completed without I/O errors.",
+	return listTable("Last runs", "When each job's last run ended, and whether all its points completed without I/O errors.", "none",
 		map[string]any{
 			"excludeByName": map[string]any{"Time": true},
 			"indexByName":   map[string]any{"instance": 0, "target": 1, "ioprobe_job": 2, "Value #A": 3, "Value #B": 4},
@@ -223,10 +223,5 @@ func lastRuns() cog.Builder[dashboard.Panel] {
 		instant("A", fmt.Sprintf("max by (%s) (ioprobe_run_timestamp_seconds{%s}) * 1000", by, liveSel)),
 		instant("B", fmt.Sprintf("min by (%s) (ioprobe_run_success{%s})", by, liveSel))).
 		OverrideByName("Ended", []dashboard.DynamicConfigValue{{Id: "unit", Value: "dateTimeAsIso"}}).
-		OverrideByName("All points succeeded", []dashboard.DynamicConfigValue{{Id: "mappings", Value: []any{
-			map[string]any{"type": "value", "options": map[string]any{
-				"0": map[string]any{"text": "no", "color": "red"},
-				"1": map[string]any{"text": "yes", "color": "green"},
-			}},
-		}}})
+		OverrideByName("All points succeeded", yesNo)
 }

@@ -54,7 +54,7 @@ var config = [][2]string{
 	// The labels, besides job, that tell one deployment from another in
 	// one Prometheus (kube-prometheus with several clusters: "cluster,
 	// namespace"), separated by commas: each becomes a dashboard variable
-	// after Job, and every dashboard query matches it. None by default.
+	// before Job, and every dashboard query matches it. None by default.
 	{"scopeLabels", ""},
 }
 
@@ -66,10 +66,13 @@ var derivedConfig = []struct {
 	name, jsonnet string
 	hidden        bool
 }{
-	// Every dashboard query's selector: ioprobeSelector, the Job
-	// variable's job=~"$job" and a variable's matcher per scope label.
-	{name: "dashboardSelector",
-		jsonnet: `std.join(', ', [self.ioprobeSelector, 'job=~"$job"'] + ['%s=~"$%s"' % [l, l] for l in self.scopeLabelList])`},
+	// ioprobeSelector and a variable's matcher per scope label: what the
+	// dashboards' Job variable lists the jobs of.
+	{name: "scopeSelector",
+		jsonnet: `std.join(', ', [self.ioprobeSelector] + ['%s=~"$%s"' % [l, l] for l in self.scopeLabelList])`},
+	// Every dashboard query's selector: scopeSelector and the Job
+	// variable's job=~"$job".
+	{name: "dashboardSelector", jsonnet: `self.scopeSelector + ', job=~"$job"'`},
 	{name: "scopeLabelList", hidden: true,
 		jsonnet: `[std.stripChars(l, ' ') for l in std.split(self.scopeLabels, ',') if std.stripChars(l, ' ') != '']`},
 }
@@ -78,12 +81,14 @@ var derivedConfig = []struct {
 // defaults.
 func derivedValue(name string) (string, bool) {
 	switch name {
-	case "dashboardSelector":
-		parts := []string{configValue("ioprobeSelector"), `job=~"$job"`}
+	case "scopeSelector":
+		parts := []string{configValue("ioprobeSelector")}
 		for _, l := range scopeLabels(configValue("scopeLabels")) {
 			parts = append(parts, fmt.Sprintf(`%s=~"$%s"`, l, l))
 		}
 		return strings.Join(parts, ", "), true
+	case "dashboardSelector":
+		return configValue("scopeSelector") + `, job=~"$job"`, true
 	}
 	return "", false
 }
