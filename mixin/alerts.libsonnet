@@ -144,6 +144,28 @@
               runbook_url: $._config.runbookURL + '#ioprobeconfigreloadfailed',
             },
           },
+          {
+            alert: 'IoprobeProbeFailed',
+            expr: 'max_over_time(ioprobe_probe_success{%(probeSelector)s}[10m]) == 0' % $._config,
+            'for': '5m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Probes of a target fail.',
+              description: 'Every probe of target {{ $labels.target }} on {{ $labels.instance }} in the last 10 minutes failed',
+              runbook_url: $._config.runbookURL + '#ioprobeprobefailed',
+            },
+          },
+          {
+            alert: 'IoprobeProbeUnanswered',
+            expr: '(up{%(probeSelector)s} == 0)\nunless on (instance)\n(up{%(ioprobeSelector)s} == 0)\n' % $._config,
+            'for': '1h',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: 'Probes of a host get no answer.',
+              description: 'No /probe scrape of {{ $labels.instance }} (job {{ $labels.job }}) has succeeded for an hour',
+              runbook_url: $._config.runbookURL + '#ioprobeprobeunanswered',
+            },
+          },
         ],
       },
     ],

@@ -3,6 +3,7 @@
 {
   _config+:: {
     ioprobeSelector: 'job="ioprobe"',
+    probeSelector: 'job="ioprobe-probe"',
     hostLabels: 'instance',
     runbookURL: 'https://github.com/ioprobe/ioprobe/blob/main/docs/runbooks.md',
     flushLatencyThresholdSeconds: '0.01',

@@ -35,6 +35,10 @@ type rule struct {
 var config = [][2]string{
 	// Selects ioprobe's /metrics scrape job: every rule reads only it.
 	{"ioprobeSelector", `job="ioprobe"`},
+	// Selects the /probe scrape job (blackbox style: prometheus.yml's
+	// ioprobe-probe, the ServiceMonitor's relabelled job): the probe
+	// alerts read only it.
+	{"probeSelector", `job="ioprobe-probe"`},
 	// The labels that tell one host from another, left out when the
 	// aggregate rules sum over hosts. kube-prometheus adds pod, and often
 	// node and container: add those your scrape config puts on every series.
@@ -432,6 +436,29 @@ and ioprobe_run_operations_per_second{%(ioprobeSelector)s} offset 1d
 			expr:        `ioprobe_config_last_reload_successful{%(ioprobeSelector)s} == 0`,
 			summary:     "An ioprobe daemon runs an old configuration.",
 			description: "ioprobe on {{ $labels.instance }} runs an old configuration: the last reload failed",
+		},
+		{
+			comment: `/probe reports a failed probe as data (ioprobe_probe_success 0: I/O
+errors, or a scrape timeout too short to measure in); a busy one (a job
+holds the device, or too many probes at once) is answered 503 and leaves a
+gap. Every probe that answered in the last 10 minutes failed, for 5.`,
+			alert: "IoprobeProbeFailed", forDur: "5m", labels: warning,
+			expr:        `max_over_time(ioprobe_probe_success{%(probeSelector)s}[10m]) == 0`,
+			summary:     "Probes of a target fail.",
+			description: "Every probe of target {{ $labels.target }} on {{ $labels.instance }} in the last 10 minutes failed",
+		},
+		{
+			comment: `No /probe scrape of a host succeeded for an hour while its /metrics
+answers (IoprobeDown covers a dead exporter): the scrape config names a
+module or target the daemon does not have (400), or the device is never
+free (503).`,
+			alert: "IoprobeProbeUnanswered", forDur: "1h", labels: warning,
+			expr: `(up{%(probeSelector)s} == 0)
+unless on (instance)
+(up{%(ioprobeSelector)s} == 0)
+`,
+			summary:     "Probes of a host get no answer.",
+			description: "No /probe scrape of {{ $labels.instance }} (job {{ $labels.job }}) has succeeded for an hour",
 		},
 	}},
 }
