@@ -3,10 +3,13 @@
 // a replace directive, which `go install module@version` refuses, so this
 // module requires it and repeats the replace; its go.sum pins every module
 // of the build.
-// The requirements are Prometheus v0.305.0's own (its go.mod, whose
-// module graph `go mod tidy` would widen with its dependencies' Windows
-// and test imports), so promtool is built from the modules Prometheus
-// 3.5.0 was.
+//
+// The requirements below are Prometheus v0.305.0's own, copied from its
+// go.mod (`go mod tidy` would widen them: it resolves its dependencies'
+// Windows and test imports to their newest versions, golang.org/x/sys
+// among them), so that promtool is built from the modules Prometheus 3.5.0
+// was. To move to another LTS release, copy that release's require and
+// replace blocks here and build once with -mod=mod to fill go.sum.
 module github.com/ioprobe/ioprobe/scripts/promtool-lts
 
 go 1.24
