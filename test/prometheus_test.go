@@ -158,15 +158,22 @@ func needPrometheus3(t *testing.T) promServer {
 	return s
 }
 
-// promServers are the Prometheus releases installed here; it skips the
-// test when there is none.
-func promServers(t *testing.T) []promServer {
+// promServers are the Prometheus releases installed here, and with lts
+// the promtool of 3.5 LTS too; it skips the test when there is none.
+func promServers(t *testing.T, lts bool) []promServer {
 	t.Helper()
 	var out []promServer
 	if s, ok := prometheus3(t); ok {
 		out = append(out, s)
 	} else {
 		t.Log("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3): testing the older one only")
+	}
+	if lts {
+		if s, ok := prometheusLTS(t); ok {
+			out = append(out, s)
+		} else {
+			t.Log("promtool 3.5 LTS is not built (make test-deps builds it into .tools/prometheus-lts)")
+		}
 	}
 	if s, ok := prometheus2(); ok {
 		out = append(out, s)

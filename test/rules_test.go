@@ -25,8 +25,7 @@ func TestPrometheusRules(t *testing.T) {
 	// LTS promtool is built after Prometheus 3, and the other tests that
 	// run Prometheus need only that.
 	t.Parallel()
-	v3, have3 := prometheus3(t)
-	lts, haveLTS := prometheusLTS(t)
+	servers := promServers(t, true)
 	prometheusTests.Lock()
 	t.Cleanup(prometheusTests.Unlock)
 	dir, err := filepath.Abs(filepath.Join("..", "configs", "prometheus"))
@@ -35,25 +34,6 @@ func TestPrometheusRules(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, tests)
 	requireRecordingRulesFirst(t, dir, tests)
-	var servers []promServer
-	if have3 {
-		servers = append(servers, v3)
-	} else {
-		t.Log("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3)")
-	}
-	if haveLTS {
-		servers = append(servers, lts)
-	} else {
-		t.Log("promtool 3.5 LTS is not built (make test-deps builds it into .tools/prometheus-lts)")
-	}
-	if s, ok := prometheus2(); ok {
-		servers = append(servers, s)
-	} else {
-		t.Log("no Prometheus 2.x in PATH (Debian's prometheus package)")
-	}
-	if len(servers) == 0 {
-		t.Skip("no promtool installed (make test-deps)")
-	}
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
 			config := filepath.Join(dir, s.configFile())
