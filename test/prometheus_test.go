@@ -37,20 +37,24 @@ type promServer struct {
 // The builds are waited for once per test binary.
 var prometheus3Build, prometheusLTSBuild sync.Once
 
-// prometheus3 is the Prometheus 3 that scripts/prometheus3.sh built, if
-// it did. A build under way (make test starts it in the background) is
-// waited for: its pid is in .tools/prometheus3.building while it runs.
-func prometheus3(t *testing.T) (promServer, bool) {
+// built is what scripts/prometheus3.sh built into .tools/name: s with its
+// binaries there, named with the release it wrote to VERSION, if they are
+// all there. A build under way (make test starts it in the background) is
+// waited for, once: its pid is in .tools/name.building while it runs.
+func built(t *testing.T, once *sync.Once, name string, s promServer) (promServer, bool) {
 	t.Helper()
 	tools, err := filepath.Abs(filepath.Join("..", ".tools"))
 	if err != nil {
 		return promServer{}, false
 	}
-	prometheus3Build.Do(func() { waitForBuild(t, filepath.Join(tools, "prometheus3.building"), 30*time.Minute) })
-	dir := filepath.Join(tools, "prometheus3")
-	s := promServer{name: "prometheus 3", prometheus: filepath.Join(dir, "prometheus"), promtool: filepath.Join(dir, "promtool")}
-	for _, f := range []string{s.prometheus, s.promtool} {
-		if _, err := os.Stat(f); err != nil {
+	once.Do(func() { waitForBuild(t, filepath.Join(tools, name+".building"), 30*time.Minute) })
+	dir := filepath.Join(tools, name)
+	for _, f := range []*string{&s.prometheus, &s.promtool} {
+		if *f == "" {
+			continue
+		}
+		*f = filepath.Join(dir, *f)
+		if _, err := os.Stat(*f); err != nil {
 			return promServer{}, false
 		}
 	}
@@ -60,25 +64,18 @@ func prometheus3(t *testing.T) (promServer, bool) {
 	return s, true
 }
 
+// prometheus3 is the Prometheus 3 that scripts/prometheus3.sh built, if
+// it did.
+func prometheus3(t *testing.T) (promServer, bool) {
+	t.Helper()
+	return built(t, &prometheus3Build, "prometheus3", promServer{name: "prometheus 3", prometheus: "prometheus", promtool: "promtool"})
+}
+
 // prometheusLTS is the promtool of Prometheus 3.5 LTS that
-// scripts/prometheus3.sh built, if it did, waiting for a build under way
-// (its pid in .tools/prometheus-lts.building).
+// scripts/prometheus3.sh built, if it did.
 func prometheusLTS(t *testing.T) (promServer, bool) {
 	t.Helper()
-	tools, err := filepath.Abs(filepath.Join("..", ".tools"))
-	if err != nil {
-		return promServer{}, false
-	}
-	prometheusLTSBuild.Do(func() { waitForBuild(t, filepath.Join(tools, "prometheus-lts.building"), 30*time.Minute) })
-	dir := filepath.Join(tools, "prometheus-lts")
-	s := promServer{name: "promtool 3.5 LTS", promtool: filepath.Join(dir, "promtool"), lts: true}
-	if _, err := os.Stat(s.promtool); err != nil {
-		return promServer{}, false
-	}
-	if v, err := os.ReadFile(filepath.Join(dir, "VERSION")); err == nil {
-		s.name += " (" + strings.TrimSpace(string(v)) + ")"
-	}
-	return s, true
+	return built(t, &prometheusLTSBuild, "prometheus-lts", promServer{name: "promtool 3.5 LTS", promtool: "promtool", lts: true})
 }
 
 // waitForBuild waits while the process whose pid is in file runs (at
