@@ -1,4 +1,6 @@
 # A static ioprobe on a distroless base, running as a non-root user.
+#   make image        (docker build with VERSION and REVISION from git)
+# or, after make build or make image has written .version:
 #   docker build -t ioprobe .
 #   docker run --rm -p 9816:9816 -v /var/lib/ioprobe:/data \
 #     -v $PWD/configs/ioprobe.yaml:/etc/ioprobe/ioprobe.yaml:ro ioprobe
@@ -13,7 +15,15 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 make build
+# The build's name in `ioprobe version` and ioprobe_build_info. The context
+# has no .git (.dockerignore) to ask: make image passes both as build
+# arguments; without them they come from .version, which make build and
+# make image write; without that, "dev" and "unknown".
+ARG VERSION
+ARG REVISION
+RUN v="${VERSION:-$(sed -n 's/^VERSION=//p' .version 2>/dev/null)}"; \
+    r="${REVISION:-$(sed -n 's/^REVISION=//p' .version 2>/dev/null)}"; \
+    CGO_ENABLED=0 make build VERSION="${v:-dev}" REVISION="${r:-unknown}"
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /src/bin/ioprobe /usr/local/bin/ioprobe

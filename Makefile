@@ -2,16 +2,36 @@
 SHELL := /bin/bash
 GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN := bin/ioprobe
+# The build's name in `ioprobe version` and ioprobe_build_info: from git,
+# or given (make build VERSION=v1.2.3 REVISION=...).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/ioprobe/ioprobe/internal/version.Version=$(VERSION)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X github.com/ioprobe/ioprobe/internal/version.Version=$(VERSION) \
+	-X github.com/ioprobe/ioprobe/internal/version.revision=$(REVISION)
 export CGO_ENABLED ?= 0
+# The image `make image` builds, tagged with VERSION.
+IMAGE ?= ghcr.io/ioprobe/ioprobe
+# Where version-file writes VERSION and REVISION for the Dockerfile: its
+# build context has no .git to ask.
+VERSION_FILE ?= .version
 
-.PHONY: all build run test test-deps unit race fuzz bench bench-fio bench-fsync fio-side lint fmt clean dashboards
+.PHONY: all build version-file image run test test-deps unit race fuzz bench bench-fio bench-fsync fio-side lint fmt clean dashboards
 
 all: build
 
-build:
+build: version-file
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ioprobe
+
+# VERSION and REVISION as the Dockerfile reads them when no build argument
+# sets them: a `docker build .` after make build or make image names the
+# build as they do (git-ignored; in the Docker context on purpose).
+version-file:
+	@printf 'VERSION=%s\nREVISION=%s\n' '$(VERSION)' '$(REVISION)' >$(VERSION_FILE)
+
+# The container image (needs Docker): VERSION and REVISION passed as build
+# arguments, the image tagged with VERSION.
+image: version-file
+	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMAGE):$(VERSION) .
 
 # The quick start: a 10-second 4 KiB random-read run on ./ioprobe.dat
 # (1 GiB, created and filled on first use).
@@ -66,6 +86,7 @@ test-deps:
 # Tests without installing anything (what is missing is skipped with a message).
 unit:
 	$(GO) test -count=1 ./...
+	cd test/upstream && $(GO) test -count=1 ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -93,8 +114,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd test/upstream && $(GO) vet ./...
 	@if [ -x "$(STATICCHECK)" ]; then \
 		echo "$(STATICCHECK) ./..."; $(STATICCHECK) ./...; \
+		echo "cd test/upstream && $(STATICCHECK) ./..."; (cd test/upstream && $(STATICCHECK) ./...); \
 	else \
 		echo "lint: staticcheck is not installed (make test-deps installs $(STATICCHECK_VERSION)): skipped"; \
 	fi
@@ -103,7 +126,7 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin ioprobe.dat
+	rm -rf bin ioprobe.dat $(VERSION_FILE)
 
 # grafana/, configs/prometheus/{rules,alerts}.yml and mixin/ from
 # internal/dashboards (a test fails when any is stale).

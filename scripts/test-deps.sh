@@ -65,7 +65,8 @@ have ubinize      || need+=(mtd-utils)
 # After the Debian packages (they bring go's neighbours node and npm), as a
 # function so every exit path runs it. Both go into project-local,
 # git-ignored directories and are skipped when already there. Prometheus 3
-# is built by scripts/prometheus3.sh (its release is pinned there);
+# and promtool of 3.5 LTS are built by scripts/prometheus3.sh (the releases
+# pinned there and in scripts/promtool-lts/go.mod);
 # --without-prometheus3 leaves it out, for make test, which runs that
 # build beside everything else.
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -2,8 +2,10 @@ package test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-jsonnet"
@@ -65,4 +67,65 @@ func TestMixinRendersTheShippedFiles(t *testing.T) {
 	require.NotContains(t, string(raw), `job=\"ioprobe\"`)
 	require.Contains(t, string(raw), `up{job=\"storage-probe\"} == 0`)
 	require.Contains(t, string(raw), `sum without (instance, pod, target)`)
+}
+
+// queryStrings returns every query of a rendered dashboard by where it is:
+// panels' targets, annotations, variables.
+func queryStrings(t *testing.T, d map[string]any) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok && (k == "expr" || (k == "query" && v["type"] == "query")) {
+					out[path+"/"+k] = s
+					continue
+				}
+				walk(path+"/"+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprintf("%s/%d", path, i), x)
+			}
+		}
+	}
+	walk("", d)
+	return out
+}
+
+// A kube-prometheus user's _config changes every query of every
+// dashboard: each takes the selector (here another job and a namespace)
+// and the scope variable (cluster), which comes before Job.
+func TestMixinSelectorReachesEveryDashboardQuery(t *testing.T) {
+	render := func(config string) map[string]any {
+		vm := jsonnet.MakeVM()
+		vm.Importer(&jsonnet.FileImporter{JPaths: []string{filepath.Join("..", "mixin")}})
+		out, err := vm.EvaluateAnonymousSnippet("render.jsonnet", "((import 'mixin.libsonnet') + {_config+:: "+config+"}).grafanaDashboards")
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &m))
+		return m
+	}
+	def := render("{}")
+	custom := render(`{ioprobeSelector: 'job="storage-probe", namespace="storage"', scopeLabels: 'cluster'}`)
+	require.Len(t, custom, 3)
+	for name, d := range custom {
+		got := queryStrings(t, d.(map[string]any))
+		was := queryStrings(t, def[name].(map[string]any))
+		// The cluster variable is new and moves the variables after it.
+		require.Len(t, got, len(was)+1, name)
+		require.NotEmpty(t, was, name)
+		for path, q := range got {
+			require.Contains(t, q, `job="storage-probe", namespace="storage"`, "%s %s", name, path)
+			require.NotContains(t, q, `job="ioprobe"`, "%s %s", name, path)
+			if !strings.HasPrefix(q, "label_values(ioprobe_build_info{") {
+				require.Contains(t, q, `cluster=~"$cluster", job=~"$job"`, "%s %s", name, path)
+			}
+		}
+		for path, q := range was {
+			require.NotContains(t, q, "namespace", "%s %s", name, path)
+		}
+	}
 }

@@ -18,34 +18,43 @@ import (
 // The Prometheus servers the tests run against: Prometheus 3, built from
 // the Go module proxy by scripts/prometheus3.sh into .tools/prometheus3
 // (its release pinned there), and Debian's 2.42 in PATH as the older
-// target. docs/metrics.md says what each needs.
+// target; and promtool of Prometheus 3.5, the long-term support release,
+// which the same script builds into .tools/prometheus-lts.
+// docs/metrics.md says what each needs.
 
 // promServer is one Prometheus release: its server and promtool.
 type promServer struct {
 	name                 string
 	prometheus, promtool string
-	// v2: Prometheus 2.x, which takes the shipped scrape config without
-	// its 3.x keys and ingests native histograms behind a feature flag.
+	// v2: Prometheus 2.x, which takes prometheus-3.5.yml without its 3.x
+	// key and ingests native histograms behind a feature flag.
 	v2 bool
+	// lts: Prometheus 3.0 to 3.7 (promtool of 3.5 LTS only), which takes
+	// prometheus-3.5.yml and the same feature flag.
+	lts bool
 }
 
-// prometheus3Build is waited for once per test binary.
-var prometheus3Build sync.Once
+// The builds are waited for once per test binary.
+var prometheus3Build, prometheusLTSBuild sync.Once
 
-// prometheus3 is the Prometheus 3 that scripts/prometheus3.sh built, if
-// it did. A build under way (make test starts it in the background) is
-// waited for: its pid is in .tools/prometheus3.building while it runs.
-func prometheus3(t *testing.T) (promServer, bool) {
+// built is what scripts/prometheus3.sh built into .tools/name: s with its
+// binaries there, named with the release it wrote to VERSION, if they are
+// all there. A build under way (make test starts it in the background) is
+// waited for, once: its pid is in .tools/name.building while it runs.
+func built(t *testing.T, once *sync.Once, name string, s promServer) (promServer, bool) {
 	t.Helper()
 	tools, err := filepath.Abs(filepath.Join("..", ".tools"))
 	if err != nil {
 		return promServer{}, false
 	}
-	prometheus3Build.Do(func() { waitForBuild(t, filepath.Join(tools, "prometheus3.building"), 30*time.Minute) })
-	dir := filepath.Join(tools, "prometheus3")
-	s := promServer{name: "prometheus 3", prometheus: filepath.Join(dir, "prometheus"), promtool: filepath.Join(dir, "promtool")}
-	for _, f := range []string{s.prometheus, s.promtool} {
-		if _, err := os.Stat(f); err != nil {
+	once.Do(func() { waitForBuild(t, filepath.Join(tools, name+".building"), 30*time.Minute) })
+	dir := filepath.Join(tools, name)
+	for _, f := range []*string{&s.prometheus, &s.promtool} {
+		if *f == "" {
+			continue
+		}
+		*f = filepath.Join(dir, *f)
+		if _, err := os.Stat(*f); err != nil {
 			return promServer{}, false
 		}
 	}
@@ -53,6 +62,20 @@ func prometheus3(t *testing.T) (promServer, bool) {
 		s.name += " (" + strings.TrimSpace(string(v)) + ")"
 	}
 	return s, true
+}
+
+// prometheus3 is the Prometheus 3 that scripts/prometheus3.sh built, if
+// it did.
+func prometheus3(t *testing.T) (promServer, bool) {
+	t.Helper()
+	return built(t, &prometheus3Build, "prometheus3", promServer{name: "prometheus 3", prometheus: "prometheus", promtool: "promtool"})
+}
+
+// prometheusLTS is the promtool of Prometheus 3.5 LTS that
+// scripts/prometheus3.sh built, if it did.
+func prometheusLTS(t *testing.T) (promServer, bool) {
+	t.Helper()
+	return built(t, &prometheusLTSBuild, "prometheus-lts", promServer{name: "promtool 3.5 LTS", promtool: "promtool", lts: true})
 }
 
 // waitForBuild waits while the process whose pid is in file runs (at
@@ -86,7 +109,7 @@ func waitForBuild(t *testing.T, file string, limit time.Duration) {
 		}
 	}
 	if d := time.Since(start); d >= time.Second {
-		t.Logf("waited %s for the Prometheus 3 build (pid %d) to finish", d.Round(time.Second), pid)
+		t.Logf("waited %s for the build of %s (pid %d) to finish", d.Round(time.Second), filepath.Base(file), pid)
 	}
 }
 
@@ -132,15 +155,22 @@ func needPrometheus3(t *testing.T) promServer {
 	return s
 }
 
-// promServers are the Prometheus releases installed here; it skips the
-// test when there is none.
-func promServers(t *testing.T) []promServer {
+// promServers are the Prometheus releases installed here, and with lts
+// the promtool of 3.5 LTS too; it skips the test when there is none.
+func promServers(t *testing.T, lts bool) []promServer {
 	t.Helper()
 	var out []promServer
 	if s, ok := prometheus3(t); ok {
 		out = append(out, s)
 	} else {
 		t.Log("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3): testing the older one only")
+	}
+	if lts {
+		if s, ok := prometheusLTS(t); ok {
+			out = append(out, s)
+		} else {
+			t.Log("promtool 3.5 LTS is not built (make test-deps builds it into .tools/prometheus-lts)")
+		}
 	}
 	if s, ok := prometheus2(); ok {
 		out = append(out, s)
@@ -153,43 +183,50 @@ func promServers(t *testing.T) []promServer {
 	return out
 }
 
-// v3Only are the lines of configs/prometheus/prometheus.yml that
-// Prometheus 2.x rejects; its comment tells 2.x users to delete them.
-var v3Only = []string{"    scrape_native_histograms: true\n", "    always_scrape_classic_histograms: true\n"}
+// v3Only is the line of configs/prometheus/prometheus-3.5.yml that
+// Prometheus 2.x rejects; its comment tells 2.x users to delete it.
+const v3Only = "    always_scrape_classic_histograms: true\n"
 
-// forPrometheus2 is a scrape config without its Prometheus 3 keys.
+// forPrometheus2 is prometheus-3.5.yml without its Prometheus 3 key.
 func forPrometheus2(t *testing.T, cfg string) string {
 	t.Helper()
-	for _, l := range v3Only {
-		require.Equal(t, 1, strings.Count(cfg, l), "prometheus.yml has changed: %q", l)
-		cfg = strings.Replace(cfg, l, "", 1)
-	}
-	return cfg
+	require.Equal(t, 1, strings.Count(cfg, v3Only), "prometheus-3.5.yml has changed: %q", v3Only)
+	return strings.Replace(cfg, v3Only, "", 1)
 }
 
-// v2Flags are the flags a Prometheus 2.x needs for the shipped config's
-// native histograms.
+// flags are the flags a Prometheus needs for the shipped config's native
+// histograms: before 3.8, the feature flag.
 func (s promServer) flags() []string {
-	if s.v2 {
+	if s.v2 || s.lts {
 		return []string{"--enable-feature=native-histograms"}
 	}
 	return nil
 }
 
-// shippedScrapeConfig is configs/prometheus/prometheus.yml as it stands,
-// pointed at the daemons at addrs, its rule files by absolute path, and
-// scraping and evaluating every second instead of every 15s and 1m (the
-// test cannot wait minutes). probeEvery, when set, replaces the probe job's
-// 60s interval and 10s timeout. For a Prometheus 2.x,
-// without the 3.x keys.
+// configFile is the shipped scrape config a release takes:
+// prometheus.yml from 3.8 on, prometheus-3.5.yml before (2.x without its
+// 3.x key: see forPrometheus2).
+func (s promServer) configFile() string {
+	if s.v2 || s.lts {
+		return "prometheus-3.5.yml"
+	}
+	return "prometheus.yml"
+}
+
+// shippedScrapeConfig is the shipped scrape config of s's release
+// (configFile) as it stands, pointed at the daemons at addrs, its rule
+// files by absolute path, and scraping and evaluating every second instead
+// of every 15s and 1m (the test cannot wait minutes). probeEvery, when
+// set, replaces the probe job's 60s interval and 10s timeout. For a
+// Prometheus 2.x, without the 3.x key.
 func shippedScrapeConfig(t *testing.T, s promServer, probeEvery string, addrs ...string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "configs", "prometheus", "prometheus.yml"))
+	b, err := os.ReadFile(filepath.Join("..", "configs", "prometheus", s.configFile()))
 	require.NoError(t, err)
 	cfg := string(b)
 	replace := func(old, new string) {
 		t.Helper()
-		require.Equal(t, 1, strings.Count(cfg, old), "prometheus.yml has changed: %q", old)
+		require.Equal(t, 1, strings.Count(cfg, old), "%s has changed: %q", s.configFile(), old)
 		cfg = strings.Replace(cfg, old, new, 1)
 	}
 	replace("  scrape_interval: 15s\n", "  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n")

@@ -11,28 +11,36 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// TestPrometheusRules checks configs/prometheus with the promtool of
-// Prometheus 3 and of 2.42: the rule files and the scrape config are valid
-// (for 2.x, the config without its 3.x keys, as its comment says), and the
-// unit tests of configs/prometheus/tests (recording rules' values, each
-// alert firing when it should and only then) pass. The expected values
-// are exact on both: promtool 2.42 compares floats exactly and has no
-// fuzzy_compare.
+// TestPrometheusRules checks configs/prometheus with the promtool of the
+// newest Prometheus 3, of 3.5 (the long-term support release) and of
+// Debian's 2.42: the rule files and each release's scrape config are valid
+// (prometheus.yml from 3.8, prometheus-3.5.yml before; for 2.x without its
+// 3.x key, as its comment says), and the unit tests of
+// configs/prometheus/tests (recording rules' values, each alert firing
+// when it should and only then) pass. The expected values are exact on
+// every one: promtool 2.42 compares floats exactly and has no
+// fuzzy_compare. On 3.5, prometheus.yml fails, which is why there are two.
 func TestPrometheusRules(t *testing.T) {
-	afterTheOthers(t)
+	// The builds are waited for before the lock of afterTheOthers: the
+	// LTS promtool is built after Prometheus 3, and the other tests that
+	// run Prometheus need only that.
+	t.Parallel()
+	servers := promServers(t, true)
+	prometheusTests.Lock()
+	t.Cleanup(prometheusTests.Unlock)
 	dir, err := filepath.Abs(filepath.Join("..", "configs", "prometheus"))
 	require.NoError(t, err)
 	tests, err := filepath.Glob(filepath.Join(dir, "tests", "*.yml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, tests)
 	requireRecordingRulesFirst(t, dir, tests)
-	cfg, err := os.ReadFile(filepath.Join(dir, "prometheus.yml"))
-	require.NoError(t, err)
-	for _, s := range promServers(t) {
+	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
-			config := filepath.Join(dir, "prometheus.yml")
+			config := filepath.Join(dir, s.configFile())
 			if s.v2 {
 				// Its rule files by absolute path: promtool reads them too.
+				cfg, err := os.ReadFile(config)
+				require.NoError(t, err)
 				v2 := forPrometheus2(t, string(cfg))
 				for _, f := range []string{"rules.yml", "alerts.yml"} {
 					v2 = strings.Replace(v2, "  - "+f+"\n", "  - '"+filepath.Join(dir, f)+"'\n", 1)
@@ -50,8 +58,45 @@ func TestPrometheusRules(t *testing.T) {
 				out, err := cmd.CombinedOutput()
 				require.NoError(t, err, "%s: promtool %v:\n%s", s.name, args, out)
 			}
+			if s.lts {
+				cmd := exec.Command(s.promtool, "check", "config", "prometheus.yml")
+				cmd.Dir = dir
+				out, err := cmd.CombinedOutput()
+				require.Error(t, err, "%s takes prometheus.yml: is prometheus-3.5.yml still needed?", s.name)
+				require.Contains(t, string(out), "field scrape_native_histograms not found")
+			}
 		})
 	}
+}
+
+// The two scrape configs are one config for two lines of releases:
+// prometheus-3.5.yml is prometheus.yml without scrape_native_histograms
+// (which releases before 3.8 do not know), and its comment says to start
+// Prometheus with the feature flag that does the same there.
+func TestScrapeConfigsPerRelease(t *testing.T) {
+	load := func(name string) (map[string]any, string) {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join("..", "configs", "prometheus", name))
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, yaml.Unmarshal(b, &m), name)
+		return m, string(b)
+	}
+	newest, _ := load("prometheus.yml")
+	lts, ltsText := load("prometheus-3.5.yml")
+	native := 0
+	for _, sc := range newest["scrape_configs"].([]any) {
+		job := sc.(map[string]any)
+		if v, ok := job["scrape_native_histograms"]; ok {
+			require.Equal(t, true, v)
+			require.Equal(t, "ioprobe", job["job_name"], "native histograms are /metrics'")
+			native++
+			delete(job, "scrape_native_histograms")
+		}
+	}
+	require.Equal(t, 1, native)
+	require.Equal(t, newest, lts, "prometheus-3.5.yml is prometheus.yml without scrape_native_histograms")
+	require.Contains(t, ltsText, "--enable-feature=native-histograms")
 }
 
 func rel(t *testing.T, base string, paths []string) []string {

@@ -161,7 +161,7 @@ func TestServeWithPrometheus(t *testing.T) {
 
 	// The exposition passes promtool and carries exactly the contracted names.
 	metrics := fetch(t, ioprobeURL+"/metrics")
-	for _, s := range promServers(t) {
+	for _, s := range promServers(t, false) {
 		cmd := exec.Command(s.promtool, "check", "metrics")
 		cmd.Stdin = strings.NewReader(metrics)
 		out, err := cmd.CombinedOutput()

@@ -20,11 +20,27 @@ func datasourceVar() *dashboard.DatasourceVariableBuilder {
 	return dashboard.NewDatasourceVariableBuilder("datasource").Label("Data source").Type("prometheus")
 }
 
+// scoped is the selector every query of every dashboard starts with: the
+// mixin's _config.dashboardSelector (ioprobeSelector, a variable per
+// scope label, the Job variable), filled in by Files with the defaults
+// (job="ioprobe", job=~"$job") and by the mixin with the user's _config.
+const scoped = "%(dashboardSelector)s"
+
+// jobVar is the Prometheus job (the scrape job's job label, not ioprobe's
+// ioprobe_job) among those ioprobeSelector and the scope variables before
+// it select: two deployments in one Prometheus are told apart by it, as
+// dashboard-linter's template-job-rule asks (named job, labelled Job,
+// multi-valued, All as .+).
+func jobVar() *dashboard.QueryVariableBuilder {
+	return labelVar("job", "Job", "ioprobe_build_info{%(scopeSelector)s}", "job", true)
+}
+
 // labelVar is a variable over the values of a label: `label_values(series,
-// label)`. A multi-valued one offers All, which matches everything (.*)
-// rather than listing every value, so queries stay short on large fleets;
-// queries use it as `label=~"$name"`. A single-valued one is used as
-// `label="$name"`.
+// label)`. A multi-valued one offers All, which matches every value of the
+// label (.+: dashboard-linter's all-value, which unlike .* does not match
+// series without it) rather than listing every value, so queries stay
+// short on large fleets; queries use it as `label=~"$name"`. A
+// single-valued one is used as `label="$name"`.
 func labelVar(name, label, series, lbl string, multi bool) *dashboard.QueryVariableBuilder {
 	q := fmt.Sprintf("label_values(%s, %s)", series, lbl)
 	v := dashboard.NewQueryVariableBuilder(name).Label(label).Datasource(ds).
@@ -32,7 +48,7 @@ func labelVar(name, label, series, lbl string, multi bool) *dashboard.QueryVaria
 		Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
 		Sort(dashboard.VariableSortAlphabeticalAsc)
 	if multi {
-		v.Multi(true).IncludeAll(true).AllValue(".*").
+		v.Multi(true).IncludeAll(true).AllValue(".+").
 			Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{ArrayOfString: []string{"All"}},
 				Value: dashboard.StringOrArrayOfString{ArrayOfString: []string{"$__all"}}})
 	}
@@ -63,12 +79,14 @@ type board struct {
 
 func (b board) build() (dashboard.Dashboard, error) {
 	d := dashboard.NewDashboardBuilder(b.title).Uid(b.uid).Description(b.description).
-		Tags([]string{Tag}).Editable().Timezone(common.TimeZoneBrowser).
+		// Not editable (dashboard-linter's uneditable-dashboard): these are
+		// generated; Save as makes a copy of one's own.
+		Tags([]string{Tag}).Readonly().Timezone(common.TimeZoneBrowser).
 		Time(b.timeFrom, "now").Refresh(b.refresh).
 		Tooltip(dashboard.DashboardCursorSyncCrosshair).
 		Link(dashboard.NewDashboardLinkBuilder("ioprobe").Type(dashboard.DashboardLinkTypeDashboards).
 			Tags([]string{Tag}).AsDropdown(true).IncludeVars(true).KeepTime(true)).
-		WithVariable(datasourceVar())
+		WithVariable(datasourceVar()).WithVariable(jobVar())
 	for _, v := range b.vars {
 		d.WithVariable(v)
 	}
@@ -163,6 +181,6 @@ func promAnnotation(name, color, expr, title, text, tags string, useValueForTime
 // continuous jobs are left out, they would be one endless region.
 func runsAnnotation(sel string) *dashboard.AnnotationQueryBuilder {
 	return promAnnotation("Runs", "rgba(255, 152, 48, 0.6)",
-		fmt.Sprintf("ioprobe_run_active{%s} == 1 unless on (job, instance, target, ioprobe_job) ioprobe_canary_paused", sel),
+		fmt.Sprintf("ioprobe_run_active{%s} == 1 unless on (job, instance, target, ioprobe_job) ioprobe_canary_paused{%s}", sel, sel),
 		"{{ioprobe_job}} on {{target}}", "{{instance}}", "instance,target,ioprobe_job", false, true)
 }

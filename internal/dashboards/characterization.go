@@ -9,7 +9,7 @@ import (
 
 // pointSel selects the last-run points of one job on one target of one
 // host: a whole suite run, the cells of the report's tables.
-const pointSel = `instance="$instance", target="$target", ioprobe_job="$ioprobe_job"`
+const pointSel = scoped + `, instance="$instance", target="$target", ioprobe_job="$ioprobe_job"`
 
 // characterization rebuilds the esx2 report (BusLogic vs LSI Logic) from a
 // `suite: characterize` job: its Tables 2–5 with data sizes as rows and
@@ -52,7 +52,7 @@ func characterization() (board, error) {
 		}},
 		{title: "Beyond the report", panels: []cog.Builder[dashboard.Panel]{
 			listTable("Test cases", "esx2 Table 1: the points of the last run, their access specification, "+
-				"and whether each completed without I/O errors.",
+				"and whether each completed without I/O errors.", "none",
 				map[string]any{
 					"excludeByName": map[string]any{"Time": true, "__name__": true, "job": true, "instance": true,
 						"target": true, "ioprobe_job": true},
@@ -62,7 +62,8 @@ func characterization() (board, error) {
 						"read_pct": "% read", "random_pct": "% random", "queue_depth": "Outstanding I/Os",
 						"workers": "Workers", "Value": "Succeeded"},
 				},
-				instant("A", q("ioprobe_run_success{%s}"))),
+				instant("A", q("ioprobe_run_success{%s}"))).
+				OverrideByName("Succeeded", yesNo),
 			single("Last run ended", "When the last point of the chosen job ended on this target.", "dateTimeFromNow",
 				instantSeries("A", q("max(ioprobe_run_timestamp_seconds{%s}) * 1000"), "")).Span(12),
 			matrixTable("p99 response time (ms)", "99th percentile completion latency of each point.", "none", 2, g,
@@ -82,9 +83,9 @@ func characterization() (board, error) {
 			"tables by data size and access pattern, throughput, response time and CPU efficiency.",
 		timeFrom: "now-24h", refresh: "1m",
 		vars: []cog.Builder[dashboard.VariableModel]{
-			labelVar("instance", "Instance", "ioprobe_run_operations_per_second", "instance", false),
-			labelVar("target", "Target", `ioprobe_run_operations_per_second{instance="$instance"}`, "target", false),
-			preferred(labelVar("ioprobe_job", "Job", `ioprobe_run_operations_per_second{instance="$instance", target="$target"}`, "ioprobe_job", false),
+			labelVar("instance", "Instance", "ioprobe_run_operations_per_second{"+scoped+"}", "instance", false),
+			labelVar("target", "Target", "ioprobe_run_operations_per_second{"+scoped+`, instance="$instance"}`, "target", false),
+			preferred(labelVar("ioprobe_job", "ioprobe job", "ioprobe_run_operations_per_second{"+scoped+`, instance="$instance", target="$target"}`, "ioprobe_job", false),
 				"characterize"),
 		},
 		rows: rows,

@@ -12,10 +12,10 @@ import (
 )
 
 // sideSel selects the last-run points of every side being compared.
-const sideSel = `instance=~"$instance", target=~"$target", ioprobe_job=~"$ioprobe_job"`
+const sideSel = scoped + `, instance=~"$instance", target=~"$target", ioprobe_job=~"$ioprobe_job"`
 
 // baseSel selects the baseline's points.
-const baseSel = `instance="$baseline_instance", target="$baseline_target", ioprobe_job=~"$ioprobe_job"`
+const baseSel = scoped + `, instance="$baseline_instance", target="$baseline_target", ioprobe_job=~"$ioprobe_job"`
 
 // shapeOn matches a point with the same point of another side: same
 // access specification, whatever host, target or job ran it.
@@ -150,7 +150,7 @@ func comparison() (board, error) {
 				instant("A", point(fmt.Sprintf("sum by (instance, %s) (ioprobe_run_operations_per_second{%s})", aggBy, sideSel), true))).
 				Stacking(common.StackingModeNormal),
 			listTable("Aggregate over hosts", "Every point summed over the chosen hosts and targets: how many took part, "+
-				"their total IOPS and MB/s, and their IOPS-weighted mean response time.",
+				"their total IOPS and MB/s, and their IOPS-weighted mean response time.", "none",
 				map[string]any{
 					"excludeByName": map[string]any{"Time": true, "read_pct": true, "random_pct": true},
 					"indexByName": map[string]any{"ioprobe_job": 0, "workload": 1, "block_size_bytes": 2, "queue_depth": 3,
@@ -163,6 +163,9 @@ func comparison() (board, error) {
 				instant("B", sum(aggBy, "ioprobe_run_operations_per_second", sideSel)),
 				instant("C", fmt.Sprintf("1e-6 * %s", sum(aggBy, "ioprobe_run_throughput_bytes_per_second", sideSel))),
 				instant("D", weightedLatency(aggBy, sideSel))).
+				OverrideByName("IOPS", []dashboard.DynamicConfigValue{{Id: "unit", Value: "iops"}}).
+				OverrideByName("MB/s", []dashboard.DynamicConfigValue{{Id: "unit", Value: "MBs"}}).
+				OverrideByName("Mean response time (ms)", []dashboard.DynamicConfigValue{{Id: "unit", Value: "ms"}}).
 				Decimals(1).Span(24),
 			lines("Aggregate live IOPS", "IOPS summed over the chosen hosts and targets, by job: the multi-host load "+
 				"as it happens.", "iops",
@@ -202,7 +205,7 @@ func comparison() (board, error) {
 				instant("A", side(fmt.Sprintf("100 * ioprobe_run_host_cpu_utilization_ratio{%s%s}", sideSel, bizFilter)))),
 			lines("Host CPU over time (%)", "esg Figure 12: host CPU busy as a share of all its CPUs over time, with "+
 				"the runs as annotations: which runs cost what.", "percent",
-				series("A", `100 * instance:ioprobe_host_cpu_seconds:busy_rate1m{instance=~"$instance"} / on (job, instance) ioprobe_host_cpus{instance=~"$instance"}`,
+				series("A", "100 * instance:ioprobe_host_cpu_seconds:busy_rate1m{"+hostSel+"} / on (job, instance) ioprobe_host_cpus{"+hostSel+"}",
 					"{{instance}}")).
 				Max(100).Span(24),
 		}},
@@ -214,11 +217,11 @@ func comparison() (board, error) {
 			"and the multi-host scaling figures (esx35, vsphere5) summed over instances.",
 		timeFrom: "now-24h", refresh: "1m",
 		vars: []cog.Builder[dashboard.VariableModel]{
-			labelVar("instance", "Instance", "ioprobe_run_operations_per_second", "instance", true),
-			labelVar("target", "Target", `ioprobe_run_operations_per_second{instance=~"$instance"}`, "target", true),
-			labelVar("ioprobe_job", "Job", `ioprobe_run_operations_per_second{instance=~"$instance", target=~"$target"}`, "ioprobe_job", true),
-			labelVar("baseline_instance", "Baseline instance", `ioprobe_run_operations_per_second{ioprobe_job=~"$ioprobe_job"}`, "instance", false),
-			labelVar("baseline_target", "Baseline target", `ioprobe_run_operations_per_second{instance="$baseline_instance", ioprobe_job=~"$ioprobe_job"}`, "target", false),
+			labelVar("instance", "Instance", "ioprobe_run_operations_per_second{"+scoped+"}", "instance", true),
+			labelVar("target", "Target", "ioprobe_run_operations_per_second{"+hostSel+"}", "target", true),
+			labelVar("ioprobe_job", "ioprobe job", "ioprobe_run_operations_per_second{"+hostSel+`, target=~"$target"}`, "ioprobe_job", true),
+			labelVar("baseline_instance", "Baseline instance", "ioprobe_run_operations_per_second{"+scoped+`, ioprobe_job=~"$ioprobe_job"}`, "instance", false),
+			labelVar("baseline_target", "Baseline target", "ioprobe_run_operations_per_second{"+scoped+`, instance="$baseline_instance", ioprobe_job=~"$ioprobe_job"}`, "target", false),
 		},
 		annotations: []cog.Builder[dashboard.AnnotationQuery]{runsAnnotation(sideSel)},
 		rows:        rows,

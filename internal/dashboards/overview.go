@@ -12,7 +12,10 @@ import (
 )
 
 // liveSel selects the live series of the chosen hosts, targets and jobs.
-const liveSel = `instance=~"$instance", target=~"$target", ioprobe_job=~"$ioprobe_job"`
+const liveSel = scoped + `, instance=~"$instance", target=~"$target", ioprobe_job=~"$ioprobe_job"`
+
+// hostSel selects the series of the chosen hosts.
+const hostSel = scoped + `, instance=~"$instance"`
 
 // liveBy is how the live panels split their lines.
 const liveBy = "instance, target, ioprobe_job"
@@ -43,9 +46,9 @@ func overview() (board, error) {
 		fmt.Sprintf("sum by (%s) (%s) / sum by (%s) (%s)", liveBy, rate("ioprobe_io_latency_seconds_sum"), liveBy, rate("ioprobe_io_latency_seconds_count")),
 		"mean {{instance}} {{target}} {{ioprobe_job}}"))
 
-	canarySel := `instance=~"$instance", target=~"$target"`
+	canarySel := hostSel + `, target=~"$target"`
 	// Continuous jobs (canaries) are the ones that have a paused gauge.
-	isCanary := "and on (job, instance, target, ioprobe_job) ioprobe_canary_paused"
+	isCanary := "and on (job, instance, target, ioprobe_job) ioprobe_canary_paused{" + canarySel + "}"
 
 	runsGrid := grid{row: "ioprobe_job", col: "status", rowTitle: "Job", columns: []string{"ok", "errors", "interrupted", "failed"}}
 
@@ -77,12 +80,12 @@ func overview() (board, error) {
 		{title: "CPU", panels: []cog.Builder[dashboard.Panel]{
 			lines("CPU per I/O", "CPU seconds per I/O: ioprobe's own process (user + system) and the whole host's busy time "+
 				"(total - idle - iowait), over one minute (recording rules).", "s",
-				series("A", `instance:ioprobe_process_cpu_seconds_per_io_operations:ratio_rate1m{instance=~"$instance"}`, "process {{instance}}"),
-				series("B", `instance:ioprobe_host_cpu_seconds_per_io_operations:ratio_rate1m{instance=~"$instance"}`, "host {{instance}}")),
+				series("A", "instance:ioprobe_process_cpu_seconds_per_io_operations:ratio_rate1m{"+hostSel+"}", "process {{instance}}"),
+				series("B", "instance:ioprobe_host_cpu_seconds_per_io_operations:ratio_rate1m{"+hostSel+"}", "host {{instance}}")),
 			lines("Host CPU (%, summed over CPUs)", "Host busy CPU summed over all CPUs, as the reports count it "+
 				"(can exceed 100), and the host's capacity.", "percent",
-				series("A", `100 * instance:ioprobe_host_cpu_seconds:busy_rate1m{instance=~"$instance"}`, "busy {{instance}}"),
-				series("B", `100 * ioprobe_host_cpus{instance=~"$instance"}`, "capacity {{instance}}")),
+				series("A", "100 * instance:ioprobe_host_cpu_seconds:busy_rate1m{"+hostSel+"}", "busy {{instance}}"),
+				series("B", "100 * ioprobe_host_cpus{"+hostSel+"}", "capacity {{instance}}")),
 		}},
 		{title: "Canary", panels: []cog.Builder[dashboard.Panel]{
 			lines("Canary latency", "p50 and p99 latency of the continuous jobs (canaries) over one minute, from the "+
@@ -98,7 +101,7 @@ func overview() (board, error) {
 			lines("Canary SLO: I/Os late from their intended start", "Share of each canary's I/Os that completed more than "+
 				"50 ms after their intended start (their slot under the rate limit: a stall counts every I/O it delayed), "+
 				"over 5 minutes and 1 hour, from the recording rules. The SLO is 99% on time (1% budget); "+
-				"IoprobeCanaryLatencySLO fires when both windows of a pair burn the budget too fast.", "percentunit",
+				"IoprobeCanaryLatencySlo fires when both windows of a pair burn the budget too fast.", "percentunit",
 				series("A", fmt.Sprintf(`target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate5m{%s} %s`, canarySel, isCanary),
 					"5m {{instance}} {{target}} {{ioprobe_job}}"),
 				series("B", fmt.Sprintf(`target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{%s} %s`, canarySel, isCanary),
@@ -106,14 +109,14 @@ func overview() (board, error) {
 		}},
 		{title: "Jobs", panels: []cog.Builder[dashboard.Panel]{
 			matrixTable("Runs by outcome in the time range", "Whole runs of each job that ended in the time range, by status.", "none", 0,
-				runsGrid, instant("A", `sum by (ioprobe_job, status) (increase(ioprobe_job_runs_total{instance=~"$instance", ioprobe_job=~"$ioprobe_job"}[$__range]))`)),
-			listTable("Next scheduled start", "When each scheduled job starts next.",
+				runsGrid, instant("A", "sum by (ioprobe_job, status) (increase(ioprobe_job_runs_total{"+hostSel+`, ioprobe_job=~"$ioprobe_job"}[$__range]))`)),
+			listTable("Next scheduled start", "When each scheduled job starts next.", "dateTimeFromNow",
 				map[string]any{
 					"excludeByName": map[string]any{"Time": true, "job": true},
 					"indexByName":   map[string]any{"instance": 0, "ioprobe_job": 1, "Value": 2},
 					"renameByName":  map[string]any{"ioprobe_job": "Job", "instance": "Instance", "Value": "Next start"},
 				},
-				instant("A", `ioprobe_job_next_run_timestamp_seconds{instance=~"$instance", ioprobe_job=~"$ioprobe_job"} * 1000`)).
+				instant("A", "ioprobe_job_next_run_timestamp_seconds{"+hostSel+`, ioprobe_job=~"$ioprobe_job"} * 1000`)).
 				OverrideByName("Next start", []dashboard.DynamicConfigValue{{Id: "unit", Value: "dateTimeFromNow"}}),
 			lastRuns(),
 		}},
@@ -132,9 +135,9 @@ func overview() (board, error) {
 		description: "Live I/O, latency, errors and CPU of every ioprobe serve, with runs as annotations.",
 		timeFrom:    "now-1h", refresh: "30s",
 		vars: []cog.Builder[dashboard.VariableModel]{
-			labelVar("instance", "Instance", "ioprobe_build_info", "instance", true),
-			labelVar("target", "Target", `ioprobe_run_active{instance=~"$instance"}`, "target", true),
-			labelVar("ioprobe_job", "Job", `ioprobe_run_active{instance=~"$instance", target=~"$target"}`, "ioprobe_job", true),
+			labelVar("instance", "Instance", "ioprobe_build_info{"+scoped+"}", "instance", true),
+			labelVar("target", "Target", "ioprobe_run_active{"+hostSel+"}", "target", true),
+			labelVar("ioprobe_job", "ioprobe job", "ioprobe_run_active{"+hostSel+`, target=~"$target"}`, "ioprobe_job", true),
 		},
 		annotations: []cog.Builder[dashboard.AnnotationQuery]{
 			runsAnnotation(liveSel),
@@ -210,7 +213,7 @@ func pausedTimeline(expr string) *statetimeline.PanelBuilder {
 // succeeded.
 func lastRuns() cog.Builder[dashboard.Panel] {
 	by := "instance, target, ioprobe_job"
-	return listTable("Last runs", "When each job's last run ended, and whether all its points completed without I/O errors.",
+	return listTable("Last runs", "When each job's last run ended, and whether all its points completed without I/O errors.", "none",
 		map[string]any{
 			"excludeByName": map[string]any{"Time": true},
 			"indexByName":   map[string]any{"instance": 0, "target": 1, "ioprobe_job": 2, "Value #A": 3, "Value #B": 4},
@@ -220,10 +223,5 @@ func lastRuns() cog.Builder[dashboard.Panel] {
 		instant("A", fmt.Sprintf("max by (%s) (ioprobe_run_timestamp_seconds{%s}) * 1000", by, liveSel)),
 		instant("B", fmt.Sprintf("min by (%s) (ioprobe_run_success{%s})", by, liveSel))).
 		OverrideByName("Ended", []dashboard.DynamicConfigValue{{Id: "unit", Value: "dateTimeAsIso"}}).
-		OverrideByName("All points succeeded", []dashboard.DynamicConfigValue{{Id: "mappings", Value: []any{
-			map[string]any{"type": "value", "options": map[string]any{
-				"0": map[string]any{"text": "no", "color": "red"},
-				"1": map[string]any{"text": "yes", "color": "green"},
-			}},
-		}}})
+		OverrideByName("All points succeeded", yesNo)
 }

@@ -98,6 +98,14 @@ func (g grid) rowFieldConfig() []dashboard.DynamicConfigValue {
 	return []dashboard.DynamicConfigValue{{Id: "unit", Value: unit}, {Id: "decimals", Value: 0}}
 }
 
+// yesNo shows a 0 or 1 success gauge as no or yes.
+var yesNo = []dashboard.DynamicConfigValue{{Id: "mappings", Value: []any{
+	map[string]any{"type": "value", "options": map[string]any{
+		"0": map[string]any{"text": "no", "color": "red"},
+		"1": map[string]any{"text": "yes", "color": "green"},
+	}},
+}}}
+
 // newTable is a table panel. Its cells say how they are drawn (Grafana's
 // published types require cellOptions); it has no footer (the SDK's
 // options.footer is gone from Grafana 13's table: cleanPanels drops it).
@@ -175,8 +183,9 @@ func single(title, desc, unit string, q *prometheus.DataqueryBuilder) *stat.Pane
 
 // listTable is a plain table of instant queries' series and labels; the
 // rows of several queries are merged on their labels (Value #A, Value #B…).
-func listTable(title, desc string, organize map[string]any, qs ...*prometheus.DataqueryBuilder) *table.PanelBuilder {
-	p := newTable(title, desc).Span(12).Height(8)
+// unit is its values' (overrides set other columns' own).
+func listTable(title, desc, unit string, organize map[string]any, qs ...*prometheus.DataqueryBuilder) *table.PanelBuilder {
+	p := newTable(title, desc).Unit(unit).Span(12).Height(8)
 	for _, q := range qs {
 		p.WithTarget(q)
 	}

@@ -1,5 +1,10 @@
 package dashboards
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The recording and alerting rules of configs/prometheus and the mixin, in
 // one place. An expression names its configurable parts jsonnet's way,
 // %(name)s of the mixin's _config (config below has the defaults that
@@ -30,6 +35,10 @@ type rule struct {
 var config = [][2]string{
 	// Selects ioprobe's /metrics scrape job: every rule reads only it.
 	{"ioprobeSelector", `job="ioprobe"`},
+	// Selects the /probe scrape job (blackbox style: prometheus.yml's
+	// ioprobe-probe, the ServiceMonitor's relabelled job): the probe
+	// alerts read only it.
+	{"probeSelector", `job="ioprobe-probe"`},
 	// The labels that tell one host from another, left out when the
 	// aggregate rules sum over hosts. kube-prometheus adds pod, and often
 	// node and container: add those your scrape config puts on every series.
@@ -40,12 +49,76 @@ var config = [][2]string{
 	// IoprobeFlushLatencyHigh: the write canary's p99 flush (fdatasync)
 	// latency above this many seconds; etcd's guidance for its WAL is 10 ms.
 	{"flushLatencyThresholdSeconds", "0.01"},
-	// IoprobeCanaryLatencySLO: the share of a canary's I/Os that complete
+	// IoprobeCanaryLatencySlo: the share of a canary's I/Os that complete
 	// within canarySLOLatencySeconds of their intended start. The latency
 	// must be one of the classic bucket bounds (0.00005 … 10: see
 	// docs/metrics.md) for Prometheus servers without native histograms.
 	{"canarySLOLatencySeconds", "0.05"},
 	{"canarySLOObjective", "0.99"},
+	// The labels, besides job, that tell one deployment from another in
+	// one Prometheus (kube-prometheus with several clusters: "cluster,
+	// namespace"), separated by commas: each becomes a dashboard variable
+	// before Job, and every dashboard query matches it. None by default.
+	{"scopeLabels", ""},
+}
+
+// derivedConfig are _config keys the mixin computes from the others (a
+// jsonnet expression over the final _config, so that a user's override of
+// those reaches them); the shipped files fill them in from config's
+// defaults (derivedValue). A hidden one is a helper of the others.
+var derivedConfig = []struct {
+	name, jsonnet string
+	hidden        bool
+}{
+	// ioprobeSelector and a variable's matcher per scope label: what the
+	// dashboards' Job variable lists the jobs of.
+	{name: "scopeSelector",
+		jsonnet: `std.join(', ', [self.ioprobeSelector] + ['%s=~"$%s"' % [l, l] for l in self.scopeLabelList])`},
+	// Every dashboard query's selector: scopeSelector and the Job
+	// variable's job=~"$job".
+	{name: "dashboardSelector", jsonnet: `self.scopeSelector + ', job=~"$job"'`},
+	{name: "scopeLabelList", hidden: true,
+		jsonnet: `[std.stripChars(l, ' ') for l in std.split(self.scopeLabels, ',') if std.stripChars(l, ' ') != '']`},
+}
+
+// derivedValue is what a derivedConfig key's jsonnet makes of config's
+// defaults.
+func derivedValue(name string) (string, bool) {
+	switch name {
+	case "scopeSelector":
+		parts := []string{configValue("ioprobeSelector")}
+		for _, l := range scopeLabels(configValue("scopeLabels")) {
+			parts = append(parts, fmt.Sprintf(`%s=~"$%s"`, l, l))
+		}
+		return strings.Join(parts, ", "), true
+	case "dashboardSelector":
+		return configValue("scopeSelector") + `, job=~"$job"`, true
+	}
+	return "", false
+}
+
+// scopeLabels splits the scopeLabels setting as the mixin does.
+func scopeLabels(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, ",") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// configValue is a _config key's value in the shipped files.
+func configValue(name string) string {
+	for _, kv := range config {
+		if kv[0] == name {
+			return kv[1]
+		}
+	}
+	if v, ok := derivedValue(name); ok {
+		return v
+	}
+	panic("rules: unknown config key " + name)
 }
 
 // ruleFileHeader is the comment at the top of rules.yml.
@@ -246,7 +319,7 @@ var alertingRules = []ruleGroup{
 			comment: `The /metrics scrape job only: /probe answers 503 while a job holds the
 device, which is no sign of a dead exporter.`,
 			alert: "IoprobeDown", expr: `up{%(ioprobeSelector)s} == 0`, forDur: "5m", labels: warning,
-			summary:     "ioprobe cannot be scraped.",
+			summary:     "An ioprobe daemon cannot be scraped.",
 			description: "ioprobe on {{ $labels.instance }} cannot be scraped",
 		},
 		{
@@ -291,7 +364,7 @@ within canarySLOLatencySeconds of their intended start. Burning the
 error budget 14.4 times too fast over 1h and 5m (2% of a 30-day
 budget in an hour), or 6 times over 6h and 30m (5% in 6 hours): the
 multiwindow burn-rate alerts of Google's SRE workbook.`,
-			alert: "IoprobeCanaryLatencySLO", forDur: "2m", labels: critical,
+			alert: "IoprobeCanaryLatencySlo", forDur: "2m", labels: critical,
 			expr: `(
     target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{%(ioprobeSelector)s} > 14.4 * (1 - %(canarySLOObjective)s)
   and
@@ -361,8 +434,31 @@ and ioprobe_run_operations_per_second{%(ioprobeSelector)s} offset 1d
 		{
 			alert: "IoprobeConfigReloadFailed", forDur: "5m", labels: warning,
 			expr:        `ioprobe_config_last_reload_successful{%(ioprobeSelector)s} == 0`,
-			summary:     "ioprobe runs an old configuration.",
+			summary:     "An ioprobe daemon runs an old configuration.",
 			description: "ioprobe on {{ $labels.instance }} runs an old configuration: the last reload failed",
+		},
+		{
+			comment: `/probe reports a failed probe as data (ioprobe_probe_success 0: I/O
+errors, or a scrape timeout too short to measure in); a busy one (a job
+holds the device, or too many probes at once) is answered 503 and leaves a
+gap. Every probe that answered in the last 10 minutes failed, for 5.`,
+			alert: "IoprobeProbeFailed", forDur: "5m", labels: warning,
+			expr:        `max_over_time(ioprobe_probe_success{%(probeSelector)s}[10m]) == 0`,
+			summary:     "Probes of a target fail.",
+			description: "Every probe of target {{ $labels.target }} on {{ $labels.instance }} in the last 10 minutes failed",
+		},
+		{
+			comment: `No /probe scrape of a host succeeded for an hour while its /metrics
+answers (IoprobeDown covers a dead exporter): the scrape config names a
+module or target the daemon does not have (400), or the device is never
+free (503).`,
+			alert: "IoprobeProbeUnanswered", forDur: "1h", labels: warning,
+			expr: `(up{%(probeSelector)s} == 0)
+unless on (instance)
+(up{%(ioprobeSelector)s} == 0)
+`,
+			summary:     "Probes of a host get no answer.",
+			description: "No /probe scrape of {{ $labels.instance }} (job {{ $labels.job }}) has succeeded for an hour",
 		},
 	}},
 }

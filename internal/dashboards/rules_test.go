@@ -3,9 +3,11 @@ package dashboards
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-jsonnet/formatter"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,4 +53,57 @@ func TestAlertsHaveRunbooks(t *testing.T) {
 func TestFill(t *testing.T) {
 	require.Equal(t, `up{job="ioprobe"} == 0 % instance`, fill(`up{%(ioprobeSelector)s} == 0 %% %(hostLabels)s`))
 	require.Panics(t, func() { fill("%(nope)s") })
+}
+
+// The rules of `mixtool lint` for alerts (monitoring-mixins/mixtool,
+// pkg/mixer/lint.go, after https://monitoring.mixins.dev/#guidelines-for-alert-names-labels-and-annotations),
+// every one of them, with no exclusions: a group has at most 20 rules and
+// a name of at most 40 characters; an alert's name is in camel case (each
+// capital run followed by lower case or digits: IoprobeCanaryLatencySlo,
+// not …SLO) and at most 40 characters; its severity is warning, critical
+// or info; its description uses templates; its summary does not, starts
+// with a capital letter and ends with a period.
+func TestAlertsPassMixtoolLint(t *testing.T) {
+	camelCase := regexp.MustCompile(`^([A-Z]+[a-z0-9]+)+$`)
+	template := regexp.MustCompile(`\{\{.+}\}`)
+	sentence := regexp.MustCompile(`^[A-Z].+\.$`)
+	for _, g := range alertingRules {
+		require.LessOrEqual(t, len(g.rules), 20, "[alert-group-rule-count] group %s", g.name)
+		require.LessOrEqual(t, len(g.name), 40, "[alert-group-name-length] group %s", g.name)
+		for _, r := range g.rules {
+			require.Regexp(t, camelCase, r.alert, "[alert-name-camelcase]")
+			require.LessOrEqual(t, len(r.alert), 40, "[alert-name-length] %s", r.alert)
+			sev := ""
+			for _, kv := range r.labels {
+				if kv[0] == "severity" {
+					sev = kv[1]
+				}
+			}
+			require.Contains(t, []string{"warning", "critical", "info"}, sev, "[alert-severity-rule] %s", r.alert)
+			require.Regexp(t, template, r.description, "[alert-description-templating] %s", r.alert)
+			require.NotRegexp(t, template, r.summary, "[alert-summary-templating] %s", r.alert)
+			require.Regexp(t, sentence, r.summary, "[alert-summary-style] %s", r.alert)
+		}
+	}
+}
+
+// The mixin's jsonnet files are as jsonnetfmt (go-jsonnet's formatter, its
+// default options) writes them: `jsonnetfmt --test` passes on mixin/.
+func TestMixinIsJsonnetfmtClean(t *testing.T) {
+	dir := filepath.Join("..", "..", "mixin")
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !IsJsonnet(path) {
+			return err
+		}
+		n++
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		f, err := formatter.Format(path, string(b), formatter.DefaultOptions())
+		require.NoError(t, err, path)
+		require.Equal(t, f, string(b), "%s is not jsonnetfmt-formatted", path)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Positive(t, n)
 }

@@ -243,9 +243,10 @@ func (d *Daemon) Reload() error {
 		d.logger.Error("reloading the configuration failed; keeping the running one", "err", err)
 		return err
 	}
-	d.cfg.Store(cfg)
+	old := d.cfg.Swap(cfg)
 	d.sched.apply(cfg)
 	d.lastRuns.forget(func(job string) bool { return cfg.Jobs[job] != nil })
+	d.forgetCounters(old, cfg)
 	d.history.forget(func(job string) int {
 		switch {
 		case job == apiJob:
@@ -261,6 +262,28 @@ func (d *Daemon) Reload() error {
 	d.logger.Info("configuration reloaded", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules))
 	d.logUnstartable()
 	return nil
+}
+
+// forgetCounters drops the counters of the jobs of old that a reload to
+// cfg removed (their runs by outcome, skipped starts, live I/O series),
+// and the live series a job left on a target it no longer runs on: they
+// would otherwise stay, frozen, until a restart. The scheduler has
+// stopped those jobs' runs. A job that comes back starts its counters
+// from zero, as after a restart (rate() takes that for a counter reset).
+func (d *Daemon) forgetCounters(old, cfg *config.Config) {
+	for name := range old.Jobs {
+		if cfg.Jobs[name] == nil {
+			d.m.jobRuns.DeletePartialMatch(prometheus.Labels{jobLabel: name})
+			d.m.jobSkipped.DeletePartialMatch(prometheus.Labels{jobLabel: name})
+		}
+	}
+	d.live.forget(func(target, job string) bool {
+		if job == apiJob {
+			return true
+		}
+		j := cfg.Jobs[job]
+		return j != nil && j.Target.Name == target
+	})
 }
 
 // noteCreated remembers the files that a run created, for keep_files: false.

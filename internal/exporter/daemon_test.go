@@ -277,6 +277,34 @@ modules:
 	require.Equal(t, 0.0, value(t, d.Registry(), "ioprobe_probe_rejected_total", map[string]string{"reason": "concurrency"}))
 }
 
+// /metrics and /probe answer OpenMetrics to a scraper that asks for it
+// (the Accept header Prometheus 3 sends), the only text format that
+// carries exemplars; without it, the classic text format as before.
+func TestOpenMetrics(t *testing.T) {
+	d, _ := newDaemon(t, `
+targets:
+  data: {path: DIR/probe.dat, size: 16MiB}
+jobs:
+  adhoc: {target: data, profile: random-read, duration: 200ms, ramp: 0s}
+modules:
+  quick: {profile: random-read, queue_depth: 2, max_duration: 300ms}
+`, WebOptions{})
+	base, _ := start(t, d)
+	const accept = "application/openmetrics-text;version=1.0.0;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2"
+	for _, path := range []string{"/metrics", "/probe?target=data&module=quick"} {
+		code, body := get(t, base+path, "Accept", accept, "X-Prometheus-Scrape-Timeout-Seconds", "60")
+		require.Equal(t, http.StatusOK, code, body)
+		require.True(t, strings.HasSuffix(body, "# EOF\n"), "%s: not OpenMetrics:\n%s", path, body)
+		code, body = get(t, base+path, "X-Prometheus-Scrape-Timeout-Seconds", "60")
+		require.Equal(t, http.StatusOK, code, body)
+		require.NotContains(t, body, "# EOF", path)
+	}
+	_, body := get(t, base+"/metrics", "Accept", accept)
+	// OpenMetrics names a counter's family without _total.
+	require.Contains(t, body, "# TYPE ioprobe_job_runs counter\n")
+	require.Contains(t, body, `ioprobe_job_runs_total{ioprobe_job="adhoc",status="ok"} 0`)
+}
+
 // With a web config, every endpoint wants credentials.
 func TestBasicAuth(t *testing.T) {
 	dir := t.TempDir()

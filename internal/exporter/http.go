@@ -22,6 +22,12 @@ func (d *Daemon) Handler() http.Handler {
 		ErrorLog:      slog.NewLogLogger(d.logger.Handler(), slog.LevelError),
 		ErrorHandling: promhttp.ContinueOnError,
 		Registry:      d.reg,
+		// OpenMetrics to a scraper that asks for it (Prometheus does, first
+		// of the text formats): exemplars exist only there, and created
+		// timestamps travel in it and in protobuf. The _created lines of
+		// OpenMetrics text stay off: a Prometheus without
+		// created-timestamp-zero-ingestion would store each as a series.
+		EnableOpenMetrics: true,
 	})
 	mux.Handle("GET /metrics", d.scrapes.serveLimited(maxScrapes, promhttp.InstrumentMetricHandler(d.reg, metrics).ServeHTTP))
 	mux.HandleFunc("GET /probe", d.handleProbe)

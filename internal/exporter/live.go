@@ -39,6 +39,23 @@ func newLiveStore() *liveStore {
 	return &liveStore{series: map[liveKey]*liveSeries{}, flush: map[flushKey]*liveSeries{}}
 }
 
+// forget drops the live and flush series of the (target, job) pairs keep
+// says no to.
+func (s *liveStore) forget(keep func(target, job string) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.series {
+		if !keep(k.target, k.job) {
+			delete(s.series, k)
+		}
+	}
+	for k := range s.flush {
+		if !keep(k.target, k.job) {
+			delete(s.flush, k)
+		}
+	}
+}
+
 // get returns the series for k, creating it (callers hold mu).
 func (s *liveStore) get(k liveKey) *liveSeries { return seriesIn(s.series, k) }
 

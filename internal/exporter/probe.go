@@ -178,7 +178,7 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP(w, r)
 }
 
 // probe runs the requested module on its target for as long as the

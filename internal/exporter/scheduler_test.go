@@ -74,6 +74,17 @@ jobs:
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("sequential-read", "65536", "0", "16")))
 	require.Greater(t, value(t, reg, "ioprobe_run_operations_per_second", point("sequential-read", "65536", "0", "16")), 0.0)
 
+	suiteCounters := map[string]map[string]string{
+		"ioprobe_job_runs_total":      {"ioprobe_job": "suite", "status": "ok"},
+		"ioprobe_io_operations_total": {"ioprobe_job": "suite"},
+	}
+	for name, l := range suiteCounters {
+		require.GreaterOrEqual(t, value(t, reg, name, l), 0.0, "%s%v", name, l)
+	}
+	require.Eventually(t, func() bool {
+		return value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "canary"}) > 0
+	}, 10*time.Second, 20*time.Millisecond)
+
 	canaryRunner := d.sched.runner("canary")
 	// A bad file: nothing changes.
 	path := filepath.Join(dir, "ioprobe.yaml")
@@ -101,6 +112,11 @@ jobs:
 	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_success", map[string]string{"ioprobe_job": "suite"}), "a removed job's gauges go")
 	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "suite"}))
 	require.Same(t, canaryRunner, d.sched.runner("canary"), "an unchanged job is not restarted")
+	for name, l := range suiteCounters {
+		require.Equal(t, -1.0, value(t, reg, name, l), "a removed job's counters go: %s%v", name, l)
+	}
+	require.Greater(t, value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "canary"}), 0.0, "an unchanged job's stay")
+	require.GreaterOrEqual(t, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "canary", "status": "ok"}), 0.0)
 	code, _ = do(t, http.MethodPost, base+"/api/v1/jobs/suite/run")
 	require.Equal(t, http.StatusNotFound, code)
 }

@@ -1,0 +1,172 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// kubeDir holds the Kubernetes objects ioprobe ships.
+var kubeDir = filepath.Join("..", "..", "configs", "kubernetes")
+
+// strictDecoder decodes YAML or JSON into the upstream types as an API
+// server with strict field validation does (kubectl apply
+// --validate=strict): an unknown or duplicated field is an error.
+func strictDecoder(t *testing.T) runtime.Decoder {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, monitoringv1.AddToScheme,
+	} {
+		require.NoError(t, add(scheme))
+	}
+	return serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer()
+}
+
+// kubeObject is one document of a shipped file, decoded.
+type kubeObject struct {
+	file string
+	obj  runtime.Object
+	gvk  schema.GroupVersionKind
+}
+
+func (o kubeObject) String() string { return o.file + ": " + o.gvk.Kind }
+
+// decodeFile decodes every document of a multi-document YAML file.
+func decodeFile(t *testing.T, dec runtime.Decoder, path string) ([]kubeObject, error) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
+	var out []kubeObject
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		require.NoError(t, err, path)
+		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+			continue
+		}
+		obj, gvk, err := dec.Decode(doc, nil, nil)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, kubeObject{file: filepath.Base(path), obj: obj, gvk: *gvk})
+	}
+}
+
+func stripComments(doc []byte) []byte {
+	return regexp.MustCompile(`(?m)^\s*#.*$`).ReplaceAll(doc, nil)
+}
+
+// shippedObjects decodes every object of configs/kubernetes but the
+// kustomization (kustomize's build file, not an API object).
+func shippedObjects(t *testing.T) []kubeObject {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(kubeDir, "*.yaml"))
+	require.NoError(t, err)
+	dec := strictDecoder(t)
+	var out []kubeObject
+	for _, f := range files {
+		if filepath.Base(f) == "kustomization.yaml" {
+			continue
+		}
+		objs, err := decodeFile(t, dec, f)
+		require.NoError(t, err, "%s does not decode strictly into the upstream types", f)
+		out = append(out, objs...)
+	}
+	return out
+}
+
+// Every object in configs/kubernetes decodes strictly into the Go types
+// of Kubernetes (k8s.io/api) and of the Prometheus Operator: no field is
+// unknown to them, so `kubectl apply` with strict validation takes them
+// and none is dropped silently without it.
+func TestKubernetesObjectsDecodeStrictly(t *testing.T) {
+	var kinds []string
+	for _, o := range shippedObjects(t) {
+		kinds = append(kinds, o.String())
+	}
+	sort.Strings(kinds)
+	require.Equal(t, []string{
+		"configmap.yaml: ConfigMap",
+		"daemonset.yaml: DaemonSet",
+		"fleet-job.yaml: Job",
+		"fleet-job.yaml: PersistentVolumeClaim",
+		"service.yaml: Service",
+		"servicemonitor.yaml: ServiceMonitor",
+		"servicemonitor.yaml: ServiceMonitor",
+	}, kinds)
+}
+
+// The decoder is strict: a field where the type has none (the
+// ServiceMonitor's scrapeClassicHistograms under an endpoint, as it once
+// was shipped, rather than under spec) is an error naming it.
+func TestStrictDecodingRejectsAMisplacedField(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(kubeDir, "servicemonitor.yaml"))
+	require.NoError(t, err)
+	doc := string(b)[:strings.Index(string(b), "\n---\n")]
+	moved := strings.Replace(doc, "      interval: 15s", "      interval: 15s\n      scrapeClassicHistograms: true", 1)
+	require.NotEqual(t, doc, moved)
+	_, _, err = strictDecoder(t).Decode([]byte(moved), nil, nil)
+	require.ErrorContains(t, err, `unknown field "spec.endpoints[0].scrapeClassicHistograms"`)
+}
+
+// The Pod that fleet-job.yaml's comment has `kubectl run --overrides`
+// merge into the collector pod is a valid (partial) Pod too.
+func TestFleetCollectorOverridesDecodeStrictly(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(kubeDir, "fleet-job.yaml"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?s)--overrides='(.*?)'`).FindSubmatch(b)
+	require.NotNil(t, m, "fleet-job.yaml has no --overrides")
+	// The JSON spans comment lines: drop their "#   " prefixes.
+	js := regexp.MustCompile(`\n#\s*`).ReplaceAll(m[1], []byte(" "))
+	obj, _, err := strictDecoder(t).Decode(js, &schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, nil)
+	require.NoError(t, err, "%s", js)
+	pod := obj.(*corev1.Pod)
+	require.Len(t, pod.Spec.Containers, 1)
+	require.Equal(t, "ioprobe-fleet-results", pod.Spec.Volumes[0].PersistentVolumeClaim.ClaimName)
+}
+
+// kustomization.yaml lists every object file but the fleet Job, which
+// its comment keeps out on purpose (an apply must not start a benchmark).
+func TestKustomizationListsTheObjects(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(kubeDir, "kustomization.yaml"))
+	require.NoError(t, err)
+	var k struct {
+		APIVersion string   `json:"apiVersion"`
+		Kind       string   `json:"kind"`
+		Namespace  string   `json:"namespace"`
+		Resources  []string `json:"resources"`
+	}
+	require.NoError(t, utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096).Decode(&k))
+	require.Equal(t, "kustomize.config.k8s.io/v1beta1", k.APIVersion)
+	require.Equal(t, "Kustomization", k.Kind)
+	files, err := filepath.Glob(filepath.Join(kubeDir, "*.yaml"))
+	require.NoError(t, err)
+	var want []string
+	for _, f := range files {
+		if n := filepath.Base(f); n != "kustomization.yaml" && n != "fleet-job.yaml" {
+			want = append(want, n)
+		}
+	}
+	require.ElementsMatch(t, want, k.Resources)
+}
