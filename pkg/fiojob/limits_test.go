@@ -64,7 +64,7 @@ func TestParseLimits(t *testing.T) {
 		{base + "[j]\nthinktime=1s\nthinktime_iotime=9s\n", "job.fio:8: [j] thinktime_iotime: a think time after a period of I/O: ioprobe's delay comes after a number of I/Os"},
 		{base + "[j]\nioengine=io_uring\niodepth=4\nthinktime=1ms\n", "job.fio:9: [j] thinktime: with iodepth=4: fio stalls after thinktime_blocks completions while others are in flight; ioprobe's delay matches it with one I/O in flight (iodepth=1 or a sync engine)"},
 		{base + "[j]\nbssplit=4k/50:8k/50\nthinktime=1ms\n", "job.fio:8: [j] thinktime: with several transfer sizes: fio counts the blocks of every size towards one stall, Iometer's burst is per line"},
-		{base + "[j]\nrate_iops=100\nthinktime=1ms\n", "job.fio:8: [j] thinktime: with rate_iops: ioprobe paces by a rate or by delays, not both"},
+		{base + "[j]\nrate_iops=100\nthinktime=1ms\n", "job.fio:8: [j] thinktime: with a rate (rate, rate_iops): ioprobe paces by a rate or by delays, not both"},
 		{base + "[j]\nioengine=io_uring\nthinktime=1ms\nthinktime_blocks_type=issue\n", "job.fio:9: [j] thinktime_blocks_type: issue: fio then stalls after issuing, not completing, thinktime_blocks I/Os; with one I/O in flight the same only for a sync engine"},
 		{base + "[j]\nthinktime_blocks=4\n", "job.fio:7: [j] thinktime_blocks: only has a meaning with thinktime"},
 	} {
