@@ -159,6 +159,21 @@ func buildCSVColumns(figs []result.Figure) []csvColumn {
 			cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
 		}
 	}
+	// Columns added since: fio's meaning (buffered I/O, the random map,
+	// rate per direction).
+	flag := func(b bool) string {
+		if b {
+			return "true"
+		}
+		return "false"
+	}
+	cols = append(cols,
+		str("buffered", func(r *result.Result) string { return flag(r.Workload.Buffered) }),
+		str("random_map", func(r *result.Result) string { return flag(r.Workload.RandomMap) }),
+		i64("rate_read_bps", func(r *result.Result) int64 { return r.Workload.RateReadBPS }),
+		i64("rate_write_bps", func(r *result.Result) int64 { return r.Workload.RateWriteBPS }),
+		str("rate_process", func(r *result.Result) string { return r.Workload.RateProcess }),
+	)
 	return cols
 }
 

@@ -373,6 +373,9 @@ func (s *Spec) validateRun() error {
 	if err := s.validateRandomMap(); err != nil {
 		return err
 	}
+	if s.Verify && s.Buffered && s.Alignment()%512 != 0 {
+		return fieldErr("--verify", true, "checks whole 512-byte sectors: with --buffered, every transfer size and the alignment must be multiples of 512")
+	}
 	if s.Fsync < 0 || s.Fsync > MaxFlushEvery {
 		return fieldErr("--fsync", s.Fsync, "must be between 0 (never) and %d writes", MaxFlushEvery)
 	}
