@@ -73,7 +73,7 @@ func (j *job) finish(o Options, fail func(option, string) error) (workload.Spec,
 	}
 	spec.Buffered, spec.KeepCache = !j.direct, !j.invalidate
 	spec.FsyncOnClose = j.fsyncClose && spec.ReadPct < 100
-	if j.verify != "" && j.verify != "0" && j.verify != "null" {
+	if j.verify != "" && j.verify != "0" && j.verify != "null" && j.verify != "none" {
 		return spec, nil, fail(j.verifyAt, "fio's verification is not ioprobe's (use ioprobe's --verify)")
 	}
 	// The file and its region.

@@ -51,7 +51,8 @@ func TestAcceptedOptions(t *testing.T) {
 	require.Equal(t, 100, j.Spec.RandomPct)
 	notes := strings.Join(j.Notes, "\n")
 	for _, log := range []string{"write_bw_log", "write_lat_log", "write_iops_log"} {
-		require.Contains(t, notes, log+": not written")
+		require.Contains(t, notes, log+" (line")
+		require.Contains(t, notes, "not written")
 	}
 	require.False(t, j.Spec.FsyncOnClose, "a read job has nothing to flush")
 	require.Equal(t, []Option{{Key: "filename", Value: "/dev/big"}, {Key: "rw", Value: "randread"}}, j.Options[:2], "options as written")
@@ -125,7 +126,7 @@ func TestFioParsingRules(t *testing.T) {
 	j = one(t, "[j]\nfilename=/dev/big\nbs = 4k\n")
 	require.Equal(t, int64(4), j.Spec.BlockSizes[0].Bytes)
 	require.True(t, j.Spec.Buffered)
-	require.Contains(t, strings.Join(j.Notes, "\n"), `job.fio:3: bs: fio reads " 4k" as 4 (it ignores "k")`)
+	require.Contains(t, strings.Join(j.Notes, "\n"), `bs (line 3): fio reads " 4k" as 4 (it ignores "k")`)
 	// fio's option names are lower case.
 	require.Contains(t, refused(t, "[j]\nfilename=/dev/big\nBS=4k\n"), `job.fio:3: [j] BS: fio's option names are lower case`)
 	// A unit fio reads as microseconds is noted.
@@ -177,4 +178,17 @@ func TestRandomMapAndRates(t *testing.T) {
 	require.Equal(t, int64(50*4096), s.RateWriteBPS)
 	require.NoError(t, s.Validate())
 	_ = workload.RatePoisson
+}
+
+// TestJobsAtOnceWithTheirOwnSize: jobs fio runs at once for a time may
+// each have their own size on the target (each group keeps its region);
+// with budgets they end at different times, which is refused naming the
+// size line.
+func TestJobsAtOnceWithTheirOwnSize(t *testing.T) {
+	pts, err := Parse("job.fio", []byte("[global]\nfilename=/dev/big\ntime_based\nruntime=5\n[a]\nsize=1g\n[b]\nrw=randread\nsize=100m\n"), Options{Stat: stat})
+	require.NoError(t, err)
+	require.Len(t, pts, 1)
+	require.Equal(t, int64(1<<30), pts[0].Jobs[0].Spec.RegionBytes)
+	require.Equal(t, int64(100<<20), pts[0].Jobs[1].Spec.RegionBytes)
+	require.Contains(t, refused(t, "[global]\nfilename=/dev/big\n[a]\nsize=1g\n[b]\nrw=randread\nsize=100m\n"), "job.fio:7: [b] size: runs at once with [a] with another amount to do")
 }

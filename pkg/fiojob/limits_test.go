@@ -58,7 +58,7 @@ func TestParseLimits(t *testing.T) {
 		{base + "[j]\nio_size=10%\n", "job.fio:7: [j] io_size: an amount in % of size: give it in bytes"},
 		{base + "[j]\nloops=0\n", "job.fio:7: [j] loops: must be between 1 and 2147483647"},
 		{base + "[j]\nstartdelay=1-5\n", `job.fio:7: [j] startdelay: "1-5": a range: fio starts each clone at a random time in it; ioprobe starts a point's workers together (give one value)`},
-		{base + "[a]\nstartdelay=1\n[b]\n", "job.fio:8: [b] runs at once with [a] with another startdelay (0s, not 1s): ioprobe starts a run's workers together (add stonewall)"},
+		{base + "[a]\nstartdelay=1\n[b]\n", "job.fio:8: [b] startdelay: runs at once with [a] with another startdelay (0s, not 1s): ioprobe starts a run's workers together (add stonewall)"},
 		{base + "[j]\nthinktime=1500\n", "job.fio:7: [j] thinktime: 1.5ms: ioprobe's delay between bursts is in whole milliseconds (Iometer's unit)"},
 		{base + "[j]\nthinktime=1ms\nthinktime_spin=100\n", "job.fio:8: [j] thinktime_spin: fio spins the CPU for part of the think time; ioprobe's delay sleeps"},
 		{base + "[j]\nthinktime=1s\nthinktime_iotime=9s\n", "job.fio:8: [j] thinktime_iotime: a think time after a period of I/O: ioprobe's delay comes after a number of I/Os"},

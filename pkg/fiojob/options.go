@@ -86,6 +86,7 @@ type job struct {
 	ba          [3]int64
 	baAt        option
 	notes       []string
+	last        map[string]option // the last line of each option, for refusals
 	limits
 }
 
@@ -105,7 +106,7 @@ func newJob(s *section) *job {
 
 // note records something the user must know about how fio reads o.
 func (j *job) note(o option, format string, args ...any) {
-	n := fmt.Sprintf("%s:%d: %s: ", o.at.file, o.at.line, o.key) + fmt.Sprintf(format, args...)
+	n := fmt.Sprintf("%s (line %d): ", o.key, o.at.line) + fmt.Sprintf(format, args...)
 	for _, have := range j.notes {
 		if have == n {
 			return
@@ -140,11 +141,25 @@ var accepted = map[string]string{
 	"prioclass": "not applied: ioprobe runs at its own priority", "iomem": "", "mem": "", "hugepage-size": "",
 	"iomem_align": "", "mem_align": "", "lockmem": "", "unit_base": "", "continue_on_error": "", "max_latency": "",
 	"ignore_error": "", "error_dump": "", "unified_rw_reporting": "", "kb_base": "", "name": "",
+	"numa_cpu_nodes": "not applied: ioprobe does not pin its workers", "numa_mem_policy": "not applied: ioprobe does not pin its memory",
+	"allow_file_create": "", "exit_what": "",
+	// A profile's option without profile= (fio registers profile options
+	// globally: "threads" is tiobench's).
+	"threads": "fio's tiobench profile option: no effect without profile=tiobench",
+	// Options of fio's verification: they change nothing unless verify=
+	// is set, which is refused where it is.
+	"verify_fatal": "", "verify_dump": "", "verify_backlog": "", "verify_backlog_batch": "", "verify_interval": "",
+	"verify_offset": "", "verify_pattern": "", "verify_async": "", "verify_async_cpus": "", "verify_state_save": "",
+	"verify_state_load": "", "verify_write_sequence": "", "verify_header_seed": "", "experimental_verify": "",
 }
 
 // apply sets one option on the job with fio's meaning, or says why
 // ioprobe cannot run it.
 func (j *job) apply(o option) error {
+	if j.last == nil {
+		j.last = map[string]option{}
+	}
+	j.last[o.key] = o
 	if strings.ToLower(o.key) != o.key {
 		return fmt.Errorf("fio's option names are lower case: fio rejects %q (\"Bad option\")", o.key)
 	}
@@ -378,8 +393,8 @@ func (j *job) setSeed(o option) error {
 // all, up to a ':'), with an optional :N that is a no-op only (":0"
 // after a sequential pattern, ":1" after a random one).
 func (j *job) setRW(o option) error {
-	if o.bare {
-		return errors.New("needs a value")
+	if o.bare || o.value == "" {
+		return errors.New("needs a value (an unset ${VAR} is empty, as in fio)")
 	}
 	v, mod, hasMod := strings.Cut(o.value, ":")
 	switch v {
@@ -392,6 +407,9 @@ func (j *job) setRW(o option) error {
 		j.rw = "rw"
 	}
 	if hasMod {
+		if strings.HasPrefix(strings.TrimSpace(mod), "-") {
+			return fmt.Errorf(":%s: fio then reads backwards, that far before each I/O's end; ioprobe's sequential I/O goes forward", mod)
+		}
 		n, err := parseNumber(mod, j.kbBase)
 		random := strings.HasPrefix(v, "rand")
 		switch {

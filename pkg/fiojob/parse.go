@@ -59,6 +59,16 @@ type Job struct {
 	// options" and "global options").
 	Options, Global []Option
 	at              pos
+	last            map[string]option
+}
+
+// line is where option key was last set for the job (else its section
+// header), for a refusal that names it.
+func (j Job) line(key string) (pos, string) {
+	if o, ok := j.last[key]; ok {
+		return o.at, key
+	}
+	return j.at, key
 }
 
 // Point is jobs that fio runs at once: one access specification each, on
@@ -129,23 +139,50 @@ func Parse(name string, data []byte, o Options) ([]Point, error) {
 // sameRun checks that a job fio would run at once with first can run as
 // another group of workers of the same ioprobe run.
 func sameRun(first, j Job, targets []string) error {
-	e := &Error{File: j.at.file, Line: j.at.line, Section: j.Name}
+	var at pos
+	var key string
+	e := &Error{Section: j.Name}
 	switch {
 	case strings.Join(j.Targets, ":") != strings.Join(targets, ":"):
+		at, key = j.line("filename")
 		e.Reason = fmt.Sprintf("runs at once with [%s] on other files (%s, not %s): ioprobe runs jobs at once only on the same targets (add stonewall, or give --target)",
 			first.Name, strings.Join(j.Targets, ":"), strings.Join(targets, ":"))
 	case j.Spec.Duration != first.Spec.Duration || j.Spec.Ramp != first.Spec.Ramp:
+		at, key = j.line("runtime")
+		if j.Spec.Duration == first.Spec.Duration {
+			at, key = j.line("ramp_time")
+		}
 		e.Reason = fmt.Sprintf("runs at once with [%s] for another runtime or ramp_time: ioprobe runs jobs at once for one time (add stonewall)", first.Name)
-	case j.Spec.Loops != first.Spec.Loops || j.Spec.IOBytes != first.Spec.IOBytes || j.Spec.IOCount != first.Spec.IOCount:
-		e.Reason = fmt.Sprintf("runs at once with [%s] with another io_size, number_ios, loops or time_based: fio ends each job on its own, ioprobe measures jobs run at once over one window (add stonewall)", first.Name)
+	case j.Spec.Loops != first.Spec.Loops || j.Spec.IOBytes != first.Spec.IOBytes || j.Spec.IOCount != first.Spec.IOCount ||
+		(j.Spec.Budgeted() && j.Spec.RegionBytes != first.Spec.RegionBytes):
+		at, key = j.budgetLine(first)
+		e.Reason = fmt.Sprintf("runs at once with [%s] with another amount to do (size, io_size, number_ios, loops or time_based): fio ends each job on its own, ioprobe measures jobs run at once over one window (add stonewall)", first.Name)
 	case j.StartDelay != first.StartDelay:
+		at, key = j.line("startdelay")
 		e.Reason = fmt.Sprintf("runs at once with [%s] with another startdelay (%v, not %v): ioprobe starts a run's workers together (add stonewall)", first.Name, j.StartDelay, first.StartDelay)
-	case j.Spec.RegionBytes != first.Spec.RegionBytes:
-		e.Reason = fmt.Sprintf("runs at once with [%s] with another size on the same files: ioprobe has one region per target (add stonewall)", first.Name)
 	default:
+		// Jobs run for a time may each have their own size on the
+		// target: each group keeps its own region.
 		return nil
 	}
+	e.File, e.Line, e.Option = at.file, at.line, key
 	return e
+}
+
+// budgetLine names the option of j's amount to do that differs from
+// first's.
+func (j Job) budgetLine(first Job) (pos, string) {
+	switch {
+	case j.Spec.Budgeted() != first.Spec.Budgeted():
+		return j.line("time_based")
+	case j.Spec.Loops != first.Spec.Loops:
+		return j.line("loops")
+	case j.Spec.IOCount != first.Spec.IOCount:
+		return j.line("number_ios")
+	case j.Spec.IOBytes != first.Spec.IOBytes && j.last["io_size"].key != "":
+		return j.line("io_size")
+	}
+	return j.line("size")
 }
 
 // resolve applies a job's options as fio does: each [global] section
@@ -180,7 +217,7 @@ func resolve(s *section, globals []*section, o Options) (Job, bool, error) {
 	if err != nil {
 		return Job{}, false, err
 	}
-	out.Spec, out.Targets, out.Notes = spec, targets, j.notes
+	out.Spec, out.Targets, out.Notes, out.last = spec, targets, j.notes, j.last
 	if j.startDelay > 0 {
 		out.StartDelay = j.startDelay
 	}

@@ -108,7 +108,7 @@ func TestParseGroupsAndTargets(t *testing.T) {
 
 	// Jobs at once on different files cannot be one ioprobe run.
 	_, err = parse(t, "[global]\ntime_based\nruntime=5\n[a]\nfilename=/x\n[b]\nfilename=/y\n", Options{})
-	require.ErrorContains(t, err, "job.fio:6: [b] runs at once with [a] on other files")
+	require.ErrorContains(t, err, "job.fio:7: [b] filename: runs at once with [a] on other files")
 }
 
 func TestParseIncludeAndEnv(t *testing.T) {
