@@ -3,6 +3,7 @@ package fiojob
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -252,7 +253,7 @@ func (j *job) blockSizes(dirs []int) ([]workload.BlockSize, error) {
 			first = bs
 			continue
 		}
-		if !sameSizes(first, bs) {
+		if !slices.Equal(first, bs) {
 			return nil, fmt.Errorf("a transfer size mix per direction (reads %s, writes %s): ioprobe's transfer sizes are the same for reads and writes",
 				workload.FormatBlockSizes(first), workload.FormatBlockSizes(bs))
 		}
@@ -266,18 +267,6 @@ func (j *job) blockSizes(dirs []int) ([]workload.BlockSize, error) {
 		first[i].Weight = int(int64(first[i].Weight) / max(g, 1))
 	}
 	return first, nil
-}
-
-func sameSizes(a, b []workload.BlockSize) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // sizeOption is the option that set the job's sizes, for a refusal.
