@@ -192,3 +192,13 @@ func TestJobsAtOnceWithTheirOwnSize(t *testing.T) {
 	require.Equal(t, int64(100<<20), pts[0].Jobs[1].Spec.RegionBytes)
 	require.Contains(t, refused(t, "[global]\nfilename=/dev/big\n[a]\nsize=1g\n[b]\nrw=randread\nsize=100m\n"), "job.fio:7: [b] size: runs at once with [a] with another amount to do")
 }
+
+// TestLoopsThatStartOver: fio starts each loop with an empty random map
+// (and, buffered, a dropped cache); the generator does the same at each
+// loop's start (workload's loop tests), so such loops run.
+func TestLoopsThatStartOver(t *testing.T) {
+	s := one(t, "[j]\nfilename=/dev/big\nrw=randread\nsize=8m\nio_size=2m\nloops=3\ndirect=1\n").Spec
+	require.True(t, s.RandomMap)
+	require.Equal(t, 3, s.Loops)
+	require.Equal(t, int64(2<<20), s.IOBytes)
+}

@@ -147,6 +147,12 @@ type Generator struct {
 	minBlock int64
 	lastb    uint64
 	drop     bool // Buffered without KeepCache: flag the I/O that starts a pass
+	// Loops of a budget that start over (fio reopens its files for each
+	// loop: an empty map, the streams at the start, the cache dropped):
+	// the I/O count and bytes at which the next loop starts (0: none).
+	loopBytes, loopCount int64
+	nextBytes, nextCount int64
+	doneBytes, doneCount int64
 }
 
 // NewGenerator builds a generator for spec over region. Outstanding I/Os of
@@ -196,6 +202,13 @@ func NewGenerator(spec *Spec, region Region, cursor *Cursor, seed uint64) (*Gene
 	g.drop = spec.Buffered && !spec.KeepCache
 	if g.cursor == nil {
 		g.cursor = NewCursor(0, specAlign)
+	}
+	if spec.Loops > 1 && (spec.RandomMap || g.drop) {
+		g.loopBytes, g.loopCount = spec.IOBytes, spec.IOCount
+		if g.loopBytes == 0 {
+			g.loopBytes = region.Len // fio's io_size: size
+		}
+		g.nextBytes, g.nextCount = g.loopBytes, g.loopCount
 	}
 	if spec.RandomMap && random {
 		if err := spec.validateRandomMap(); err != nil {
@@ -262,6 +275,10 @@ func (g *Generator) Place(op *Op) {
 	l := &g.lines[op.Line]
 	op.Random = l.randomPct == 100 || (l.randomPct > 0 && g.below(100) < l.randomPct)
 	op.DropCache = false
+	if g.loopBytes > 0 {
+		g.loopStart(op)
+		defer g.count(op)
+	}
 	dir := 0
 	if g.perDir && op.Write {
 		dir = 1
@@ -280,6 +297,32 @@ func (g *Generator) Place(op *Op) {
 		op.Offset = g.region.Start + off
 		op.DropCache = wrapped && g.drop
 	}
+}
+
+// loopStart begins fio's next loop when the I/Os placed so far finished
+// one (backend.c: a loop ends once its bytes or number_ios were issued;
+// clear_io_state then reopens the files): an empty map, both sequential
+// streams at the region's start, and for a buffered run the cache
+// dropped.
+func (g *Generator) loopStart(op *Op) {
+	if g.doneBytes < g.nextBytes && (g.loopCount == 0 || g.doneCount < g.nextCount) {
+		return
+	}
+	for g.doneBytes >= g.nextBytes || (g.loopCount > 0 && g.doneCount >= g.nextCount) {
+		g.nextBytes += g.loopBytes
+		g.nextCount += g.loopCount
+	}
+	if g.rmap != nil {
+		g.rmap.reset()
+	}
+	g.cursor.restart()
+	op.DropCache = g.drop
+}
+
+// count books a placed I/O towards the loop.
+func (g *Generator) count(op *Op) {
+	g.doneBytes += op.Len
+	g.doneCount++
 }
 
 // placeMapped places a random I/O with fio's random map (io_u.c:

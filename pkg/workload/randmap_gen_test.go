@@ -161,3 +161,26 @@ func BenchmarkGeneratorNextRandomMap(b *testing.B) {
 		})
 	}
 }
+
+// TestLoopsStartOver: a budget's loops start as fio's do, with an empty
+// map (clear_io_state reopens the files): the 6 I/Os of each loop over 8
+// blocks are 6 different blocks, for every seed (a map carried over would
+// fill after 8 and repeat blocks within the second loop); a buffered run
+// flags each loop's first I/O to drop the cache.
+func TestLoopsStartOver(t *testing.T) {
+	for seed := uint64(1); seed <= 50; seed++ {
+		spec := Spec{ReadPct: 100, RandomPct: 100, Duration: 1, RandomMap: true, QueueDepth: 1, Loops: 3, IOBytes: 6 * 4096, Buffered: true}.WithDefaults()
+		g, err := NewGenerator(&spec, Region{Len: 8 * 4096}, nil, seed)
+		require.NoError(t, err)
+		var op Op
+		for loop := 0; loop < 3; loop++ {
+			seen := map[int64]bool{}
+			for i := 0; i < 6; i++ {
+				g.Next(&op)
+				require.False(t, seen[op.Offset], "seed %d loop %d: block %d twice", seed, loop, op.Offset/4096)
+				seen[op.Offset] = true
+				require.Equal(t, loop > 0 && i == 0, op.DropCache, "seed %d loop %d I/O %d", seed, loop, i)
+			}
+		}
+	}
+}

@@ -12,8 +12,9 @@ more than 2%.
 Jobs without time_based (issue 22's items: units, rate per direction, the
 random map, buffered writes) stop after fio's budget, so their counts and
 bytes are compared too: exactly, except the random map's I/O count, which
-varies with the random offsets (3%, about 5 standard deviations of
-ioprobe's run-to-run spread for 32 MiB). ioprobe's kernel figures for them
+varies with the random offsets (3%, about 3 standard deviations of
+ioprobe's run-to-run spread of the mean size for 32 MiB, 1.1%; its size
+shares from strace within 4 points, 5 standard deviations). ioprobe's kernel figures for them
 are its summary.device (its measured window; such runs are too short for
 the 20 ms sampler's margins), so both tools' kernel figures count
 completed requests there, merges left out. A job with a rate also shows each
@@ -199,9 +200,12 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
         bad |= not ok
         rows.append((name, src, "%.2f%%" % f["read%"], "%.0f B" % f["mean"], "", "", "", str(f["ios"]), rate, "" if ok else "DIFFERS"))
     fs = ts["fio"]
+    # The random map's shortened sizes vary run to run: the 4k share of
+    # h's 32 MiB pass by 0.82 points (1 sd over 300 simulated passes).
+    size_tol = 4 if mean_tol == 0.03 else 2
     for tool, (sizes, rnd, rnddir, n) in ts.items():
         mix = " ".join("%dk %.1f%%" % (k // 1024, share(sizes, k)) for k in sorted(sizes))
-        ok = abs(rnddir - fs[2]) <= 2 and all(abs(share(sizes, k) - share(fs[0], k)) <= 2 for k in set(sizes) | set(fs[0]))
+        ok = abs(rnddir - fs[2]) <= 2 and all(abs(share(sizes, k) - share(fs[0], k)) <= size_tol for k in set(sizes) | set(fs[0]))
         bad |= not ok
         rows.append((name, tool + " strace", "", "", mix, "%.2f%%" % rnd, "%.2f%%" % rnddir, str(n), "", "" if ok else "DIFFERS"))
 
