@@ -128,7 +128,7 @@ func TestFioParsingRules(t *testing.T) {
 	require.True(t, j.Spec.Buffered)
 	require.Contains(t, strings.Join(j.Notes, "\n"), `bs (line 3): fio reads " 4k" as 4 (it ignores "k")`)
 	// fio's option names are lower case.
-	require.Contains(t, refused(t, "[j]\nfilename=/dev/big\nBS=4k\n"), `job.fio:3: [j] BS: fio's option names are lower case`)
+	require.Contains(t, refused(t, "[j]\nfilename=/dev/big\nBS=4k\n"), `job.fio:3: [j] BS: fio's option names are lower case (fio: "Bad option")`)
 	// A unit fio reads as microseconds is noted.
 	j = one(t, "[j]\nfilename=/dev/big\ntime_based\nruntime=10sec\n")
 	require.Equal(t, int64(10_000), j.Spec.Duration.Nanoseconds())

@@ -160,8 +160,12 @@ func (j *job) apply(o option) error {
 		j.last = map[string]option{}
 	}
 	j.last[o.key] = o
-	if strings.ToLower(o.key) != o.key {
-		return fmt.Errorf("fio's option names are lower case: fio rejects %q (\"Bad option\")", o.key)
+	if low := strings.ToLower(o.key); low != o.key {
+		_, known := handlers[low]
+		if _, ok := accepted[low]; ok || known {
+			return errors.New("fio's option names are lower case (fio: \"Bad option\")")
+		}
+		return errors.New("not an option ioprobe can run with fio's meaning")
 	}
 	if h, ok := handlers[o.key]; ok {
 		return h(j, o)
