@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fio and ioprobe side by side on the same job files (issue 16): for each
+# fio and ioprobe side by side on the same job files (issues 16 and 22): for each
 # job in scripts/fioside/*.fio, both tools run it on one loop device and the
 # script compares, from each tool's own JSON and from the kernel's
 # /sys/block/loopN/stat, the read share and the mean transfer size, and from
@@ -56,7 +56,7 @@ for job in scripts/fioside/*.fio; do
 	kill "$sampler"; wait "$sampler" 2>/dev/null || true; sampler=""
 	strace -ff -qq --seccomp-bpf -ttt -e trace=openat,close,pread64,pwrite64 -o "$work/$name.fio.strace" fio "$work/$name.trace.fio" >/dev/null
 	strace -ff -qq --seccomp-bpf -ttt -e trace=openat,close,pread64,pwrite64 -o "$work/$name.ioprobe.strace" \
-		"$work/ioprobe" run --fio-job "$work/$name.trace.fio" --target "$loopdev" --allow-destructive -o json >"$work/$name.trace.json" 2>&1
+		"$work/ioprobe" run --fio-job "$work/$name.trace.fio" --target "$loopdev" --allow-destructive -o json >"$work/$name.trace.json" 2>"$work/$name.trace.err"
 done
 python3 scripts/fioside/compare.py "$work" "$loopdev" || status=$?
 if [ -n "${KEEP:-}" ]; then cp -r "$work" "$KEEP"; fi

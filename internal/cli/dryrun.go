@@ -73,6 +73,30 @@ func describeSpec(s workload.Spec) string {
 	if s.Verify {
 		b.WriteString(", verify")
 	}
+	if s.RatedByDirection() {
+		rate := func(bps int64) string {
+			if bps == 0 {
+				return "unlimited"
+			}
+			return workload.FormatSize(bps) + "/s"
+		}
+		fmt.Fprintf(&b, ", rate reads %s, writes %s", rate(s.RateReadBPS), rate(s.RateWriteBPS))
+		if s.RateProcess != workload.RateLinear {
+			b.WriteString(" " + s.RateProcess)
+		}
+	}
+	if s.RandomMap {
+		b.WriteString(", random map")
+	}
+	if s.Buffered {
+		b.WriteString(", buffered")
+		if s.KeepCache {
+			b.WriteString(" (cache kept)")
+		}
+	}
+	if s.FsyncOnClose {
+		b.WriteString(", fsync on close")
+	}
 	for i, l := range s.Lines {
 		fmt.Fprintf(&b, "\n     line %d: %s", i+1, workload.FormatLine(l))
 	}

@@ -28,7 +28,7 @@ func (f *fioJobOptions) AddFlags(fs *pflag.FlagSet) {
 
 // fioJobSets are run's flags that a job file sets itself.
 var fioJobSets = []string{"bs", "line", "read-pct", "random-pct", "qd", "workers", "duration", "ramp", "engine", "rate-iops",
-	"profile", "size", "align", "seed", "verify", "fsync", "fdatasync", "sync", "io-size", "number-ios"}
+	"profile", "size", "align", "seed", "verify", "fsync", "fdatasync", "sync", "io-size", "number-ios", "buffered"}
 
 // runFioJob is `ioprobe run --fio-job FILE`: the job file's points, run
 // as a suite's are (each checked before the first runs); one point is
@@ -60,7 +60,8 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 	if err != nil {
 		return usagef("--fio-job: %v", err)
 	}
-	points, err := fiojob.Parse(f.file, data, fiojob.Options{Section: f.section, Targets: o.targets, Env: os.LookupEnv, Include: os.ReadFile})
+	points, err := fiojob.Parse(f.file, data, fiojob.Options{Section: f.section, Targets: o.targets, Env: os.LookupEnv, Include: os.ReadFile,
+		Stat: fioStat, Keywords: fioKeywords()})
 	if err != nil {
 		return usagef("%v", err)
 	}

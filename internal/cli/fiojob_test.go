@@ -11,18 +11,33 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
-// TestRunFioJob runs a job file for real: fio's buffered default is run
-// with O_DIRECT and says so on stderr and in the result; --target replaces
-// the file's filename.
+// TestRunFioJob runs a job file for real: fio's buffered default runs
+// buffered, as fio runs it, and every output says so; --target replaces
+// the file's filename; a note says what ioprobe leaves out.
 func TestRunFioJob(t *testing.T) {
-	job, tgt := ioJobFile(t, "[global]\ntime_based\nruntime=200ms\nsize=8m\nfilename=/nonexistent/x\n[rr]\nrw=randrw\nrwmixread=60\nbs=8k\n")
+	job, tgt := ioJobFile(t, "[global]\ntime_based\nruntime=200ms\nsize=8m\nfilename=/nonexistent/x\n[rr]\nrw=randrw\nrwmixread=60\nbs=8k\nwrite_lat_log=lat\n")
 	code, out, errs := dryRunCmd(t, "run", "--fio-job", job, "--target", tgt, "--output", "json")
 	require.Equal(t, ExitOK, code, errs)
-	require.Contains(t, errs, "ioprobe: "+job+" [rr]: fio's default is buffered I/O (direct=0): ioprobe runs this job with O_DIRECT")
+	require.Contains(t, errs, "ioprobe: "+job+" [rr]: write_lat_log (line 10): not written")
 	var r result.Result
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
 	require.Equal(t, result.Schema, r.Schema)
-	require.Equal(t, []string{"[rr] fio's default is buffered I/O (direct=0): ioprobe runs this job with O_DIRECT"}, r.Notes)
+	require.Len(t, r.Notes, 1)
+	require.Contains(t, r.Notes[0], "write_lat_log (line 10): not written")
+	require.True(t, r.Workload.Buffered, "fio's direct=0")
+	require.True(t, r.Workload.RandomMap, "fio's default for a random job")
+	require.False(t, r.Targets[0].Direct)
+	code, out, errs = dryRunCmd(t, "run", "--fio-job", job, "--target", tgt)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, "buffered (page cache, not O_DIRECT)")
+	require.Contains(t, out, "NOT O_DIRECT")
+	code, out, errs = dryRunCmd(t, "run", "--fio-job", job, "--target", tgt, "--output", "csv")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, ",buffered,random_map,")
+	require.Contains(t, out, ",true,true,0,0,")
+	code, out, errs = dryRunCmd(t, "run", "--fio-job", job, "--target", tgt, "--output", "fio-json")
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, `"direct": "0"`)
 	require.Equal(t, tgt, r.Targets[0].Path)
 	require.Equal(t, 60, r.Workload.ReadPct)
 	require.EqualValues(t, 8<<20, r.Workload.RegionBytes)
@@ -38,10 +53,10 @@ func TestRunFioJobRefusals(t *testing.T) {
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "t.dat")
 	job := filepath.Join(dir, "j.fio")
-	require.NoError(t, os.WriteFile(job, []byte("[global]\ntime_based\nruntime=1\n[a]\nrw=randread\n[b]\nstonewall\nrw=trimwrite\n"), 0o600))
+	require.NoError(t, os.WriteFile(job, []byte("[global]\ntime_based\nruntime=1\n[a]\nrw=randread\nsize=1m\n[b]\nrw=trimwrite\n"), 0o600))
 	code, _, errs := dryRunCmd(t, "run", "--fio-job", job, "--target", tgt)
 	require.Equal(t, ExitBadInput, code)
-	require.Equal(t, "ioprobe: "+job+`:8: [b] rw: "trimwrite": ioprobe runs read, write, randread, randwrite, rw/readwrite and randrw`+"\n", errs)
+	require.Equal(t, "ioprobe: "+job+`:8: [b] rw: "trimwrite": ioprobe runs read, write, randread, randwrite, rw/readwrite and randrw (fio's names, lower case)`+"\n", errs)
 
 	code, _, errs = dryRunCmd(t, "run", "--fio-job", job, "--section", "a", "--target", tgt, "--bs", "8k")
 	require.Equal(t, ExitBadInput, code)
@@ -53,7 +68,7 @@ func TestRunFioJobRefusals(t *testing.T) {
 
 	code, out, errs := dryRunCmd(t, "run", "--fio-job", job, "--section", "a", "--target", tgt, "--dry-run")
 	require.Equal(t, ExitOK, code, errs)
-	require.Contains(t, out, "a: bs 4KiB, 100% read, 100% random, qd 1, workers 1, ramp 0s, run 1s, engine sync")
+	require.Contains(t, out, "a: bs 4KiB, 100% read, 100% random, qd 1, workers 1, ramp 0s, run 1s, engine sync, region 1MiB, random map, buffered")
 
 	code, _, errs = dryRunCmd(t, "run", "--section", "a")
 	require.Equal(t, ExitBadInput, code)
@@ -101,4 +116,33 @@ func ioJobFile(t *testing.T, text string) (job, tgt string) {
 	job = filepath.Join(dir, "j.fio")
 	require.NoError(t, os.WriteFile(job, []byte(text), 0o600))
 	return job, filepath.Join(dir, "t.dat")
+}
+
+// TestRunBuffered: run --buffered goes through the page cache (any
+// transfer size, as fio's direct=0), and every output says "buffered";
+// without it 2300 bytes is refused, O_DIRECT needing whole sectors.
+func TestRunBuffered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs I/O")
+	}
+	tgt := filepath.Join(t.TempDir(), "b.dat")
+	args := []string{"run", "--target", tgt, "--size", "2300000", "--bs", "2300", "--read-pct", "50", "--random-pct", "0",
+		"--qd", "1", "--duration", "200ms", "--ramp", "0s"}
+	code, _, errs := dryRunCmd(t, args...)
+	require.Equal(t, ExitBadInput, code)
+	require.Contains(t, errs, "--bs 2300B: must be a multiple of 512 bytes (direct I/O needs whole sectors; --buffered runs any size)")
+	require.NoFileExists(t, tgt)
+
+	code, out, errs := dryRunCmd(t, append(args, "--buffered", "--output", "json")...)
+	require.Equal(t, ExitOK, code, errs)
+	var r result.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.True(t, r.Workload.Buffered)
+	require.False(t, r.Targets[0].Direct)
+	require.NotZero(t, r.Summary.ReadOps+r.Summary.WriteOps)
+	require.Zero(t, r.Summary.Errors)
+	require.Zero(t, (r.Summary.ReadBytes+r.Summary.WriteBytes)%2300, "whole 2300-byte transfers")
+	code, out, errs = dryRunCmd(t, append(args, "--buffered", "--dry-run")...)
+	require.Equal(t, ExitOK, code, errs)
+	require.Contains(t, out, ", buffered")
 }

@@ -32,7 +32,7 @@ func (f *icfOptions) AddFlags(fs *pflag.FlagSet) {
 // stand in for a file saved without its test setup, --qd for one saved
 // without its manager list.
 var icfSets = []string{"bs", "line", "read-pct", "random-pct", "workers", "rate-iops",
-	"profile", "size", "align", "seed", "fsync", "fdatasync", "sync", "verify"}
+	"profile", "size", "align", "seed", "fsync", "fdatasync", "sync", "verify", "buffered"}
 
 // runICF is `ioprobe run --icf FILE`: the file's runs, in Iometer's
 // order, as the points of a suite (each checked before the first runs).

@@ -53,6 +53,7 @@ type runOptions struct {
 	numberIOs        int64
 	startAt          string
 	out              string
+	buffered         bool
 
 	changed func(name string) bool
 }
@@ -149,6 +150,7 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 	}
 	o.AddFlags(cmd.Flags())
 	o.addStartAtFlag(cmd.Flags())
+	cmd.Flags().BoolVar(&o.buffered, "buffered", false, "run through the page cache, not O_DIRECT (fio's direct=0): the cache is dropped first, any transfer size goes; every output says \"buffered\"")
 	fio.AddFlags(cmd.Flags())
 	ini.AddFlags(cmd.Flags())
 	return cmd
@@ -185,6 +187,7 @@ func (o *runOptions) spec() (workload.Spec, error) {
 		s.RateIOPS = o.rateIOPS
 	}
 	s.Duration, s.Ramp, s.Seed, s.Verify = o.duration, o.ramp, o.seed, o.verify
+	s.Buffered = o.buffered
 	if changed("engine") || o.profile == "" || s.Engine == workload.EngineAuto {
 		s.Engine = o.engine // a profile may name its engine (canary-write: sync)
 	}

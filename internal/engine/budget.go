@@ -40,3 +40,12 @@ func (w *Worker) Take(n int64) bool {
 	}
 	return b.bytes.Add(n)-n < b.maxBytes
 }
+
+// spent reports whether the budget allows no more I/O (the last Take
+// booked its end).
+func (b *budget) spent() bool {
+	if !b.on {
+		return false
+	}
+	return (b.maxCount > 0 && b.count.Load() >= b.maxCount) || b.bytes.Load() >= b.maxBytes
+}

@@ -56,6 +56,10 @@ type Worker struct {
 	// second (0: unpaced). Set by NewWorkers; engines split it over their
 	// lanes with LaneRate and pace each with NewPacer.
 	RateIOPS float64
+	// RateBPS is this worker's share of fio's rate per direction
+	// (Spec.RateReadBPS, RateWriteBPS), bytes per second; LanePacer
+	// splits it over the lanes.
+	RateBPS [2]float64
 	// Verify, when set, is --verify: engines prepare writes and reads and
 	// report completions through PrepareWrite, PrepareRead and Complete.
 	Verify *Verifier
@@ -74,6 +78,9 @@ type Worker struct {
 
 	flush  flushState
 	budget budget
+	// dropFailures counts the page cache drops the kernel declined
+	// (DropCache).
+	dropFailures atomic.Uint64
 
 	ready     func()
 	readyOnce sync.Once
@@ -112,6 +119,9 @@ func (w *Worker) NewLane(t int) *Lane {
 	return s
 }
 
+// DropFailures is how many page cache drops of a buffered run failed.
+func (w *Worker) DropFailures() uint64 { return w.dropFailures.Load() }
+
 // Lanes returns the lanes registered so far.
 func (w *Worker) Lanes() []*Lane {
 	w.mu.Lock()
@@ -128,7 +138,19 @@ func (w *Worker) Generator(t, lane int) (*workload.Generator, error) {
 // Paced says whether the worker's I/Os run to a rate limit: only then do
 // they have an intended start, and its lanes a histogram of the latency
 // from it (OpStats.Intended).
-func (w *Worker) Paced() bool { return w.RateIOPS > 0 }
+func (w *Worker) Paced() bool { return w.RateIOPS > 0 || w.RateBPS[0] > 0 || w.RateBPS[1] > 0 }
+
+// LanePacer returns the pacer of one of n equally loaded lanes of this
+// worker: its share of --rate-iops, or of fio's rate per direction.
+func (w *Worker) LanePacer(n int, lane int) Pacer {
+	if (w.RateBPS[0] > 0 || w.RateBPS[1] > 0) && n > 0 {
+		_, readPct, _ := w.Spec.Mix()
+		bps := [2]float64{w.RateBPS[0] / float64(n), w.RateBPS[1] / float64(n)}
+		return Pacer{dir: newDirPacer(bps, w.Spec.MinBlock(), readPct, w.Spec.RateProcess == workload.RatePoisson,
+			iobuf.Mix64(w.Seed^uint64(w.ID)<<32^uint64(lane)))}
+	}
+	return NewPacer(w.LaneRate(n))
+}
 
 // LaneRate returns the IOPS one of n equally loaded lanes of this worker
 // must keep to (0: unlimited).

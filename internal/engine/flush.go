@@ -37,12 +37,14 @@ func (w *Worker) FlushDatasync() bool { return w.flush.datasync }
 
 // FlushDue counts one write issued on lane s and reports whether it is the
 // Nth since the last flush of the lane's target: the caller then flushes
-// that target once the write has completed.
+// that target once the write has completed. fio issues the flush as the
+// job's next I/O (io_u.c: get_rw_ddir), so a job whose budget its last
+// write spent ends without one: neither does a worker here.
 func (w *Worker) FlushDue(s *Lane) bool {
 	if w.flush.every == 0 {
 		return false
 	}
-	return w.flush.writes[s.Target].Add(1)%w.flush.every == 0
+	return w.flush.writes[s.Target].Add(1)%w.flush.every == 0 && !w.budget.spent()
 }
 
 // CompleteFlush is the one place an engine reports the outcome of a flush

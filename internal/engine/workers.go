@@ -64,6 +64,7 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 			Buffers:    bufs,
 			Seed:       set.Seed,
 			RateIOPS:   perWorkerRate,
+			RateBPS:    [2]float64{float64(spec.RateReadBPS) / float64(spec.Workers), float64(spec.RateWriteBPS) / float64(spec.Workers)},
 			Verify:     set.Verify,
 			ready:      set.Ready,
 			flush:      newFlushState(spec, len(set.Targets)),

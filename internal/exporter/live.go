@@ -123,7 +123,7 @@ func (s *liveStore) observer(job string, names map[string]string, reads, writes 
 // front as observer does the others. It returns o.
 func (o *liveObserver) pacedBy(specs []workload.Spec) *liveObserver {
 	for _, s := range specs {
-		o.paced = o.paced || s.RateIOPS > 0
+		o.paced = o.paced || s.RateIOPS > 0 || s.RatedByDirection()
 	}
 	if !o.paced {
 		return o

@@ -157,9 +157,29 @@ func buildCSVColumns(figs []result.Figure) []csvColumn {
 	for _, f := range figs {
 		if f.Block == result.CSVLast {
 			cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
+			if f.Column == fioColumnsAfter {
+				cols = append(cols, fioColumns()...)
+			}
 		}
 	}
 	return cols
+}
+
+// fioColumnsAfter is the last CSVLast figure there was when the fio
+// workload columns were added: they follow it, and a figure added since
+// goes after them, at the end.
+const fioColumnsAfter = "intended_latency_p99_99_seconds"
+
+// fioColumns are the workload columns of fio's meaning (buffered I/O, the
+// random map, rate per direction).
+func fioColumns() []csvColumn {
+	return []csvColumn{
+		{"buffered", func(r *result.Result) string { return strconv.FormatBool(r.Workload.Buffered) }},
+		{"random_map", func(r *result.Result) string { return strconv.FormatBool(r.Workload.RandomMap) }},
+		{"rate_read_bps", func(r *result.Result) string { return strconv.FormatInt(r.Workload.RateReadBPS, 10) }},
+		{"rate_write_bps", func(r *result.Result) string { return strconv.FormatInt(r.Workload.RateWriteBPS, 10) }},
+		{"rate_process", func(r *result.Result) string { return r.Workload.RateProcess }},
+	}
 }
 
 func joinTargets(r *result.Result, f func(t result.Target) string) string {

@@ -121,6 +121,11 @@ func WriteFioJSON(w io.Writer, results []*result.Result) error {
 			doc.Time = r.StartedAt.UTC().Format("Mon Jan _2 15:04:05 2006")
 		}
 		doc.Jobs = append(doc.Jobs, fioJobOf(r, i))
+		if r.Workload.Buffered {
+			// fio's default, direct=0: said per job (fioOptions) and
+			// not claimed for all of them.
+			delete(doc.GlobalOptions, "direct")
+		}
 	}
 	doc.FioVersion = "ioprobe-" + strings.TrimPrefix(version, "ioprobe-")
 	enc := json.NewEncoder(w)
@@ -206,6 +211,23 @@ func fioJobOptions(r *result.Result) map[string]string {
 	}
 	if w.RateIOPS > 0 {
 		o["rate_iops"] = strconv.Itoa(w.RateIOPS)
+	}
+	if w.Buffered {
+		o["direct"] = "0"
+		if w.KeepCache {
+			o["invalidate"] = "0"
+		}
+	}
+	if w.RateReadBPS > 0 || w.RateWriteBPS > 0 {
+		// fio's rate= per direction (bytes per second of each job clone).
+		per := int64(max(w.Workers, 1))
+		o["rate"] = strconv.FormatInt(w.RateReadBPS/per, 10) + "," + strconv.FormatInt(w.RateWriteBPS/per, 10)
+		if w.RateProcess != "" {
+			o["rate_process"] = w.RateProcess
+		}
+	}
+	if w.RandomPct > 0 && !w.RandomMap {
+		o["norandommap"] = "1"
 	}
 	if w.Fsync > 0 {
 		o["fsync"] = strconv.Itoa(w.Fsync)

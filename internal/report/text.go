@@ -182,6 +182,28 @@ func workloadLine(wl result.Workload) string {
 	if wl.RateIOPS > 0 {
 		s += ", rate limit " + count(uint64(wl.RateIOPS)) + " IOPS"
 	}
+	if wl.RateReadBPS > 0 || wl.RateWriteBPS > 0 {
+		rate := func(bps int64) string {
+			if bps == 0 {
+				return "unlimited"
+			}
+			return iec(bps) + "/s"
+		}
+		s += ", rate per direction: reads " + rate(wl.RateReadBPS) + ", writes " + rate(wl.RateWriteBPS)
+		if wl.RateProcess != "" {
+			s += " (" + wl.RateProcess + ")"
+		}
+	}
+	if wl.Buffered {
+		s += ", buffered (page cache, not O_DIRECT"
+		if wl.KeepCache {
+			s += ", cache kept"
+		}
+		s += ")"
+	}
+	if wl.RandomMap {
+		s += ", fio's random map"
+	}
 	if wl.Verify {
 		s += ", verifying reads"
 	}

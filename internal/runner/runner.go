@@ -159,6 +159,9 @@ func (p *Plan) targetOptions(ctx context.Context) ([]string, map[string]*openTar
 			byPath[path].groups = append(byPath[path].groups, gi)
 			s := &g.Spec
 			o.Write = o.Write || s.WritesData()
+			// Direct I/O's alignment rules go only when every group on
+			// the target runs buffered.
+			o.Buffered = (o.Buffered || len(byPath[path].groups) == 1) && s.Buffered
 			o.Region = max(o.Region, s.RegionBytes)
 			o.Align = max(o.Align, s.Alignment())
 			o.MaxBlock = max(o.MaxBlock, s.MaxBlock())
@@ -271,12 +274,14 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	if err != nil {
 		return nil, err
 	}
-	var syncFDs []int // --sync: the targets reopened with O_DSYNC or O_SYNC
+	var syncFDs []int // --sync, --buffered: the targets reopened with other flags
 	defer func() {
 		for _, fd := range syncFDs {
 			closeFD(fd)
 		}
 	}()
+	var closeFsync []int // fsync_on_close: the buffered targets written
+	var notes []string
 	for gi, g := range p.Groups {
 		spec := g.Spec
 		if spec.Seed != 0 {
@@ -289,12 +294,19 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 				region = spec.RegionBytes
 			}
 			fd := ot.t.FD
-			if spec.Sync != workload.SyncNone && spec.WritesData() {
-				if fd, err = syncOpen(fd, spec.Sync); err != nil {
+			if (spec.Sync != workload.SyncNone && spec.WritesData()) || spec.Buffered {
+				var note string
+				if fd, note, err = p.groupFD(ot.t, &spec); err != nil {
 					engine.CloseWorkers(all)
 					return nil, fmt.Errorf("%s: %w", ot.t.Path, err)
 				}
+				if note != "" {
+					notes = append(notes, ot.t.Path+": "+note)
+				}
 				syncFDs = append(syncFDs, fd)
+				if spec.FsyncOnClose && spec.WritesData() {
+					closeFsync = append(closeFsync, fd)
+				}
 			}
 			ets = append(ets, engine.Target{FD: fd, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path, Key: ot.t.SectorKey})
 		}
@@ -343,6 +355,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 
 	snap := newSnapshotter(p, targets, all)
 	res := p.baseResult(started, specs, engines, reasons, targets)
+	res.Notes = append(res.Notes, notes...)
 	if !p.StartAt.IsZero() {
 		res.StartAt = p.StartAt.UTC()
 	}
@@ -400,6 +413,16 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	snap.begin(win.t0)
 	snap.phase = PhaseMeasure
 	ended := p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), workersDone, snap, &res.Intervals)
+	if len(closeFsync) > 0 {
+		// fio's end_fsync and fsync_on_close: the job's written files
+		// are flushed once its I/O is done, within its run time.
+		stopWorkers()
+		for _, fd := range closeFsync {
+			if err := fsyncFD(fd); err != nil {
+				res.Notes = append(res.Notes, "fsync_on_close: "+err.Error())
+			}
+		}
+	}
 	win.stop(ctl)
 	stopWorkers()
 	out, err := p.finish(res, snap, win, ctx, ctl, runErrs)
@@ -577,4 +600,31 @@ func gcd(a, b int64) int64 {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// groupFD opens the descriptor a group runs on when it needs other flags
+// than the target's own O_DIRECT one (--sync, --buffered), and for a
+// buffered group drops the target's cached pages first, as fio's
+// invalidate=1 does before a job (unless KeepCache).
+// A failed drop is a note, not an error: fio warns and runs on too.
+func (p *Plan) groupFD(t *target.Target, spec *workload.Spec) (fd int, note string, err error) {
+	switch {
+	case spec.WritesData() || t.Writable:
+		sync := workload.SyncNone
+		if spec.WritesData() {
+			sync = spec.Sync
+		}
+		fd, err = reopen(t.FD, sync, spec.Buffered)
+	default:
+		fd, err = readOnlyReopen(t.FD)
+	}
+	if err != nil {
+		return -1, "", err
+	}
+	if spec.Buffered && !spec.KeepCache {
+		if err := engine.DropCache(fd); err != nil {
+			note = fmt.Sprintf("its page cache was not dropped before the buffered run (fio's invalidate=1): %v", err)
+		}
+	}
+	return fd, note, nil
 }

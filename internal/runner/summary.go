@@ -54,6 +54,13 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string) r
 		IOBytes:           s.IOBytes,
 		IOCount:           s.IOCount,
 		Loops:             s.Loops,
+		Buffered:          s.Buffered,
+		KeepCache:         s.KeepCache,
+		FsyncOnClose:      s.FsyncOnClose,
+		RandomMap:         s.RandomMap,
+		RateReadBPS:       s.RateReadBPS,
+		RateWriteBPS:      s.RateWriteBPS,
+		RateProcess:       s.RateProcess,
 	}
 	for _, b := range bs {
 		w.BlockSizes = append(w.BlockSizes, result.BlockSize{Bytes: b.Bytes, Weight: b.Weight})
@@ -137,12 +144,17 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 	}
 	for _, ot := range targets {
 		t := ot.t
+		// A target is direct unless every group on it ran buffered.
+		direct := false
+		for _, gi := range ot.groups {
+			direct = direct || !specs[gi].Buffered
+		}
 		res.Targets = append(res.Targets, result.Target{
 			Path:              t.Path,
 			Kind:              string(t.Kind),
 			SizeBytes:         t.Size,
 			RegionBytes:       t.Region,
-			Direct:            true,
+			Direct:            direct,
 			LogicalBlockBytes: t.LogicalBlock,
 			Device:            t.Device,
 			Created:           t.Created,

@@ -4,8 +4,14 @@ package runner
 
 import "errors"
 
-func syncOpen(fd int, mode string) (int, error) {
-	return -1, errors.New("--sync is supported only on Linux")
+func reopen(fd int, mode string, buffered bool) (int, error) {
+	return -1, errors.New("--sync and --buffered are supported only on Linux")
+}
+
+func readOnlyReopen(fd int) (int, error) {
+	return -1, errors.New("--buffered is supported only on Linux")
 }
 
 func closeFD(int) {}
+
+func fsyncFD(int) error { return errors.ErrUnsupported }

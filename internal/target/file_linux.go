@@ -196,11 +196,16 @@ func (e env) checkNew(path, resolved string, opts Options) (int64, Options, erro
 	if err != nil {
 		return 0, opts, err
 	}
+	region := size
+	if opts.Buffered {
+		// ioprobe fills its files with O_DIRECT: whole blocks.
+		size = (size + g.logicalBlock - 1) / g.logicalBlock * g.logicalBlock
+	}
 	o := opts
 	if err := checkAlign(path, &o, g); err != nil {
 		return 0, opts, err
 	}
-	if _, err := checkRegion(path, size, size, o); err != nil {
+	if _, err := checkRegion(path, region, size, o); err != nil {
 		return 0, opts, err
 	}
 	if err := e.checkSpace(path, dir, size); err != nil {

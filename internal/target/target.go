@@ -46,6 +46,12 @@ type Options struct {
 	// file holds a BSD flock on it for the run, shared, or exclusive with
 	// this set; Open refuses a file another run holds against it.
 	Exclusive bool
+	// Buffered says that the I/O goes through the page cache (run
+	// --buffered, fio's direct=0; the runner reopens the target without
+	// O_DIRECT): transfer sizes, offsets and the region need not be
+	// multiples of the logical block, and a new file is made the region
+	// rounded up to whole blocks (ioprobe still fills it with O_DIRECT).
+	Buffered bool
 	// Progress, when set, is called after each chunk while a new file (or
 	// the new part of an extended one) is being filled.
 	Progress func(done, total int64)
@@ -192,11 +198,14 @@ func checkAlign(path string, o *Options, g geometry) error {
 	if err := checkSigns(path, *o); err != nil {
 		return err
 	}
-	if g.memAlign > g.pageSize {
+	if g.memAlign > g.pageSize && !o.Buffered {
 		return inputErr(path, "the kernel wants direct-I/O buffers aligned to %d bytes, more than a page (%d)", g.memAlign, g.pageSize)
 	}
 	if o.Align == 0 {
 		o.Align = g.logicalBlock
+	}
+	if o.Buffered {
+		g.logicalBlock = 1 // the page cache takes any offset and length
 	}
 	if o.MaxBlock == 0 {
 		o.MaxBlock = o.Align

@@ -74,8 +74,16 @@ func Format(buf []byte, off int64, key, run, seq uint64) {
 }
 
 // Mark stamps every sector of buf like Format, without the checksum: what
-// a plain write (no --verify) costs to keep a target recognisable.
+// a plain write (no --verify) costs to keep a target recognisable. A
+// buffered write need not be whole sectors (fio's bs=2300): then every
+// header of the target's own sectors that the write covers, wholly or in
+// part, is written where it lies in buf, so the target stays recognisable
+// whatever the write's offset and length.
 func Mark(buf []byte, off int64, key, run, seq uint64) {
+	if off%SectorSize != 0 || len(buf)%SectorSize != 0 {
+		markUnaligned(buf, off, key, run, seq)
+		return
+	}
 	m := mask(0, key)
 	m1 := bits.RotateLeft64(m, 16)
 	for s := 0; s+SectorSize <= len(buf); s += SectorSize {
@@ -86,6 +94,27 @@ func Mark(buf []byte, off int64, key, run, seq uint64) {
 		binary.LittleEndian.PutUint64(p[8:], o^m1)
 		binary.LittleEndian.PutUint64(p[16:], run^bits.RotateLeft64(h, 32))
 		binary.LittleEndian.PutUint64(p[24:], seq^bits.RotateLeft64(h, 48))
+	}
+}
+
+// markUnaligned is Mark for a write that is not whole sectors.
+func markUnaligned(buf []byte, off int64, key, run, seq uint64) {
+	m := mask(0, key)
+	m1 := bits.RotateLeft64(m, 16)
+	end := off + int64(len(buf))
+	var hdr [32]byte
+	for sec := off / SectorSize * SectorSize; sec < end; sec += SectorSize {
+		lo, hi := max(sec, off), min(sec+32, end)
+		if lo >= hi {
+			continue // the write covers none of this sector's header
+		}
+		o := uint64(sec)
+		h := m ^ spread(o)
+		binary.LittleEndian.PutUint64(hdr[0:], magicPlain^h)
+		binary.LittleEndian.PutUint64(hdr[8:], o^m1)
+		binary.LittleEndian.PutUint64(hdr[16:], run^bits.RotateLeft64(h, 32))
+		binary.LittleEndian.PutUint64(hdr[24:], seq^bits.RotateLeft64(h, 48))
+		copy(buf[lo-off:hi-off], hdr[lo-sec:hi-sec])
 	}
 }
 

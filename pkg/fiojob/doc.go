@@ -4,8 +4,9 @@
 // become one point (a group of workers per job), and stonewall /
 // wait_for_previous start the next point.
 //
-// Units and defaults are fio's (kb_base=1024: 4k is 4096, 4ki is 4000;
-// times in seconds; rw=read, bs=4k, iodepth=1, numjobs=1, buffered I/O).
+// Units and defaults are fio's, read as fio 3.x reads them (units.go:
+// kb_base=1024: 4k and 4ki are 4096, 4KiB is 4000; rw=read, bs=4k,
+// iodepth=1, numjobs=1, buffered I/O, the random map).
 // An option ioprobe cannot honour with fio's meaning is refused with an
 // *Error naming the file, line, section and option: never a silent change
 // of meaning.

@@ -3,7 +3,6 @@ package fiojob
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -33,50 +32,53 @@ type limits struct {
 
 // applyLimit reads one of the options limits holds; handled says whether
 // o was one.
-func (j *job) applyLimit(o option, need func() error, num func(min, max int) (int, error)) (handled bool, err error) {
-	timeIn := func(unit time.Duration) (time.Duration, error) {
-		if err := need(); err != nil {
+func (j *job) applyLimit(o option) (handled bool, err error) {
+	timeIn := func(isSeconds bool) (time.Duration, error) {
+		v, err := value(o)
+		if err != nil {
 			return 0, err
 		}
-		return parseTimeIn(o.value, unit)
+		us, note, err := parseTimeUs(v, isSeconds)
+		if note != "" {
+			j.note(o, "%s, and so does ioprobe", note)
+		}
+		return usToDuration(us), err
+	}
+	count := func() (int64, error) {
+		n, err := j.num(o)
+		if err == nil && n.percent {
+			err = errors.New("an amount in % of size: give it in bytes")
+		}
+		return n.val, err
 	}
 	switch o.key {
 	case "io_size", "io_limit":
-		if strings.HasSuffix(o.value, "%") {
-			return true, errors.New("an amount in % of size: give it in bytes")
-		}
-		if err = need(); err == nil {
-			j.ioSize, err = parseInt(o.value, j.kbBase)
-		}
+		j.ioSize, err = count()
 		j.ioSizeAt = o
 	case "number_ios":
-		if err = need(); err == nil {
-			j.numberIOs, err = parseInt(o.value, j.kbBase)
-		}
+		j.numberIOs, err = count()
 		j.numberAt = o
 	case "loops":
-		j.loops, err = num(1, 1<<31-1)
-		j.loopsAt = o
+		err = j.setInt(o, &j.loops, &j.loopsAt, 1, 1<<31-1)
 	case "startdelay":
-		if strings.Contains(o.value, "-") || strings.Contains(o.value, ":") {
+		if parts, ok := splitDirections(o.value); ok[1] && parts[1] != parts[0] {
 			return true, fmt.Errorf("%q: a range: fio starts each clone at a random time in it; ioprobe starts a point's workers together (give one value)", o.value)
 		}
-		j.startDelay, err = timeIn(time.Second)
+		j.startDelay, err = timeIn(true)
 		j.startAt = o
 	case "thinktime":
-		j.think, err = timeIn(time.Microsecond)
+		j.think, err = timeIn(false)
 		j.thinkAt = o
 	case "thinktime_spin":
-		j.thinkSpin, err = timeIn(time.Microsecond)
+		j.thinkSpin, err = timeIn(false)
 		j.thinkSpinAt = o
 	case "thinktime_iotime":
-		j.thinkIOTime, err = timeIn(time.Second)
+		j.thinkIOTime, err = timeIn(true)
 		j.thinkIOTimeAt = o
 	case "thinktime_blocks":
-		j.thinkBlocks, err = num(1, workload.MaxBurst)
-		j.thinkBlocksAt = o
+		err = j.setInt(o, &j.thinkBlocks, &j.thinkBlocksAt, 1, workload.MaxBurst)
 	case "thinktime_blocks_type":
-		switch v := strings.ToLower(o.value); v {
+		switch v := o.value; v {
 		case "complete", "issue":
 			j.thinkType = v
 		default:
@@ -147,8 +149,8 @@ func (j *job) thinkTime(spec *workload.Spec, fail func(option, string) error) er
 		return fail(j.thinkAt, fmt.Sprintf("with iodepth=%d: fio stalls after thinktime_blocks completions while others are in flight; ioprobe's delay matches it with one I/O in flight (iodepth=1 or a sync engine)", spec.QueueDepth))
 	case len(spec.BlockSizes) > 1:
 		return fail(j.thinkAt, "with several transfer sizes: fio counts the blocks of every size towards one stall, Iometer's burst is per line")
-	case spec.RateIOPS > 0:
-		return fail(j.thinkAt, "with rate_iops: ioprobe paces by a rate or by delays, not both")
+	case spec.RateIOPS > 0 || spec.RatedByDirection():
+		return fail(j.thinkAt, "with a rate (rate, rate_iops): ioprobe paces by a rate or by delays, not both")
 	case j.thinkType == "issue" && spec.Engine != "sync":
 		return fail(j.thinkTypeAt, "issue: fio then stalls after issuing, not completing, thinktime_blocks I/Os; with one I/O in flight the same only for a sync engine")
 	}

@@ -104,6 +104,22 @@ type Workload struct {
 	IOBytes int64 `json:"io_bytes,omitempty"`
 	IOCount int64 `json:"io_count,omitempty"`
 	Loops   int   `json:"loops,omitempty"`
+	// Buffered: the I/O went through the page cache (run --buffered, a
+	// fio job with direct=0; targets[].direct is then false); KeepCache:
+	// the cache was not dropped first (fio's invalidate=0); FsyncOnClose:
+	// the written targets were flushed when the I/O was done.
+	Buffered     bool `json:"buffered,omitempty"`
+	KeepCache    bool `json:"keep_cache,omitempty"`
+	FsyncOnClose bool `json:"fsync_on_close,omitempty"`
+	// RandomMap: fio's random map (each block once per pass, I/Os
+	// shortened to the free blocks).
+	RandomMap bool `json:"random_map,omitempty"`
+	// RateReadBPS, RateWriteBPS, RateProcess: fio's rate per direction,
+	// bytes per second over all workers (0: that direction unlimited),
+	// "" (linear) or "poisson".
+	RateReadBPS  int64  `json:"rate_read_bps,omitempty"`
+	RateWriteBPS int64  `json:"rate_write_bps,omitempty"`
+	RateProcess  string `json:"rate_process,omitempty"`
 }
 
 // BlockSize is a transfer size and its weight in the mix.

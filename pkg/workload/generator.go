@@ -21,7 +21,10 @@ type Region struct {
 // first and writes the second, as fio's last_pos[ddir].
 type Cursor struct {
 	pos [2]atomic.Int64
-	_   [48]byte // keep neighbouring cursors off this cache line
+	// rmap is the worker's random map of the target (Spec.RandomMap),
+	// made by the first generator on the cursor; nil without one.
+	rmap *blockMap
+	_    [40]byte // keep neighbouring cursors off this cache line
 }
 
 // NewCursor returns a cursor whose first sequential I/O starts at start bytes
@@ -39,8 +42,8 @@ func NewCursor(start, align int64) *Cursor {
 // next claims n bytes of the sequential stream and returns the offset,
 // relative to the region start. The offset is the cursor rounded up to
 // align (0: no rounding needed); the stream wraps to the start of the
-// region when the next transfer would pass its end.
-func (c *Cursor) next(dir int, n, regionLen, align int64) int64 {
+// region when the next transfer would pass its end (wrapped then says so).
+func (c *Cursor) next(dir int, n, regionLen, align int64) (off int64, wrapped bool) {
 	p := &c.pos[dir&1] // &1: no bounds check on the hot path
 	for {
 		cur := p.Load()
@@ -50,13 +53,21 @@ func (c *Cursor) next(dir int, n, regionLen, align int64) int64 {
 				off += align - r
 			}
 		}
+		wrapped := false
 		if off+n > regionLen {
-			off = 0
+			off, wrapped = 0, cur != 0
 		}
 		if p.CompareAndSwap(cur, off+n) {
-			return off
+			return off, wrapped
 		}
 	}
+}
+
+// restart puts both sequential positions back at the region's start
+// (fio_file_reset, when the random map starts a new pass).
+func (c *Cursor) restart() {
+	c.pos[0].Store(0)
+	c.pos[1].Store(0)
 }
 
 // follow moves the sequential position of dir to end, the end of a random
@@ -89,6 +100,12 @@ type Op struct {
 	// slot for it, on the engine's monotonic clock; 0: unpaced), set by
 	// the engine; the generator leaves it alone.
 	Due int64
+	// DropCache, set by the generator on a Buffered spec without
+	// KeepCache, says that this I/O starts a new pass over the region (a
+	// sequential stream wrapped, the random map filled): the engine drops
+	// the target's cached pages before issuing it, as fio's invalidate=1
+	// does each time it starts over.
+	DropCache bool
 }
 
 // genLine is one line as the generator runs it.
@@ -124,6 +141,18 @@ type Generator struct {
 	left   int  // I/Os left in the current burst
 	region Region
 	cursor *Cursor
+	// The random map (Spec.RandomMap): blocks of minBlock bytes, lastb of
+	// them drawn from; nil without one.
+	rmap     *blockMap
+	minBlock int64
+	lastb    uint64
+	drop     bool // Buffered without KeepCache: flag the I/O that starts a pass
+	// Loops of a budget that start over (fio reopens its files for each
+	// loop: an empty map, the streams at the start, the cache dropped):
+	// the I/O count and bytes at which the next loop starts (0: none).
+	loopBytes, loopCount int64
+	nextBytes, nextCount int64
+	doneBytes, doneCount int64
 }
 
 // NewGenerator builds a generator for spec over region. Outstanding I/Os of
@@ -170,8 +199,30 @@ func NewGenerator(spec *Spec, region Region, cursor *Cursor, seed uint64) (*Gene
 	}
 	g.follow = random && sequential
 	g.perDir = spec.SequentialStreams == StreamsDirection
+	g.drop = spec.Buffered && !spec.KeepCache
 	if g.cursor == nil {
 		g.cursor = NewCursor(0, specAlign)
+	}
+	if spec.Loops > 1 && (spec.RandomMap || g.drop) {
+		g.loopBytes, g.loopCount = spec.IOBytes, spec.IOCount
+		if g.loopBytes == 0 {
+			g.loopBytes = region.Len // fio's io_size: size
+		}
+		g.nextBytes, g.nextCount = g.loopBytes, g.loopCount
+	}
+	if spec.RandomMap && random {
+		if err := spec.validateRandomMap(); err != nil {
+			return nil, err
+		}
+		// fio: a bit per block of the smallest transfer (rw_min_bs) over
+		// the file's region, random offsets drawn from the same blocks
+		// (last_block, with blockalign the smallest size).
+		g.minBlock = minBlock
+		g.lastb = uint64(region.Len / minBlock)
+		if g.cursor.rmap == nil || g.cursor.rmap.nbits != g.lastb {
+			g.cursor.rmap = newBlockMap(g.lastb)
+		}
+		g.rmap = g.cursor.rmap
 	}
 	return g, nil
 }
@@ -191,6 +242,14 @@ func (g *Generator) below(n uint64) uint64 {
 
 // Next fills op with the next I/O of the stream.
 func (g *Generator) Next(op *Op) {
+	g.Draw(op)
+	g.Place(op)
+}
+
+// Draw is the first half of Next: it picks the I/O's line (its transfer
+// size), burst delay and direction. The caller may change op.Write (a
+// rate per direction does, as fio's rate_ddir) before Place.
+func (g *Generator) Draw(op *Op) {
 	idx := 0
 	op.DelayNs = 0
 	if g.bursts {
@@ -208,19 +267,100 @@ func (g *Generator) Next(op *Op) {
 	op.Line = idx
 	op.Len = l.size
 	op.Write = g.below(100) >= l.readPct
+}
+
+// Place is the second half of Next: random or sequential, the offset
+// and, with the random map, the transfer size that fits.
+func (g *Generator) Place(op *Op) {
+	l := &g.lines[op.Line]
 	op.Random = l.randomPct == 100 || (l.randomPct > 0 && g.below(100) < l.randomPct)
+	op.DropCache = false
+	if g.loopBytes > 0 {
+		g.loopStart(op)
+		defer g.count(op)
+	}
 	dir := 0
 	if g.perDir && op.Write {
 		dir = 1
 	}
-	if op.Random {
+	switch {
+	case op.Random && g.rmap != nil:
+		g.placeMapped(op, dir)
+	case op.Random:
 		off := int64(g.below(l.slots)) * l.align
 		op.Offset = g.region.Start + off
 		if g.follow {
 			g.cursor.follow(dir, off+op.Len)
 		}
-	} else {
-		op.Offset = g.region.Start + g.cursor.next(dir, op.Len, g.region.Len, l.seqAlign)
+	default:
+		off, wrapped := g.cursor.next(dir, op.Len, g.region.Len, l.seqAlign)
+		op.Offset = g.region.Start + off
+		op.DropCache = wrapped && g.drop
+	}
+}
+
+// loopStart begins fio's next loop when the I/Os placed so far finished
+// one (backend.c: a loop ends once its bytes or number_ios were issued;
+// clear_io_state then reopens the files): an empty map, both sequential
+// streams at the region's start, and for a buffered run the cache
+// dropped.
+func (g *Generator) loopStart(op *Op) {
+	if g.doneBytes < g.nextBytes && (g.loopCount == 0 || g.doneCount < g.nextCount) {
+		return
+	}
+	for g.doneBytes >= g.nextBytes || (g.loopCount > 0 && g.doneCount >= g.nextCount) {
+		g.nextBytes += g.loopBytes
+		g.nextCount += g.loopCount
+	}
+	if g.rmap != nil {
+		g.rmap.reset()
+	}
+	g.cursor.restart()
+	op.DropCache = g.drop
+}
+
+// count books a placed I/O towards the loop.
+func (g *Generator) count(op *Op) {
+	g.doneBytes += op.Len
+	g.doneCount++
+}
+
+// placeMapped places a random I/O with fio's random map (io_u.c:
+// get_next_rand_offset, get_next_buflen, mark_random_map): a block drawn
+// from the region, or the next free one after it; when none is free the
+// pass starts again (fio_file_reset: an empty map, both sequential
+// streams back at the start). Then the size: the drawn line's if it fits
+// before the region's end, else the next line in order that fits (fio's
+// bssplit passes the share on), else a new draw. Last the I/O is
+// shortened to the free blocks from its start.
+func (g *Generator) placeMapped(op *Op, dir int) {
+	b := g.below(g.lastb)
+	if g.rmap.isSet(b) {
+		var ok bool
+		if b, ok = g.rmap.nextFree(b); !ok {
+			g.rmap.reset()
+			g.cursor.restart()
+			op.DropCache = g.drop
+			b = g.below(g.lastb)
+		}
+	}
+	off := int64(b) * g.minBlock
+	if len(g.lines) > 1 {
+		idx := op.Line
+		for off+g.lines[idx].size > g.region.Len {
+			if idx++; idx == len(g.lines) {
+				idx = g.pick()
+			}
+		}
+		op.Line, op.Len = idx, g.lines[idx].size
+	}
+	blocks := uint64((op.Len + g.minBlock - 1) / g.minBlock)
+	if set := g.rmap.setRun(b, blocks); set < blocks {
+		op.Len = int64(set) * g.minBlock
+	}
+	op.Offset = g.region.Start + off
+	if g.follow {
+		g.cursor.follow(dir, off+op.Len)
 	}
 }
 

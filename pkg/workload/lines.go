@@ -102,17 +102,15 @@ func (s *Spec) validateLines() error {
 	for i, l := range s.Lines {
 		name := fmt.Sprintf("%s %d", lineFlag, i+1)
 		switch {
-		case l.Bytes < MinBlockSize || l.Bytes > MaxBlockSize:
-			return fieldErr(name, FormatSize(l.Bytes), "transfer size must be between 512B and 64MiB")
-		case l.Bytes%512 != 0:
-			return fieldErr(name, FormatSize(l.Bytes), "transfer size must be a multiple of 512 bytes (direct I/O needs whole sectors)")
+		case s.checkSize(name, FormatSize(l.Bytes), l.Bytes, "transfer size ") != nil:
+			return s.checkSize(name, FormatSize(l.Bytes), l.Bytes, "transfer size ")
 		case l.Share < 0 || l.Share > TotalShare:
 			return fieldErr(name, "share="+strconv.Itoa(l.Share), "must be between 0 and 100 (%% of the specification)")
 		case l.ReadPct < 0 || l.ReadPct > 100:
 			return fieldErr(name, "read="+strconv.Itoa(l.ReadPct), "must be between 0 and 100")
 		case l.RandomPct < 0 || l.RandomPct > 100:
 			return fieldErr(name, "random="+strconv.Itoa(l.RandomPct), "must be between 0 and 100")
-		case l.Align != 0 && (l.Align < 512 || l.Align%512 != 0 || l.Align > MaxBlockSize):
+		case l.Align != 0 && (l.Align < 1 || l.Align > MaxBlockSize || (!s.Buffered && (l.Align < 512 || l.Align%512 != 0))):
 			return fieldErr(name, "align="+FormatSize(l.Align), "must be a multiple of 512 bytes up to 64MiB")
 		case l.DelayMs < 0 || l.DelayMs > MaxDelayMs:
 			return fieldErr(name, "delay="+strconv.Itoa(l.DelayMs), "must be between 0 and %d ms", MaxDelayMs)

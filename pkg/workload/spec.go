@@ -106,7 +106,45 @@ type Spec struct {
 	IOBytes int64 `json:"io_bytes,omitempty"` // per worker and loop
 	IOCount int64 `json:"io_count,omitempty"` // per worker and loop
 	Loops   int   `json:"loops,omitempty"`
+	// Buffered runs the I/O through the page cache (fio's direct=0, run
+	// --buffered): targets are opened without O_DIRECT, so transfer sizes
+	// and offsets need not be whole sectors. Before the run, and each time
+	// a pass over the region starts again, the target's cached pages are
+	// dropped (fio's invalidate=1) unless KeepCache (invalidate=0).
+	Buffered  bool `json:"buffered,omitempty"`
+	KeepCache bool `json:"keep_cache,omitempty"`
+	// FsyncOnClose flushes each written target once the run's I/O is done
+	// (fio's fsync_on_close=1), outside the measured figures as in fio.
+	FsyncOnClose bool `json:"fsync_on_close,omitempty"`
+	// RandomMap is fio's random map (its default without norandommap):
+	// each worker keeps, per target, a bit per block of the smallest
+	// transfer size; a random I/O starts at a free block (the next free
+	// one after a drawn block that is taken), takes a transfer size that
+	// fits before the region's end, and is shortened to the free blocks
+	// from its start. Once every block was touched the map (and the
+	// sequential positions) start again: a new pass.
+	RandomMap bool `json:"random_map,omitempty"`
+	// RateReadBPS and RateWriteBPS are fio's rate per direction (rate=,
+	// or rate_iops times the smallest transfer size) in bytes per second
+	// over all workers (0: that direction is not limited). Each worker
+	// keeps a schedule per direction and, when the direction it drew is
+	// ahead of its schedule and the other is not, issues the other one
+	// (fio's rate_ddir), so a capped mix runs at the caps, not at its
+	// read share. RateProcess is "" (linear: fio's default) or "poisson"
+	// (exponential gaps between I/Os). Exclusive with RateIOPS.
+	RateReadBPS  int64  `json:"rate_read_bps,omitempty"`
+	RateWriteBPS int64  `json:"rate_write_bps,omitempty"`
+	RateProcess  string `json:"rate_process,omitempty"`
 }
+
+// Rate processes (Spec.RateProcess): fio's names.
+const (
+	RateLinear  = ""
+	RatePoisson = "poisson"
+)
+
+// RatedByDirection reports whether the spec has fio's rate per direction.
+func (s *Spec) RatedByDirection() bool { return s.RateReadBPS > 0 || s.RateWriteBPS > 0 }
 
 // Sequential stream modes (Spec.SequentialStreams).
 const (
@@ -264,11 +302,8 @@ func (s *Spec) validateMix() error {
 	}
 	seen := map[int64]bool{}
 	for _, b := range s.BlockSizes {
-		if b.Bytes < MinBlockSize || b.Bytes > MaxBlockSize {
-			return fieldErr("--bs", FormatSize(b.Bytes), "must be between 512B and 64MiB")
-		}
-		if b.Bytes%512 != 0 {
-			return fieldErr("--bs", FormatSize(b.Bytes), "must be a multiple of 512 bytes (direct I/O needs whole sectors)")
+		if err := s.checkSize("--bs", FormatSize(b.Bytes), b.Bytes, ""); err != nil {
+			return err
 		}
 		if b.Weight < 1 || b.Weight > MaxWeight {
 			return fieldErr("--bs", fmt.Sprintf("%s:%d", FormatSize(b.Bytes), b.Weight), "weight must be between 1 and %d", MaxWeight)
@@ -285,9 +320,28 @@ func (s *Spec) validateMix() error {
 		return fieldErr("--random-pct", s.RandomPct, "must be between 0 and 100")
 	}
 	if s.Align != 0 {
-		if s.Align < 512 || s.Align%512 != 0 || s.Align > MaxBlockSize {
+		if s.Align < 1 || s.Align > MaxBlockSize || (!s.Buffered && (s.Align < 512 || s.Align%512 != 0)) {
 			return fieldErr("--align", FormatSize(s.Align), "must be a multiple of 512 bytes up to 64MiB")
 		}
+	}
+	return nil
+}
+
+// checkSize checks a transfer size: 512 bytes to 64 MiB in whole sectors
+// for direct I/O; any size from 1 byte with Buffered (the page cache
+// takes any length, as fio's bs=2300 of the etcd check).
+func (s *Spec) checkSize(field, value string, n int64, what string) error {
+	if s.Buffered {
+		if n < 1 || n > MaxBlockSize {
+			return fieldErr(field, value, "%smust be between 1B and 64MiB", what)
+		}
+		return nil
+	}
+	if n < MinBlockSize || n > MaxBlockSize {
+		return fieldErr(field, value, "%smust be between 512B and 64MiB", what)
+	}
+	if n%512 != 0 {
+		return fieldErr(field, value, "%smust be a multiple of 512 bytes (direct I/O needs whole sectors; --buffered runs any size)", what)
 	}
 	return nil
 }
@@ -312,6 +366,15 @@ func (s *Spec) validateRun() error {
 	}
 	if s.RateIOPS < 0 || s.RateIOPS > MaxRateIOPS {
 		return fieldErr("--rate-iops", s.RateIOPS, "must be between 0 (unlimited) and %d", MaxRateIOPS)
+	}
+	if err := s.validateRates(); err != nil {
+		return err
+	}
+	if err := s.validateRandomMap(); err != nil {
+		return err
+	}
+	if s.Verify && s.Buffered && s.Alignment()%512 != 0 {
+		return fieldErr("--verify", true, "checks whole 512-byte sectors: with --buffered, every transfer size and the alignment must be multiples of 512")
 	}
 	if s.Fsync < 0 || s.Fsync > MaxFlushEvery {
 		return fieldErr("--fsync", s.Fsync, "must be between 0 (never) and %d writes", MaxFlushEvery)
@@ -342,6 +405,53 @@ func (s *Spec) validateRun() error {
 	}
 	if !validEngine(s.Engine) {
 		return fieldErr("--engine", s.Engine, "must be one of %s", strings.Join(EngineNames, ", "))
+	}
+	return nil
+}
+
+// validateRates checks fio's rate per direction.
+func (s *Spec) validateRates() error {
+	switch {
+	case s.RateReadBPS < 0 || s.RateWriteBPS < 0:
+		return fieldErr("rate", fmt.Sprintf("%d,%d", s.RateReadBPS, s.RateWriteBPS), "a rate per direction must not be negative")
+	case s.RatedByDirection() && s.RateIOPS > 0:
+		return fieldErr("--rate-iops", s.RateIOPS, "cannot be combined with a rate per direction (fio's rate, rate_iops)")
+	case s.RateProcess != RateLinear && s.RateProcess != RatePoisson:
+		return fieldErr("rate_process", strconv.Quote(s.RateProcess), "must be linear (empty) or %q", RatePoisson)
+	case s.RateProcess == RatePoisson && !s.RatedByDirection():
+		return fieldErr("rate_process", s.RateProcess, "needs a rate per direction")
+	}
+	if s.RateProcess == RatePoisson {
+		// fio draws the gaps of a Poisson process from I/Os per second:
+		// the rate over the smallest transfer.
+		for _, bps := range []int64{s.RateReadBPS, s.RateWriteBPS} {
+			if bps > 0 && bps/int64(s.Workers) < s.MinBlock() {
+				return fieldErr("rate", bps, "with rate_process=poisson each worker needs at least one I/O of %d bytes per second", s.MinBlock())
+			}
+		}
+	}
+	return nil
+}
+
+// validateRandomMap checks what fio's random map needs: one % read and %
+// random for every size, offsets aligned to the smallest size (fio turns
+// its map off with blockalign), and one stream per worker and target.
+func (s *Spec) validateRandomMap() error {
+	if !s.RandomMap {
+		return nil
+	}
+	lines := s.Normalized()
+	minBlock := s.MinBlock()
+	for _, l := range lines {
+		if l.ReadPct != lines[0].ReadPct || l.RandomPct != lines[0].RandomPct {
+			return fieldErr("random_map", true, "needs one %% read and %% random for every transfer size")
+		}
+		if l.Align != 0 && l.Align != minBlock {
+			return fieldErr("random_map", true, "needs offsets aligned to the smallest transfer size (fio turns its map off with blockalign)")
+		}
+	}
+	if s.QueueDepth > 1 && s.Engine != EngineURing {
+		return fieldErr("random_map", true, "keeps one map per worker and target, which the sync engine's %d streams per target would share: use engine uring or queue depth 1", s.QueueDepth)
 	}
 	return nil
 }

@@ -8,6 +8,21 @@ its measured run only (the result's started_at and duration): before it,
 ioprobe reads the device for signatures. Prints a Markdown table; exits 1
 when a share differs from fio's by more than 2 points or a mean size by
 more than 2%.
+
+Jobs without time_based (issue 22's items: units, rate per direction, the
+random map, buffered writes) stop after fio's budget, so their counts and
+bytes are compared too: exactly, except the random map's I/O count, which
+varies with the random offsets (3%, about 3 standard deviations of
+ioprobe's run-to-run spread of the mean size for 32 MiB, 1.1%; its size
+shares from strace within 4 points, 5 standard deviations). ioprobe's kernel figures for them
+are its summary.device (its measured window; such runs are too short for
+the 20 ms sampler's margins), so both tools' kernel figures count
+completed requests there, merges left out. A job with a rate also shows each
+direction's I/Os per second, which must stay within 5% of its cap; the
+read share of a capped mix is compared within 10 points (each direction
+runs on its own schedule). A buffered job's kernel figures are the page
+cache's writeback (4 KiB pages, some read first), compared tool against
+tool within 5%.
 """
 import collections, datetime, glob, json, os, re, sys
 
@@ -27,6 +42,12 @@ def counters(fields):
 
 def stat(path):
     return counters(open(path).read().split())
+
+
+def completed(path):
+    """The counters without merges: what summary.device counts."""
+    f = [int(x) for x in open(path).read().split()]
+    return f[0], f[2] * 512, f[4], f[6] * 512
 
 
 def figures(rio, rb, wio, wb):
@@ -57,15 +78,26 @@ def sampled(path, lo, hi):
 
 def fio_json(path):
     rio = rb = wio = wb = 0
+    riops = wiops = 0.0
     for j in json.load(open(path))["jobs"]:
         rio += j["read"]["total_ios"]; rb += j["read"]["io_bytes"]
         wio += j["write"]["total_ios"]; wb += j["write"]["io_bytes"]
-    return figures(rio, rb, wio, wb)
+        riops += j["read"]["iops"]; wiops += j["write"]["iops"]
+    f = figures(rio, rb, wio, wb)
+    f.update(bytes=rb + wb, riops=riops, wiops=wiops)
+    return f
 
 
 def ioprobe_json(doc):
     s = doc["summary"]
-    return figures(s["read_ops"], s["read_bytes"], s["write_ops"], s["write_bytes"])
+    f = figures(s["read_ops"], s["read_bytes"], s["write_ops"], s["write_bytes"])
+    f.update(bytes=s["read_bytes"] + s["write_bytes"], riops=s.get("read_iops", 0), wiops=s.get("write_iops", 0))
+    return f
+
+
+def ioprobe_device(doc):
+    d = doc["summary"].get("device") or {}
+    return figures(d.get("read_ops", 0), d.get("read_bytes", 0), d.get("write_ops", 0), d.get("write_bytes", 0))
 
 
 def events(prefix):
@@ -95,7 +127,12 @@ def trace(prefix, since=0.0):
     rand = randdir = n = 0
     for t, tid, kind, g in events(prefix):
         if kind == "open":
-            mine[(tid, g[1])] = anyone[g[1]] = g[0]
+            path = g[0]
+            if path.startswith("/proc/self/fd/"):
+                # ioprobe reopens its target through /proc/self/fd for a
+                # buffered or O_DSYNC group: the same file.
+                path = anyone.get(path[len("/proc/self/fd/"):], path)
+            mine[(tid, g[1])] = anyone[g[1]] = path
             continue
         if kind == "close":
             mine.pop((tid, g[0]), None)
@@ -128,29 +165,52 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
     name = os.path.basename(jf)[:-4]
     p = os.path.join(work, name)
     doc = json.load(open(p + ".ioprobe.json"))
+    text = open(jf).read()
+    budget = "time_based" not in text
+    rated = "rate" in text
     lo, hi = window(doc)
     out = {
         "fio JSON": fio_json(p + ".fio.json"),
-        "fio diskstats": figures(*(b - a for a, b in zip(stat(p + ".fio.stat0"), stat(p + ".fio.stat1")))),
+        "fio diskstats": figures(*(b - a for a, b in zip((completed if budget else stat)(p + ".fio.stat0"), (completed if budget else stat)(p + ".fio.stat1")))),
         "ioprobe JSON": ioprobe_json(doc),
-        "ioprobe diskstats": figures(*sampled(p + ".ioprobe.samples", lo + MARGIN, hi - MARGIN)),
+        "ioprobe diskstats": ioprobe_device(doc) if budget else figures(*sampled(p + ".ioprobe.samples", lo + MARGIN, hi - MARGIN)),
     }
     tdoc = json.load(open(p + ".trace.json"))
     ts = {"fio": trace(p + ".fio.strace"), "ioprobe": trace(p + ".ioprobe.strace", window(tdoc)[0])}
     ref = out["fio JSON"]
+    share_tol = 10 if rated else 2
+    mean_tol = 0.03 if "bssplit" in text and "norandommap" not in text else 0.02
+    buffered = "direct=1" not in text
     for src, f in out.items():
-        ok = abs(f["read%"] - ref["read%"]) <= 2 and abs(f["mean"] - ref["mean"]) <= 0.02 * ref["mean"]
+        r, tol = ref, mean_tol
+        if buffered and "diskstats" in src:
+            # The kernel sees the page cache's writeback, not the
+            # writes: compared tool against tool (the last write's pages
+            # are written back at fio's close, after ioprobe's window).
+            r, tol = out["fio diskstats"], 0.05
+        ok = abs(f["read%"] - r["read%"]) <= share_tol and abs(f["mean"] - r["mean"]) <= tol * r["mean"]
+        rate = ""
+        if budget and "JSON" in src:
+            exact = mean_tol == 0.02
+            ok &= f["bytes"] == ref["bytes"] and (f["ios"] == ref["ios"] if exact else abs(f["ios"] - ref["ios"]) <= 0.03 * ref["ios"])
+        if rated and "JSON" in src:
+            cap = 100 * 1.05
+            ok &= f["riops"] <= cap and f["wiops"] <= cap
+            rate = "%.1f / %.1f" % (f["riops"], f["wiops"])
         bad |= not ok
-        rows.append((name, src, "%.2f%%" % f["read%"], "%.0f B" % f["mean"], "", "", "", str(f["ios"]), "" if ok else "DIFFERS"))
+        rows.append((name, src, "%.2f%%" % f["read%"], "%.0f B" % f["mean"], "", "", "", str(f["ios"]), rate, "" if ok else "DIFFERS"))
     fs = ts["fio"]
+    # The random map's shortened sizes vary run to run: the 4k share of
+    # h's 32 MiB pass by 0.82 points (1 sd over 300 simulated passes).
+    size_tol = 4 if mean_tol == 0.03 else 2
     for tool, (sizes, rnd, rnddir, n) in ts.items():
         mix = " ".join("%dk %.1f%%" % (k // 1024, share(sizes, k)) for k in sorted(sizes))
-        ok = abs(rnddir - fs[2]) <= 2 and all(abs(share(sizes, k) - share(fs[0], k)) <= 2 for k in set(sizes) | set(fs[0]))
+        ok = abs(rnddir - fs[2]) <= 2 and all(abs(share(sizes, k) - share(fs[0], k)) <= size_tol for k in set(sizes) | set(fs[0]))
         bad |= not ok
-        rows.append((name, tool + " strace", "", "", mix, "%.2f%%" % rnd, "%.2f%%" % rnddir, str(n), "" if ok else "DIFFERS"))
+        rows.append((name, tool + " strace", "", "", mix, "%.2f%%" % rnd, "%.2f%%" % rnddir, str(n), "", "" if ok else "DIFFERS"))
 
-print("| job | source | read share | mean transfer | sizes | random (any direction) | random (per direction, fio's) | I/Os | |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| job | source | read share | mean transfer | sizes | random (any direction) | random (per direction, fio's) | I/Os | IOPS read / write | |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for r in rows:
     print("| " + " | ".join(r) + " |")
 sys.exit(1 if bad else 0)

@@ -33,7 +33,6 @@ type lane struct {
 func (e *Engine) Run(w *engine.Worker) error {
 	n := len(w.Targets) * w.QueueDepth
 	lanes := make([]*lane, 0, n)
-	rate := w.LaneRate(n)
 	for t, tgt := range w.Targets {
 		for q := 0; q < w.QueueDepth; q++ {
 			gen, err := w.Generator(t, q)
@@ -45,7 +44,7 @@ func (e *Engine) Run(w *engine.Worker) error {
 				buf:   w.Slot(t, q, w.Spec.MaxBlock()),
 				gen:   gen,
 				stats: w.NewLane(t),
-				pacer: engine.NewPacer(rate),
+				pacer: w.LanePacer(n, len(lanes)),
 			})
 		}
 	}
@@ -66,19 +65,19 @@ func (e *Engine) Run(w *engine.Worker) error {
 // run is the hot loop: no allocation, no lock.
 func (l *lane) run(w *engine.Worker) {
 	ctl := w.Ctl
-	paced := l.pacer.Paced()
 	var op workload.Op
 	var seq uint64
 	var y engine.Yielder
 	for !ctl.Stopped() {
-		if paced && !l.pacer.Wait(ctl) {
+		if !l.pacer.NextWait(ctl, l.gen, &op) {
 			return
 		}
-		l.gen.Next(&op)
 		if !w.Take(op.Len) {
 			return // the worker's stop-after budget is spent
 		}
-		op.Due = l.pacer.Due()
+		if op.DropCache {
+			w.DropCache(l.fd)
+		}
 		if op.DelayNs > 0 && !engine.Hold(ctl, op.DelayNs) {
 			return // Iometer's delay before a burst, cut short by a stop
 		}

@@ -119,7 +119,7 @@ func newLoop(w *engine.Worker) (*loop, error) {
 		batch:   make([]uint32, 0, n),
 		readOp:  opRead,
 		writeOp: opWrite,
-		pacer:   engine.NewPacer(w.LaneRate(1)),
+		pacer:   w.LanePacer(1, 0),
 
 		flushDue: -1,
 		held:     -1,
@@ -231,21 +231,20 @@ func (l *loop) fill() int64 {
 		if len(l.free) == 0 || l.spent {
 			break
 		}
-		if paced {
-			if d := l.pacer.Delay(now); d > 0 {
-				return min(d, maxWait)
-			}
-		}
 		i := l.free[len(l.free)-1]
-		l.free = l.free[:len(l.free)-1]
 		s := &l.slots[i]
-		s.tgt.gen.Next(&s.op)
+		if d := l.pacer.Next(now, s.tgt.gen, &s.op); d > 0 {
+			return min(d, maxWait)
+		}
+		l.free = l.free[:len(l.free)-1]
 		if !l.w.Take(s.op.Len) {
 			l.free = append(l.free, i)
 			l.spent = true
 			break
 		}
-		s.op.Due = l.pacer.Due()
+		if s.op.DropCache {
+			l.w.DropCache(l.w.Targets[s.tgt.lane.Target].FD)
+		}
 		if s.op.DelayNs > 0 {
 			l.held, l.holdUntil = int(i), now+s.op.DelayNs
 			continue

@@ -1,0 +1,241 @@
+package fiojob
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A job's file and region, as fio sets them up (init.c: add_job,
+// make_filename; filesetup.c: add_file, setup_files).
+
+func (j *job) setSize(o option) error {
+	if strings.HasSuffix(strings.TrimSpace(o.value), "z") {
+		return errors.New("a size in zones is for zoned devices (zonemode), which ioprobe does not run")
+	}
+	n, err := j.num(o)
+	if err != nil {
+		return err
+	}
+	j.size, j.sizePct, j.sizeAt = 0, 0, o
+	switch {
+	case n.percent && n.val != 100:
+		j.sizePct = int(n.val) // 0 and 100: the whole file, as no size
+	case !n.percent:
+		j.size = n.val
+	}
+	return nil
+}
+
+func (j *job) setFileSize(o option) error {
+	if o.bare {
+		return errors.New("needs a value")
+	}
+	parts, ok := splitDirections(o.value)
+	lo, err := parseNumber(parts[0], j.kbBase)
+	if err != nil {
+		return err
+	}
+	hi := lo
+	if ok[1] && parts[1] != parts[0] {
+		if hi, err = parseNumber(parts[1], j.kbBase); err != nil {
+			return err
+		}
+	}
+	if lo.percent || hi.percent || lo.val < 1 {
+		return errors.New("want a size of at least 1 byte")
+	}
+	j.fileSize, j.fileSizeAt = [2]int64{lo.val, hi.val}, o
+	return nil
+}
+
+func (j *job) setOffset(o option) error {
+	n, err := j.num(o)
+	if err != nil {
+		return err
+	}
+	if n.val != 0 {
+		return errors.New("ioprobe's access region starts at the target's offset 0")
+	}
+	j.offsetAt = o
+	return nil
+}
+
+func (j *job) setFilename(o option) error {
+	if o.bare || strings.TrimSpace(o.value) == "" {
+		return errors.New("needs a value")
+	}
+	j.filenames = nil
+	// get_next_str: names up to the first empty one.
+	for _, n := range splitFilename(strings.TrimSpace(o.value)) {
+		if n == "" {
+			break
+		}
+		j.filenames = append(j.filenames, n)
+	}
+	j.filenameAt = o
+	return nil
+}
+
+func (j *job) setDirectory(o option) error {
+	if o.bare || o.value == "" {
+		return errors.New("needs a value")
+	}
+	j.directory, j.directoryAt = o.value, o
+	return nil
+}
+
+func (j *job) setFormat(o option) error {
+	if o.bare {
+		return errors.New("needs a value")
+	}
+	j.format, j.formatAt = o.value, o
+	return nil
+}
+
+// files are the job's files as fio names them: filename's list (each
+// behind directory's first entry and a '/', whatever it is: fio's
+// set_name_idx), else nrfiles names made from filename_format (default
+// $jobname.$jobnum.$filenum, the job being its section and 0), behind
+// directory the same way; a job section named after an existing device
+// or other file that is not a regular one is that file.
+func (j *job) files(o Options) ([]string, option, error) {
+	if len(o.Targets) > 0 {
+		return append([]string{}, o.Targets...), option{}, nil
+	}
+	dir := ""
+	if j.directory != "" {
+		dir = splitFilename(j.directory)[0] + "/"
+	}
+	if len(j.filenames) > 0 {
+		out := make([]string, len(j.filenames))
+		for i, n := range j.filenames {
+			out[i] = dir + n
+		}
+		return out, j.filenameAt, nil
+	}
+	if j.nrfiles == 1 && o.Stat != nil {
+		if fi, err := o.Stat(j.section()); err == nil && fi.Exists && !fi.Regular {
+			return []string{j.section()}, option{}, nil
+		}
+	}
+	var out []string
+	for i := 0; i < j.nrfiles; i++ {
+		name, err := j.makeFilename(i)
+		if err != nil {
+			return nil, j.formatAt, err
+		}
+		out = append(out, dir+name)
+	}
+	return out, j.nrfilesAt, nil
+}
+
+// makeFilename is fio's make_filename: the keywords replaced wherever
+// they appear, matched without regard to case.
+func (j *job) makeFilename(filenum int) (string, error) {
+	if j.format == "" {
+		return j.section() + ".0." + strconv.Itoa(filenum), nil
+	}
+	out := j.format
+	for _, kw := range []struct{ word, val string }{
+		{"$jobname", j.section()}, {"$jobnum", "0"}, {"$filenum", strconv.Itoa(filenum)}, {"$clientuid", ""},
+	} {
+		for {
+			i := strings.Index(strings.ToLower(out), kw.word)
+			if i < 0 {
+				break
+			}
+			if kw.word == "$clientuid" {
+				return "", errors.New("$clientuid: fio's client/server names, which ioprobe does not run")
+			}
+			out = out[:i] + kw.val + out[i+len(kw.word):]
+		}
+	}
+	return out, nil
+}
+
+// section is the job's section name: fio names files after it, not
+// after name=.
+func (j *job) section() string { return j.sectionName }
+
+// region is the job's access region on its one file as fio sets it up
+// (setup_files): filesize, else size, else size=N% of the file, else the
+// whole file; fio refuses a new file without a size. info is what Stat
+// said about the file. 0: the whole target.
+func (j *job) region(info FileInfo, fail func(option, string) error) (int64, error) {
+	switch {
+	case j.fileSize[0] > 0:
+		if j.fileSize[0] != j.fileSize[1] {
+			return 0, fail(j.fileSizeAt, "a range: fio gives each file a random size in it; give one size")
+		}
+		return j.fileSize[0], nil
+	case j.size > 0:
+		return j.size, nil
+	case !info.Exists:
+		at := j.sizeAt
+		if at.key == "" {
+			at = option{key: "size", at: j.at}
+		}
+		return 0, fail(at, "you need to specify size= (fio's words: the file does not exist, and fio does not know how large to make it)")
+	case j.sizePct > 0:
+		if info.Size <= 0 {
+			return 0, fail(j.sizeAt, "a size in % of the file, whose size ioprobe does not know here")
+		}
+		n := info.Size * int64(j.sizePct) / 100
+		m := j.minSize()
+		return n - n%m, nil
+	}
+	return 0, nil
+}
+
+// minSize is fio's td_min_bs: the smallest transfer of any direction.
+func (j *job) minSize() int64 {
+	m := int64(0)
+	for d := range 3 {
+		lo := j.minBS[d]
+		if lo == 0 {
+			lo = j.bs[d]
+		}
+		if m == 0 || lo < m {
+			m = lo
+		}
+	}
+	return m
+}
+
+// fitRegion applies fio's rule for a region that is not a multiple of the
+// transfer size (io_u.c): random offsets are whole blocks inside it;
+// sequential I/Os start before its end and the last may pass it, if the
+// file holds that much (a file fio creates is the region's size, so its
+// last I/O does not fit and is not issued). It returns the region ioprobe
+// runs and, when it differs from fio's byte budget, that budget.
+func (j *job) fitRegion(r int64, info FileInfo, sizes int, randomPct int, fail func(option, string) error) (region, budget int64, err error) {
+	m := j.minSize()
+	if r == 0 || r%m == 0 {
+		return r, 0, nil
+	}
+	at := j.sizeAt
+	if j.fileSize[0] > 0 {
+		at = j.fileSizeAt
+	}
+	switch {
+	case sizes > 1:
+		return 0, 0, fail(at, fmt.Sprintf("%d is not a multiple of the smallest transfer size %d: with a size mix fio then draws only sizes that fit before the region's end; give a multiple", r, m))
+	case randomPct > 0 && randomPct < 100:
+		return 0, 0, fail(at, fmt.Sprintf("%d is not a multiple of the transfer size %d: fio's random I/O then stays within whole blocks while its sequential I/O reaches past the end; give a multiple", r, m))
+	case randomPct == 100:
+		floor := r - r%m
+		if j.norandommap {
+			// fio issues I/Os at the whole blocks until it has done
+			// size bytes.
+			return floor, r, nil
+		}
+		return floor, 0, nil // the map fills at the last whole block: the pass ends
+	}
+	ceil := r - r%m + m
+	if info.Exists && info.Size >= ceil {
+		return ceil, 0, nil
+	}
+	return r - r%m, 0, nil
+}
