@@ -493,6 +493,11 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 	s := &r.Summary
 	t := &table{align: "lrlrl"}
 	t.add("Kernel counted (" + strings.Join(s.Device.Devices, ", ") + ")")
+	// Runs that shared a machine's devices at the same time each counted
+	// every I/O there: the merge took their counts once.
+	for _, sh := range s.Device.Shared {
+		t.add(fmt.Sprintf("  %s on %s: shared by %d runs at once, counted once", strings.Join(sh.Devices, ", "), strings.Join(sh.Hosts, ", "), sh.Runs))
+	}
 	share := func(kernel, ours float64, of string) string {
 		if ours == 0 {
 			return "(ioprobe: none)"

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"slices"
 	"strings"
@@ -120,6 +122,7 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 	res := &result.Result{
 		Schema:    result.Schema,
 		Version:   p.Version,
+		RunID:     newRunID(),
 		StartedAt: started.UTC(),
 		Host:      host,
 		Intervals: []result.Interval{},
@@ -237,4 +240,13 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 		}
 		s.Device = d
 	}
+}
+
+// newRunID is a run's id: 128 random bits, in hex. With the host and the
+// start it tells the run apart from every other, so that merges count it
+// once.
+func newRunID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
 }

@@ -43,6 +43,11 @@ const (
 	// MergeDropped: not carried into a merged result (verify: its failed
 	// sectors name one host's targets).
 	MergeDropped MergeRule = "dropped"
+	// MergeDevice: the kernel's device counts, summed over machines and
+	// devices; runs that measured the same devices on one machine at the
+	// same time counted once (the largest of their counts: the kernel
+	// counted every I/O there once for all of them).
+	MergeDevice MergeRule = "device"
 	// MergeLines: per access specification line, counts summed line by
 	// line, the mean latency weighted by ops, IOPS the merged run's IOPS
 	// in proportion to the line's ops.
@@ -116,6 +121,7 @@ const (
 	FigDeviceFlushSeconds FigureID = "device.flush_seconds"
 	FigVerify             FigureID = "verify"
 	FigLines              FigureID = "lines"
+	FigDeviceShared       FigureID = "device.shared"
 )
 
 // Unit is a figure's unit: its base unit in the JSON and CSV, and how
@@ -513,16 +519,16 @@ func buildCatalogue() []Figure {
 				return strings.Join(s.Device.Devices, ";")
 			}),
 		with(fig{ID: FigDeviceReadOps, Title: "Reads the kernel counted", Short: "reads", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVFirst, Op: OpRead},
+			Merge: MergeDevice, Block: CSVFirst, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.ReadOps })),
 		with(fig{ID: FigDeviceWriteOps, Title: "Writes the kernel counted", Short: "writes", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVFirst, Op: OpWrite},
+			Merge: MergeDevice, Block: CSVFirst, Op: OpWrite},
 			devU64(func(d *DeviceStats) uint64 { return d.WriteOps })),
 		with(fig{ID: FigDeviceReadBytes, Title: "Bytes the kernel counted read", Short: "bytes read", Unit: UnitBytes, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVFirst, Op: OpRead},
+			Merge: MergeDevice, Block: CSVFirst, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.ReadBytes })),
 		with(fig{ID: FigDeviceWriteBytes, Title: "Bytes the kernel counted written", Short: "bytes written", Unit: UnitBytes, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVFirst, Op: OpWrite},
+			Merge: MergeDevice, Block: CSVFirst, Op: OpWrite},
 			devU64(func(d *DeviceStats) uint64 { return d.WriteBytes })),
 		textOnly(fig{ID: FigVerify, Title: "Reads verified", Short: "verified", Merge: MergeDropped, Block: CSVNone}, nil),
 	)
@@ -547,13 +553,17 @@ func buildCatalogue() []Figure {
 	out = append(out, LatencySync.figures()...)
 	out = append(out,
 		with(fig{ID: FigDeviceFlushOps, Title: "Flushes the kernel counted", Short: "flushes", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVLast},
+			Merge: MergeDevice, Block: CSVLast},
 			devU64(func(d *DeviceStats) uint64 { return d.FlushOps })),
 		with(fig{ID: FigDeviceFlushSeconds, Title: "Time the kernel spent flushing (s)", Short: "flushing", Unit: UnitSeconds, Better: LowerIsBetter,
-			Merge: MergeSum, Block: CSVLast},
+			Merge: MergeDevice, Block: CSVLast},
 			dev(func(d *DeviceStats) float64 { return d.FlushSeconds }, func(d *DeviceStats) string { return Float(d.FlushSeconds) })),
 		textOnly(fig{ID: FigLines, Title: "Each access specification line", Short: "lines", Merge: MergeLines, Block: CSVLast}, linesText),
 	)
 	out = append(out, LatencyIntended.figures()...)
+	out = append(out,
+		textOnly(fig{ID: FigDeviceShared, Title: "Devices several runs measured at once on one machine, counted once", Short: "shared devices",
+			Merge: MergeDevice, Block: CSVLast}, sharedText),
+	)
 	return out
 }

@@ -24,8 +24,13 @@ const (
 // The JSON field names are a contract (docs/output.md); fields may be added, never
 // renamed.
 type Result struct {
-	Schema    string    `json:"schema"`
-	Version   string    `json:"version"`
+	Schema  string `json:"schema"`
+	Version string `json:"version"`
+	// RunID identifies the run (random, given by the runner); with the
+	// host and the start it tells runs apart, so that a merge counts each
+	// once. Absent for a merged result (Merged.Of lists its runs) and in
+	// results written before it.
+	RunID     string    `json:"run_id,omitempty"`
 	StartedAt time.Time `json:"started_at"`
 	// StartAt is the instant run --start-at asked for (StartedAt, when the
 	// ramp-up began, is at or after it).
@@ -59,7 +64,12 @@ type Result struct {
 
 // Host describes the machine that ran the workload.
 type Host struct {
-	Hostname    string  `json:"hostname"`
+	Hostname string `json:"hostname"`
+	// BootID is the kernel's boot id (/proc/sys/kernel/random/boot_id):
+	// the same for every container and network namespace of one machine
+	// until it reboots, as are the CPU and disk counters ioprobe reads.
+	// Merges count those once per machine by it.
+	BootID      string  `json:"boot_id,omitempty"`
 	Kernel      string  `json:"kernel"`
 	CPUModel    string  `json:"cpu_model"`
 	LogicalCPUs int     `json:"logical_cpus"`
@@ -239,6 +249,19 @@ type DeviceStats struct {
 	// before 5.5 have neither and report 0).
 	FlushOps     uint64  `json:"flush_ops"`
 	FlushSeconds float64 `json:"flush_seconds"`
+	// Shared, in a merged result, lists the devices that several of the
+	// merged runs measured on one machine at the same time: the kernel
+	// counted each I/O there once for all of them, so their counts are
+	// taken once (the largest), not summed.
+	Shared []SharedDevices `json:"shared,omitempty"`
+}
+
+// SharedDevices are devices several merged runs measured at once on one
+// machine.
+type SharedDevices struct {
+	Hosts   []string `json:"hosts"`
+	Devices []string `json:"devices"`
+	Runs    int      `json:"runs"`
 }
 
 // Histograms carries the full latency distributions, per op, so that results
@@ -273,6 +296,9 @@ type MergeInfo struct {
 	// fell into without overlapping: their rates were not summed as
 	// concurrent load but averaged over the periods' time (see Merge).
 	Periods int `json:"periods,omitempty"`
+	// Of lists each run merged in, once: a merge of this result with one
+	// of them is refused (it would count that run twice).
+	Of []RunRef `json:"of,omitempty"`
 }
 
 // Suite is the output of `ioprobe suite`: one result per point and
