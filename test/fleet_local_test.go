@@ -130,8 +130,22 @@ func TestFleetLocalRunMergesExactly(t *testing.T) {
 	require.Equal(t, result.LatencyOf(hist), m.Summary.Latency, "merged percentiles are those of the hosts' histograms merged")
 	require.True(t, f.StartAt.Equal(m.StartAt))
 
+	// The three daemons are one machine, their files on one disk: each
+	// host's kernel counts hold all three hosts' I/O, and the merge takes
+	// them once, saying so.
+	var devReads uint64
+	for _, h := range f.Hosts {
+		require.Equal(t, f.Hosts[0].Result.Host.BootID, h.Result.Host.BootID, "one machine")
+		require.Equal(t, f.Hosts[0].Result.Summary.Device.Devices, h.Result.Summary.Device.Devices, "one disk")
+		devReads = max(devReads, h.Result.Summary.Device.ReadOps)
+	}
+	require.Equal(t, devReads, m.Summary.Device.ReadOps, "the disk's reads once, not three times")
+	require.Len(t, m.Summary.Device.Shared, 1)
+	require.Equal(t, 3, m.Summary.Device.Shared[0].Runs)
+
 	text := ioprobe(t, dir, "report", out)
 	require.Equal(t, 0, text.code, text.stderr)
+	require.Contains(t, text.stdout, ": shared by 3 runs at once, counted once")
 	for _, h := range hosts {
 		require.Contains(t, text.stdout, h.addr)
 	}
