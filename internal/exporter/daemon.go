@@ -85,6 +85,7 @@ type Daemon struct {
 	// requests (whose answers hold whole result documents) and scrapes.
 	probes, api, scrapes limiter
 	probeFails           probeStreaks // probes that could not start, for the log
+	probeTotals          probeTotals  // each module and target's probes, for the summaries' counters
 	// timeouts of the HTTP server (tests shorten them).
 	readHeaderTimeout, idleTimeout time.Duration
 	// bodyTimeout bounds the reading of a POST /api/v1/runs body;
