@@ -154,11 +154,30 @@ func buildCSVColumns(figs []result.Figure) []csvColumn {
 		i64("fdatasync", func(r *result.Result) int64 { return int64(r.Workload.Fdatasync) }),
 		str("sync", func(r *result.Result) string { return r.Workload.Sync }),
 	)
-	for _, f := range figs {
-		if f.Block == result.CSVLast {
-			cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
+	figures := func(b result.CSVBlock) {
+		for _, f := range figs {
+			if f.Block == b {
+				cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
+			}
 		}
 	}
+	figures(result.CSVSecond)
+	// A fleet point: the addresses of the hosts whose results it holds and
+	// of those that did not complete (a partial point); empty otherwise.
+	fleet := func(name string, pick func(held, failed []result.FleetHost) []result.FleetHost) csvColumn {
+		return str(name, func(r *result.Result) string {
+			var addrs []string
+			for _, h := range pick(r.FleetPartial()) {
+				addrs = append(addrs, h.Address)
+			}
+			return strings.Join(addrs, ";")
+		})
+	}
+	cols = append(cols,
+		fleet("fleet_hosts", func(held, _ []result.FleetHost) []result.FleetHost { return held }),
+		fleet("fleet_failed_hosts", func(_, failed []result.FleetHost) []result.FleetHost { return failed }),
+	)
+	figures(result.CSVLast)
 	return cols
 }
 

@@ -110,3 +110,20 @@ func (f *Fleet) MergedOf() *Result {
 	m.Hosts = f.Hosts
 	return &m
 }
+
+// FleetPartial says which hosts a fleet point holds and which it lacks:
+// held are the hosts whose results were merged into r, failed those that
+// did not complete (a stopped host's partial result is both). A point
+// with failed hosts is partial: its figures are those of the held hosts
+// only, though it ran on len(r.Hosts).
+func (r *Result) FleetPartial() (held, failed []FleetHost) {
+	for _, h := range r.Hosts {
+		if h.Result != nil {
+			held = append(held, h)
+		}
+		if h.Failed() {
+			failed = append(failed, h)
+		}
+	}
+	return held, failed
+}

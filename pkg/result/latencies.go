@@ -112,12 +112,12 @@ var latencyKinds = [...]latencyInfo{
 				return nil
 			}
 			return &s.Sync.Latency
-		}, optional: true, block: CSVLast,
+		}, optional: true, block: CSVSecond,
 		metric: Metric{Name: "flush_latency_seconds",
 			RunHelp: "Flush (fsync or fdatasync) latency, for runs that flushed: the quantiles (0.5 … 0.9999) of the last completed run; _sum and _count add up the latencies and flushes of every completed run of this shape since the exporter started (counters)."}},
 	// Its count is the run's I/Os: every one was paced.
 	LatencyIntended: {path: "intended_latency", title: "latency from intended start", words: "latency from intended start", op: OpAll, count: FigOps,
-		get: func(s *Summary) *Latency { return s.IntendedLatency }, optional: true, block: CSVLast,
+		get: func(s *Summary) *Latency { return s.IntendedLatency }, optional: true, block: CSVSecond,
 		metric: Metric{Name: "intended_latency_seconds",
 			RunHelp: "Latency of I/Os from their intended start (the rate limit's slot for each) to completion, for rate-limited runs: the quantiles of the last completed run; _sum and _count add up every completed run of this shape since the exporter started (counters), like ioprobe_run_latency_seconds."}},
 }
