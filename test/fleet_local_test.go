@@ -107,7 +107,7 @@ func TestFleetLocalRunMergesExactly(t *testing.T) {
 	hist := result.NewHistogram()
 	for i, h := range f.Hosts {
 		require.Equal(t, hosts[i].addr, h.Address, "hosts in the order given")
-		require.Equal(t, result.HostDone, h.State)
+		require.Equal(t, result.RunDone, h.State)
 		require.NotEmpty(t, h.Identity.Hostname)
 		require.NotEmpty(t, h.RunID)
 		r := h.Result
@@ -246,7 +246,7 @@ func TestFleetLocalInterruptStopsEveryHost(t *testing.T) {
 	require.True(t, f.Partial)
 	require.Len(t, f.FailedHosts, 2)
 	for _, h := range f.Hosts {
-		require.Equal(t, result.HostStopped, h.State)
+		require.Equal(t, result.RunStopped, h.State)
 		require.NotNil(t, h.Result, "the partial result is kept")
 		require.Equal(t, result.StatusInterrupted, h.Result.Status)
 	}
@@ -277,11 +277,11 @@ func TestFleetLocalHostKilledMidRun(t *testing.T) {
 	var ops uint64
 	for i, h := range f.Hosts {
 		if i == 1 {
-			require.Equal(t, result.HostUnreachable, h.State)
+			require.Equal(t, result.RunUnreachable, h.State)
 			require.Nil(t, h.Result)
 			continue
 		}
-		require.Equal(t, result.HostDone, h.State)
+		require.Equal(t, result.RunDone, h.State)
 		ops += h.Result.Summary.Ops
 	}
 	require.Equal(t, ops, f.Merged.Summary.Ops)
@@ -314,7 +314,7 @@ func TestFleetLocalSuiteCyclesHosts(t *testing.T) {
 		var ops uint64
 		for j, h := range r.Hosts {
 			require.Equal(t, hosts[j].addr, h.Address)
-			require.Equal(t, result.HostDone, h.State)
+			require.Equal(t, result.RunDone, h.State)
 			require.Equal(t, r.Point.Name, h.Result.Point.Name, "each host's result names its point")
 			ops += h.Result.Summary.Ops
 		}
@@ -451,7 +451,7 @@ func TestFleetLocalSuiteHostKilledBetweenPoints(t *testing.T) {
 	require.Len(t, s.Fleet.Failures, 1)
 	fail := s.Fleet.Failures[0]
 	require.Equal(t, victim.addr, fail.Address)
-	require.Equal(t, result.HostUnreachable, fail.State)
+	require.Equal(t, result.RunUnreachable, fail.State)
 	require.NotEmpty(t, fail.Error)
 
 	// The first point is kept, measured on both hosts; the failure is at
@@ -460,7 +460,7 @@ func TestFleetLocalSuiteHostKilledBetweenPoints(t *testing.T) {
 	first := s.Results[0]
 	require.Len(t, first.Hosts, 2)
 	for _, h := range first.Hosts {
-		require.Equal(t, result.HostDone, h.State)
+		require.Equal(t, result.RunDone, h.State)
 	}
 	require.NotEqual(t, first.Point.Name, fail.Point)
 	for _, r := range s.Results[1:] {

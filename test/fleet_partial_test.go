@@ -50,7 +50,7 @@ func TestFleetLocalSuitePartialPointIsMarked(t *testing.T) {
 
 	name := held[0].Identity.Hostname // one machine: one hostname, told apart by address
 	note := "partial: holds 2 of 3 hosts (" + name + " at " + hosts[0].addr + ", " + name + " at " + hosts[1].addr + "); " +
-		name + " at " + victim.addr + " " + failed[0].State
+		name + " at " + victim.addr + " " + string(failed[0].State)
 	text := ioprobe(t, dir, "report", out)
 	require.Equal(t, 0, text.code, text.stderr)
 	require.Regexp(t, `(?m)^3 +[0-9,.]+†$`, text.stdout, "the 3-host row's cells are marked")

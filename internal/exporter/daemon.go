@@ -141,8 +141,8 @@ func New(o Options) (*Daemon, error) {
 	d.cfg.Store(o.Config)
 	if o.Web.EnableAdminAPI {
 		// API runs' counters exist from the start, as jobs' do.
-		for _, st := range []string{result.StatusOK, result.StatusErrors, result.StatusInterrupted, statusFailed} {
-			d.m.jobRuns.WithLabelValues(apiJob, st)
+		for _, st := range result.Statuses() {
+			d.m.jobRuns.WithLabelValues(apiJob, string(st))
 		}
 	}
 	d.m.reloadOK.Set(1)

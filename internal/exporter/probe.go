@@ -152,6 +152,7 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			res, err = d.probe(ctx, log, &p)
 			release()
+			d.recordRun(finished{res: res, err: err, cut: ctx.Err() != nil}, nil, 0)
 			d.noteProbe(ctx, &p, res, err)
 		}
 	}
@@ -199,7 +200,6 @@ func (d *Daemon) probe(ctx context.Context, log *slog.Logger, r *probeRequest) (
 	if err != nil {
 		return nil, err
 	}
-	d.noteCreated(res)
 	s := &res.Summary
 	log.Info("measured", append([]any{"status", res.Status}, logFigures(s)...)...)
 	if res.Status != result.StatusOK {

@@ -58,7 +58,7 @@ func buildCSVColumns(figs []result.Figure) []csvColumn {
 			return r.StartedAt.UTC().Format(time.RFC3339Nano)
 		}),
 		str("version", func(r *result.Result) string { return r.Version }),
-		str("status", func(r *result.Result) string { return r.Status }),
+		str("status", func(r *result.Result) string { return string(r.Status) }),
 		str("message", func(r *result.Result) string { return r.Message }),
 		str("hostname", func(r *result.Result) string { return r.Host.Hostname }),
 		str("kernel", func(r *result.Result) string { return r.Host.Kernel }),
@@ -81,8 +81,8 @@ func buildCSVColumns(figs []result.Figure) []csvColumn {
 		f64("ramp_seconds", func(r *result.Result) float64 { return r.Workload.RampSeconds }),
 		f64("duration_seconds", func(r *result.Result) float64 { return r.Workload.DurationSeconds }),
 		i64("region_bytes", func(r *result.Result) int64 { return r.Workload.RegionBytes }),
-		str("engine", func(r *result.Result) string { return r.Workload.Engine }),
-		str("engine_requested", func(r *result.Result) string { return r.Workload.EngineRequested }),
+		str("engine", func(r *result.Result) string { return string(r.Workload.Engine) }),
+		str("engine_requested", func(r *result.Result) string { return string(r.Workload.EngineRequested) }),
 		i64("rate_iops", func(r *result.Result) int64 { return int64(r.Workload.RateIOPS) }),
 
 		str("targets", func(r *result.Result) string {

@@ -81,7 +81,7 @@ func hostsTable(hosts []result.FleetHost, merged *result.Result) *table {
 	}
 	done := 0
 	for _, h := range hosts {
-		state := h.State
+		state := string(h.State)
 		if h.Error != "" {
 			state += ": " + h.Error
 		}
@@ -132,7 +132,7 @@ func partialNote(r *result.Result) string {
 		hs = append(hs, name(h))
 	}
 	for _, h := range failed {
-		fs = append(fs, name(h)+" "+h.State)
+		fs = append(fs, name(h)+" "+string(h.State))
 	}
 	held0 := "none"
 	if len(hs) > 0 {

@@ -676,7 +676,7 @@ func runsTable(rs []*result.Result) htmlTable {
 		if r.Merged != nil {
 			n = r.Merged.Runs
 		}
-		status := r.Status
+		status := string(r.Status)
 		if status == "" {
 			status = "-"
 		}

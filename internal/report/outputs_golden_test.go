@@ -68,7 +68,7 @@ func TestFleetTextGolden(t *testing.T) {
 	golden(t, "fleet_run.golden", b.Bytes())
 
 	// A host lost: its row says so, the merged result holds the others.
-	hs[1].State, hs[1].Error, hs[1].Result = result.HostUnreachable, "connection refused", nil
+	hs[1].State, hs[1].Error, hs[1].Result = result.RunUnreachable, "connection refused", nil
 	merged, failed, err := result.MergeFleet(hs)
 	require.NoError(t, err)
 	b.Reset()
@@ -109,7 +109,7 @@ func partialFleetSuiteDoc(t *testing.T) *result.Suite {
 	s := fleetSuiteDoc(t)
 	last := s.Results[2]
 	hs := append([]result.FleetHost(nil), last.Hosts...)
-	hs[1].State, hs[1].Error, hs[1].Result = result.HostUnreachable, "connection refused", nil
+	hs[1].State, hs[1].Error, hs[1].Result = result.RunUnreachable, "connection refused", nil
 	m, failed, err := result.MergeFleet(hs)
 	require.NoError(t, err)
 	m.Point = last.Point

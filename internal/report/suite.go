@@ -275,7 +275,7 @@ func writeFootnotes(ew *errWriter, rs []*result.Result) {
 			where += " on " + side
 		}
 		if r.Status != "" && r.Status != result.StatusOK {
-			msg := r.Status
+			msg := string(r.Status)
 			if r.Message != "" {
 				msg += ": " + r.Message
 			}

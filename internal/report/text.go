@@ -86,7 +86,7 @@ func writeHeader(ew *errWriter, r *result.Result) {
 
 	kv := &table{align: "ll"}
 	if r.Status != "" && r.Status != result.StatusOK {
-		s := strings.ToUpper(r.Status)
+		s := strings.ToUpper(string(r.Status))
 		if r.Message != "" {
 			s += ": " + r.Message
 		}
@@ -244,13 +244,13 @@ func latencyRow(label string, s *result.Summary, k result.LatencyKind) []string 
 }
 
 func engineLine(wl result.Workload) string {
-	s := wl.Engine
+	s := string(wl.Engine)
 	if s == "" {
 		s = "unknown"
 	}
 	var why []string
 	if wl.EngineRequested != "" && wl.EngineRequested != wl.Engine {
-		why = append(why, "requested "+wl.EngineRequested)
+		why = append(why, "requested "+string(wl.EngineRequested))
 	}
 	if wl.EngineReason != "" {
 		why = append(why, wl.EngineReason)

@@ -112,7 +112,7 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 	for i, g := range p.Groups {
 		e, why, err := p.Engines.Resolve(g.Spec.Engine)
 		if err != nil {
-			return nil, &workload.FieldError{Field: "--engine", Value: g.Spec.Engine, Reason: err.Error()}
+			return nil, &workload.FieldError{Field: workload.FieldEngine.Flag(), Spec: workload.FieldEngine, Value: string(g.Spec.Engine), Reason: err.Error()}
 		}
 		engines[i], reasons[i] = e, why
 	}
@@ -177,7 +177,7 @@ func Check(p Plan) error {
 	}
 	for _, g := range p.Groups {
 		if _, _, err := p.Engines.Resolve(g.Spec.Engine); err != nil {
-			return &workload.FieldError{Field: "--engine", Value: g.Spec.Engine, Reason: err.Error()}
+			return &workload.FieldError{Field: workload.FieldEngine.Flag(), Spec: workload.FieldEngine, Value: string(g.Spec.Engine), Reason: err.Error()}
 		}
 	}
 	order, _, opts := p.targetOptions(context.Background())

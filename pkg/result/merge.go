@@ -349,8 +349,8 @@ func mergeIntervals(rs []*Result, sequential bool) []Interval {
 }
 
 // worse orders statuses: errors over interrupted over ok.
-func worse(a, b string) string {
-	rank := map[string]int{StatusOK: 0, "": 0, StatusInterrupted: 1, StatusErrors: 2}
+func worse(a, b Status) Status {
+	rank := map[Status]int{StatusOK: 0, "": 0, StatusInterrupted: 1, StatusErrors: 2}
 	if rank[b] > rank[a] {
 		return b
 	}

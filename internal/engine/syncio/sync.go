@@ -16,7 +16,7 @@ type Engine struct{}
 func New() *Engine { return &Engine{} }
 
 // Name implements engine.Engine.
-func (*Engine) Name() string { return workload.EngineSync }
+func (*Engine) Name() workload.EngineName { return workload.EngineSync }
 
 // Available implements engine.Engine: pread and pwrite are always there.
 func (*Engine) Available() error { return nil }
@@ -67,14 +67,14 @@ func (e *Engine) Run(w *engine.Worker) error {
 func (l *lane) run(w *engine.Worker) {
 	ctl := w.Ctl
 	paced := l.pacer.Paced()
-	var op workload.Op
+	var op engine.IO
 	var seq uint64
 	var y engine.Yielder
 	for !ctl.Stopped() {
 		if paced && !l.pacer.Wait(ctl) {
 			return
 		}
-		l.gen.Next(&op)
+		l.gen.Next(&op.Op)
 		if !w.Take(op.Len) {
 			return // the worker's stop-after budget is spent
 		}
