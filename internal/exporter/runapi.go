@@ -367,26 +367,33 @@ func (d *Daemon) handlePostRun(w http.ResponseWriter, r *http.Request) {
 	req, bad := decodeRunRequest(w, r)
 	if bad != nil {
 		w.Header().Set("Connection", "close") // what is left of the body is not read
+		writeJSON(w, bad.code, apiError{bad.msg})
+		return
 	}
-	if bad == nil {
-		var p *plannedRun
-		if p, bad = d.planRun(d.cfg.Load(), req, time.Now()); bad == nil {
-			if req.DryRun {
-				specs := make([]runapi.SpecOut, len(p.unit.Point.Specs))
-				for i, s := range p.unit.Point.Specs {
-					specs[i] = runapi.SpecOut{Spec: s, RampSeconds: s.Ramp.Seconds(), DurationSeconds: s.Duration.Seconds()}
-				}
-				writeJSON(w, http.StatusOK, runapi.Checked{OK: true, Specs: specs})
-				return
-			}
-			var run *apiRun
-			if run, bad = d.apiRuns.start(d, p); bad == nil {
-				writeJSON(w, http.StatusAccepted, runapi.Accepted{ID: run.id, State: result.RunAccepted, URL: "/api/v1/runs/" + run.id})
-				return
-			}
-		}
+	p, bad := d.planRun(d.cfg.Load(), req, time.Now())
+	if bad != nil {
+		writeJSON(w, bad.code, apiError{bad.msg})
+		return
 	}
-	writeJSON(w, bad.code, apiError{bad.msg})
+	if req.DryRun {
+		writeJSON(w, http.StatusOK, checkedRun(p))
+		return
+	}
+	run, bad := d.apiRuns.start(d, p)
+	if bad != nil {
+		writeJSON(w, bad.code, apiError{bad.msg})
+		return
+	}
+	writeJSON(w, http.StatusAccepted, runapi.Accepted{ID: run.id, State: result.RunAccepted, URL: "/api/v1/runs/" + run.id})
+}
+
+// checkedRun is a dry run's answer: the specs as the run would run them.
+func checkedRun(p *plannedRun) runapi.Checked {
+	specs := make([]runapi.SpecOut, len(p.unit.Point.Specs))
+	for i, s := range p.unit.Point.Specs {
+		specs[i] = runapi.SpecOut{Spec: s, RampSeconds: s.Ramp.Seconds(), DurationSeconds: s.Duration.Seconds()}
+	}
+	return runapi.Checked{OK: true, Specs: specs}
 }
 
 func (d *Daemon) handleGetRun(w http.ResponseWriter, r *http.Request) {
