@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/check"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // TestCheckEtcdFailsOnSlowStorage: every fdatasync of the real binary is
@@ -36,7 +37,7 @@ func TestCheckEtcdFailsOnSlowStorage(t *testing.T) {
 	require.GreaterOrEqual(t, v.Measured, 0.020, "every fdatasync took at least the injected 20 ms")
 	require.Positive(t, v.Samples)
 	r := decodeResult(t, string(doc.Result))
-	require.Equal(t, "ok", r.Status)
+	require.Equal(t, result.StatusOK, r.Status)
 	require.Equal(t, v.Samples, r.Summary.Sync.Ops)
 	require.Equal(t, 1, r.Workload.Fdatasync)
 	require.Equal(t, 1, r.Workload.QueueDepth)

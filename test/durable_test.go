@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // kernelFlushes reads the completed flush requests of a block device from
@@ -49,7 +50,7 @@ func TestFdatasyncReachesTheDevice(t *testing.T) {
 			}
 			require.Equal(t, 0, o.code, o.stderr)
 			r := decodeResult(t, o.stdout)
-			require.Equal(t, engine, r.Workload.Engine)
+			require.Equal(t, workload.EngineName(engine), r.Workload.Engine)
 			require.Equal(t, 1, r.Workload.Fdatasync)
 			require.NotNil(t, r.Summary.Sync, "a run that flushes has a sync section")
 			flushes := r.Summary.Sync.Ops

@@ -118,8 +118,8 @@ func TestFleetHostileDoneWithoutResult(t *testing.T) {
 	f := readFleetDoc(t, out)
 	require.True(t, f.Partial)
 	require.Equal(t, []string{liar}, f.FailedHosts)
-	require.Equal(t, result.HostDone, f.Hosts[0].State)
-	require.Equal(t, result.HostFailed, f.Hosts[1].State)
+	require.Equal(t, result.RunDone, f.Hosts[0].State)
+	require.Equal(t, result.RunFailed, f.Hosts[1].State)
 	require.Equal(t, f.Hosts[0].Result.Summary.Ops, f.Merged.Summary.Ops)
 	require.Equal(t, 1, f.Merged.Merged.Runs)
 }

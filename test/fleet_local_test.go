@@ -107,7 +107,7 @@ func TestFleetLocalRunMergesExactly(t *testing.T) {
 	hist := result.NewHistogram()
 	for i, h := range f.Hosts {
 		require.Equal(t, hosts[i].addr, h.Address, "hosts in the order given")
-		require.Equal(t, result.HostDone, h.State)
+		require.Equal(t, result.RunDone, h.State)
 		require.NotEmpty(t, h.Identity.Hostname)
 		require.NotEmpty(t, h.RunID)
 		r := h.Result
@@ -130,8 +130,22 @@ func TestFleetLocalRunMergesExactly(t *testing.T) {
 	require.Equal(t, result.LatencyOf(hist), m.Summary.Latency, "merged percentiles are those of the hosts' histograms merged")
 	require.True(t, f.StartAt.Equal(m.StartAt))
 
+	// The three daemons are one machine, their files on one disk: each
+	// host's kernel counts hold all three hosts' I/O, and the merge takes
+	// them once, saying so.
+	var devReads uint64
+	for _, h := range f.Hosts {
+		require.Equal(t, f.Hosts[0].Result.Host.BootID, h.Result.Host.BootID, "one machine")
+		require.Equal(t, f.Hosts[0].Result.Summary.Device.Devices, h.Result.Summary.Device.Devices, "one disk")
+		devReads = max(devReads, h.Result.Summary.Device.ReadOps)
+	}
+	require.Equal(t, devReads, m.Summary.Device.ReadOps, "the disk's reads once, not three times")
+	require.Len(t, m.Summary.Device.Shared, 1)
+	require.Equal(t, 3, m.Summary.Device.Shared[0].Runs)
+
 	text := ioprobe(t, dir, "report", out)
 	require.Equal(t, 0, text.code, text.stderr)
+	require.Contains(t, text.stdout, ": shared by 3 runs at once, counted once")
 	for _, h := range hosts {
 		require.Contains(t, text.stdout, h.addr)
 	}
@@ -146,9 +160,11 @@ func TestFleetLocalRunMergesExactly(t *testing.T) {
 
 	cmp := ioprobe(t, dir, "compare", out, out)
 	require.Equal(t, 0, cmp.code, cmp.stderr)
-	merged := ioprobe(t, dir, "report", "--merge", out, out, "--output", "json")
-	require.Equal(t, 0, merged.code, merged.stderr)
-	require.Equal(t, 2*ops, decodeResult(t, merged.stdout).Summary.Ops)
+	// The same document twice holds each host's run twice: merging it
+	// would count them twice.
+	twice := ioprobe(t, dir, "report", "--merge", out, out, "--output", "json")
+	require.Equal(t, 2, twice.code, twice.stderr)
+	require.Contains(t, twice.stderr, out+" is named twice")
 }
 
 // TestFleetLocalHostDownBeforeStart: one host of three does not answer. The
@@ -230,7 +246,7 @@ func TestFleetLocalInterruptStopsEveryHost(t *testing.T) {
 	require.True(t, f.Partial)
 	require.Len(t, f.FailedHosts, 2)
 	for _, h := range f.Hosts {
-		require.Equal(t, result.HostStopped, h.State)
+		require.Equal(t, result.RunStopped, h.State)
 		require.NotNil(t, h.Result, "the partial result is kept")
 		require.Equal(t, result.StatusInterrupted, h.Result.Status)
 	}
@@ -261,11 +277,11 @@ func TestFleetLocalHostKilledMidRun(t *testing.T) {
 	var ops uint64
 	for i, h := range f.Hosts {
 		if i == 1 {
-			require.Equal(t, result.HostUnreachable, h.State)
+			require.Equal(t, result.RunUnreachable, h.State)
 			require.Nil(t, h.Result)
 			continue
 		}
-		require.Equal(t, result.HostDone, h.State)
+		require.Equal(t, result.RunDone, h.State)
 		ops += h.Result.Summary.Ops
 	}
 	require.Equal(t, ops, f.Merged.Summary.Ops)
@@ -298,7 +314,7 @@ func TestFleetLocalSuiteCyclesHosts(t *testing.T) {
 		var ops uint64
 		for j, h := range r.Hosts {
 			require.Equal(t, hosts[j].addr, h.Address)
-			require.Equal(t, result.HostDone, h.State)
+			require.Equal(t, result.RunDone, h.State)
 			require.Equal(t, r.Point.Name, h.Result.Point.Name, "each host's result names its point")
 			ops += h.Result.Summary.Ops
 		}
@@ -435,7 +451,7 @@ func TestFleetLocalSuiteHostKilledBetweenPoints(t *testing.T) {
 	require.Len(t, s.Fleet.Failures, 1)
 	fail := s.Fleet.Failures[0]
 	require.Equal(t, victim.addr, fail.Address)
-	require.Equal(t, result.HostUnreachable, fail.State)
+	require.Equal(t, result.RunUnreachable, fail.State)
 	require.NotEmpty(t, fail.Error)
 
 	// The first point is kept, measured on both hosts; the failure is at
@@ -444,7 +460,7 @@ func TestFleetLocalSuiteHostKilledBetweenPoints(t *testing.T) {
 	first := s.Results[0]
 	require.Len(t, first.Hosts, 2)
 	for _, h := range first.Hosts {
-		require.Equal(t, result.HostDone, h.State)
+		require.Equal(t, result.RunDone, h.State)
 	}
 	require.NotEqual(t, first.Point.Name, fail.Point)
 	for _, r := range s.Results[1:] {

@@ -104,7 +104,7 @@ func TestNetnsFleetRun(t *testing.T) {
 	for i, fh := range doc.Hosts {
 		h := f.Hosts[i]
 		require.Equal(t, h.Addr, fh.Address)
-		require.Equal(t, "done", fh.State, "%s: %s", h.Name, fh.Error)
+		require.Equal(t, result.RunDone, fh.State, "%s: %s", h.Name, fh.Error)
 		require.Equal(t, h.Name, fh.Identity.Hostname, "the host as its daemon names itself")
 		require.NotNil(t, fh.Result, h.Name)
 		r := fh.Result
@@ -181,11 +181,11 @@ func TestNetnsFleetHostKilledMidRun(t *testing.T) {
 	for i, fh := range doc.Hosts {
 		h := f.Hosts[i]
 		if h == victim {
-			require.Equal(t, result.HostUnreachable, fh.State)
+			require.Equal(t, result.RunUnreachable, fh.State)
 			require.Nil(t, fh.Result)
 			continue
 		}
-		require.Equal(t, "done", fh.State, "%s: %s", h.Name, fh.Error)
+		require.Equal(t, result.RunDone, fh.State, "%s: %s", h.Name, fh.Error)
 		require.NotNil(t, fh.Result)
 		require.Equal(t, result.StatusOK, fh.Result.Status)
 		kept = append(kept, fh.Result)
@@ -225,7 +225,7 @@ func TestNetnsFleetSuiteScaling(t *testing.T) {
 		var hosts []*result.Result
 		for i, fh := range r.Hosts {
 			require.Equal(t, f.Hosts[i].Addr, fh.Address, "the first %d hosts of --hosts", n)
-			require.Equal(t, "done", fh.State)
+			require.Equal(t, result.RunDone, fh.State)
 			hosts = append(hosts, fh.Result)
 		}
 		requireExactMerge(t, hosts, r)

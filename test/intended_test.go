@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // atLeast counts the values of h of at least v seconds (whole buckets: a
@@ -69,7 +70,7 @@ func TestStallCountsEveryLateIO(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 	r := decodeResult(t, o.stdout)
 	require.Equal(t, result.StatusOK, r.Status)
-	require.Equal(t, "uring", r.Workload.Engine)
+	require.Equal(t, workload.EngineURing, r.Workload.Engine)
 	service, intended := r.Histogram.Read, r.Histogram.Intended
 	require.NotNil(t, intended, "a paced run has its latency from the intended start")
 	require.NotNil(t, r.Summary.IntendedLatency)

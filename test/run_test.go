@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // decodeStrict decodes data as exactly one JSON document of v's type, with
@@ -53,8 +54,8 @@ func TestRunCreatesFileAndMeasures(t *testing.T) {
 	require.True(t, r.Targets[0].Created)
 	require.EqualValues(t, 64<<20, r.Workload.RegionBytes)
 	// auto prefers uring and falls back to sync; either way it says why.
-	require.Contains(t, []string{"uring", "sync"}, r.Workload.Engine)
-	require.Equal(t, "auto", r.Workload.EngineRequested)
+	require.Contains(t, []workload.EngineName{workload.EngineURing, workload.EngineSync}, r.Workload.Engine)
+	require.Equal(t, workload.EngineAuto, r.Workload.EngineRequested)
 	require.NotEmpty(t, r.Workload.EngineReason)
 	require.NotEmpty(t, r.Intervals)
 	require.Greater(t, r.Summary.Latency.Percentiles["99"], 0.0)

@@ -177,7 +177,11 @@ func TestSuiteBusinessRepeatMergeCompare(t *testing.T) {
 	b := decodeSuite(t, raw)
 	for _, r := range b.Results {
 		r.Host.Hostname = "other-" + r.Host.Hostname
+		r.Host.BootID = "other-" + r.Host.BootID
 		r.Merged.Hosts = []string{r.Host.Hostname}
+		for i := range r.Merged.Of {
+			r.Merged.Of[i].Host, r.Merged.Of[i].RunID = r.Host.Hostname, "other-"+r.Merged.Of[i].RunID
+		}
 	}
 	other, err := json.Marshal(b)
 	require.NoError(t, err)

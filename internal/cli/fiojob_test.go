@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // TestRunFioJob runs a job file for real: fio's buffered default runs
@@ -41,7 +42,7 @@ func TestRunFioJob(t *testing.T) {
 	require.Equal(t, tgt, r.Targets[0].Path)
 	require.Equal(t, 60, r.Workload.ReadPct)
 	require.EqualValues(t, 8<<20, r.Workload.RegionBytes)
-	require.Equal(t, "sync", r.Workload.Engine, "fio's default ioengine is psync")
+	require.Equal(t, workload.EngineSync, r.Workload.Engine, "fio's default ioengine is psync")
 	require.Equal(t, 1, r.Workload.QueueDepth)
 	require.NotZero(t, r.Summary.ReadOps)
 	require.NotZero(t, r.Summary.WriteOps)

@@ -198,8 +198,12 @@ func (s *fleetSetup) check(ctx context.Context, g *globalOptions, clients []*fle
 
 // request is the run API's body for the specs of one point.
 func (s *fleetSetup) request(label string, specs []workload.Spec, pattern string, size int64) fleet.RunRequest {
-	return fleet.RunRequest{Target: s.target, Specs: specs, Ramp: specs[0].Ramp.String(), Duration: specs[0].Duration.String(),
+	r := fleet.RunRequest{Target: s.target, Ramp: specs[0].Ramp.String(), Duration: specs[0].Duration.String(),
 		Label: label, Pattern: pattern, Size: size}
+	if err := r.SetSpecs(specs); err != nil {
+		panic(err) // a workload.Spec always encodes
+	}
+	return r
 }
 
 var labelUnsafe = regexp.MustCompile(`[^a-z0-9-]+`)
@@ -223,13 +227,13 @@ func fleetHosts(hosts []result.FleetHost, skews []fleet.Skew, point *result.Poin
 			h.ClockOffsetSeconds, h.ClockUncertaintySeconds = skews[i].Offset.Seconds(), skews[i].Uncertainty.Seconds()
 		}
 		switch h.State {
-		case fleet.StateDone:
-			h.State = result.HostDone
-		case fleet.StateStopped:
-			h.State = result.HostStopped
-		case fleet.StateFailed, result.HostUnreachable:
+		case result.RunDone:
+			h.State = result.RunDone
+		case result.RunStopped:
+			h.State = result.RunStopped
+		case result.RunFailed, result.RunUnreachable:
 		default:
-			h.State, h.Error = result.HostFailed, strings.TrimPrefix(h.Error+"; ended while "+h.State, "; ")
+			h.State, h.Error = result.RunFailed, strings.TrimPrefix(h.Error+"; ended while "+string(h.State), "; ")
 		}
 		if h.Result != nil {
 			if point != nil {

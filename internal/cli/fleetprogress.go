@@ -18,13 +18,13 @@ type fleetProgress struct {
 	*progress
 	mu      sync.Mutex
 	names   []string
-	states  []string
+	states  []result.RunState
 	startAt time.Time
 	end     time.Time
 }
 
 // watch is fleet.Controller.Watch.
-func (p *fleetProgress) watch(startAt, end time.Time, i int, state string) {
+func (p *fleetProgress) watch(startAt, end time.Time, i int, state result.RunState) {
 	p.mu.Lock()
 	p.startAt, p.end = startAt, end
 	if i < len(p.states) {
@@ -59,11 +59,11 @@ func (p *fleetProgress) text(now time.Time) string {
 	var parts []string
 	if len(p.names) <= 4 {
 		for i, n := range p.names {
-			parts = append(parts, n+" "+p.states[i])
+			parts = append(parts, n+" "+string(p.states[i]))
 		}
 	} else {
-		count := map[string]int{}
-		var order []string
+		count := map[result.RunState]int{}
+		var order []result.RunState
 		for _, s := range p.states {
 			if count[s] == 0 {
 				order = append(order, s)
@@ -85,9 +85,13 @@ func (p *fleetProgress) text(now time.Time) string {
 	return "fleet: " + when + ": " + strings.Join(parts, ", ")
 }
 
+// statePosting is a host's state on the progress line until its daemon
+// has accepted the run (it has none of its own yet).
+const statePosting result.RunState = "posting"
+
 // fleetStateOrder is the order a run's states come in.
-var fleetStateOrder = []string{fleet.StateAccepted, fleet.StatePreparing, fleet.StateWaiting, fleet.StateRunning,
-	fleet.StateDone, fleet.StateStopped, fleet.StateFailed, result.HostUnreachable}
+var fleetStateOrder = []result.RunState{result.RunAccepted, result.RunPreparing, result.RunWaiting, result.RunRunning,
+	result.RunDone, result.RunStopped, result.RunFailed, result.RunUnreachable}
 
 // runWithProgress is the controller's Run, with the progress line on a
 // terminal's stderr (nothing otherwise, as `run`).
@@ -98,7 +102,7 @@ func (s *fleetSetup) runWithProgress(ctx context.Context, g *globalOptions, clie
 	p := &fleetProgress{progress: newProgress(g.stderr)}
 	for _, c := range clients {
 		p.names = append(p.names, c.Address)
-		p.states = append(p.states, "posting")
+		p.states = append(p.states, statePosting)
 	}
 	ctl := *s.ctl
 	ctl.Watch = p.watch

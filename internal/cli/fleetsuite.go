@@ -156,7 +156,7 @@ func runFleetSuite(ctx context.Context, g *globalOptions, o *fleetOptions, name 
 			if errors.As(runErr, &he) {
 				failed = append(failed, he.Address)
 				doc.Fleet.Failures = append(doc.Fleet.Failures, result.FleetFailure{Address: he.Address, Point: p.Name, Hosts: p.Hosts,
-					State: result.HostUnreachable, Error: he.Err.Error()})
+					State: result.RunUnreachable, Error: he.Err.Error()})
 				return nil, fmt.Errorf("host %s; %s", he.Error(), cancelledRuns(g, runErr))
 			}
 			if hosts == nil {

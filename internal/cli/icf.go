@@ -164,7 +164,7 @@ func icfSuite(file string, data []byte, opts icf.Options, targets []string, engi
 	s := &workload.Suite{Name: "icf", Title: title, Source: file}
 	units := make([]suiterun.Unit, len(points))
 	for i, p := range points {
-		specs, specTargets, err := c.Workload(p, engine)
+		specs, specTargets, err := c.Workload(p, workload.EngineName(engine))
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,6 +70,8 @@ measured several targets, by target.`,
 type loaded struct {
 	doc   *result.Suite
 	files map[*result.Result]string
+	// named counts how often each file was named.
+	named map[string]int
 	// multiTarget says that some file measured several targets in turn.
 	multiTarget bool
 }
@@ -76,9 +79,10 @@ type loaded struct {
 // load decodes every file. A file that cannot be read or is not an
 // ioprobe document is bad input.
 func load(files []string) (*loaded, error) {
-	l := &loaded{doc: &result.Suite{Schema: result.SuiteSchema}, files: map[*result.Result]string{}}
+	l := &loaded{doc: &result.Suite{Schema: result.SuiteSchema}, files: map[*result.Result]string{}, named: map[string]int{}}
 	var names, sources, versions []string
 	for _, f := range files {
+		l.named[f]++
 		fh, err := os.Open(f)
 		if err != nil {
 			return nil, usagef("%v", err)
@@ -169,6 +173,20 @@ func addFleet(to, f *result.FleetSuite) *result.FleetSuite {
 	return to
 }
 
+// twice names where a merge met the same run twice: the same file given
+// twice, or two files (a merged result and one of its inputs).
+func (l *loaded) twice(e *result.DuplicateRunError) string {
+	a, b := l.files[e.First], l.files[e.Second]
+	run := "the run of " + e.Run.String()
+	switch {
+	case a == b && l.named[a] > 1:
+		return fmt.Sprintf("%s is named twice (it holds %s)", a, run)
+	case a == b:
+		return fmt.Sprintf("%s holds %s twice", a, run)
+	}
+	return fmt.Sprintf("%s and %s both hold %s", a, b, run)
+}
+
 func joinSet(v []string) string {
 	var out []string
 	for _, s := range v {
@@ -196,6 +214,10 @@ func runReport(g *globalOptions, o *reportOptions, files []string) error {
 	if o.merge {
 		n := len(doc.Results)
 		merged, err := result.MergeByPoint(doc.Results, l.multiTarget)
+		var dup *result.DuplicateRunError
+		if errors.As(err, &dup) {
+			return usagef("--merge: %s: merging would count its I/Os twice", l.twice(dup))
+		}
 		if err != nil {
 			return usagef("--merge: %v", err)
 		}

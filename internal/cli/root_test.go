@@ -12,7 +12,7 @@ import (
 // TestEngineNamesAreTheRegistrys: the names a spec accepts are "auto" and
 // the engines the command line registers, no more, no fewer.
 func TestEngineNamesAreTheRegistrys(t *testing.T) {
-	require.ElementsMatch(t, workload.EngineNames, append([]string{workload.EngineAuto}, newEngines().Names()...))
+	require.ElementsMatch(t, workload.EngineNames, append([]workload.EngineName{workload.EngineAuto}, newEngines().Names()...))
 }
 
 // A refusal keeps every reason and its last word on the flag, however

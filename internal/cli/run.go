@@ -189,7 +189,7 @@ func (o *runOptions) spec() (workload.Spec, error) {
 	s.Duration, s.Ramp, s.Seed, s.Verify = o.duration, o.ramp, o.seed, o.verify
 	s.Buffered = o.buffered
 	if changed("engine") || o.profile == "" || s.Engine == workload.EngineAuto {
-		s.Engine = o.engine // a profile may name its engine (canary-write: sync)
+		s.Engine = workload.EngineName(o.engine) // a profile may name its engine (canary-write: sync)
 	}
 	if changed("fsync") {
 		s.Fsync = o.fsync

@@ -121,7 +121,7 @@ func (o *suiteOptions) suite(name string, targets int) (*workload.Suite, error) 
 				return nil, usagef("--%s applies to 'ioprobe suite custom' only: suite %s fixes its access specifications", f, name)
 			}
 		}
-		so.Base = workload.Spec{Duration: o.duration, Ramp: o.ramp, Engine: o.engine, Seed: o.seed}
+		so.Base = workload.Spec{Duration: o.duration, Ramp: o.ramp, Engine: workload.EngineName(o.engine), Seed: o.seed}
 		if o.size != "" {
 			n, err := parseRegion(o.size)
 			if err != nil {

@@ -160,7 +160,7 @@ func TestFullConfigResolves(t *testing.T) {
 	mix := cfg.Jobs["mix"].Points[0].Specs[0]
 	require.Equal(t, []workload.BlockSize{{Bytes: 4096, Weight: 70}, {Bytes: 65536, Weight: 30}}, mix.BlockSizes)
 	require.Equal(t, "4KiB:70,64KiB:30 70% read 100% random", mix.Name)
-	require.Equal(t, "sync", mix.Engine)
+	require.Equal(t, workload.EngineSync, mix.Engine)
 	require.Equal(t, 2, mix.Workers)
 	require.EqualValues(t, 10, cfg.Jobs["mix"].MaxErrors)
 	require.Equal(t, 16*workload.MiB, mix.RegionBytes)

@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
 
 // The raw types mirror the file: what viper decodes into, before defaults
 // and validation. Pointers tell "not given" from a zero the user wrote
@@ -45,22 +49,22 @@ type rawTarget struct {
 // rawWorkload is an access specification: a profile and/or explicit
 // fields that override it, as on the command line.
 type rawWorkload struct {
-	Profile    *string        `mapstructure:"profile"`
-	BlockSize  any            `mapstructure:"block_size" kind:"size"`
-	Lines      []string       `mapstructure:"lines"` // --line's syntax, one per entry
-	ReadPct    *int           `mapstructure:"read_pct"`
-	RandomPct  *int           `mapstructure:"random_pct"`
-	QueueDepth *int           `mapstructure:"queue_depth"`
-	Workers    *int           `mapstructure:"workers"`
-	RateIOPS   *int           `mapstructure:"rate_iops"`
-	BlockAlign any            `mapstructure:"block_align" kind:"size"`
-	Engine     *string        `mapstructure:"engine"`
-	Verify     *bool          `mapstructure:"verify"`
-	Fsync      *int           `mapstructure:"fsync"`
-	Fdatasync  *int           `mapstructure:"fdatasync"`
-	Sync       *string        `mapstructure:"sync"`
-	Ramp       *time.Duration `mapstructure:"ramp"`
-	MaxErrors  *int           `mapstructure:"max_errors"`
+	Profile    *string              `mapstructure:"profile"`
+	BlockSize  any                  `mapstructure:"block_size" kind:"size"`
+	Lines      []string             `mapstructure:"lines"` // --line's syntax, one per entry
+	ReadPct    *int                 `mapstructure:"read_pct"`
+	RandomPct  *int                 `mapstructure:"random_pct"`
+	QueueDepth *int                 `mapstructure:"queue_depth"`
+	Workers    *int                 `mapstructure:"workers"`
+	RateIOPS   *int                 `mapstructure:"rate_iops"`
+	BlockAlign any                  `mapstructure:"block_align" kind:"size"`
+	Engine     *workload.EngineName `mapstructure:"engine"`
+	Verify     *bool                `mapstructure:"verify"`
+	Fsync      *int                 `mapstructure:"fsync"`
+	Fdatasync  *int                 `mapstructure:"fdatasync"`
+	Sync       *string              `mapstructure:"sync"`
+	Ramp       *time.Duration       `mapstructure:"ramp"`
+	MaxErrors  *int                 `mapstructure:"max_errors"`
 }
 
 type rawJob struct {

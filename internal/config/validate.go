@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -130,16 +129,6 @@ func validateTarget(name string, r rawTarget, ps *problems) *Target {
 	return t
 }
 
-// specKeys maps the fields workload.Spec.Validate names (command-line
-// flags) to config keys.
-var specKeys = map[string]string{
-	"--bs": "block_size", "--read-pct": "read_pct", "--random-pct": "random_pct",
-	"--qd": "queue_depth", "--workers": "workers", "--duration": "duration",
-	"--ramp": "ramp", "--rate-iops": "rate_iops", "--align": "block_align",
-	"--engine": "engine", "--fsync": "fsync", "--fdatasync": "fdatasync", "--sync": "sync",
-	"--line": "lines",
-}
-
 // fieldProblem reports a workload.FieldError under the config key it
 // stands for; a region error is about the job's target.
 func fieldProblem(ps *problems, path string, err error, target *Target, durationKey string) {
@@ -148,16 +137,16 @@ func fieldProblem(ps *problems, path string, err error, target *Target, duration
 		ps.add(path, "%v", err)
 		return
 	}
-	if fe.Field == "--size" && target != nil {
+	if fe.Spec == workload.FieldRegion && target != nil {
 		ps.add(path+".target", "the size of target %q %s (got %s)", target.Name, fe.Reason, fe.Value)
 		return
 	}
-	key := specKeys[fe.Field]
-	if fe.Field == "--duration" {
+	key := fe.Spec.ConfigKey()
+	if fe.Spec == workload.FieldDuration {
 		key = durationKey
 	}
-	if n, err := strconv.Atoi(strings.TrimPrefix(fe.Field, "--line ")); err == nil {
-		key = fmt.Sprintf("lines[%d]", n-1) // Validate numbers lines from 1
+	if fe.Line > 0 {
+		key = fmt.Sprintf("lines[%d]", fe.Line-1) // Validate numbers lines from 1
 	}
 	if key == "" {
 		key = strings.TrimPrefix(fe.Field, "--")
@@ -409,7 +398,7 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 				}
 				if err := s.Validate(); err != nil {
 					var fe *workload.FieldError
-					if errors.As(err, &fe) && (fe.Field == "--duration" || fe.Field == "--ramp" || fe.Field == "--engine" || fe.Field == "--size") {
+					if errors.As(err, &fe) && (fe.Spec == workload.FieldDuration || fe.Spec == workload.FieldRamp || fe.Spec == workload.FieldEngine || fe.Spec == workload.FieldRegion) {
 						fieldProblem(ps, path, err, j.Target, "duration")
 					} else {
 						ps.add(path+".suite", "point %q: %v", p.Name, err)

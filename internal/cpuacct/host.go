@@ -46,6 +46,13 @@ func (r Reader) Host() (result.Host, error) {
 		h.Hostname = name
 	}
 
+	// The kernel's boot id tells this machine's kernel apart: every
+	// container and network namespace on it reads the same one, as they
+	// read the same /proc/stat and diskstats.
+	if b, err := os.ReadFile(r.proc("sys", "kernel", "random", "boot_id")); err == nil {
+		h.BootID = strings.TrimSpace(string(b))
+	}
+
 	if b, err := os.ReadFile(r.proc("sys", "kernel", "osrelease")); err != nil {
 		errs = append(errs, fmt.Errorf("kernel release: %w", err))
 	} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
 	"github.com/grafana/grafana-foundation-sdk/go/statetimeline"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // liveSel selects the live series of the chosen hosts, targets and jobs.
@@ -50,7 +51,11 @@ func overview() (board, error) {
 	// Continuous jobs (canaries) are the ones that have a paused gauge.
 	isCanary := "and on (job, instance, target, ioprobe_job) ioprobe_canary_paused{" + canarySel + "}"
 
-	runsGrid := grid{row: "ioprobe_job", col: "status", rowTitle: "Job", columns: []string{"ok", "errors", "interrupted", "failed"}}
+	var statuses []string // ioprobe_job_runs_total's status label: every run status
+	for _, st := range result.Statuses() {
+		statuses = append(statuses, string(st))
+	}
+	runsGrid := grid{row: "ioprobe_job", col: "status", rowTitle: "Job", columns: statuses}
 
 	rows := []row{
 		{title: "I/O", panels: []cog.Builder[dashboard.Panel]{

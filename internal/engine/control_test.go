@@ -25,7 +25,7 @@ func TestErrorBudgetStopsOnce(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				s := &engine.Lane{Worker: g}
-				op := &workload.Op{Len: 4096}
+				op := &engine.IO{Op: workload.Op{Len: 4096}}
 				<-start
 				ctl.Fail(s, op, 5, -5)
 			}()

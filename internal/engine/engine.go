@@ -15,7 +15,7 @@ import (
 // Engine drives the I/O of one worker.
 type Engine interface {
 	// Name is the engine's name on the command line (sync, uring).
-	Name() string
+	Name() workload.EngineName
 	// Available says whether the engine can run on this host; the error
 	// says why not (kernel too old, io_uring disabled by sysctl or seccomp).
 	Available() error
@@ -64,11 +64,11 @@ type Worker struct {
 	// report completions through PrepareWrite, PrepareRead and Complete.
 	Verify *Verifier
 	// Trace, when set (tests only), sees every completed I/O.
-	Trace func(lane *Lane, op *workload.Op, res int64)
+	Trace func(lane *Lane, op *IO, res int64)
 	// Issue, when set (tests only), sees every I/O just before the engine
 	// hands it to the kernel. With Trace it tells how many I/Os a lane
 	// has in flight, so the conformance suite can check the queue depth.
-	Issue func(lane *Lane, op *workload.Op)
+	Issue func(lane *Lane, op *IO)
 	// TraceFlush, when set (tests only), sees every completed flush
 	// (--fsync, --fdatasync) with its result.
 	TraceFlush func(lane *Lane, res int64)
@@ -213,7 +213,7 @@ func (c *Control) StopReason() string {
 // Fail records a failed I/O on lane s. It counts the error in the lane
 // (always, ramp-up included: an error is never noise) and stops the run
 // once the error budget is spent. Failures are rare, so this path may lock.
-func (c *Control) Fail(s *Lane, op *workload.Op, errno int, res int64) {
+func (c *Control) Fail(s *Lane, op *IO, errno int, res int64) {
 	c.fail(s, &IOError{Target: s.Target, Path: s.Path, Worker: s.Worker, Write: op.Write, Offset: op.Offset, Len: op.Len, Errno: errno, Result: res, Class: ClassOf(errno, res, op.Len)})
 }
 
@@ -241,14 +241,14 @@ func (c *Control) fail(s *Lane, e *IOError) {
 // Registry maps engine names to engines. It is explicit: the CLI builds
 // one with the engines it links in.
 type Registry struct {
-	engines map[string]Engine
-	order   []string
+	engines map[workload.EngineName]Engine
+	order   []workload.EngineName
 }
 
 // NewRegistry returns a registry holding engines in preference order (the
 // first available one is what "auto" picks).
 func NewRegistry(engines ...Engine) *Registry {
-	r := &Registry{engines: map[string]Engine{}}
+	r := &Registry{engines: map[workload.EngineName]Engine{}}
 	for _, e := range engines {
 		r.engines[e.Name()] = e
 		r.order = append(r.order, e.Name())
@@ -257,7 +257,9 @@ func NewRegistry(engines ...Engine) *Registry {
 }
 
 // Names lists the registered engines in preference order.
-func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+func (r *Registry) Names() []workload.EngineName {
+	return append([]workload.EngineName(nil), r.order...)
+}
 
 // TargetChecker is implemented by an engine that runs on every target but
 // runs some of them far worse than the next engine would (io_uring on a
@@ -272,14 +274,14 @@ type TargetChecker interface {
 
 // Resolve returns the engine for name without looking at targets; "auto"
 // picks the first available one and explains the choice in reason.
-func (r *Registry) Resolve(name string) (e Engine, reason string, err error) {
+func (r *Registry) Resolve(name workload.EngineName) (e Engine, reason string, err error) {
 	return r.ResolveFor(name, nil)
 }
 
 // ResolveFor is Resolve for a run on the opened targets: "auto" also passes
 // over an engine that says one of them does not suit it, unless no later
 // engine is available.
-func (r *Registry) ResolveFor(name string, targets []Target) (e Engine, reason string, err error) {
+func (r *Registry) ResolveFor(name workload.EngineName, targets []Target) (e Engine, reason string, err error) {
 	if name == "" || name == workload.EngineAuto {
 		var why []string
 		var fallback Engine // the first available engine, even if passed over
@@ -299,13 +301,16 @@ func (r *Registry) ResolveFor(name string, targets []Target) (e Engine, reason s
 			return cand, explainChoice(cand, why), nil
 		}
 		if fallback != nil {
-			return fallback, strings.Join(why, "; ") + "; using " + fallback.Name() + " all the same: no other engine is available", nil
+			return fallback, strings.Join(why, "; ") + "; using " + string(fallback.Name()) + " all the same: no other engine is available", nil
 		}
 		return nil, "", fmt.Errorf("no engine can run here: %s", strings.Join(why, "; "))
 	}
 	e, ok := r.engines[name]
 	if !ok {
-		names := r.Names()
+		var names []string
+		for _, n := range r.order {
+			names = append(names, string(n))
+		}
 		sort.Strings(names)
 		return nil, "", fmt.Errorf("unknown engine %q (known: auto, %s)", name, strings.Join(names, ", "))
 	}
@@ -340,12 +345,29 @@ func unsuited(e Engine, targets []Target) error {
 // explainChoice says why auto picked e after passing over others (why).
 // An engine that can describe its set-up (io_uring's flags) adds it.
 func explainChoice(e Engine, why []string) string {
-	s := e.Name() + " is available"
+	s := string(e.Name()) + " is available"
 	if d, ok := e.(interface{ Describe() string }); ok {
 		s += " (" + d.Describe() + ")"
 	}
 	if len(why) > 0 {
-		s = strings.Join(why, "; ") + "; using " + e.Name()
+		s = strings.Join(why, "; ") + "; using " + string(e.Name())
 	}
 	return s
+}
+
+// IO is one I/O in an engine: the generator's workload.Op and what the
+// engine carries from its issue to its completion (the generator knows
+// nothing of it). Engines keep their IOs in fixed slots: nothing is
+// allocated per I/O.
+type IO struct {
+	workload.Op
+	// Verify is set when a read is issued whose data can be checked
+	// (--verify).
+	Verify bool
+	// VerifyMark and VerifyStamp carry --verify's lost-write bookkeeping
+	// from the I/O's issue to its completion (Verifier).
+	VerifyMark, VerifyStamp uint64
+	// Due is the I/O's intended start under a rate limit (the pacer's slot
+	// for it, on the engine's monotonic clock; 0: unpaced).
+	Due int64
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // LineStats counts the completed I/Os of one access specification line in
-// one lane (Lane.Lines, indexed by workload.Op.Line). Only specs with more
+// one lane (Lane.Lines, indexed by IO.Line). Only specs with more
 // than one line keep them, so the one-line case pays one nil check per I/O.
 type LineStats struct {
 	ReadOps, WriteOps     atomic.Uint64
@@ -24,7 +24,7 @@ func newLineStats(spec *workload.Spec) []LineStats {
 }
 
 // countLine records a completed I/O in its line's counters.
-func (s *Lane) countLine(op *workload.Op, ns int64) {
+func (s *Lane) countLine(op *IO, ns int64) {
 	ls := &s.Lines[op.Line]
 	if op.Write {
 		ls.WriteOps.Add(1)

@@ -59,21 +59,21 @@ func (p *Pacer) Paced() bool { return p.interval > 0 || p.dir != nil }
 // now and returns 0 (op.Due is then its intended start), or returns how
 // long until one may start, having drawn nothing the caller must issue.
 // Unpaced, it is g.Next.
-func (p *Pacer) Next(now int64, g *workload.Generator, op *workload.Op) int64 {
+func (p *Pacer) Next(now int64, g *workload.Generator, op *IO) int64 {
 	if p.dir != nil {
 		return p.dir.next(now, g, op)
 	}
 	if d := p.Delay(now); d > 0 {
 		return d
 	}
-	g.Next(op)
+	g.Next(&op.Op)
 	op.Due = p.due
 	return 0
 }
 
 // NextWait is Next for a lane that blocks: it sleeps until an I/O may
 // start (in naps of at most 50 ms), then draws it. False: stopped.
-func (p *Pacer) NextWait(c *Control, g *workload.Generator, op *workload.Op) bool {
+func (p *Pacer) NextWait(c *Control, g *workload.Generator, op *IO) bool {
 	for {
 		now := int64(0)
 		if p.Paced() {
@@ -173,7 +173,7 @@ func newDirPacer(bps [2]float64, minBlock int64, readPct int, poisson bool, seed
 	return d
 }
 
-func (d *dirPacer) next(now int64, g *workload.Generator, op *workload.Op) int64 {
+func (d *dirPacer) next(now int64, g *workload.Generator, op *IO) int64 {
 	if d.epoch == 0 {
 		d.epoch = now
 		d.due = [2]int64{now, now}
@@ -183,18 +183,18 @@ func (d *dirPacer) next(now int64, g *workload.Generator, op *workload.Op) int64
 			return w
 		}
 		d.pending = false
-		*op = d.held
+		op.Op = d.held
 	} else {
-		g.Draw(op)
+		g.Draw(&op.Op)
 		dir := d.choose(now, op.Write)
 		if w := d.due[dir] - now; d.bps[dir] > 0 && w > 0 {
 			op.Write = dir == 1
-			d.pending, d.held, d.heldAt = true, *op, d.due[dir]
+			d.pending, d.held, d.heldAt = true, op.Op, d.due[dir]
 			return w
 		}
 		op.Write = dir == 1
 	}
-	g.Place(op)
+	g.Place(&op.Op)
 	d.book(op)
 	return 0
 }
@@ -221,7 +221,7 @@ func (d *dirPacer) choose(now int64, write bool) int {
 
 // book counts the I/O just drawn against its direction's schedule and
 // sets its intended start (the time its direction was due).
-func (d *dirPacer) book(op *workload.Op) {
+func (d *dirPacer) book(op *IO) {
 	dir := 0
 	if op.Write {
 		dir = 1

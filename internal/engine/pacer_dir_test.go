@@ -26,7 +26,7 @@ func simulate(t *testing.T, spec workload.Spec, seconds int, service int64) (rea
 	require.NoError(t, err)
 	now := int64(1e9)
 	end := now + int64(seconds)*1e9
-	var op workload.Op
+	var op engine.IO
 	for now < end {
 		if d := p.Next(now, g, &op); d > 0 {
 			now += d
@@ -110,7 +110,7 @@ func TestRatePendingKeepsItsDirection(t *testing.T) {
 	p := w.LanePacer(1, 0)
 	g, err := workload.NewGenerator(&spec, workload.Region{Len: workload.GiB}, nil, 1)
 	require.NoError(t, err)
-	var op workload.Op
+	var op engine.IO
 	now := int64(1e9)
 	require.Zero(t, p.Next(now, g, &op))
 	first := op.Write

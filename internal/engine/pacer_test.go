@@ -80,14 +80,14 @@ func TestCompleteRecordsIntendedLatency(t *testing.T) {
 	require.Nil(t, ul.Read.Intended, "an unpaced lane keeps no intended histogram")
 	require.NotNil(t, pl.Read.Intended)
 
-	read := &workload.Op{Len: 4096, Due: 1000}
+	read := &engine.IO{Op: workload.Op{Len: 4096}, Due: 1000}
 	engine.Complete(ctl, pl, read, 4096, 5000, 7000)
 	require.Zero(t, pl.Read.Latency.Count(), "ramp-up: nothing counts")
 	require.Zero(t, pl.Read.Intended.Count())
 
 	ctl.SetMeasuring(true)
 	engine.Complete(ctl, pl, read, 4096, 5000, 7000)
-	write := &workload.Op{Len: 4096, Write: true, Due: 2000}
+	write := &engine.IO{Op: workload.Op{Len: 4096, Write: true}, Due: 2000}
 	engine.Complete(ctl, pl, write, 4096, 2500, 3000)
 	require.Equal(t, uint64(2000), pl.Read.Latency.Max(), "service time: completion - submission")
 	require.Equal(t, uint64(6000), pl.Read.Intended.Max(), "completion - intended start")
@@ -98,6 +98,6 @@ func TestCompleteRecordsIntendedLatency(t *testing.T) {
 	require.Equal(t, uint64(1), pl.Read.Intended.Count(), "a failed I/O has no latency of either kind")
 	require.Equal(t, pl.Read.Latency.Count(), pl.Read.Intended.Count())
 
-	engine.Complete(ctl, ul, &workload.Op{Len: 4096}, 4096, 1, 2)
+	engine.Complete(ctl, ul, &engine.IO{Op: workload.Op{Len: 4096}}, 4096, 1, 2)
 	require.Equal(t, uint64(1), ul.Read.Latency.Count())
 }

@@ -23,7 +23,7 @@ func BenchmarkPrepareWrite(b *testing.B) {
 			w := &engine.Worker{Targets: []engine.Target{{Region: workload.Region{Len: 1 << 30}}}}
 			s := &engine.Lane{}
 			buf := bufs.Slot(0, size)
-			op := workload.Op{Write: true, Len: size}
+			op := engine.IO{Op: workload.Op{Write: true, Len: size}}
 			b.SetBytes(size)
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // fake is an engine whose availability and suitability tests choose.
@@ -16,18 +17,18 @@ type fake struct {
 	unsuited map[int]error // by fd
 }
 
-func (f *fake) Name() string             { return f.name }
-func (f *fake) Available() error         { return f.avail }
-func (f *fake) Run(*engine.Worker) error { return nil }
-func (f *fake) Describe() string         { return f.name + " set up" }
-func (f *fake) Suits(fd int) error       { return f.unsuited[fd] }
-func plain(name string) *plainEngine     { return &plainEngine{name} }
+func (f *fake) Name() workload.EngineName { return workload.EngineName(f.name) }
+func (f *fake) Available() error          { return f.avail }
+func (f *fake) Run(*engine.Worker) error  { return nil }
+func (f *fake) Describe() string          { return f.name + " set up" }
+func (f *fake) Suits(fd int) error        { return f.unsuited[fd] }
+func plain(name string) *plainEngine      { return &plainEngine{name} }
 
 type plainEngine struct{ name string }
 
-func (p *plainEngine) Name() string             { return p.name }
-func (p *plainEngine) Available() error         { return nil }
-func (p *plainEngine) Run(*engine.Worker) error { return nil }
+func (p *plainEngine) Name() workload.EngineName { return workload.EngineName(p.name) }
+func (p *plainEngine) Available() error          { return nil }
+func (p *plainEngine) Run(*engine.Worker) error  { return nil }
 
 func TestResolveAuto(t *testing.T) {
 	ring := &fake{name: "ring", unsuited: map[int]error{7: errors.New("no nowait")}}
@@ -36,30 +37,30 @@ func TestResolveAuto(t *testing.T) {
 
 	e, why, err := reg.Resolve("auto")
 	require.NoError(t, err)
-	require.Equal(t, "ring", e.Name())
+	require.Equal(t, workload.EngineName("ring"), e.Name())
 	require.Equal(t, "ring is available (ring set up)", why)
 
 	e, why, err = reg.ResolveFor("auto", targets[:1])
 	require.NoError(t, err)
-	require.Equal(t, "ring", e.Name())
+	require.Equal(t, workload.EngineName("ring"), e.Name())
 	require.Equal(t, "ring is available (ring set up)", why)
 
 	e, why, err = reg.ResolveFor("", targets)
 	require.NoError(t, err)
-	require.Equal(t, "sync", e.Name())
+	require.Equal(t, workload.EngineName("sync"), e.Name())
 	require.Equal(t, "ring passed over: /dev/b: no nowait; using sync", why)
 
 	// Asked for by name, it runs, and the reason warns.
 	e, why, err = reg.ResolveFor("ring", targets)
 	require.NoError(t, err)
-	require.Equal(t, "ring", e.Name())
+	require.Equal(t, workload.EngineName("ring"), e.Name())
 	require.Equal(t, "requested; beware: /dev/b: no nowait", why)
 
 	// Unavailable engines are skipped as before.
 	ring.avail = errors.New("ENOSYS")
 	e, why, err = reg.ResolveFor("auto", targets)
 	require.NoError(t, err)
-	require.Equal(t, "sync", e.Name())
+	require.Equal(t, workload.EngineName("sync"), e.Name())
 	require.Equal(t, "ring unavailable: ENOSYS; using sync", why)
 	_, _, err = reg.ResolveFor("ring", targets)
 	require.ErrorContains(t, err, "engine ring cannot run here: ENOSYS")
@@ -71,7 +72,7 @@ func TestResolveAutoFallsBackToAnUnsuitedEngine(t *testing.T) {
 	reg := engine.NewRegistry(ring, down)
 	e, why, err := reg.ResolveFor("auto", []engine.Target{{FD: 7, Index: 2}})
 	require.NoError(t, err)
-	require.Equal(t, "ring", e.Name())
+	require.Equal(t, workload.EngineName("ring"), e.Name())
 	require.Equal(t, "ring passed over: target 2: no nowait; down unavailable: not here; using ring all the same: no other engine is available", why)
 
 	_, _, err = engine.NewRegistry(down).ResolveFor("auto", nil)

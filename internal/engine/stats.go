@@ -7,7 +7,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
-	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // Error classes: a small fixed set so that counting an error never
@@ -130,7 +129,7 @@ type Lane struct {
 }
 
 // Done records a completed I/O of len bytes and latency ns.
-func (s *Lane) Done(op *workload.Op, ns int64) {
+func (s *Lane) Done(op *IO, ns int64) {
 	o := s.ops(op.Write)
 	o.Latency.RecordAtomic(ns)
 	o.bytes.Add(uint64(op.Len))
@@ -156,14 +155,14 @@ func (s *Lane) countError(write bool, class int) {
 // on the monotonic clock; op.Due, when the lane is paced, its intended
 // start. Counting happens only while the control measures; failures are
 // always reported.
-func Complete(c *Control, s *Lane, op *workload.Op, res int64, t0, t1 int64) {
+func Complete(c *Control, s *Lane, op *IO, res int64, t0, t1 int64) {
 	complete(c, s, op, res, t0, t1, c.Measuring())
 }
 
 // complete is Complete with the window's state read by the caller, who
 // may have counted the I/O elsewhere already (--verify's judged reads):
 // one reading, so that both counts fall in the same window.
-func complete(c *Control, s *Lane, op *workload.Op, res int64, t0, t1 int64, measuring bool) {
+func complete(c *Control, s *Lane, op *IO, res int64, t0, t1 int64, measuring bool) {
 	if res == op.Len {
 		if measuring {
 			s.Done(op, t1-t0)

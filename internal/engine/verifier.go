@@ -29,9 +29,9 @@ import (
 // compare-and-swaps; only failures, which are rare, take a lock.
 type Verifier struct {
 	run     uint64
-	targets []verifyTarget // by engine.Target.Index
-	stamps  atomic.Uint64  // the last write stamp handed out
-	judged  atomic.Uint64  // reads compared with their units' floors
+	targets []targetBooks // by engine.Target.Index
+	stamps  atomic.Uint64 // the last write stamp handed out
+	judged  atomic.Uint64 // reads compared with their units' floors
 	// lost says whether generations and floors are kept (they fit in
 	// maxLostWriteBytes).
 	lost bool
@@ -42,7 +42,10 @@ type Verifier struct {
 	dropped  bool                    // a failing sector was not kept: the list is full
 }
 
-type verifyTarget struct {
+// targetBooks is the bookkeeping of one target of a Verifier, built from
+// its VerifyTarget: which units this run wrote, and for lost writes each
+// unit's generations and floor.
+type targetBooks struct {
 	formatted bool
 	unit      int64 // bytes per bitmap bit, generation and floor
 	written   []atomic.Uint64
@@ -93,7 +96,7 @@ func NewVerifier(run uint64, targets []VerifyTarget) (*Verifier, error) {
 	}
 	v.lost = allUnits*16 <= maxLostWriteBytes
 	for _, t := range targets {
-		vt := verifyTarget{formatted: t.Formatted, unit: t.Unit}
+		vt := targetBooks{formatted: t.Formatted, unit: t.Unit}
 		units := (t.Region + t.Unit - 1) / t.Unit
 		if v.lost {
 			vt.gen, vt.floor = make([]atomic.Uint64, units), make([]atomic.Uint64, units)
@@ -123,20 +126,20 @@ func (v *Verifier) LostWrites() bool { return v.lost }
 func (v *Verifier) Judged() uint64 { return v.judged.Load() }
 
 // units returns the first and last unit that [off, off+n) touches.
-func (t *verifyTarget) units(off, n int64) (int64, int64) {
+func (t *targetBooks) units(off, n int64) (int64, int64) {
 	return off / t.unit, (off + n - 1) / t.unit
 }
 
 // covered returns the first and last unit that [off, off+n) covers whole
 // (last < first when none): a write of part of a unit leaves the rest as
 // it was.
-func (t *verifyTarget) covered(off, n int64) (int64, int64) {
+func (t *targetBooks) covered(off, n int64) (int64, int64) {
 	return (off + t.unit - 1) / t.unit, (off+n)/t.unit - 1
 }
 
 // genSum is the sum of the generations of the units [off, off+n) touches,
 // and whether a write to one of them is in flight.
-func (t *verifyTarget) genSum(off, n int64) (sum uint64, writing bool) {
+func (t *targetBooks) genSum(off, n int64) (sum uint64, writing bool) {
 	first, last := t.units(off, n)
 	for u := first; u <= last; u++ {
 		g := t.gen[u].Load()
@@ -349,7 +352,7 @@ func (v *Verifier) Failures() (int, []VerifyFailure, bool) {
 // with the write's stamp, and the issue noted; otherwise plain (offset,
 // worker, the lane's seq: no two written blocks are alike, and a
 // deduplicating device is not flattered).
-func (w *Worker) PrepareWrite(s *Lane, op *workload.Op, buf []byte, seq uint64) {
+func (w *Worker) PrepareWrite(s *Lane, op *IO, buf []byte, seq uint64) {
 	t := &w.Targets[s.Target]
 	v := w.Verify
 	if v == nil {
@@ -366,7 +369,7 @@ func (w *Worker) PrepareWrite(s *Lane, op *workload.Op, buf []byte, seq uint64) 
 
 // PrepareRead notes, as the read op on lane s is issued, whether its data
 // can be verified when it completes, and whether for lost writes.
-func (w *Worker) PrepareRead(s *Lane, op *workload.Op) {
+func (w *Worker) PrepareRead(s *Lane, op *IO) {
 	v := w.Verify
 	if v == nil {
 		op.Verify = false
@@ -384,7 +387,7 @@ func (w *Worker) PrepareRead(s *Lane, op *workload.Op) {
 // and t1 its start and end on the monotonic clock); buf holds the data.
 // With --verify it checks what a read returned, and records what a write
 // covered, before counting.
-func (w *Worker) Complete(s *Lane, op *workload.Op, buf []byte, res, t0, t1 int64) {
+func (w *Worker) Complete(s *Lane, op *IO, buf []byte, res, t0, t1 int64) {
 	v := w.Verify
 	if v == nil || res != op.Len {
 		Complete(w.Ctl, s, op, res, t0, t1)

@@ -10,32 +10,12 @@ import (
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/runapi"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
-// States of a run posted to the run API.
-const (
-	runAccepted  = "accepted"  // holds its device, not started yet
-	runPreparing = "preparing" // opening, creating or filling its target
-	runWaiting   = "waiting"   // prepared, waiting for start_at
-	runRunning   = "running"   // ramp-up or measurement
-	runDone      = "done"
-	runFailed    = "failed"  // could not start (error says why); nothing measured
-	runStopped   = "stopped" // DELETE, shutdown or reload: result partial, or none before its start
-)
-
 // RunState is a run of the run API as GET /api/v1/runs/ID answers it.
-type RunState struct {
-	ID        string         `json:"id"`
-	State     string         `json:"state"`
-	Target    string         `json:"target"`
-	Label     string         `json:"label"`
-	StartAt   *time.Time     `json:"start_at,omitempty"`
-	CreatedAt time.Time      `json:"created_at"`
-	Error     string         `json:"error,omitempty"`
-	Host      result.Host    `json:"host"`
-	Result    *result.Result `json:"result,omitempty"`
-}
+type RunState = runapi.Run
 
 // apiRun is one accepted run.
 type apiRun struct {
@@ -48,13 +28,13 @@ type apiRun struct {
 	done      chan struct{} // closed when it ended and released its device
 
 	mu     sync.Mutex
-	st     string
+	st     result.RunState
 	err    string
 	res    *result.Result
 	reason string // why it was stopped
 }
 
-func (r *apiRun) setState(s string) {
+func (r *apiRun) setState(s result.RunState) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.st = s
@@ -63,13 +43,13 @@ func (r *apiRun) setState(s string) {
 // prepared: the runner opened the target and set up every worker.
 func (r *apiRun) prepared() {
 	if r.startAt.IsZero() {
-		r.setState(runRunning)
+		r.setState(result.RunRunning)
 		return
 	}
-	r.setState(runWaiting)
+	r.setState(result.RunWaiting)
 }
 
-func (r *apiRun) end(state, err string, res *result.Result) {
+func (r *apiRun) end(state result.RunState, err string, res *result.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.st, r.err, r.res = state, err, res
@@ -102,8 +82,8 @@ func (r *apiRun) state(host result.Host) RunState {
 	if !r.startAt.IsZero() {
 		t := r.startAt.UTC()
 		s.StartAt = &t
-		if s.State == runWaiting && !time.Now().Before(r.startAt) {
-			s.State = runRunning // the barrier has opened (or opens now)
+		if s.State == result.RunWaiting && !time.Now().Before(r.startAt) {
+			s.State = result.RunRunning // the barrier has opened (or opens now)
 		}
 	}
 	return s
@@ -151,7 +131,7 @@ func (a *apiRuns) start(d *Daemon, p *plannedRun) (*apiRun, *badRequest) {
 
 	ctx, cancel := context.WithCancel(d.runCtx)
 	run := &apiRun{id: newRunID(), target: p.target, label: p.label, startAt: p.startAt, createdAt: time.Now().UTC(),
-		cancel: cancel, done: make(chan struct{}), st: runAccepted}
+		cancel: cancel, done: make(chan struct{}), st: result.RunAccepted}
 	release, err := d.devices.heavy(ctx, deviceKeyOf(p.target.Path), fmt.Sprintf("API run %s (%s)", run.id, run.label), false, time.Time{})
 	if err != nil {
 		cancel()

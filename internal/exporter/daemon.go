@@ -85,6 +85,7 @@ type Daemon struct {
 	// requests (whose answers hold whole result documents) and scrapes.
 	probes, api, scrapes limiter
 	probeFails           probeStreaks // probes that could not start, for the log
+	probeTotals          probeTotals  // each module and target's probes, for the summaries' counters
 	// timeouts of the HTTP server (tests shorten them).
 	readHeaderTimeout, idleTimeout time.Duration
 	// bodyTimeout bounds the reading of a POST /api/v1/runs body;
@@ -140,8 +141,8 @@ func New(o Options) (*Daemon, error) {
 	d.cfg.Store(o.Config)
 	if o.Web.EnableAdminAPI {
 		// API runs' counters exist from the start, as jobs' do.
-		for _, st := range []string{result.StatusOK, result.StatusErrors, result.StatusInterrupted, statusFailed} {
-			d.m.jobRuns.WithLabelValues(apiJob, st)
+		for _, st := range result.Statuses() {
+			d.m.jobRuns.WithLabelValues(apiJob, string(st))
 		}
 	}
 	d.m.reloadOK.Set(1)

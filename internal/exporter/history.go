@@ -12,13 +12,13 @@ import (
 // and trigger, and the ioprobe.result/v1 document (absent when the run
 // could not start; Error says why).
 type Run struct {
-	ID      uint64 `json:"id"`
-	Job     string `json:"job"`
-	Target  string `json:"target"`
-	Point   string `json:"point"`
-	Trigger string `json:"trigger"` // schedule, continuous, api
-	Status  string `json:"status"`  // ok, errors, interrupted, failed
-	Error   string `json:"error,omitempty"`
+	ID      uint64        `json:"id"`
+	Job     string        `json:"job"`
+	Target  string        `json:"target"`
+	Point   string        `json:"point"`
+	Trigger string        `json:"trigger"` // schedule, continuous, api
+	Status  result.Status `json:"status"`  // ok, errors, interrupted, failed
+	Error   string        `json:"error,omitempty"`
 	// Label and RunID: a run posted to the run API (Job is then "api").
 	Label      string         `json:"label,omitempty"`
 	RunID      string         `json:"run_id,omitempty"`

@@ -62,14 +62,33 @@ type lastRun struct {
 type runStore struct {
 	mu   sync.Mutex
 	runs map[shape]*lastRun
+	// totals add up each shape's latency summaries over its completed
+	// runs: a summary's _count and _sum are counters, which go up from run
+	// to run however short the last run was (its quantiles are the last
+	// run's).
+	totals map[shape]map[result.LatencyKind]*latencyTotal
 }
 
-func newRunStore() *runStore { return &runStore{runs: map[shape]*lastRun{}} }
+func newRunStore() *runStore {
+	return &runStore{runs: map[shape]*lastRun{}, totals: map[shape]map[result.LatencyKind]*latencyTotal{}}
+}
 
 func (s *runStore) set(sh shape, lr *lastRun) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runs[sh] = lr
+	if lr.res == nil {
+		return
+	}
+	if s.totals[sh] == nil {
+		s.totals[sh] = map[result.LatencyKind]*latencyTotal{}
+	}
+	for _, k := range result.ViewLastRunSummaries {
+		if s.totals[sh][k] == nil {
+			s.totals[sh][k] = &latencyTotal{}
+		}
+		s.totals[sh][k].add(k, &lr.res.Summary)
+	}
 }
 
 // retain drops the job's shapes that its run number n did not write: after
@@ -80,6 +99,7 @@ func (s *runStore) retain(job string, n uint64) {
 	for sh, lr := range s.runs {
 		if sh.job == job && lr.runNumber != n {
 			delete(s.runs, sh)
+			delete(s.totals, sh)
 		}
 	}
 }
@@ -91,6 +111,7 @@ func (s *runStore) forget(keep func(job string) bool) {
 	for sh := range s.runs {
 		if !keep(sh.job) {
 			delete(s.runs, sh)
+			delete(s.totals, sh)
 		}
 	}
 }
@@ -166,7 +187,7 @@ func (c *runCollector) Update(ch chan<- prometheus.Metric) error {
 			g(c.gauges[i], result.Value(id, s))
 		}
 		for i, k := range result.ViewLastRunSummaries {
-			if m := latencySummary(c.summaries[i], k, s, lv...); m != nil {
+			if m := latencySummary(c.summaries[i], k, s, c.store.totals[sh][k], lv...); m != nil {
 				ch <- m
 			}
 		}

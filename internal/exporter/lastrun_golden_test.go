@@ -85,11 +85,63 @@ func TestLastRunGaugesGolden(t *testing.T) {
 
 func TestProbeMetricsGolden(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	probeMetrics(reg, true, 1500*time.Millisecond, goldenResult())
+	var totals probeTotals
+	res := goldenResult()
+	probeMetrics(reg, true, 1500*time.Millisecond, res, totals.add("quick", "data", &res.Summary))
 	golden(t, "probe.golden", exposition(t, reg))
 	reg = prometheus.NewRegistry()
-	probeMetrics(reg, false, 250*time.Millisecond, nil)
+	probeMetrics(reg, false, 250*time.Millisecond, nil, nil)
 	golden(t, "probe_failed.golden", exposition(t, reg))
+}
+
+// TestLatencySummariesAreCounters: a summary's _count and _sum are
+// counters. The last-run summaries and the probe's add up every run (or
+// probe) of their series, so that they never go down when a shorter run
+// follows a longer one; the quantiles are the last run's.
+func TestLatencySummariesAreCounters(t *testing.T) {
+	long, short := goldenResult(), goldenResult()
+	short.Histogram.Read = result.NewHistogram()
+	for i := int64(0); i < 10; i++ {
+		short.Histogram.Read.Record(900_000 + i)
+	}
+	short.Summary.SetFromHistograms(short.Histogram)
+	require.Less(t, short.Summary.Ops, long.Summary.Ops)
+
+	store := newRunStore()
+	sh := shapeOf("data", "oltp", "oltp", []workload.Spec{{BlockSizes: []workload.BlockSize{{Bytes: 4096, Weight: 1}}, QueueDepth: 1, Workers: 1}})
+	reg := prometheus.NewRegistry()
+	require.NoError(t, reg.Register(newCollectorAdapter(newRunCollector(store))))
+	var counts []uint64
+	var sums []float64
+	var totals probeTotals
+	var probeCounts []uint64
+	for _, r := range []*result.Result{long, short, long} {
+		store.set(sh, &lastRun{success: true, res: r})
+		for _, name := range []string{"ioprobe_run_latency_seconds", "ioprobe_run_flush_latency_seconds", "ioprobe_run_intended_latency_seconds"} {
+			require.Len(t, family(t, reg, name).Metric, 1, name)
+		}
+		sm := family(t, reg, "ioprobe_run_latency_seconds").Metric[0].GetSummary()
+		counts = append(counts, sm.GetSampleCount())
+		sums = append(sums, sm.GetSampleSum())
+		for _, q := range sm.GetQuantile() {
+			if q.GetQuantile() == 0.99 {
+				require.Equal(t, r.Summary.Latency.Percentiles["99"], q.GetValue(), "the quantiles are the last run's")
+			}
+		}
+
+		preg := prometheus.NewRegistry()
+		probeMetrics(preg, true, time.Second, r, totals.add("quick", "data", &r.Summary))
+		probeCounts = append(probeCounts, family(t, preg, "ioprobe_probe_latency_seconds").Metric[0].GetSummary().GetSampleCount())
+	}
+	l, s := long.Summary, short.Summary
+	require.Equal(t, []uint64{l.Ops, l.Ops + s.Ops, 2*l.Ops + s.Ops}, counts)
+	require.InDelta(t, 2*l.Latency.MeanSeconds*float64(l.Ops)+s.Latency.MeanSeconds*float64(s.Ops), sums[2], 1e-9)
+	require.Less(t, sums[0], sums[1])
+	require.Equal(t, counts, probeCounts, "each probe of a module on a target adds up too")
+
+	// A shape the job no longer measures goes, and its counters with it.
+	store.retain("oltp", 99)
+	require.Empty(t, store.totals)
 }
 
 // collectorAdapter collects one subCollector alone (no scrape duration,

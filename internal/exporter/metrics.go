@@ -50,13 +50,31 @@ func quantileLabel(percentile string) string {
 	return q
 }
 
+// latencyTotal adds up a latency summary over runs: the count and the sum
+// of a Prometheus summary, which are counters.
+type latencyTotal struct {
+	count uint64
+	sum   float64
+}
+
+// add adds the latency summary k of s (nothing when s has none).
+func (t *latencyTotal) add(k result.LatencyKind, s *result.Summary) {
+	if !k.In(s) {
+		return
+	}
+	n := result.Value(k.Count(), s)
+	t.count += uint64(n)
+	t.sum += result.Value(k.Figure(result.StatMean), s) * n
+}
+
 // latencySummary is a run's latency summary k as a summary: its quantiles
 // (the quantile label, 0 to 1, is Prometheus' convention and promlint
-// allows it on summaries only), the sum of the latencies and their count;
-// nil when the run has no such summary (it flushed nothing, it was not
-// rate-limited).
-func latencySummary(d *prometheus.Desc, k result.LatencyKind, s *result.Summary, labels ...string) prometheus.Metric {
-	if !k.In(s) {
+// allows it on summaries only), and the count and the sum of the
+// latencies of every run total adds up (counters: they never go down
+// while the series lives); nil when the run has no such summary (it
+// flushed nothing, it was not rate-limited).
+func latencySummary(d *prometheus.Desc, k result.LatencyKind, s *result.Summary, total *latencyTotal, labels ...string) prometheus.Metric {
+	if !k.In(s) || total == nil {
 		return nil
 	}
 	stats := result.PercentileStats()
@@ -69,8 +87,7 @@ func latencySummary(d *prometheus.Desc, k result.LatencyKind, s *result.Summary,
 		}
 		q[f] = result.Value(k.Figure(st), s)
 	}
-	n := result.Value(k.Count(), s)
-	return prometheus.MustNewConstSummary(d, uint64(n), result.Value(k.Figure(result.StatMean), s)*n, q, labels...)
+	return prometheus.MustNewConstSummary(d, total.count, total.sum, q, labels...)
 }
 
 // logFigures are the figures of result.ViewLog as the arguments of a log

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -151,6 +152,7 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			res, err = d.probe(ctx, log, &p)
 			release()
+			d.recordRun(finished{res: res, err: err, cut: ctx.Err() != nil}, nil, 0)
 			d.noteProbe(ctx, &p, res, err)
 		}
 	}
@@ -162,7 +164,11 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 		log.Error("probe failed", "duration_seconds", elapsed.Seconds(), "err", err)
 	}
 	d.logger.Debug("probe done", "module", p.module.Name, "target", p.target.Name, "success", success, "duration", elapsed)
-	probeMetrics(reg, success, elapsed, res)
+	var totals map[result.LatencyKind]*latencyTotal
+	if res != nil {
+		totals = d.probeTotals.add(p.module.Name, p.target.Name, &res.Summary)
+	}
+	probeMetrics(reg, success, elapsed, res, totals)
 
 	if p.debug {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -194,7 +200,6 @@ func (d *Daemon) probe(ctx context.Context, log *slog.Logger, r *probeRequest) (
 	if err != nil {
 		return nil, err
 	}
-	d.noteCreated(res)
 	s := &res.Summary
 	log.Info("measured", append([]any{"status", res.Status}, logFigures(s)...)...)
 	if res.Status != result.StatusOK {
@@ -226,8 +231,43 @@ func (d *Daemon) noteProbe(ctx context.Context, p *probeRequest, res *result.Res
 	}
 }
 
-// probeMetrics fills a probe's own registry.
-func probeMetrics(reg *prometheus.Registry, success bool, elapsed time.Duration, res *result.Result) {
+// probeTotals add up the latency summaries of every probe of a module on
+// a target since the daemon started: the count and the sum of the probe's
+// summaries, which are counters (each probe is a scrape of the same
+// series; its quantiles are this probe's).
+type probeTotals struct {
+	mu sync.Mutex
+	m  map[[2]string]map[result.LatencyKind]*latencyTotal
+}
+
+// add adds a probe's summary s and returns the totals so far.
+func (p *probeTotals) add(module, target string, s *result.Summary) map[result.LatencyKind]*latencyTotal {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[[2]string]map[result.LatencyKind]*latencyTotal{}
+	}
+	k := [2]string{module, target}
+	if p.m[k] == nil {
+		p.m[k] = map[result.LatencyKind]*latencyTotal{}
+	}
+	out := map[result.LatencyKind]*latencyTotal{}
+	for _, kind := range result.ViewProbeSummaries {
+		t := p.m[k][kind]
+		if t == nil {
+			t = &latencyTotal{}
+			p.m[k][kind] = t
+		}
+		t.add(kind, s)
+		c := *t
+		out[kind] = &c
+	}
+	return out
+}
+
+// probeMetrics fills a probe's own registry; totals are the module's
+// summaries on the target so far, this probe's included.
+func probeMetrics(reg *prometheus.Registry, success bool, elapsed time.Duration, res *result.Result, totals map[result.LatencyKind]*latencyTotal) {
 	g := func(name, help string, v float64) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return v }))
 	}
@@ -248,7 +288,7 @@ func probeMetrics(reg *prometheus.Registry, success bool, elapsed time.Duration,
 	var summaries constMetrics
 	for _, k := range result.ViewProbeSummaries {
 		m := k.Metric()
-		if s := latencySummary(prometheus.NewDesc("ioprobe_probe_"+m.Name, m.ProbeHelp, nil, nil), k, s); s != nil {
+		if s := latencySummary(prometheus.NewDesc("ioprobe_probe_"+m.Name, m.ProbeHelp, nil, nil), k, s, totals[k]); s != nil {
 			summaries = append(summaries, s)
 		}
 	}

@@ -13,9 +13,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
-// Run statuses beyond result's: the run could not start.
-const statusFailed = "failed"
-
 // deviceKeyOf is the device a target path is on; a path that cannot be
 // looked up (yet) is its own device.
 func deviceKeyOf(path string) string {
@@ -113,31 +110,23 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 
 	res, err := runner.Run(ctx, p)
 	now := time.Now()
-	rec := &Run{Job: j.Name, Target: j.Target.Name, Point: pt.Name, Trigger: trigger, FinishedAt: now.UTC(), Result: res}
+	f := finished{res: res, err: err, cut: ctx.Err() != nil}
+	st := d.recordRun(f, &Run{Job: j.Name, Target: j.Target.Name, Point: pt.Name, Trigger: trigger, FinishedAt: now.UTC()}, d.cfg.Load().Global.RunHistory)
 	sh := shapeOf(j.Target.Name, j.Name, pt.Label(), pt.Specs)
 	log := d.logger.With("job", j.Name, "target", j.Target.Name, "point", pt.Name, "trigger", trigger)
 	switch {
-	case err != nil && ctx.Err() != nil:
-		rec.Status, rec.Error = result.StatusInterrupted, err.Error()
+	case res == nil && f.cut:
 		log.Info("run interrupted while preparing its target", "err", err)
-	case err != nil:
-		rec.Status, rec.Error = statusFailed, err.Error()
+	case res == nil:
 		d.lastRuns.set(sh, &lastRun{end: now, runNumber: n})
 		log.Debug("run could not start", "err", err)
+	case st == result.StatusInterrupted && f.cut:
+		// Stopped by us (shutdown, reload, a heavier run): not a result.
+		log.Debug("run interrupted", "iops", result.Value(result.FigIOPS, &res.Summary))
 	default:
-		rec.Status = res.Status
-		d.noteCreated(res)
-		s := &res.Summary
-		if res.Status == result.StatusInterrupted && ctx.Err() != nil {
-			// Stopped by us (shutdown, reload, a heavier run): not a result.
-			log.Debug("run interrupted", "iops", result.Value(result.FigIOPS, s))
-			break
-		}
-		d.lastRuns.set(sh, &lastRun{success: res.Status == result.StatusOK, end: now, res: res, runNumber: n})
-		log.Info("run finished", append(append([]any{"status", res.Status}, logFigures(s)...), "message", res.Message)...)
+		d.lastRuns.set(sh, &lastRun{success: st == result.StatusOK, end: now, res: res, runNumber: n})
+		log.Info("run finished", append(append([]any{"status", st}, logFigures(&res.Summary)...), "message", res.Message)...)
 	}
-	d.m.jobRuns.WithLabelValues(j.Name, rec.Status).Inc()
-	d.history.add(rec, d.cfg.Load().Global.RunHistory)
 	return res, err
 }
 

@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/runapi"
 	"github.com/ioprobe/ioprobe/internal/runner"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -55,17 +56,7 @@ const (
 const apiJob = config.APIJobName
 
 // runRequest is the body of POST /api/v1/runs.
-type runRequest struct {
-	Target   string            `json:"target"`
-	Specs    []json.RawMessage `json:"specs"`
-	Ramp     string            `json:"ramp"`
-	Duration string            `json:"duration"`
-	StartAt  string            `json:"start_at"`
-	Label    string            `json:"label"`
-	Pattern  string            `json:"pattern"`
-	Size     int64             `json:"size"`
-	DryRun   bool              `json:"dry_run"`
-}
+type runRequest = runapi.RunRequest
 
 // apiSpec is an access specification as ioprobe.result/v1's "workload"
 // carries it: what a spec may hold (anything else is an unknown field).
@@ -75,14 +66,6 @@ type apiSpec struct {
 	result.Workload
 	ReadPct   *int `json:"read_pct"`
 	RandomPct *int `json:"random_pct"`
-}
-
-// specOut is a spec as a dry run answers it: workload.Spec's own JSON
-// (the fields a result's workload entry shares with it) and its times.
-type specOut struct {
-	workload.Spec
-	RampSeconds     float64 `json:"ramp_seconds"`
-	DurationSeconds float64 `json:"duration_seconds"`
 }
 
 // badRequest is a refusal of the request as given (400, or the code set).
@@ -97,21 +80,14 @@ func refuse(format string, args ...any) *badRequest {
 	return &badRequest{code: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
 }
 
-// specFields maps the fields workload.Spec.Validate names (command-line
-// flags) to the JSON keys of a spec.
-var specFields = map[string]string{
-	"--bs": "block_sizes", "--read-pct": "read_pct", "--random-pct": "random_pct",
-	"--qd": "queue_depth", "--workers": "workers", "--duration": "duration_seconds",
-	"--ramp": "ramp_seconds", "--rate-iops": "rate_iops", "--align": "align_bytes",
-	"--engine": "engine", "--fsync": "fsync", "--fdatasync": "fdatasync", "--sync": "sync",
-	"--size": "region_bytes",
-}
-
 // specError names a spec's bad field by its JSON key.
 func specError(i int, err error) *badRequest {
 	var fe *workload.FieldError
 	if errors.As(err, &fe) {
-		key := specFields[fe.Field]
+		key := fe.Spec.APIKey()
+		if fe.Line > 0 {
+			key = fmt.Sprintf("lines[%d]", fe.Line-1)
+		}
 		if key == "" {
 			key = strings.TrimPrefix(fe.Field, "--")
 		}
@@ -391,33 +367,33 @@ func (d *Daemon) handlePostRun(w http.ResponseWriter, r *http.Request) {
 	req, bad := decodeRunRequest(w, r)
 	if bad != nil {
 		w.Header().Set("Connection", "close") // what is left of the body is not read
+		writeJSON(w, bad.code, apiError{bad.msg})
+		return
 	}
-	if bad == nil {
-		var p *plannedRun
-		if p, bad = d.planRun(d.cfg.Load(), req, time.Now()); bad == nil {
-			if req.DryRun {
-				specs := make([]specOut, len(p.unit.Point.Specs))
-				for i, s := range p.unit.Point.Specs {
-					specs[i] = specOut{Spec: s, RampSeconds: s.Ramp.Seconds(), DurationSeconds: s.Duration.Seconds()}
-				}
-				writeJSON(w, http.StatusOK, struct {
-					OK    bool      `json:"ok"`
-					Specs []specOut `json:"specs"`
-				}{true, specs})
-				return
-			}
-			var run *apiRun
-			if run, bad = d.apiRuns.start(d, p); bad == nil {
-				writeJSON(w, http.StatusAccepted, struct {
-					ID    string `json:"id"`
-					State string `json:"state"`
-					URL   string `json:"url"`
-				}{run.id, runAccepted, "/api/v1/runs/" + run.id})
-				return
-			}
-		}
+	p, bad := d.planRun(d.cfg.Load(), req, time.Now())
+	if bad != nil {
+		writeJSON(w, bad.code, apiError{bad.msg})
+		return
 	}
-	writeJSON(w, bad.code, apiError{bad.msg})
+	if req.DryRun {
+		writeJSON(w, http.StatusOK, checkedRun(p))
+		return
+	}
+	run, bad := d.apiRuns.start(d, p)
+	if bad != nil {
+		writeJSON(w, bad.code, apiError{bad.msg})
+		return
+	}
+	writeJSON(w, http.StatusAccepted, runapi.Accepted{ID: run.id, State: result.RunAccepted, URL: "/api/v1/runs/" + run.id})
+}
+
+// checkedRun is a dry run's answer: the specs as the run would run them.
+func checkedRun(p *plannedRun) runapi.Checked {
+	specs := make([]runapi.SpecOut, len(p.unit.Point.Specs))
+	for i, s := range p.unit.Point.Specs {
+		specs[i] = runapi.SpecOut{Spec: s, RampSeconds: s.Ramp.Seconds(), DurationSeconds: s.Duration.Seconds()}
+	}
+	return runapi.Checked{OK: true, Specs: specs}
 }
 
 func (d *Daemon) handleGetRun(w http.ResponseWriter, r *http.Request) {
@@ -455,7 +431,8 @@ func (d *Daemon) handleClock(w http.ResponseWriter, _ *http.Request) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	now := time.Now()
-	_, _ = w.Write(fmt.Appendf(nil, "{\"unix_nano\": %d, \"time\": %q}\n", now.UnixNano(), now.UTC().Format(time.RFC3339Nano)))
+	b, _ := json.Marshal(runapi.Clock{UnixNano: now.UnixNano(), Time: now.UTC().Format(time.RFC3339Nano)})
+	_, _ = w.Write(append(b, '\n'))
 }
 
 // runAPI runs an accepted run to its end, holding its device (release)
@@ -468,36 +445,30 @@ func (d *Daemon) runAPI(ctx context.Context, run *apiRun, p *plannedRun, release
 	plan.StartAt = p.startAt
 	plan.Prepared = run.prepared
 	plan.Observers = []runner.Observer{d.live.observerFor(apiJob, map[string]string{t.Path: t.Name}, p.unit.Point.Specs)}
-	run.setState(runPreparing)
+	run.setState(result.RunPreparing)
 	d.m.runActive.WithLabelValues(t.Name, apiJob).Set(1)
 	res, err := runner.Run(ctx, plan)
 	d.m.runActive.WithLabelValues(t.Name, apiJob).Set(0)
 
-	rec := &Run{Job: apiJob, Target: t.Name, Point: p.label, Trigger: "api", Label: p.label, RunID: run.id, FinishedAt: time.Now().UTC(), Result: res}
-	log := d.logger.With("run", run.id, "label", p.label, "target", t.Name)
-	state := runDone
+	f := finished{res: res, err: err, cut: ctx.Err() != nil}
+	rec := &Run{Job: apiJob, Target: t.Name, Point: p.label, Trigger: "api", Label: p.label, RunID: run.id, FinishedAt: time.Now().UTC()}
+	state := result.RunDone
 	switch {
-	case err != nil && ctx.Err() != nil:
-		state, rec.Status = runStopped, result.StatusInterrupted
-		rec.Error = run.stopReason() + ": nothing was measured"
-	case err != nil:
-		state, rec.Status, rec.Error = runFailed, statusFailed, err.Error()
+	case res == nil && f.cut:
+		state, rec.Error = result.RunStopped, run.stopReason()+": nothing was measured"
+	case res == nil:
+		state = result.RunFailed
 		var fe *workload.FieldError
 		if errors.As(err, &fe) && fe.Field == "--start-at" {
 			rec.Error = "start_at " + fe.Value + ": " + fe.Reason // the request's name for it
 		}
-	default:
-		d.noteCreated(res)
-		if p.unit.Point.Pattern != "" || p.unit.Point.Size != 0 {
-			res.Point = &result.Point{Name: p.label, Pattern: p.unit.Point.Pattern, SizeBytes: p.unit.Point.Size}
-		}
-		rec.Status = res.Status
-		if res.Status == result.StatusInterrupted {
-			state, rec.Error = runStopped, run.stopReason()+": the result is partial"
-		}
+	case res.Status == result.StatusInterrupted:
+		state, rec.Error = result.RunStopped, run.stopReason()+": the result is partial"
 	}
+	if res != nil && (p.unit.Point.Pattern != "" || p.unit.Point.Size != 0) {
+		res.Point = &result.Point{Name: p.label, Pattern: p.unit.Point.Pattern, SizeBytes: p.unit.Point.Size}
+	}
+	d.recordRun(f, rec, d.cfg.Load().API.Runs.Keep)
 	run.end(state, rec.Error, res)
-	log.Info("API run ended", "state", state, "err", rec.Error)
-	d.m.jobRuns.WithLabelValues(apiJob, rec.Status).Inc()
-	d.history.add(rec, d.cfg.Load().API.Runs.Keep)
+	d.logger.Info("API run ended", "run", run.id, "label", p.label, "target", t.Name, "state", state, "err", rec.Error)
 }

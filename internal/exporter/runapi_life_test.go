@@ -26,7 +26,7 @@ func postRun(t *testing.T, base string, req map[string]any) string {
 }
 
 // waitState polls a run until it is in state.
-func waitState(t *testing.T, base, id, state string) {
+func waitState(t *testing.T, base, id string, state result.RunState) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		_, b := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+id, nil)
@@ -52,7 +52,7 @@ func TestRunAPIHoldsTheDevice(t *testing.T) {
 	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_io_operations_total", canary) > 0 }, 30*time.Second, 20*time.Millisecond)
 
 	id := postRun(t, base, aheadBody("data"))
-	waitState(t, base, id, runWaiting)
+	waitState(t, base, id, result.RunWaiting)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_canary_paused", map[string]string{"ioprobe_job": "canary"}))
 	code, b := postJSON(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run", nil)
 	require.Equal(t, http.StatusAccepted, code, string(b))
@@ -74,7 +74,7 @@ func TestRunAPIHoldsTheDevice(t *testing.T) {
 
 	code, _ = postJSON(t, http.MethodDelete, base+"/api/v1/runs/"+id, nil)
 	require.Equal(t, http.StatusOK, code)
-	ok := map[string]string{"ioprobe_job": "adhoc", "status": result.StatusOK}
+	ok := map[string]string{"ioprobe_job": "adhoc", "status": string(result.StatusOK)}
 	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_runs_total", ok) == 1 }, 30*time.Second, 20*time.Millisecond, "the job ran once the device was free")
 	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_io_operations_total", canary) > paused }, 30*time.Second, 20*time.Millisecond, "the canary resumed")
 }
@@ -90,18 +90,18 @@ func TestRunAPIShutdown(t *testing.T) {
 	waiting := postRun(t, base, aheadBody("raw"))
 	live := map[string]string{"ioprobe_job": "api", "target": "data", "op": "read"}
 	require.Eventually(t, func() bool { return value(t, d.Registry(), "ioprobe_io_operations_total", live) > 0 }, 30*time.Second, 20*time.Millisecond)
-	waitState(t, base, waiting, runWaiting)
+	waitState(t, base, waiting, result.RunWaiting)
 
 	err, _ := stop()
 	require.NoError(t, err)
 	st := d.apiRuns.get(running).state(d.host)
-	require.Equal(t, runStopped, st.State)
+	require.Equal(t, result.RunStopped, st.State)
 	require.NotNil(t, st.Result)
 	require.Equal(t, result.StatusInterrupted, st.Result.Status)
 	require.Positive(t, st.Result.Summary.Ops)
 	require.Contains(t, st.Error, "shutting down")
 	st = d.apiRuns.get(waiting).state(d.host)
-	require.Equal(t, runStopped, st.State)
+	require.Equal(t, result.RunStopped, st.State)
 	require.Nil(t, st.Result)
 	for _, p := range []string{filepath.Join(dir, "data.dat"), dev} {
 		require.Empty(t, d.devices.holderOf(deviceKeyOf(p)), "the device of %s is free", p)
@@ -119,16 +119,16 @@ func TestRunAPIReload(t *testing.T) {
 	d, dir := newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
 	base, _ := start(t, d)
 	id := postRun(t, base, aheadBody("data"))
-	waitState(t, base, id, runWaiting)
+	waitState(t, base, id, result.RunWaiting)
 	require.NoError(t, d.Reload())
-	require.Equal(t, runWaiting, d.apiRuns.get(id).state(d.host).State, "an unchanged target: the run goes on")
+	require.Equal(t, result.RunWaiting, d.apiRuns.get(id).state(d.host).State, "an unchanged target: the run goes on")
 
 	cfgFile := filepath.Join(dir, "ioprobe.yaml")
 	doc, err := os.ReadFile(cfgFile)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(cfgFile, []byte(strings.Replace(string(doc), "data.dat, size: 4MiB", "data.dat, size: 8MiB", 1)), 0o644))
 	require.NoError(t, d.Reload())
-	waitState(t, base, id, runStopped)
+	waitState(t, base, id, result.RunStopped)
 	st := d.apiRuns.get(id).state(d.host)
 	require.Contains(t, st.Error, `a reload removed or changed target "data"`)
 	require.Empty(t, d.devices.holderOf(deviceKeyOf(filepath.Join(dir, "data.dat"))))
@@ -147,12 +147,12 @@ func TestRunAPILatePreparation(t *testing.T) {
 	p.startAt = time.Now()
 	run, bad := d.apiRuns.start(d, p)
 	require.Nil(t, bad)
-	waitState(t, base, run.id, runFailed)
+	waitState(t, base, run.id, result.RunFailed)
 	st := run.state(d.host)
 	require.Regexp(t, `^start_at \S+: preparation finished \S+ after it \(start later\); nothing was measured$`, st.Error)
 	require.Nil(t, st.Result)
 	require.Empty(t, d.devices.holderOf(deviceKeyOf(filepath.Join(dir, "data.dat"))))
-	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": statusFailed}))
+	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": string(result.StatusFailed)}))
 }
 
 func mustJSON(t *testing.T, v any) json.RawMessage {

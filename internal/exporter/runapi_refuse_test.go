@@ -256,7 +256,7 @@ func TestRunAPIOneRunPerDevice(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, code, string(b))
 	var a accepted
 	require.NoError(t, json.Unmarshal(b, &a))
-	require.Equal(t, runDone, waitRun(t, base, a.ID).State)
+	require.Equal(t, result.RunDone, waitRun(t, base, a.ID).State)
 
 	// A write run that waits for a start a minute ahead.
 	at := time.Now().Add(time.Minute).UTC()
@@ -270,7 +270,7 @@ func TestRunAPIOneRunPerDevice(t *testing.T) {
 	require.Eventually(t, func() bool {
 		_, b := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+a.ID, nil)
 		require.NoError(t, json.Unmarshal(b, &st))
-		return st.State == runWaiting
+		return st.State == result.RunWaiting
 	}, 30*time.Second, 20*time.Millisecond, "prepared, waiting for its start")
 	require.True(t, st.StartAt.Equal(at))
 	before, err := os.ReadFile(data)
@@ -293,7 +293,7 @@ func TestRunAPIOneRunPerDevice(t *testing.T) {
 	code, b = postJSON(t, http.MethodDelete, base+"/api/v1/runs/"+a.ID, nil)
 	require.Equal(t, http.StatusOK, code)
 	require.NoError(t, json.Unmarshal(b, &st))
-	require.Equal(t, runStopped, st.State)
+	require.Equal(t, result.RunStopped, st.State)
 	require.Nil(t, st.Result, "nothing measured")
 	require.Contains(t, st.Error, "DELETE")
 	after, err := os.ReadFile(data)
@@ -312,8 +312,8 @@ func TestRunAPIOneRunPerDevice(t *testing.T) {
 	code, b = postJSON(t, http.MethodPost, base+"/api/v1/runs", body("logs", func(r map[string]any) { r["duration"] = "200ms" }))
 	require.Equal(t, http.StatusAccepted, code, string(b))
 	require.NoError(t, json.Unmarshal(b, &a))
-	require.Equal(t, runDone, waitRun(t, base, a.ID).State)
-	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": result.StatusInterrupted}))
+	require.Equal(t, result.RunDone, waitRun(t, base, a.ID).State)
+	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "api", "status": string(result.StatusInterrupted)}))
 }
 
 // TestRunAPIDeleteWhileRunning: a run stopped mid-measurement keeps its
@@ -334,7 +334,7 @@ func TestRunAPIDeleteWhileRunning(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	var st RunState
 	require.NoError(t, json.Unmarshal(b, &st))
-	require.Equal(t, runStopped, st.State)
+	require.Equal(t, result.RunStopped, st.State)
 	require.NotNil(t, st.Result, "the partial result is kept")
 	require.Equal(t, result.StatusInterrupted, st.Result.Status)
 	require.Positive(t, st.Result.Summary.Ops)

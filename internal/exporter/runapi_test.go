@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/runapi"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
@@ -50,9 +51,7 @@ func postJSON(t *testing.T, method, url string, body any) (int, []byte) {
 	return send(t, method, url, r, "Content-Type", "application/json")
 }
 
-type accepted struct {
-	ID, State, URL string
-}
+type accepted = runapi.Accepted
 
 // waitRun polls a run until it has ended and returns its state.
 func waitRun(t *testing.T, base, id string) RunState {
@@ -62,7 +61,7 @@ func waitRun(t *testing.T, base, id string) RunState {
 		code, body := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+id, nil)
 		require.Equal(t, http.StatusOK, code, string(body))
 		require.NoError(t, json.Unmarshal(body, &st))
-		return st.State == runDone || st.State == runFailed || st.State == runStopped
+		return st.State == result.RunDone || st.State == result.RunFailed || st.State == result.RunStopped
 	}, 30*time.Second, 50*time.Millisecond)
 	return st
 }
@@ -102,13 +101,13 @@ targets:
 		require.Equal(t, http.StatusAccepted, code, string(body))
 		var a accepted
 		require.NoError(t, json.Unmarshal(body, &a))
-		require.Equal(t, runAccepted, a.State)
+		require.Equal(t, result.RunAccepted, a.State)
 		require.Equal(t, "/api/v1/runs/"+a.ID, a.URL)
 		ids[tg] = a.ID
 	}
 	for tg, id := range ids {
 		st := waitRun(t, base, id)
-		require.Equal(t, runDone, st.State, st.Error)
+		require.Equal(t, result.RunDone, st.State, st.Error)
 		require.Equal(t, tg, st.Target)
 		require.Equal(t, "fleet-test", st.Label)
 		require.NotEmpty(t, st.Host.Hostname)
@@ -128,7 +127,7 @@ targets:
 	}
 	code, body = postJSON(t, http.MethodPost, base+"/api/v1/runs", map[string]any{"target": "data", "specs": []any{res.Workload}, "dry_run": true})
 	require.Equal(t, http.StatusOK, code, string(body))
-	var dry struct{ Specs []specOut }
+	var dry struct{ Specs []runapi.SpecOut }
 	require.NoError(t, json.Unmarshal(body, &dry))
 	got := dry.Specs[0]
 	require.Equal(t, res.Workload.EngineRequested, got.Engine, "what was asked, not what ran")

@@ -124,8 +124,8 @@ func (s *scheduler) apply(cfg *config.Config) {
 		s.m.nextAttempt.WithLabelValues(j.Name).Set(0)
 		// Counters exist from the start, so that rate() and alerts see
 		// their first increase.
-		for _, st := range []string{result.StatusOK, result.StatusErrors, result.StatusInterrupted, statusFailed} {
-			s.m.jobRuns.WithLabelValues(j.Name, st)
+		for _, st := range result.Statuses() {
+			s.m.jobRuns.WithLabelValues(j.Name, string(st))
 		}
 		if j.Mode == config.Scheduled {
 			s.m.jobSkipped.WithLabelValues(j.Name, skipDeviceBusy)

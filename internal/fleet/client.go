@@ -13,9 +13,8 @@ import (
 
 	"github.com/prometheus/common/config"
 
+	"github.com/ioprobe/ioprobe/internal/runapi"
 	"github.com/ioprobe/ioprobe/internal/version"
-	"github.com/ioprobe/ioprobe/pkg/result"
-	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // Bounds of what the fleet reads and waits for: a host, or whatever
@@ -65,52 +64,11 @@ func resultLimit(ctx context.Context) int64 {
 	return maxResultBase
 }
 
-// RunRequest is the body of POST /api/v1/runs.
-type RunRequest struct {
-	Target   string          `json:"target"`
-	Specs    []workload.Spec `json:"specs"`
-	Ramp     string          `json:"ramp"`
-	Duration string          `json:"duration"`
-	StartAt  *time.Time      `json:"start_at,omitempty"`
-	Label    string          `json:"label,omitempty"`
-	Pattern  string          `json:"pattern,omitempty"`
-	Size     int64           `json:"size,omitempty"`
-	DryRun   bool            `json:"dry_run,omitempty"`
-}
+// RunRequest is the body of POST /api/v1/runs, as the daemon reads it.
+type RunRequest = runapi.RunRequest
 
-// Planned is the run's ramp-up plus its measured time.
-func (r RunRequest) Planned() time.Duration {
-	ramp, _ := time.ParseDuration(r.Ramp)
-	d, _ := time.ParseDuration(r.Duration)
-	return ramp + d
-}
-
-// Run states as the daemon reports them.
-const (
-	StateAccepted  = "accepted"
-	StatePreparing = "preparing"
-	StateWaiting   = "waiting"
-	StateRunning   = "running"
-	StateDone      = "done"
-	StateFailed    = "failed"
-	StateStopped   = "stopped"
-)
-
-// Terminal says whether a run in state s has ended.
-func Terminal(s string) bool { return s == StateDone || s == StateFailed || s == StateStopped }
-
-// RunState is the daemon's document of one API run.
-type RunState struct {
-	ID        string         `json:"id"`
-	State     string         `json:"state"`
-	Target    string         `json:"target"`
-	Label     string         `json:"label"`
-	StartAt   time.Time      `json:"start_at"`
-	CreatedAt time.Time      `json:"created_at"`
-	Error     string         `json:"error"`
-	Host      result.Host    `json:"host"`
-	Result    *result.Result `json:"result"`
-}
+// RunState is a run as the daemon answers GET /api/v1/runs/ID.
+type RunState = runapi.Run
 
 // APIError is an answer with an error status.
 type APIError struct {
@@ -243,9 +201,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any, lim
 		return &AnswerError{Request: what, Msg: fmt.Sprintf("the answer is larger than %d bytes", limit)}
 	}
 	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Error string `json:"error"`
-		}
+		var e runapi.Error
 		if json.Unmarshal(data, &e) != nil || e.Error == "" {
 			e.Error = strings.TrimSpace(firstLine(string(data)))
 		}
@@ -299,9 +255,7 @@ func (s Skew) String() string {
 func (c *Client) Clock(ctx context.Context, samples int) (Skew, error) {
 	best := Skew{Uncertainty: -1}
 	for range max(samples, 1) {
-		var ans struct {
-			UnixNano int64 `json:"unix_nano"`
-		}
+		var ans runapi.Clock
 		t0 := time.Now()
 		if err := c.do(ctx, http.MethodGet, "/api/v1/clock", nil, &ans, maxSmallAnswer); err != nil {
 			return Skew{}, err
@@ -322,14 +276,21 @@ func (c *Client) Clock(ctx context.Context, samples int) (Skew, error) {
 
 // Post asks for a run (or with DryRun, checks it) and returns its id.
 func (c *Client) Post(ctx context.Context, req RunRequest) (string, error) {
-	var ans struct {
-		ID string `json:"id"`
-		OK bool   `json:"ok"`
+	if req.DryRun {
+		var ans runapi.Checked
+		if err := c.do(ctx, http.MethodPost, "/api/v1/runs", req, &ans, maxSmallAnswer); err != nil {
+			return "", err
+		}
+		if !ans.OK {
+			return "", &AnswerError{Request: "POST /api/v1/runs", Msg: "the dry run's answer is not ok"}
+		}
+		return "", nil
 	}
+	var ans runapi.Accepted
 	if err := c.do(ctx, http.MethodPost, "/api/v1/runs", req, &ans, maxSmallAnswer); err != nil {
 		return "", err
 	}
-	if !req.DryRun && ans.ID == "" {
+	if ans.ID == "" {
 		return "", &AnswerError{Request: "POST /api/v1/runs", Msg: "no run id in it"}
 	}
 	return ans.ID, nil

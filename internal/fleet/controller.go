@@ -42,7 +42,7 @@ type Controller struct {
 	// Watch, when set, is told every host's state as it changes (host i
 	// of Run's clients; from several goroutines at once), with the run's
 	// common start and planned end.
-	Watch func(startAt, end time.Time, i int, state string)
+	Watch func(startAt, end time.Time, i int, state result.RunState)
 }
 
 // Defaults fills the zero fields.
@@ -134,7 +134,7 @@ func (c *Controller) Check(ctx context.Context, clients []*Client, reqs []RunReq
 			return
 		}
 		for _, req := range reqs {
-			req.DryRun, req.StartAt = true, nil
+			req.DryRun, req.StartAt = true, ""
 			qctx, done := c.quick(ctx)
 			_, err := cl.Post(qctx, req)
 			done()
@@ -186,7 +186,8 @@ func explain(err error, req RunRequest) error {
 func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest) (time.Time, []result.FleetHost, error) {
 	c.defaults()
 	startAt := time.Now().Add(c.StartDelay).UTC().Truncate(time.Millisecond)
-	req.StartAt, req.DryRun = &startAt, false
+	req.DryRun = false
+	req.SetStartAt(startAt)
 	ids := make([]string, len(clients))
 	errs := make([]error, len(clients))
 	parallel(clients, maxRequestsAtOnce, func(i int, cl *Client) {
@@ -214,9 +215,9 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 	// and a stop while it runs (a poll is one small GET at most every
 	// MaxPoll).
 	parallel(clients, len(clients), func(i int, cl *Client) {
-		var watch func(string)
+		var watch func(result.RunState)
 		if c.Watch != nil {
-			watch = func(state string) { c.Watch(startAt, end, i, state) }
+			watch = func(state result.RunState) { c.Watch(startAt, end, i, state) }
 		}
 		hosts[i] = c.follow(ctx, cl, ids[i], end, req.Planned(), watch)
 	})
@@ -249,8 +250,8 @@ func (c *Controller) cancel(ctx context.Context, clients []*Client, ids []string
 // Cancelled is what one host's run did when the start was called off.
 type Cancelled struct {
 	Address string
-	RunID   string // "": the host accepted no run
-	State   string // its state once stopped ("": unknown, Err says why)
+	RunID   string          // "": the host accepted no run
+	State   result.RunState // its state once stopped ("": unknown, Err says why)
 	// Measured: the run had started, and its result (partial when it
 	// was stopped) is kept on the daemon under RunID.
 	Measured bool
@@ -264,7 +265,7 @@ func (h Cancelled) String() string {
 		return h.Address + ": no run accepted"
 	case h.Err != "":
 		return fmt.Sprintf("%s: run %s could not be stopped (%s): it may still run", h.Address, h.RunID, h.Err)
-	case h.Measured && h.State == StateDone:
+	case h.Measured && h.State == result.RunDone:
 		return fmt.Sprintf("%s: run %s had finished: its result is kept there (GET /api/v1/runs/%s)", h.Address, h.RunID, h.RunID)
 	case h.Measured:
 		return fmt.Sprintf("%s: run %s had started: stopped (%s), its partial result is kept there (GET /api/v1/runs/%s)", h.Address, h.RunID, h.State, h.RunID)
@@ -298,9 +299,9 @@ func (e *StartError) Measured() []Cancelled {
 // follow polls one run until it ends, with back-off: quickly while it
 // prepares, then at most every MaxPoll. It never reads samples, only the
 // run's state and, at the end, its result.
-func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time.Time, planned time.Duration, watch func(state string)) result.FleetHost {
-	h := result.FleetHost{Address: cl.Address, RunID: id, State: StateAccepted}
-	told := ""
+func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time.Time, planned time.Duration, watch func(state result.RunState)) result.FleetHost {
+	h := result.FleetHost{Address: cl.Address, RunID: id, State: result.RunAccepted}
+	var told result.RunState
 	if watch != nil {
 		defer func() {
 			if h.State != told {
@@ -319,12 +320,12 @@ func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time
 	}()
 	apply := func(st *RunState) bool {
 		h.State, h.Error = st.State, st.Error
-		if st.State == StateDone && st.Result == nil {
+		if st.State == result.RunDone && st.Result == nil {
 			// Done is a result: without one the host measured nothing
 			// the fleet can show.
-			h.State, h.Error = StateFailed, "answered done without a result"
+			h.State, h.Error = result.RunFailed, "answered done without a result"
 		}
-		if watch != nil && h.State != told && !Terminal(h.State) {
+		if watch != nil && h.State != told && !h.State.Terminal() {
 			told = h.State
 			watch(told)
 		}
@@ -337,7 +338,7 @@ func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time
 				h.Identity = st.Result.Host
 			}
 		}
-		return Terminal(st.State)
+		return st.State.Terminal()
 	}
 	stopping := false
 	stop := func() bool {
@@ -364,24 +365,24 @@ func (c *Controller) follow(ctx context.Context, cl *Client, id string, end time
 			if !stopping {
 				stop()
 			}
-			h.State, h.Error = result.HostFailed, err.Error()
+			h.State, h.Error = result.RunFailed, err.Error()
 			return h
 		case IsStatus(err, 404):
-			h.State, h.Error = result.HostFailed, "the daemon no longer knows run "+id+" (restarted?)"
+			h.State, h.Error = result.RunFailed, "the daemon no longer knows run "+id+" (restarted?)"
 			return h
 		case stopping && pctx.Err() != nil:
-			h.State, h.Error = result.HostUnreachable, fmt.Sprintf("no answer within %s of the stop: %v", c.StopWait, err)
+			h.State, h.Error = result.RunUnreachable, fmt.Sprintf("no answer within %s of the stop: %v", c.StopWait, err)
 			return h
 		case !stopping && ctx.Err() != nil:
 			// Interrupted during the request: stop below.
 		case time.Since(lastOK) > c.LostAfter:
-			h.State, h.Error = result.HostUnreachable, fmt.Sprintf("lost during the run: no answer for %s: %v", time.Since(lastOK).Round(time.Second), err)
+			h.State, h.Error = result.RunUnreachable, fmt.Sprintf("lost during the run: no answer for %s: %v", time.Since(lastOK).Round(time.Second), err)
 			return h
 		}
 		if !stopping && ctx.Err() == nil && time.Now().After(end.Add(c.Late)) {
 			was := h.State
 			stop()
-			h.State, h.Error = result.HostFailed, fmt.Sprintf("still %s %s after its planned end: stopped", was, c.Late)
+			h.State, h.Error = result.RunFailed, fmt.Sprintf("still %s %s after its planned end: stopped", was, c.Late)
 			return h
 		}
 		wait = min(2*wait, c.MaxPoll)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/fleet/fleettest"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // Hosts that do not behave as daemons: each is a fake written for the
@@ -115,7 +116,7 @@ func TestAnswersAreBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, hosts, 1)
 	h := hosts[0]
-	require.Equal(t, StateFailed, h.State)
+	require.Equal(t, result.RunFailed, h.State)
 	limit := resultLimit(withResultLimit(context.Background(), time.Second))
 	require.Contains(t, h.Error, fmt.Sprintf("GET /api/v1/runs/r-1: not the answer of an ioprobe daemon: the answer is larger than %d bytes", limit))
 	// What the kernel buffers on both sides of a loopback connection is
@@ -136,7 +137,7 @@ func TestDoneWithoutAResultFails(t *testing.T) {
 	ctl := &Controller{StartDelay: 100 * time.Millisecond}
 	_, hosts, err := ctl.Run(context.Background(), []*Client{liar}, RunRequest{Target: "data", Duration: "1s"})
 	require.NoError(t, err)
-	require.Equal(t, StateFailed, hosts[0].State)
+	require.Equal(t, result.RunFailed, hosts[0].State)
 	require.Equal(t, "answered done without a result", hosts[0].Error)
 	require.True(t, hosts[0].Failed())
 }

@@ -58,7 +58,7 @@ func buildCSVColumns(figs []result.Figure) []csvColumn {
 			return r.StartedAt.UTC().Format(time.RFC3339Nano)
 		}),
 		str("version", func(r *result.Result) string { return r.Version }),
-		str("status", func(r *result.Result) string { return r.Status }),
+		str("status", func(r *result.Result) string { return string(r.Status) }),
 		str("message", func(r *result.Result) string { return r.Message }),
 		str("hostname", func(r *result.Result) string { return r.Host.Hostname }),
 		str("kernel", func(r *result.Result) string { return r.Host.Kernel }),
@@ -81,8 +81,8 @@ func buildCSVColumns(figs []result.Figure) []csvColumn {
 		f64("ramp_seconds", func(r *result.Result) float64 { return r.Workload.RampSeconds }),
 		f64("duration_seconds", func(r *result.Result) float64 { return r.Workload.DurationSeconds }),
 		i64("region_bytes", func(r *result.Result) int64 { return r.Workload.RegionBytes }),
-		str("engine", func(r *result.Result) string { return r.Workload.Engine }),
-		str("engine_requested", func(r *result.Result) string { return r.Workload.EngineRequested }),
+		str("engine", func(r *result.Result) string { return string(r.Workload.Engine) }),
+		str("engine_requested", func(r *result.Result) string { return string(r.Workload.EngineRequested) }),
 		i64("rate_iops", func(r *result.Result) int64 { return int64(r.Workload.RateIOPS) }),
 
 		str("targets", func(r *result.Result) string {
@@ -154,24 +154,37 @@ func buildCSVColumns(figs []result.Figure) []csvColumn {
 		i64("fdatasync", func(r *result.Result) int64 { return int64(r.Workload.Fdatasync) }),
 		str("sync", func(r *result.Result) string { return r.Workload.Sync }),
 	)
-	for _, f := range figs {
-		if f.Block == result.CSVLast {
-			cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
-			if f.Column == fioColumnsAfter {
-				cols = append(cols, fioColumns()...)
+	figures := func(b result.CSVBlock) {
+		for _, f := range figs {
+			if f.Block == b {
+				cols = append(cols, csvColumn{f.Column, func(r *result.Result) string { return f.Text(&r.Summary) }})
 			}
 		}
 	}
+	figures(result.CSVSecond)
+	cols = append(cols, fioColumns()...)
+	// A fleet point: the addresses of the hosts whose results it holds and
+	// of those that did not complete (a partial point); empty otherwise.
+	fleet := func(name string, pick func(held, failed []result.FleetHost) []result.FleetHost) csvColumn {
+		return str(name, func(r *result.Result) string {
+			var addrs []string
+			for _, h := range pick(r.FleetPartial()) {
+				addrs = append(addrs, h.Address)
+			}
+			return strings.Join(addrs, ";")
+		})
+	}
+	cols = append(cols,
+		fleet("fleet_hosts", func(held, _ []result.FleetHost) []result.FleetHost { return held }),
+		fleet("fleet_failed_hosts", func(_, failed []result.FleetHost) []result.FleetHost { return failed }),
+	)
+	figures(result.CSVLast)
 	return cols
 }
 
-// fioColumnsAfter is the last CSVLast figure there was when the fio
-// workload columns were added: they follow it, and a figure added since
-// goes after them, at the end.
-const fioColumnsAfter = "intended_latency_p99_99_seconds"
-
 // fioColumns are the workload columns of fio's meaning (buffered I/O, the
-// random map, rate per direction).
+// random map, rate per direction): added after the figures of
+// result.CSVSecond (the intended latency), before the fleet's columns.
 func fioColumns() []csvColumn {
 	return []csvColumn{
 		{"buffered", func(r *result.Result) string { return strconv.FormatBool(r.Workload.Buffered) }},

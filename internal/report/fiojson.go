@@ -272,14 +272,14 @@ func fioRW(readPct, randomPct int) string {
 }
 
 // fioEngine is fio's ioengine for the engine that ran.
-func fioEngine(e string) string {
+func fioEngine(e workload.EngineName) string {
 	switch e {
-	case "uring":
+	case workload.EngineURing:
 		return "io_uring"
-	case "sync":
+	case workload.EngineSync:
 		return "psync"
 	}
-	return e
+	return string(e)
 }
 
 // fioDirOf fills one direction. Interval statistics (iops_*, bw_*) come

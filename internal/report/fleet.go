@@ -81,7 +81,7 @@ func hostsTable(hosts []result.FleetHost, merged *result.Result) *table {
 	}
 	done := 0
 	for _, h := range hosts {
-		state := h.State
+		state := string(h.State)
 		if h.Error != "" {
 			state += ": " + h.Error
 		}
@@ -101,6 +101,44 @@ func figureCell(f result.Figure, s *result.Summary) string {
 		return count(uint64(f.Of(s)))
 	}
 	return num(f.Shown(s), f.Unit.Decimals())
+}
+
+// partialMark follows the figures of a partial fleet point: one some of
+// whose hosts did not complete, so that it holds fewer hosts than it ran
+// on.
+const partialMark = "†"
+
+// partialNote says which hosts a partial fleet point holds and which did
+// not complete ("" for a point that is not partial): "partial: holds 2 of
+// 3 hosts (node1 at 10.0.0.1:9100, node2); node1 at 10.0.0.2:9100
+// unreachable".
+func partialNote(r *result.Result) string {
+	held, failed := r.FleetPartial()
+	if len(failed) == 0 {
+		return ""
+	}
+	shared := map[string]int{}
+	for _, h := range r.Hosts {
+		shared[h.Name()]++
+	}
+	name := func(h result.FleetHost) string {
+		if shared[h.Name()] > 1 && h.Name() != h.Address {
+			return h.Name() + " at " + h.Address
+		}
+		return h.Name()
+	}
+	var hs, fs []string
+	for _, h := range held {
+		hs = append(hs, name(h))
+	}
+	for _, h := range failed {
+		fs = append(fs, name(h)+" "+string(h.State))
+	}
+	held0 := "none"
+	if len(hs) > 0 {
+		held0 = strings.Join(hs, ", ")
+	}
+	return fmt.Sprintf("partial: holds %d of %d hosts (%s); %s", len(held), len(r.Hosts), held0, strings.Join(fs, ", "))
 }
 
 // fleetSuite is a fleet run as a suite document of its hosts' results and

@@ -27,7 +27,7 @@ func fleetHosts(t *testing.T, p result.Point, n int) []result.FleetHost {
 		h.Hostname = names[i]
 		r := measured(h, p, w, 1000*float64(i+1), 10, i)
 		summarise(r, r.Summary.ReadBytes, r.Summary.WriteBytes, elapsed[i])
-		hs = append(hs, result.FleetHost{Address: fmt.Sprintf("10.0.0.%d:9100", i+1), Identity: h, State: result.HostDone, Result: r})
+		hs = append(hs, result.FleetHost{Address: fmt.Sprintf("10.0.0.%d:9100", i+1), Identity: h, State: result.RunDone, Result: r})
 	}
 	return hs
 }

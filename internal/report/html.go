@@ -457,7 +457,7 @@ func (p *page) section(i int, sec *section) *htmlSection {
 	tput = htmlPart{Key: "throughput", Title: "Throughput by data size per pattern"}
 	resp = htmlPart{Key: "response-time", Title: "Response time by data size"}
 	eff = htmlPart{Key: "efficiency", Title: "CPU efficiency: IOPS per %CPU and MB/s per %CPU"}
-	tables = htmlPart{Key: "tables", Title: "IOPS and CPU tables"}
+	tables = htmlPart{Key: "tables", Title: "IOPS and CPU tables", Intro: partialIntro(sec.results)}
 	scale = htmlPart{Key: "scaling", Title: "Aggregate throughput and latency against " + strings.ToLower(xLabel(sec.rowDims))}
 	lat = htmlPart{Key: "latency-distribution", Title: "Latency distribution of each run",
 		Intro: "Each curve is one run's response-time distribution from its histogram: the value below which that share of its I/Os completed."}
@@ -553,7 +553,7 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 		p.figure(bars(fig(result.FigMBPerSecond), "Throughput per workload"), "Throughput (MB/s, 10^6 bytes) of each workload."))
 	resp := &htmlPart{Key: "response-time", Title: "Response time per workload"}
 	resp.Figures = append(resp.Figures, p.figure(bars(fig(result.FigLatencyMean), "Mean response time per workload"), "Mean response time (ms) of each workload."))
-	tables := &htmlPart{Key: "tables", Title: "IOPS and CPU tables"}
+	tables := &htmlPart{Key: "tables", Title: "IOPS and CPU tables", Intro: partialIntro(sec.results)}
 	for _, id := range result.ViewHTMLTables {
 		tables.Tables = append(tables.Tables, gridHTML(sec, g, fig(id)))
 	}
@@ -619,6 +619,18 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 	markWide(hs.Parts)
 }
 
+// partialIntro says, under the tables, which of rs are partial fleet
+// points (their cells end in partialMark) and which hosts they hold.
+func partialIntro(rs []*result.Result) string {
+	var notes []string
+	for _, r := range rs {
+		if note := partialNote(r); note != "" {
+			notes = append(notes, partialMark+" "+result.PointOf(r).Name+fmt.Sprintf(" on %d hosts: ", len(r.Hosts))+note+".")
+		}
+	}
+	return strings.Join(notes, " ")
+}
+
 // markWide gives parts with tables or several figures a row of their own;
 // single figures sit side by side.
 func markWide(parts []*htmlPart) {
@@ -664,9 +676,12 @@ func runsTable(rs []*result.Result) htmlTable {
 		if r.Merged != nil {
 			n = r.Merged.Runs
 		}
-		status := r.Status
+		status := string(r.Status)
 		if status == "" {
 			status = "-"
+		}
+		if note := partialNote(r); note != "" {
+			status += ", " + note
 		}
 		row := []htmlCell{{Text: p.Name}, {Text: p.Side()}, {Text: r.Host.Hostname}, {Text: status}, {num(float64(n), 0), true}}
 		for _, id := range result.ViewRunsColumns {

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,7 +68,7 @@ func TestFleetTextGolden(t *testing.T) {
 	golden(t, "fleet_run.golden", b.Bytes())
 
 	// A host lost: its row says so, the merged result holds the others.
-	hs[1].State, hs[1].Error, hs[1].Result = result.HostUnreachable, "connection refused", nil
+	hs[1].State, hs[1].Error, hs[1].Result = result.RunUnreachable, "connection refused", nil
 	merged, failed, err := result.MergeFleet(hs)
 	require.NoError(t, err)
 	b.Reset()
@@ -98,4 +100,54 @@ func TestCompareBusinessGolden(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, WriteCompareText(&b, c, CompareSide{"a.json", base.Results}, CompareSide{"b.json", other.Results}))
 	golden(t, "compare_business.golden", b.Bytes())
+}
+
+// partialFleetSuiteDoc is fleetSuiteDoc whose 3-host point lost its
+// second host (one machine's second network namespace) mid-run.
+func partialFleetSuiteDoc(t *testing.T) *result.Suite {
+	t.Helper()
+	s := fleetSuiteDoc(t)
+	last := s.Results[2]
+	hs := append([]result.FleetHost(nil), last.Hosts...)
+	hs[1].State, hs[1].Error, hs[1].Result = result.RunUnreachable, "connection refused", nil
+	m, failed, err := result.MergeFleet(hs)
+	require.NoError(t, err)
+	m.Point = last.Point
+	s.Results[2] = m
+	s.Fleet.Partial, s.Fleet.FailedHosts = true, failed
+	return s
+}
+
+// TestPartialFleetPointIsMarked: a point that lost a host holds fewer
+// hosts than its row says; text, CSV and HTML mark it and say which hosts
+// it holds.
+func TestPartialFleetPointIsMarked(t *testing.T) {
+	s := partialFleetSuiteDoc(t)
+	note := "partial: holds 2 of 3 hosts (node1 at 10.0.0.1:9100, node2); node1 at 10.0.0.2:9100 unreachable"
+
+	var b bytes.Buffer
+	require.NoError(t, WriteSuiteText(&b, s))
+	golden(t, "suite_fleet_partial.golden", b.Bytes())
+	out := b.String()
+	require.Regexp(t, `(?m)^3 +[0-9,.]+`+partialMark+`$`, out, "the 3-host row's cell is marked")
+	require.NotRegexp(t, `(?m)^[12] +[0-9,.]+`+partialMark+`$`, out, "the complete points are not")
+	require.Contains(t, out, "\n"+partialMark+" random-read-8k on /dev/sdb on 3 hosts: "+note+"\n")
+	require.Contains(t, out, "\nrandom-read-8k (3 hosts; "+note+")\n")
+
+	var c bytes.Buffer
+	require.NoError(t, WriteCSV(&c, s.Results, true))
+	rows, err := csv.NewReader(&c).ReadAll()
+	require.NoError(t, err)
+	col := func(row []string, name string) string { return row[slices.Index(rows[0], name)] }
+	require.Equal(t, "", col(rows[1], "fleet_failed_hosts"))
+	require.Equal(t, "10.0.0.1:9100", col(rows[1], "fleet_hosts"))
+	require.Equal(t, "10.0.0.1:9100;10.0.0.3:9100", col(rows[3], "fleet_hosts"))
+	require.Equal(t, "10.0.0.2:9100", col(rows[3], "fleet_failed_hosts"))
+
+	var h bytes.Buffer
+	require.NoError(t, WriteHTML(&h, s))
+	golden(t, "html_fleet_partial.golden", h.Bytes())
+	page := h.String()
+	require.Contains(t, page, "ok, "+note, "the table of every run says it")
+	require.Contains(t, page, partialMark+" random-read-8k on 3 hosts: "+note+".", "under the tables")
 }

@@ -296,8 +296,9 @@ func turnedGrid(rs []*result.Result, patterns, sides []string, mh bool) *grid {
 
 // cell formats one figure in its shown unit to the reports' precision:
 // "-" where nothing was measured, the figure the suite tables show with
-// its run-to-run spread with that spread ("12,345 ±1.2%"), and "*" after
-// a run that did not complete cleanly.
+// its run-to-run spread with that spread ("12,345 ±1.2%"), "*" after a
+// run that did not complete cleanly, and partialMark after a fleet point
+// some of whose hosts did not complete.
 func cell(f result.Figure, r *result.Result) string {
 	if r == nil {
 		return "-"
@@ -312,6 +313,9 @@ func cell(f result.Figure, r *result.Result) string {
 	}
 	if r.Status != "" && r.Status != result.StatusOK {
 		s += "*"
+	}
+	if _, failed := r.FleetPartial(); len(failed) > 0 {
+		s += partialMark
 	}
 	return s
 }

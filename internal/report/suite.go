@@ -64,7 +64,11 @@ func writeFleetHosts(ew *errWriter, rs []*result.Result) {
 			first = false
 		}
 		p := result.PointOf(r)
-		ew.printf("\n%s (%d %s)\n", p.Name, len(r.Hosts), plural(len(r.Hosts), "host", "hosts"))
+		what := fmt.Sprintf("%d %s", len(r.Hosts), plural(len(r.Hosts), "host", "hosts"))
+		if note := partialNote(r); note != "" {
+			what += "; " + note
+		}
+		ew.printf("\n%s (%s)\n", p.Name, what)
 		if ew.err == nil {
 			ew.err = hostsTable(r.Hosts, r).write(ew.w, "")
 		}
@@ -265,19 +269,21 @@ func repeatLine(rs []*result.Result) string {
 func writeFootnotes(ew *errWriter, rs []*result.Result) {
 	var notes []string
 	for _, r := range rs {
-		if r.Status == "" || r.Status == result.StatusOK {
-			continue
-		}
 		p := result.PointOf(r)
 		where := p.Name
 		if side := p.Side(); side != "" {
 			where += " on " + side
 		}
-		msg := r.Status
-		if r.Message != "" {
-			msg += ": " + r.Message
+		if r.Status != "" && r.Status != result.StatusOK {
+			msg := string(r.Status)
+			if r.Message != "" {
+				msg += ": " + r.Message
+			}
+			notes = append(notes, fmt.Sprintf("* %s: %s", where, msg))
 		}
-		notes = append(notes, fmt.Sprintf("* %s: %s", where, msg))
+		if note := partialNote(r); note != "" {
+			notes = append(notes, fmt.Sprintf("%s %s on %d hosts: %s", partialMark, where, len(r.Hosts), note))
+		}
 	}
 	if len(notes) > 0 {
 		ew.printf("\n%s\n", strings.Join(notes, "\n"))

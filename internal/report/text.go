@@ -86,7 +86,7 @@ func writeHeader(ew *errWriter, r *result.Result) {
 
 	kv := &table{align: "ll"}
 	if r.Status != "" && r.Status != result.StatusOK {
-		s := strings.ToUpper(r.Status)
+		s := strings.ToUpper(string(r.Status))
 		if r.Message != "" {
 			s += ": " + r.Message
 		}
@@ -266,13 +266,13 @@ func latencyRow(label string, s *result.Summary, k result.LatencyKind) []string 
 }
 
 func engineLine(wl result.Workload) string {
-	s := wl.Engine
+	s := string(wl.Engine)
 	if s == "" {
 		s = "unknown"
 	}
 	var why []string
 	if wl.EngineRequested != "" && wl.EngineRequested != wl.Engine {
-		why = append(why, "requested "+wl.EngineRequested)
+		why = append(why, "requested "+string(wl.EngineRequested))
 	}
 	if wl.EngineReason != "" {
 		why = append(why, wl.EngineReason)
@@ -515,6 +515,11 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 	s := &r.Summary
 	t := &table{align: "lrlrl"}
 	t.add("Kernel counted (" + strings.Join(s.Device.Devices, ", ") + ")")
+	// Runs that shared a machine's devices at the same time each counted
+	// every I/O there: the merge took their counts once.
+	for _, sh := range s.Device.Shared {
+		t.add(fmt.Sprintf("  %s on %s: shared by %d runs at once, counted once", strings.Join(sh.Devices, ", "), strings.Join(sh.Hosts, ", "), sh.Runs))
+	}
 	share := func(kernel, ours float64, of string) string {
 		if ours == 0 {
 			return "(ioprobe: none)"

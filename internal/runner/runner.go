@@ -112,7 +112,7 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 	for i, g := range p.Groups {
 		e, why, err := p.Engines.Resolve(g.Spec.Engine)
 		if err != nil {
-			return nil, &workload.FieldError{Field: "--engine", Value: g.Spec.Engine, Reason: err.Error()}
+			return nil, &workload.FieldError{Field: workload.FieldEngine.Flag(), Spec: workload.FieldEngine, Value: string(g.Spec.Engine), Reason: err.Error()}
 		}
 		engines[i], reasons[i] = e, why
 	}
@@ -180,7 +180,7 @@ func Check(p Plan) error {
 	}
 	for _, g := range p.Groups {
 		if _, _, err := p.Engines.Resolve(g.Spec.Engine); err != nil {
-			return &workload.FieldError{Field: "--engine", Value: g.Spec.Engine, Reason: err.Error()}
+			return &workload.FieldError{Field: workload.FieldEngine.Flag(), Spec: workload.FieldEngine, Value: string(g.Spec.Engine), Reason: err.Error()}
 		}
 	}
 	order, _, opts := p.targetOptions(context.Background())
@@ -256,32 +256,28 @@ func groupTargets(g Group, targets []*openTarget) []*openTarget {
 	return out
 }
 
-// execute runs the opened plan.
-func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []engine.Engine, reasons []string) (*result.Result, error) {
-	started := time.Now()
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ctl := engine.NewControl(p.MaxErrors, cancel)
-	start := make(chan struct{})
-	var ready sync.WaitGroup
+// crew is a plan's workers, group by group, and what runs them.
+type crew struct {
+	all     []*engine.Worker
+	groupOf map[*engine.Worker]int
+	specs   []workload.Spec // each group's spec as it runs (its region)
+	syncFDs []int           // --sync, --buffered: the targets reopened with other flags
+	// closeFsync are the buffered targets written with fsync_on_close.
+	closeFsync []int
+	notes      []string       // what the result must say of how the crew was set up
+	ready      sync.WaitGroup // a worker set up: the start barrier
+	wg         sync.WaitGroup // a worker's engine running
+	runErrs    chan error
+	// done is closed once every engine has returned: before the run time
+	// only when each worker's stop-after budget is spent.
+	done chan struct{}
+}
 
-	var all []*engine.Worker
-	groupOf := map[*engine.Worker]int{}
-	specs := make([]workload.Spec, len(p.Groups))
-	seed := uint64(started.UnixNano())
-	verifier, err := p.verifier(targets, seed)
-	if err != nil {
-		return nil, err
-	}
-	var syncFDs []int // --sync, --buffered: the targets reopened with other flags
-	defer func() {
-		for _, fd := range syncFDs {
-			closeFD(fd)
-		}
-	}()
-	var closeFsync []int // fsync_on_close: the buffered targets written
-	var notes []string
+// newCrew sets up every group's workers on its targets (each closed by
+// close): the start barrier start, the control ctl and the verifier are
+// theirs to share.
+func (p *Plan) newCrew(targets []*openTarget, ctl *engine.Control, start chan struct{}, verifier *engine.Verifier, seed uint64) (*crew, error) {
+	c := &crew{groupOf: map[*engine.Worker]int{}, specs: make([]workload.Spec, len(p.Groups))}
 	for gi, g := range p.Groups {
 		spec := g.Spec
 		if spec.Seed != 0 {
@@ -295,78 +291,87 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			}
 			fd := ot.t.FD
 			if (spec.Sync != workload.SyncNone && spec.WritesData()) || spec.Buffered {
+				var err error
 				var note string
 				if fd, note, err = p.groupFD(ot.t, &spec); err != nil {
-					engine.CloseWorkers(all)
+					c.close()
 					return nil, fmt.Errorf("%s: %w", ot.t.Path, err)
 				}
 				if note != "" {
-					notes = append(notes, ot.t.Path+": "+note)
+					c.notes = append(c.notes, ot.t.Path+": "+note)
 				}
-				syncFDs = append(syncFDs, fd)
+				c.syncFDs = append(c.syncFDs, fd)
 				if spec.FsyncOnClose && spec.WritesData() {
-					closeFsync = append(closeFsync, fd)
+					c.closeFsync = append(c.closeFsync, fd)
 				}
 			}
 			ets = append(ets, engine.Target{FD: fd, Region: workload.Region{Len: region}, Index: ot.index, Path: ot.t.Path, Key: ot.t.SectorKey})
 		}
 		spec.RegionBytes = commonRegion(spec, ets)
-		specs[gi] = spec
-		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(all), Verify: verifier,
-			Ready: ready.Done})
+		c.specs[gi] = spec
+		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &c.specs[gi], Targets: ets, Ctl: ctl, Start: start, Seed: seed + uint64(gi), FirstID: len(c.all), Verify: verifier,
+			Ready: c.ready.Done})
 		if err != nil {
-			engine.CloseWorkers(all)
+			c.close()
 			return nil, err
 		}
 		for _, w := range ws {
-			groupOf[w] = gi
+			c.groupOf[w] = gi
 		}
-		all = append(all, ws...)
+		c.all = append(c.all, ws...)
 	}
-	defer engine.CloseWorkers(all)
+	return c, nil
+}
 
-	var wg sync.WaitGroup
-	runErrs := make(chan error, len(all))
-	ready.Add(len(all))
-	for _, w := range all {
-		wg.Add(1)
-		e := engines[groupOf[w]]
+// close releases the workers and the targets reopened for them.
+func (c *crew) close() {
+	engine.CloseWorkers(c.all)
+	for _, fd := range c.syncFDs {
+		closeFD(fd)
+	}
+}
+
+// run starts each worker's engine (of its group, in engines): they wait at
+// the start barrier. A worker that fails stops them all and cancels the
+// run.
+func (c *crew) run(engines []engine.Engine, ctl *engine.Control, cancel context.CancelFunc) {
+	c.runErrs = make(chan error, len(c.all))
+	c.ready.Add(len(c.all))
+	for _, w := range c.all {
+		c.wg.Add(1)
+		e := engines[c.groupOf[w]]
 		go func() {
-			defer wg.Done()
+			defer c.wg.Done()
 			defer w.SetReady() // a worker that failed in its setup does not hold the barrier
 			if err := e.Run(w); err != nil {
-				runErrs <- fmt.Errorf("engine %s, worker %d: %w", e.Name(), w.ID, err)
+				c.runErrs <- fmt.Errorf("engine %s, worker %d: %w", e.Name(), w.ID, err)
 				ctl.Stop()
 				cancel()
 			}
 		}()
 	}
-	stopWorkers := func() {
-		ctl.Stop()
-		wg.Wait()
-	}
-	// workersDone is closed once every engine has returned: before the
-	// run time only when each worker's stop-after budget is spent.
-	workersDone := make(chan struct{})
+	c.done = make(chan struct{})
 	go func() {
-		wg.Wait()
-		close(workersDone)
+		c.wg.Wait()
+		close(c.done)
 	}()
+}
 
-	snap := newSnapshotter(p, targets, all)
-	res := p.baseResult(started, specs, engines, reasons, targets)
-	res.Notes = append(res.Notes, notes...)
-	if !p.StartAt.IsZero() {
-		res.StartAt = p.StartAt.UTC()
-	}
-	snap.verifier = verifier
+// stop stops the workers and waits for their engines to return.
+func (c *crew) stop(ctl *engine.Control) {
+	ctl.Stop()
+	c.wg.Wait()
+}
 
-	// The start barrier: every worker set up (rings created, buffers
-	// registered), then all start together. A stop or a failed worker
-	// cancels ctx, and the ramp or the measurement below ends at once.
+// awaitStart waits at the start barrier until every worker is set up
+// (rings created, buffers registered), says the run is prepared, and
+// waits for Plan.StartAt (from parent, the caller's context) when set. A
+// stop or a failed worker cancels ctx, and the ramp or the measurement
+// after it ends at once.
+func (p *Plan) awaitStart(parent, ctx context.Context, c *crew, ctl *engine.Control, start chan struct{}, res *result.Result) error {
 	allReady := make(chan struct{})
 	go func() {
-		ready.Wait()
+		c.ready.Wait()
 		close(allReady)
 	}()
 	select {
@@ -376,14 +381,49 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	if p.Prepared != nil && ctx.Err() == nil {
 		p.Prepared()
 	}
+	if p.StartAt.IsZero() {
+		return nil
+	}
+	if err := p.waitStartAt(parent, ctx); err != nil {
+		ctl.Stop()
+		close(start)
+		c.wg.Wait()
+		return err
+	}
+	res.StartedAt = time.Now().UTC()
+	return nil
+}
+
+// execute runs the opened plan: its workers set up, the start barrier,
+// the ramp-up, the measured window.
+func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []engine.Engine, reasons []string) (*result.Result, error) {
+	started := time.Now()
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ctl := engine.NewControl(p.MaxErrors, cancel)
+	start := make(chan struct{})
+	seed := uint64(started.UnixNano())
+	verifier, err := p.verifier(targets, seed)
+	if err != nil {
+		return nil, err
+	}
+	c, err := p.newCrew(targets, ctl, start, verifier, seed)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	c.run(engines, ctl, cancel)
+
+	snap := newSnapshotter(p, targets, c.all)
+	res := p.baseResult(started, c.specs, engines, reasons, targets)
+	res.Notes = append(res.Notes, c.notes...)
 	if !p.StartAt.IsZero() {
-		if err := p.waitStartAt(parent, ctx); err != nil {
-			ctl.Stop()
-			close(start)
-			wg.Wait()
-			return nil, err
-		}
-		res.StartedAt = time.Now().UTC()
+		res.StartAt = p.StartAt.UTC()
+	}
+	snap.verifier = verifier
+	if err := p.awaitStart(parent, ctx, c, ctl, start, res); err != nil {
+		return nil, err
 	}
 
 	// Ramp-up: I/O runs, nothing counts. Without one, the window opens
@@ -399,9 +439,9 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	if ramp > 0 {
 		snap.phase = PhaseRamp
 		rampEnd := time.Now().Add(ramp)
-		if p.tick(ctx, rampEnd, workersDone, snap, nil) == endCancelled {
-			stopWorkers()
-			return p.finish(res, snap, nil, ctx, ctl, runErrs)
+		if p.tick(ctx, rampEnd, c.done, snap, nil) == endCancelled {
+			c.stop(ctl)
+			return p.finish(res, snap, nil, ctx, ctl, c.runErrs)
 		}
 	}
 
@@ -412,21 +452,21 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	}
 	snap.begin(win.t0)
 	snap.phase = PhaseMeasure
-	ended := p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), workersDone, snap, &res.Intervals)
-	if len(closeFsync) > 0 {
+	ended := p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), c.done, snap, &res.Intervals)
+	if len(c.closeFsync) > 0 {
 		// fio's end_fsync and fsync_on_close: the job's written files
 		// are flushed once its I/O is done, within its run time.
-		stopWorkers()
-		for _, fd := range closeFsync {
+		c.stop(ctl)
+		for _, fd := range c.closeFsync {
 			if err := fsyncFD(fd); err != nil {
 				res.Notes = append(res.Notes, "fsync_on_close: "+err.Error())
 			}
 		}
 	}
 	win.stop(ctl)
-	stopWorkers()
-	out, err := p.finish(res, snap, win, ctx, ctl, runErrs)
-	if out != nil && budgeted(specs) && ended != endCancelled {
+	c.stop(ctl)
+	out, err := p.finish(res, snap, win, ctx, ctl, c.runErrs)
+	if out != nil && budgeted(c.specs) && ended != endCancelled {
 		out.Summary.Ended = ended
 	}
 	return out, err

@@ -201,7 +201,7 @@ func TestBadSecondTargetCreatesNothing(t *testing.T) {
 // picky is an engine that says no opened target suits it.
 type picky struct{ ran bool }
 
-func (*picky) Name() string               { return "picky" }
+func (*picky) Name() workload.EngineName  { return "picky" }
 func (*picky) Available() error           { return nil }
 func (p *picky) Run(*engine.Worker) error { p.ran = true; return nil }
 func (*picky) Suits(fd int) error         { return os.ErrInvalid }
@@ -216,7 +216,7 @@ func TestAutoPassesOverAnEngineTheTargetsDoNotSuit(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, result.StatusOK, res.Status, res.Message)
 	require.False(t, pk.ran)
-	require.Equal(t, "sync", res.Workload.Engine)
+	require.Equal(t, workload.EngineSync, res.Workload.Engine)
 	require.Equal(t, "picky passed over: "+tgt+": invalid argument; using sync", res.Workload.EngineReason)
 }
 
@@ -277,7 +277,7 @@ func (s *slowSetup) Run(w *engine.Worker) error {
 		time.Sleep(s.delay)
 		s.setUp.Store(s.since())
 	}
-	w.Trace = func(*engine.Lane, *workload.Op, int64) {
+	w.Trace = func(*engine.Lane, *engine.IO, int64) {
 		s.firstIO[w.ID].CompareAndSwap(0, s.since())
 		s.ops[w.ID].Add(1)
 	}

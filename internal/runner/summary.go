@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"slices"
 	"strings"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/cpuacct"
 	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -127,6 +130,7 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 	res := &result.Result{
 		Schema:    result.Schema,
 		Version:   p.Version,
+		RunID:     newRunID(),
 		StartedAt: started.UTC(),
 		Host:      host,
 		Intervals: []result.Interval{},
@@ -232,21 +236,38 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 		LogicalCPUs: res.Host.LogicalCPUs, ClockHz: res.Host.ClockHz,
 	})
 	if len(win.devices) > 0 {
-		d := &result.DeviceStats{Devices: win.devices}
-		for _, dev := range win.devices {
-			a, okA := win.disk0[dev]
-			b, okB := win.disk1[dev]
-			if !okA || !okB {
-				continue
-			}
-			// Each map holds the sum of two readings: halve the difference.
-			d.ReadOps += (b.ReadOps - a.ReadOps) / 2
-			d.WriteOps += (b.WriteOps - a.WriteOps) / 2
-			d.ReadBytes += (b.ReadSectors - a.ReadSectors) / 2 * 512
-			d.WriteBytes += (b.WriteSectors - a.WriteSectors) / 2 * 512
-			d.FlushOps += (b.FlushOps - a.FlushOps) / 2
-			d.FlushSeconds += float64(b.FlushTicks-a.FlushTicks) / 2 / 1000
-		}
-		s.Device = d
+		s.Device = deviceDelta(win.devices, win.disk0, win.disk1)
 	}
+}
+
+// deviceDelta is what the kernel counted on devices between the readings
+// before and after (each the sum of two readings of a device, around an
+// instant: the difference is halved). A counter that went back (wrapped,
+// or a device that came back) counts 0, not 2^64 less a little.
+func deviceDelta(devices []string, before, after map[string]target.DiskStats) *result.DeviceStats {
+	d := &result.DeviceStats{Devices: devices}
+	for _, dev := range devices {
+		a, okA := before[dev]
+		b, okB := after[dev]
+		if !okA || !okB {
+			continue
+		}
+		dd := b.Sub(a)
+		d.ReadOps += dd.ReadOps / 2
+		d.WriteOps += dd.WriteOps / 2
+		d.ReadBytes += dd.ReadSectors / 2 * target.SectorSize
+		d.WriteBytes += dd.WriteSectors / 2 * target.SectorSize
+		d.FlushOps += dd.FlushOps / 2
+		d.FlushSeconds += float64(dd.FlushTicks) / 2 / 1000
+	}
+	return d
+}
+
+// newRunID is a run's id: 128 random bits, in hex. With the host and the
+// start it tells the run apart from every other, so that merges count it
+// once.
+func newRunID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
 }

@@ -100,14 +100,14 @@ func readOwnership(fd int, size, align int64) ownership {
 		return marked
 	}
 	defer mem.Close()
-	if bad, err := foreignAt(fd, mem.Memory(), m.size, 0, align, marked.key, false); err != nil || bad >= 0 {
+	if bad, err := foreignAt(fd, mem.Memory(), 0, m.size, align, marked.key, false); err != nil || bad >= 0 {
 		marked.why = contentWhy(bad, err)
 		return marked
 	}
 	if m.size < size {
 		// Only a fill that was killed leaves more than the marker says:
 		// the rest is ioprobe's sectors or the zeros of preallocation.
-		if bad, err := foreignAt(fd, mem.Memory(), size, m.size, align, marked.key, true); err != nil || bad >= 0 {
+		if bad, err := foreignAt(fd, mem.Memory(), m.size, size, align, marked.key, true); err != nil || bad >= 0 {
 			marked.why = fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe filled it, and %s", m.size, size, contentWhy(bad, err)[len("it carries ioprobe's marker, but "):])
 			return marked
 		}
@@ -128,7 +128,7 @@ func contentWhy(bad int64, err error) string {
 // edgeBytes), and returns the offset of the first sector that is not one
 // of ioprobe's under key (with zeros: nor all zeros), or -1 when every
 // sector read is. Offsets are rounded to align, the direct-I/O alignment.
-func foreignAt(fd int, mem []byte, to, from, align int64, key uint64, zeros bool) (int64, error) {
+func foreignAt(fd int, mem []byte, from, to, align int64, key uint64, zeros bool) (int64, error) {
 	align = max(align, verify.SectorSize)
 	from = from / align * align
 	span := (to - from) / align * align

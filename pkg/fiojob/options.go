@@ -62,7 +62,7 @@ type job struct {
 	directAt    option
 	invalidate  bool
 	fsyncClose  bool
-	engine      string
+	engine      workload.EngineName
 	engineName  string
 	engineAt    option
 	rate        [3]int64

@@ -29,7 +29,7 @@ func (a *AccessSpec) workloadLines() []workload.Line {
 // per group (its workers, outstanding I/Os, region, seed, the file's run
 // and ramp-up times, engine as given), defaults applied and validated,
 // with each group's targets.
-func (c *Config) Workload(p Point, engine string) ([]workload.Spec, [][]string, error) {
+func (c *Config) Workload(p Point, engine workload.EngineName) ([]workload.Spec, [][]string, error) {
 	specs := make([]workload.Spec, len(p.Groups))
 	targets := make([][]string, len(p.Groups))
 	for i, g := range p.Groups {

@@ -87,6 +87,11 @@ type reader struct {
 	lines []line
 	i     int
 	sec   string // the section being read, for errors
+	// What the checks after parsing need to know of where things were:
+	// the run time's line and whether it was given, the access
+	// specifications' section's line.
+	runTimeAt, specsAt int
+	sawRunTime         bool
 }
 
 func newReader(file string, data []byte) *reader {

@@ -89,8 +89,6 @@ type Config struct {
 	// access specifications and the manager list each only when asked
 	// to; Options stand in for the sections a file lacks.
 	HasTestSetup, HasManagers bool
-	runTimeAt, specsAt        int
-	sawRunTime                bool
 }
 
 // Options supply what a file saved without some of its sections leaves
@@ -147,7 +145,7 @@ func Parse(name string, data []byte, o Options) (*Config, error) {
 		case secDisplay:
 			err = skipSection(r, secDisplay, "END results display")
 		case secSpecs:
-			c.specsAt = l.n
+			r.specsAt = l.n
 			err = c.accessSpecs(r)
 		case secManagers:
 			err = c.managers(r)
@@ -275,7 +273,7 @@ func (c *Config) testSetup(r *reader, version uint64) error {
 				}
 			}
 			c.RunTime = time.Duration(n[0])*time.Hour + time.Duration(n[1])*time.Minute + time.Duration(n[2])*time.Second
-			c.runTimeAt, c.sawRunTime = v.n, true
+			r.runTimeAt, r.sawRunTime = v.n, true
 		case k.is("Ramp Up Time"):
 			n, _, err := r.ints(k, v, 1, "seconds")
 			if err != nil {

@@ -49,20 +49,20 @@ func (c *Config) check(r *reader, o Options) error {
 		if o.RunTime <= 0 {
 			return r.errf(line{n: 1}, "", "the file has no 'TEST SETUP (it was saved without it): give the run time (--duration, and --ramp)")
 		}
-		c.RunTime, c.RampUp, c.sawRunTime = o.RunTime, o.RampUp, true
+		c.RunTime, c.RampUp, r.sawRunTime = o.RunTime, o.RampUp, true
 	}
 	if !c.HasManagers && len(c.Specs) > 0 {
-		w := Worker{Name: "Worker 1", QueueDepth: max(o.QueueDepth, 1), DataPattern: -1, At: c.specsAt}
+		w := Worker{Name: "Worker 1", QueueDepth: max(o.QueueDepth, 1), DataPattern: -1, At: r.specsAt}
 		for _, s := range c.Specs {
 			w.Specs = append(w.Specs, s.Name)
 		}
 		c.Disk = []Worker{w}
 	}
 	switch {
-	case !c.sawRunTime:
+	case !r.sawRunTime:
 		return r.errf(line{n: 1}, "Run Time", "the file has no run time: Iometer would run until stopped, ioprobe needs one (add a 'TEST SETUP 'Run Time)")
 	case c.RunTime == 0:
-		return r.errf(line{n: c.runTimeAt}, "Run Time", "0 hours, 0 minutes, 0 seconds: Iometer runs until stopped, ioprobe needs a run time")
+		return r.errf(line{n: r.runTimeAt}, "Run Time", "0 hours, 0 minutes, 0 seconds: Iometer runs until stopped, ioprobe needs a run time")
 	}
 	if cyclesQueue(c.TestType) && c.Queue.End > workload.MaxQueueDepth {
 		return r.errf(line{n: c.Queue.At}, "Queue Depth Cycling", "end %d: ioprobe runs at most %d outstanding I/Os per worker per target", c.Queue.End, workload.MaxQueueDepth)

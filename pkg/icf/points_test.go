@@ -163,7 +163,7 @@ func TestWorkload(t *testing.T) {
 	require.Equal(t, 45*time.Second, all.Duration)
 	require.Equal(t, 3*time.Second, all.Ramp)
 	require.EqualValues(t, 12345, all.Seed)
-	require.Equal(t, "sync", all.Engine)
+	require.Equal(t, workload.EngineSync, all.Engine)
 	require.Equal(t, []workload.Line{{Bytes: 8192, Share: 100, Align: 4096, DelayMs: 10, Burst: 4}}, got[1].Lines)
 	require.Equal(t, []string{`worker "Worker 2": Iometer's data pattern 0 (repeating bytes) writes compressible data, ioprobe writes incompressible data: write figures differ on storage that compresses or deduplicates`}, c.Notes())
 

@@ -43,6 +43,11 @@ const (
 	// MergeDropped: not carried into a merged result (verify: its failed
 	// sectors name one host's targets).
 	MergeDropped MergeRule = "dropped"
+	// MergeDevice: the kernel's device counts, summed over machines and
+	// devices; runs that measured the same devices on one machine at the
+	// same time counted once (the largest of their counts: the kernel
+	// counted every I/O there once for all of them).
+	MergeDevice MergeRule = "device"
 	// MergeLines: per access specification line, counts summed line by
 	// line, the mean latency weighted by ops, IOPS the merged run's IOPS
 	// in proportion to the line's ops.
@@ -116,6 +121,7 @@ const (
 	FigDeviceFlushSeconds FigureID = "device.flush_seconds"
 	FigVerify             FigureID = "verify"
 	FigLines              FigureID = "lines"
+	FigDeviceShared       FigureID = "device.shared"
 )
 
 // Unit is a figure's unit: its base unit in the JSON and CSV, and how
@@ -194,18 +200,21 @@ const (
 )
 
 // CSVBlock says where a figure's CSV column goes. The CSV only grows at
-// its end (spreadsheets and scripts index its columns), so the blocks
-// follow each other as columns were added: the summary's first columns,
-// then the suite, spread and merge columns and the durable-write
-// workload columns (report's layout), then CSVLast, where every figure
-// added since goes, in the catalogue's order.
+// its end (spreadsheets and scripts index its columns), and figures and
+// the other columns (report's layout) were added in turns, so the blocks
+// follow each other as they came: the summary's first columns; after the
+// suite, spread, merge and durable-write columns, CSVSecond; after the
+// fleet columns, CSVLast, where every figure added from now on goes, in
+// the catalogue's order. Columns other than figures added later start a
+// block of their own before a new CSVLast.
 type CSVBlock uint8
 
 // CSV blocks.
 const (
-	CSVNone  CSVBlock = iota + 1 // no column (a figure of one host's run: why it ended, the verified sectors)
-	CSVFirst                     // after the workload and target columns
-	CSVLast                      // at the end, in the catalogue's order
+	CSVNone   CSVBlock = iota + 1 // no column (a figure of one host's run: why it ended, the verified sectors)
+	CSVFirst                      // after the workload and target columns
+	CSVSecond                     // after the durable-write workload columns
+	CSVLast                       // at the end, in the catalogue's order
 )
 
 // Metric is how the exporter publishes a figure: ioprobe_run_<Name> for
@@ -406,7 +415,7 @@ func textOnly(f Figure, text func(s *Summary) string) Figure {
 }
 
 // buildCatalogue lists every summary figure. The order is the CSV's within
-// each block: a figure added later goes at the end, in CSVLast.
+// each block: a figure added later goes at the end, with Block CSVLast.
 func buildCatalogue() []Figure {
 	out := []Figure{
 		// Why one host's run ended says nothing about a merge of several.
@@ -513,16 +522,16 @@ func buildCatalogue() []Figure {
 				return strings.Join(s.Device.Devices, ";")
 			}),
 		with(fig{ID: FigDeviceReadOps, Title: "Reads the kernel counted", Short: "reads", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVFirst, Op: OpRead},
+			Merge: MergeDevice, Block: CSVFirst, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.ReadOps })),
 		with(fig{ID: FigDeviceWriteOps, Title: "Writes the kernel counted", Short: "writes", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVFirst, Op: OpWrite},
+			Merge: MergeDevice, Block: CSVFirst, Op: OpWrite},
 			devU64(func(d *DeviceStats) uint64 { return d.WriteOps })),
 		with(fig{ID: FigDeviceReadBytes, Title: "Bytes the kernel counted read", Short: "bytes read", Unit: UnitBytes, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVFirst, Op: OpRead},
+			Merge: MergeDevice, Block: CSVFirst, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.ReadBytes })),
 		with(fig{ID: FigDeviceWriteBytes, Title: "Bytes the kernel counted written", Short: "bytes written", Unit: UnitBytes, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVFirst, Op: OpWrite},
+			Merge: MergeDevice, Block: CSVFirst, Op: OpWrite},
 			devU64(func(d *DeviceStats) uint64 { return d.WriteBytes })),
 		textOnly(fig{ID: FigVerify, Title: "Reads verified", Short: "verified", Merge: MergeDropped, Block: CSVNone}, nil),
 	)
@@ -531,7 +540,7 @@ func buildCatalogue() []Figure {
 	// start of rate-limited runs; then whatever comes next.
 	out = append(out,
 		with(fig{ID: FigSyncOps, Title: "Flushes completed", Short: "Flushes", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeHistogram, Block: CSVLast},
+			Merge: MergeHistogram, Block: CSVSecond},
 			reader{func(s *Summary) (float64, bool) {
 				if s.Sync == nil {
 					return 0, false
@@ -547,13 +556,17 @@ func buildCatalogue() []Figure {
 	out = append(out, LatencySync.figures()...)
 	out = append(out,
 		with(fig{ID: FigDeviceFlushOps, Title: "Flushes the kernel counted", Short: "flushes", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeSum, Block: CSVLast},
+			Merge: MergeDevice, Block: CSVSecond},
 			devU64(func(d *DeviceStats) uint64 { return d.FlushOps })),
 		with(fig{ID: FigDeviceFlushSeconds, Title: "Time the kernel spent flushing (s)", Short: "flushing", Unit: UnitSeconds, Better: LowerIsBetter,
-			Merge: MergeSum, Block: CSVLast},
+			Merge: MergeDevice, Block: CSVSecond},
 			dev(func(d *DeviceStats) float64 { return d.FlushSeconds }, func(d *DeviceStats) string { return Float(d.FlushSeconds) })),
-		textOnly(fig{ID: FigLines, Title: "Each access specification line", Short: "lines", Merge: MergeLines, Block: CSVLast}, linesText),
+		textOnly(fig{ID: FigLines, Title: "Each access specification line", Short: "lines", Merge: MergeLines, Block: CSVSecond}, linesText),
 	)
 	out = append(out, LatencyIntended.figures()...)
+	out = append(out,
+		textOnly(fig{ID: FigDeviceShared, Title: "Devices several runs measured at once on one machine, counted once", Short: "shared devices",
+			Merge: MergeDevice, Block: CSVLast}, sharedText),
+	)
 	return out
 }

@@ -8,14 +8,35 @@ import (
 // FleetSchema names the document `ioprobe fleet run` writes.
 const FleetSchema = "ioprobe.fleet/v1"
 
-// Fleet host states (the daemon's run states, plus those of a host the
-// controller lost).
+// RunState is where a run posted to a daemon's run API is: the daemon
+// reports it, the fleet controller follows it, and a fleet document keeps
+// each host's last one (RunUnreachable when the controller lost the host).
+// One closed set on every side.
+type RunState string
+
+// Run states, in the order a run goes through them.
 const (
-	HostDone        = "done"
-	HostStopped     = "stopped"     // DELETE: interrupted, its result partial
-	HostFailed      = "failed"      // the daemon says the run failed
-	HostUnreachable = "unreachable" // the controller lost the host during the run
+	RunAccepted  RunState = "accepted"  // holds its device, not started yet
+	RunPreparing RunState = "preparing" // opening, creating or filling its target
+	RunWaiting   RunState = "waiting"   // prepared, waiting for start_at
+	RunRunning   RunState = "running"   // ramp-up or measurement
+	RunDone      RunState = "done"
+	RunFailed    RunState = "failed"  // could not start (error says why); nothing measured
+	RunStopped   RunState = "stopped" // DELETE, shutdown or reload: result partial, or none before its start
+	// RunUnreachable: the fleet controller lost the host during the run
+	// (no daemon says it).
+	RunUnreachable RunState = "unreachable"
 )
+
+// RunStates lists every run state, in order.
+func RunStates() []RunState {
+	return []RunState{RunAccepted, RunPreparing, RunWaiting, RunRunning, RunDone, RunFailed, RunStopped, RunUnreachable}
+}
+
+// Terminal says whether a run in state s has ended.
+func (s RunState) Terminal() bool {
+	return s == RunDone || s == RunFailed || s == RunStopped || s == RunUnreachable
+}
 
 // Fleet is one workload run on several hosts at once through their
 // daemons (`ioprobe fleet run`): each host's own result with its identity,
@@ -49,17 +70,17 @@ type FleetHost struct {
 	// ClockOffsetSeconds is the host's clock minus the controller's as
 	// the pre-check measured it, exact within ClockUncertaintySeconds
 	// (half the round trip).
-	ClockOffsetSeconds      float64 `json:"clock_offset_seconds"`
-	ClockUncertaintySeconds float64 `json:"clock_uncertainty_seconds"`
-	State                   string  `json:"state"`
-	Error                   string  `json:"error,omitempty"`
+	ClockOffsetSeconds      float64  `json:"clock_offset_seconds"`
+	ClockUncertaintySeconds float64  `json:"clock_uncertainty_seconds"`
+	State                   RunState `json:"state"`
+	Error                   string   `json:"error,omitempty"`
 	// Result is the host's own ioprobe.result/v1 (absent when it measured
 	// nothing).
 	Result *Result `json:"result,omitempty"`
 }
 
 // Failed says that the host did not complete its run.
-func (h FleetHost) Failed() bool { return h.State != HostDone }
+func (h FleetHost) Failed() bool { return h.State != RunDone }
 
 // Name is the host's hostname, or its address when it never answered
 // with one.
@@ -109,4 +130,21 @@ func (f *Fleet) MergedOf() *Result {
 	m := *f.Merged
 	m.Hosts = f.Hosts
 	return &m
+}
+
+// FleetPartial says which hosts a fleet point holds and which it lacks:
+// held are the hosts whose results were merged into r, failed those that
+// did not complete (a stopped host's partial result is both). A point
+// with failed hosts is partial: its figures are those of the held hosts
+// only, though it ran on len(r.Hosts).
+func (r *Result) FleetPartial() (held, failed []FleetHost) {
+	for _, h := range r.Hosts {
+		if h.Result != nil {
+			held = append(held, h)
+		}
+		if h.Failed() {
+			failed = append(failed, h)
+		}
+	}
+	return held, failed
 }

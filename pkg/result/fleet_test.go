@@ -16,9 +16,9 @@ func TestMergeFleetNamesWhoIsMissing(t *testing.T) {
 	a := run("a", 4, latencies(500, 100_000, 50_000, 1), nil, 10, 50)
 	b := run("b", 4, latencies(300, 200_000, 50_000, 2), nil, 10, 50)
 	hosts := []FleetHost{
-		{Address: "10.0.0.1:9816", Identity: a.Host, State: HostDone, Result: a},
-		{Address: "10.0.0.2:9816", State: HostUnreachable, Error: "lost"},
-		{Address: "10.0.0.3:9816", Identity: b.Host, State: HostStopped, Result: b},
+		{Address: "10.0.0.1:9816", Identity: a.Host, State: RunDone, Result: a},
+		{Address: "10.0.0.2:9816", State: RunUnreachable, Error: "lost"},
+		{Address: "10.0.0.3:9816", Identity: b.Host, State: RunStopped, Result: b},
 	}
 	m, failed, err := MergeFleet(hosts)
 	require.NoError(t, err)

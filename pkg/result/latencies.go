@@ -100,8 +100,8 @@ var latencyKinds = [...]latencyInfo{
 	LatencyAll: {path: "latency", title: "response time", words: "latency", op: OpAll, count: FigOps,
 		get: func(s *Summary) *Latency { return &s.Latency }, block: CSVFirst,
 		metric: Metric{Name: "latency_seconds",
-			RunHelp:   "I/O completion latency of the last completed run: a summary of its quantiles (0.5 … 0.9999), sum and count of I/Os.",
-			ProbeHelp: "I/O completion latency measured by the probe: a summary of its quantiles (0.5 … 0.9999), sum and count of I/Os."}},
+			RunHelp:   "I/O completion latency: the quantiles (0.5 … 0.9999) of the last completed run; _sum and _count add up the latencies and I/Os of every completed run of this shape since the exporter started (counters).",
+			ProbeHelp: "I/O completion latency: the quantiles (0.5 … 0.9999) of this probe; _sum and _count add up the latencies and I/Os of every probe of this module and target since the exporter started (counters)."}},
 	LatencyRead: {path: "read_latency", title: "read response time", words: "read latency", op: OpRead, count: FigReadOps,
 		get: func(s *Summary) *Latency { return &s.ReadLatency }, block: CSVFirst},
 	LatencyWrite: {path: "write_latency", title: "write response time", words: "write latency", op: OpWrite, count: FigWriteOps,
@@ -112,14 +112,14 @@ var latencyKinds = [...]latencyInfo{
 				return nil
 			}
 			return &s.Sync.Latency
-		}, optional: true, block: CSVLast,
+		}, optional: true, block: CSVSecond,
 		metric: Metric{Name: "flush_latency_seconds",
-			RunHelp: "Flush (fsync or fdatasync) latency of the last completed run, for runs that flushed: a summary of its quantiles (0.5 … 0.9999), sum and count of flushes."}},
+			RunHelp: "Flush (fsync or fdatasync) latency, for runs that flushed: the quantiles (0.5 … 0.9999) of the last completed run; _sum and _count add up the latencies and flushes of every completed run of this shape since the exporter started (counters)."}},
 	// Its count is the run's I/Os: every one was paced.
 	LatencyIntended: {path: "intended_latency", title: "latency from intended start", words: "latency from intended start", op: OpAll, count: FigOps,
-		get: func(s *Summary) *Latency { return s.IntendedLatency }, optional: true, block: CSVLast,
+		get: func(s *Summary) *Latency { return s.IntendedLatency }, optional: true, block: CSVSecond,
 		metric: Metric{Name: "intended_latency_seconds",
-			RunHelp: "Latency of the last completed run's I/Os from their intended start (the rate limit's slot for each) to completion: a summary like ioprobe_run_latency_seconds, for rate-limited runs only."}},
+			RunHelp: "Latency of I/Os from their intended start (the rate limit's slot for each) to completion, for rate-limited runs: the quantiles of the last completed run; _sum and _count add up every completed run of this shape since the exporter started (counters), like ioprobe_run_latency_seconds."}},
 }
 
 // Figure is the statistic s of the latency summary k.

@@ -134,6 +134,10 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 			return nil, fmt.Errorf("cannot merge %s from %s exactly: it has no latency histogram", PointOf(r).Name, r.Host.Hostname)
 		}
 	}
+	of, err := runsOf(rs)
+	if err != nil {
+		return nil, err
+	}
 	var spans []float64 // the periods' measured seconds, when more than one
 	if !sequential {
 		if p := periods(rs); len(p) > 1 {
@@ -177,7 +181,6 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	var procUser, procSys float64
 	status := StatusOK
 	var elapsedSum, elapsedMax float64
-	var dev *DeviceStats
 	seenTarget := map[string]bool{}
 	for _, r := range rs {
 		hosts = append(hosts, hostsOf(r)...)
@@ -206,27 +209,18 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		}
 		procUser += rsum.CPU.ProcessUserSeconds
 		procSys += rsum.CPU.ProcessSystemSeconds
-		h, ok := perHost[r.Host.Hostname]
+		// A machine's CPU once, however many runs (containers, network
+		// namespaces) measured it.
+		mk := machineKey(r.Host)
+		h, ok := perHost[mk]
 		if !ok {
 			h = &hostCPU{host: r.Host}
-			perHost[r.Host.Hostname] = h
-			hostOrder = append(hostOrder, r.Host.Hostname)
+			perHost[mk] = h
+			hostOrder = append(hostOrder, mk)
 		}
 		h.elapsed += rsum.ElapsedSeconds
 		h.busyCoresT += rsum.CPU.HostBusyCores * rsum.ElapsedSeconds
 		h.utilT += rsum.CPU.HostUtilizationPct * rsum.ElapsedSeconds
-		if d := rsum.Device; d != nil {
-			if dev == nil {
-				dev = &DeviceStats{}
-			}
-			dev.Devices = append(dev.Devices, d.Devices...)
-			dev.ReadOps += d.ReadOps
-			dev.WriteOps += d.WriteOps
-			dev.ReadBytes += d.ReadBytes
-			dev.WriteBytes += d.WriteBytes
-			dev.FlushOps += d.FlushOps
-			dev.FlushSeconds += d.FlushSeconds
-		}
 		for _, t := range r.Targets {
 			if key := t.Path + "\x00" + t.Device; !seenTarget[key] {
 				seenTarget[key] = true
@@ -242,11 +236,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		p.Target = joinUnique(targetsOf, "+")
 		out.Point = &p
 	}
-	if dev != nil {
-		slices.Sort(dev.Devices)
-		dev.Devices = slices.Compact(dev.Devices)
-		s.Device = dev
-	}
+	s.Device = mergeDevices(rs, sequential)
 
 	s.SetFromHistograms(out.Histogram)
 	if spans != nil {
@@ -288,7 +278,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		n += runs(r)
 	}
 	sort.Strings(hosts)
-	out.Merged = &MergeInfo{Runs: n, Hosts: slices.Compact(hosts), Periods: len(spans)}
+	out.Merged = &MergeInfo{Runs: n, Hosts: slices.Compact(hosts), Periods: len(spans), Of: of}
 	return out, nil
 }
 
@@ -299,10 +289,19 @@ func mergedHost(order []string, per map[string]*hostCPU) Host {
 	if len(order) == 1 {
 		return h
 	}
-	h.Hostname = strings.Join(order, ", ")
+	var names []string
+	for _, k := range order {
+		if n := per[k].host.Hostname; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	h.Hostname = strings.Join(names, ", ")
 	h.LogicalCPUs = 0
 	for _, name := range order {
 		o := per[name].host
+		if o.BootID != h.BootID {
+			h.BootID = ""
+		}
 		h.LogicalCPUs += o.LogicalCPUs
 		if o.CPUModel != h.CPUModel {
 			h.CPUModel = ""
@@ -350,8 +349,8 @@ func mergeIntervals(rs []*Result, sequential bool) []Interval {
 }
 
 // worse orders statuses: errors over interrupted over ok.
-func worse(a, b string) string {
-	rank := map[string]int{StatusOK: 0, "": 0, StatusInterrupted: 1, StatusErrors: 2}
+func worse(a, b Status) Status {
+	rank := map[Status]int{StatusOK: 0, "": 0, StatusInterrupted: 1, StatusErrors: 2}
 	if rank[b] > rank[a] {
 		return b
 	}

@@ -1,6 +1,9 @@
 package result
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,7 +101,7 @@ func TestMergeEqualsOneRunOfBoth(t *testing.T) {
 	require.InEpsilon(t, both.Summary.CPU.IOPSPerCPUPct, m.Summary.CPU.IOPSPerCPUPct, 1e-12)
 	require.InEpsilon(t, 6.0/float64(both.Summary.Ops), m.Summary.CPU.ProcessCPUSecondsPerIO, 1e-12)
 	// It says what it merged.
-	require.Equal(t, &MergeInfo{Runs: 2, Hosts: []string{"host-a", "host-b"}}, m.Merged)
+	require.Equal(t, &MergeInfo{Runs: 2, Hosts: []string{"host-a", "host-b"}, Of: append(a.Runs(), b.Runs()...)}, m.Merged)
 	require.Equal(t, "host-a, host-b", m.Host.Hostname)
 	require.Equal(t, 16, m.Host.LogicalCPUs)
 	require.Equal(t, "oltp", m.Point.Name)
@@ -256,4 +259,78 @@ func TestMergeIntendedLatencyOnlyWhenEveryRunHasIt(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, m.Histogram.Intended)
 	require.Nil(t, m.Summary.IntendedLatency)
+}
+
+// TestMergeCountsSharedDevicesOnce: three runs on one machine (one boot
+// id: three daemons in its network namespaces) measured the same disk at
+// the same time; each counted every I/O of all three. Merged, the
+// kernel's counts are taken once, the machine's CPU too, and the result
+// says which devices were shared. A run of another machine adds its own;
+// runs one after another on that disk add up.
+func TestMergeCountsSharedDevicesOnce(t *testing.T) {
+	var rs []*Result
+	for i := range 3 {
+		r := run("node1", 4, latencies(1000*(i+1), 100_000, 10_000, i+1), nil, 10, 30)
+		r.RunID = fmt.Sprintf("run-%d", i)
+		r.Host.BootID = "boot-1"
+		r.StartedAt = r.StartedAt.Add(time.Duration(i) * time.Millisecond)
+		r.Summary.Device = &DeviceStats{Devices: []string{"vdb"}, ReadOps: 6000 + uint64(i), ReadBytes: 6000 * 4096, FlushOps: 2}
+		rs = append(rs, r)
+	}
+	other := run("node2", 4, latencies(500, 100_000, 10_000, 9), nil, 10, 30)
+	other.RunID, other.Host.BootID = "run-other", "boot-2"
+	other.Summary.Device = &DeviceStats{Devices: []string{"vdb"}, ReadOps: 500, ReadBytes: 500 * 4096}
+
+	m, err := Merge(append(slices.Clone(rs), other)...)
+	require.NoError(t, err)
+	d := m.Summary.Device
+	require.EqualValues(t, 6002+500, d.ReadOps, "node1's disk once (the largest count), node2's added")
+	require.EqualValues(t, 6000*4096+500*4096, d.ReadBytes)
+	require.EqualValues(t, 2, d.FlushOps)
+	require.Equal(t, []SharedDevices{{Hosts: []string{"node1"}, Devices: []string{"vdb"}, Runs: 3}}, d.Shared)
+	require.Equal(t, "node1:vdb:3", FigDeviceShared.Figure().Text(&m.Summary))
+	require.InEpsilon(t, 60.0, m.Summary.CPU.HostUtilizationPct, 1e-12, "each machine's CPU once: node1's 30% and node2's")
+
+	// The same disk one run after another: nothing overlaps, all counted.
+	rs[1].StartedAt = rs[0].StartedAt.Add(time.Minute)
+	rs[2].StartedAt = rs[0].StartedAt.Add(2 * time.Minute)
+	m, err = Merge(rs...)
+	require.NoError(t, err)
+	require.EqualValues(t, 6000+6001+6002, m.Summary.Device.ReadOps)
+	require.Empty(t, m.Summary.Device.Shared)
+}
+
+// TestMergeRefusesTheSameRunTwice: a result merged with itself, or a
+// merged result with one of the runs it holds, would count those I/Os
+// twice; the error names the run and both results.
+func TestMergeRefusesTheSameRunTwice(t *testing.T) {
+	a := run("h1", 4, latencies(1000, 100_000, 10_000, 1), nil, 10, 30)
+	b := run("h2", 4, latencies(1000, 100_000, 10_000, 2), nil, 10, 30)
+	a.RunID, b.RunID = "run-a", "run-b"
+	_, err := Merge(a, a)
+	var dup *DuplicateRunError
+	require.ErrorAs(t, err, &dup)
+	require.Equal(t, "run-a", dup.Run.RunID)
+	require.Contains(t, err.Error(), "host h1")
+
+	m, err := Merge(a, b)
+	require.NoError(t, err)
+	require.Equal(t, []string{"run-a", "run-b"}, []string{m.Merged.Of[0].RunID, m.Merged.Of[1].RunID})
+	_, err = Merge(m, b)
+	require.ErrorAs(t, err, &dup)
+	require.Same(t, m, dup.First)
+	require.Same(t, b, dup.Second)
+	require.Equal(t, "run-b", dup.Run.RunID)
+
+	// A copy of a result written before run ids is still the same run;
+	// another run of the same host at the same instant is not.
+	a.RunID, b.RunID = "", ""
+	c := *a
+	_, err = Merge(a, &c)
+	require.ErrorAs(t, err, &dup)
+	require.True(t, strings.HasPrefix(dup.Run.RunID, LegacyRunIDPrefix))
+	b.Host = a.Host
+	b.StartedAt = a.StartedAt
+	_, err = Merge(a, b)
+	require.NoError(t, err)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // Schema names. A reader refuses a schema it does not know.
@@ -13,24 +15,39 @@ const (
 	SuiteSchema = "ioprobe.suite/v1"
 )
 
-// Run status values.
+// Status is how a run ended: a closed set that results, the daemon's run
+// history and its ioprobe_job_runs_total{status} share.
+type Status string
+
+// Run statuses.
 const (
-	StatusOK          = "ok"          // ran for its whole duration without I/O errors
-	StatusInterrupted = "interrupted" // stopped early by a signal or a cancelled context
-	StatusErrors      = "errors"      // I/O errors happened (see summary.errors)
+	StatusOK          Status = "ok"          // ran for its whole duration without I/O errors
+	StatusInterrupted Status = "interrupted" // stopped early by a signal or a cancelled context
+	StatusErrors      Status = "errors"      // I/O errors happened (see summary.errors)
+	// StatusFailed: the run could not start, and measured nothing; no
+	// result has it, the daemon's history and counters of runs do.
+	StatusFailed Status = "failed"
 )
+
+// Statuses lists every status, in order.
+func Statuses() []Status { return []Status{StatusOK, StatusErrors, StatusInterrupted, StatusFailed} }
 
 // Result is one run: one access specification against one or more targets.
 // The JSON field names are a contract (docs/output.md); fields may be added, never
 // renamed.
 type Result struct {
-	Schema    string    `json:"schema"`
-	Version   string    `json:"version"`
+	Schema  string `json:"schema"`
+	Version string `json:"version"`
+	// RunID identifies the run (random, given by the runner); with the
+	// host and the start it tells runs apart, so that a merge counts each
+	// once. Absent for a merged result (Merged.Of lists its runs) and in
+	// results written before it.
+	RunID     string    `json:"run_id,omitempty"`
 	StartedAt time.Time `json:"started_at"`
 	// StartAt is the instant run --start-at asked for (StartedAt, when the
 	// ramp-up began, is at or after it).
 	StartAt time.Time `json:"start_at,omitzero"`
-	Status  string    `json:"status"`
+	Status  Status    `json:"status"`
 	Message string    `json:"message,omitempty"` // why a run stopped early, what failed
 	// Notes say where the run differs from what its input asked for (a fio
 	// job without direct=1 run with O_DIRECT).
@@ -59,7 +76,12 @@ type Result struct {
 
 // Host describes the machine that ran the workload.
 type Host struct {
-	Hostname    string  `json:"hostname"`
+	Hostname string `json:"hostname"`
+	// BootID is the kernel's boot id (/proc/sys/kernel/random/boot_id):
+	// the same for every container and network namespace of one machine
+	// until it reboots, as are the CPU and disk counters ioprobe reads.
+	// Merges count those once per machine by it.
+	BootID      string  `json:"boot_id,omitempty"`
 	Kernel      string  `json:"kernel"`
 	CPUModel    string  `json:"cpu_model"`
 	LogicalCPUs int     `json:"logical_cpus"`
@@ -68,22 +90,22 @@ type Host struct {
 
 // Workload is the access specification that ran.
 type Workload struct {
-	Name            string      `json:"name"`
-	BlockSizes      []BlockSize `json:"block_sizes"`
-	ReadPct         int         `json:"read_pct"`
-	RandomPct       int         `json:"random_pct"`
-	QueueDepth      int         `json:"queue_depth"`
-	Workers         int         `json:"workers"`
-	RampSeconds     float64     `json:"ramp_seconds"`
-	DurationSeconds float64     `json:"duration_seconds"`
-	RegionBytes     int64       `json:"region_bytes"`
-	Engine          string      `json:"engine"`                     // the engine that ran
-	EngineRequested string      `json:"engine_requested,omitempty"` // what was asked for (auto, sync, uring)
-	EngineReason    string      `json:"engine_reason,omitempty"`    // why auto chose what it chose
-	AlignBytes      int64       `json:"align_bytes,omitempty"`
-	RateIOPS        int         `json:"rate_iops,omitempty"`
-	Seed            uint64      `json:"seed,omitempty"`
-	Verify          bool        `json:"verify,omitempty"`
+	Name            string              `json:"name"`
+	BlockSizes      []BlockSize         `json:"block_sizes"`
+	ReadPct         int                 `json:"read_pct"`
+	RandomPct       int                 `json:"random_pct"`
+	QueueDepth      int                 `json:"queue_depth"`
+	Workers         int                 `json:"workers"`
+	RampSeconds     float64             `json:"ramp_seconds"`
+	DurationSeconds float64             `json:"duration_seconds"`
+	RegionBytes     int64               `json:"region_bytes"`
+	Engine          workload.EngineName `json:"engine"`                     // the engine that ran
+	EngineRequested workload.EngineName `json:"engine_requested,omitempty"` // what was asked for (auto, sync, uring)
+	EngineReason    string              `json:"engine_reason,omitempty"`    // why auto chose what it chose
+	AlignBytes      int64               `json:"align_bytes,omitempty"`
+	RateIOPS        int                 `json:"rate_iops,omitempty"`
+	Seed            uint64              `json:"seed,omitempty"`
+	Verify          bool                `json:"verify,omitempty"`
 	// Fsync, Fdatasync: a flush of a target after every N writes of a
 	// worker there; Sync: targets opened O_DSYNC ("dsync") or O_SYNC ("sync").
 	Fsync     int    `json:"fsync,omitempty"`
@@ -255,6 +277,19 @@ type DeviceStats struct {
 	// before 5.5 have neither and report 0).
 	FlushOps     uint64  `json:"flush_ops"`
 	FlushSeconds float64 `json:"flush_seconds"`
+	// Shared, in a merged result, lists the devices that several of the
+	// merged runs measured on one machine at the same time: the kernel
+	// counted each I/O there once for all of them, so their counts are
+	// taken once (the largest), not summed.
+	Shared []SharedDevices `json:"shared,omitempty"`
+}
+
+// SharedDevices are devices several merged runs measured at once on one
+// machine.
+type SharedDevices struct {
+	Hosts   []string `json:"hosts"`
+	Devices []string `json:"devices"`
+	Runs    int      `json:"runs"`
 }
 
 // Histograms carries the full latency distributions, per op, so that results
@@ -289,6 +324,9 @@ type MergeInfo struct {
 	// fell into without overlapping: their rates were not summed as
 	// concurrent load but averaged over the periods' time (see Merge).
 	Periods int `json:"periods,omitempty"`
+	// Of lists each run merged in, once: a merge of this result with one
+	// of them is refused (it would count that run twice).
+	Of []RunRef `json:"of,omitempty"`
 }
 
 // Suite is the output of `ioprobe suite`: one result per point and
@@ -329,8 +367,8 @@ type FleetFailure struct {
 	Point string `json:"point"`
 	Hosts int    `json:"hosts,omitempty"`
 	// State is the host's state there (failed, stopped, unreachable).
-	State string `json:"state"`
-	Error string `json:"error,omitempty"`
+	State RunState `json:"state"`
+	Error string   `json:"error,omitempty"`
 }
 
 // SuiteOptions records the command line of a suite run.

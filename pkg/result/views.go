@@ -21,7 +21,7 @@ var ViewHTMLTables = []FigureID{FigIOPS, FigHostCPUPct}
 var ViewFleetColumns = []FigureID{FigIOPS, FigMBPerSecond, FigLatencyMean, FigLatencyP99, FigLatencyMax, FigHostCPUPct, FigOps, FigErrors}
 
 // ViewRunsColumns are the columns of the HTML page's table of every run.
-var ViewRunsColumns = []FigureID{FigIOPS, FigMBPerSecond, FigLatencyMean, FigLatencyP99, FigLatencyP99_9, FigLatencyMax, FigHostCPUPct, FigHostCPUIO}
+var ViewRunsColumns = []FigureID{FigIOPS, FigMBPerSecond, FigLatencyMean, FigLatencyP99, FigLatencyP99_9, FigLatencyP99_99, FigLatencyMax, FigHostCPUPct, FigHostCPUIO}
 
 // ViewRunResponseTimes and ViewRunPercentiles are the latency rows of a
 // run's text summary, for the total, reads and writes.

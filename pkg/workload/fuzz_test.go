@@ -62,7 +62,7 @@ func FuzzSpecValidate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, bs1 int64, w1 int, bs2 int64, w2, readPct, randomPct, qd, workers int,
 		duration, ramp int64, rate int, align, region int64, engine string) {
 		s := Spec{BlockSizes: []BlockSize{{bs1, w1}}, ReadPct: readPct, RandomPct: randomPct, QueueDepth: qd, Workers: workers,
-			Duration: time.Duration(duration), Ramp: time.Duration(ramp), RateIOPS: rate, Align: align, RegionBytes: region, Engine: engine}
+			Duration: time.Duration(duration), Ramp: time.Duration(ramp), RateIOPS: rate, Align: align, RegionBytes: region, Engine: EngineName(engine)}
 		if bs2 != 0 {
 			s.BlockSizes = append(s.BlockSizes, BlockSize{bs2, w2})
 		}

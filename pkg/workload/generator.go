@@ -89,17 +89,6 @@ type Op struct {
 	// first of a burst of a line with a delay, and the engine waits this
 	// long before issuing it (still completing what is in flight).
 	DelayNs int64
-	// Verify is set by the engine when a read is issued whose data can be
-	// checked (--verify); the generator leaves it false.
-	Verify bool
-	// VerifyMark and VerifyStamp carry --verify's lost-write bookkeeping
-	// from an I/O's issue to its completion (engine.Verifier); the
-	// generator leaves them alone.
-	VerifyMark, VerifyStamp uint64
-	// Due is the I/O's intended start under a rate limit (the pacer's
-	// slot for it, on the engine's monotonic clock; 0: unpaced), set by
-	// the engine; the generator leaves it alone.
-	Due int64
 	// DropCache, set by the generator on a Buffered spec without
 	// KeepCache, says that this I/O starts a new pass over the region (a
 	// sequential stream wrapped, the random map filled): the engine drops

@@ -90,38 +90,43 @@ func (s *Spec) OneLineForm() bool {
 // first bad line (numbered from 1, as the command line lists them).
 func (s *Spec) validateLines() error {
 	if len(s.BlockSizes) > 0 {
-		return fieldErr(lineFlag, FormatLine(s.Lines[0]), "cannot be combined with --bs: a specification is written either as lines or as a block-size mix")
+		return specErr(FieldLines, FormatLine(s.Lines[0]), "cannot be combined with --bs: a specification is written either as lines or as a block-size mix")
 	}
 	if s.ReadPct != 0 || s.RandomPct != 0 || s.Align != 0 {
-		return fieldErr(lineFlag, FormatLine(s.Lines[0]), "cannot be combined with --read-pct, --random-pct or --align: give them per line (read=, random=, align=)")
+		return specErr(FieldLines, FormatLine(s.Lines[0]), "cannot be combined with --read-pct, --random-pct or --align: give them per line (read=, random=, align=)")
 	}
 	if len(s.Lines) > MaxLines {
-		return fieldErr(lineFlag, len(s.Lines), "at most %d lines", MaxLines)
+		return specErr(FieldLines, len(s.Lines), "at most %d lines", MaxLines)
 	}
 	total, shares := 0, make([]string, 0, len(s.Lines))
 	for i, l := range s.Lines {
 		name := fmt.Sprintf("%s %d", lineFlag, i+1)
+		lineErr := func(value any, format string, args ...any) error {
+			e := fieldErr(name, value, format, args...).(*FieldError)
+			e.Spec, e.Line = FieldLines, i+1
+			return e
+		}
 		switch {
-		case s.checkSize(name, FormatSize(l.Bytes), l.Bytes, "transfer size ") != nil:
-			return s.checkSize(name, FormatSize(l.Bytes), l.Bytes, "transfer size ")
+		case s.sizeProblem(l.Bytes) != "":
+			return lineErr(FormatSize(l.Bytes), "transfer size %s", s.sizeProblem(l.Bytes))
 		case l.Share < 0 || l.Share > TotalShare:
-			return fieldErr(name, "share="+strconv.Itoa(l.Share), "must be between 0 and 100 (%% of the specification)")
+			return lineErr("share="+strconv.Itoa(l.Share), "must be between 0 and 100 (%% of the specification)")
 		case l.ReadPct < 0 || l.ReadPct > 100:
-			return fieldErr(name, "read="+strconv.Itoa(l.ReadPct), "must be between 0 and 100")
+			return lineErr("read="+strconv.Itoa(l.ReadPct), "must be between 0 and 100")
 		case l.RandomPct < 0 || l.RandomPct > 100:
-			return fieldErr(name, "random="+strconv.Itoa(l.RandomPct), "must be between 0 and 100")
+			return lineErr("random="+strconv.Itoa(l.RandomPct), "must be between 0 and 100")
 		case l.Align != 0 && (l.Align < 1 || l.Align > MaxBlockSize || (!s.Buffered && (l.Align < 512 || l.Align%512 != 0))):
-			return fieldErr(name, "align="+FormatSize(l.Align), "must be a multiple of 512 bytes up to 64MiB")
+			return lineErr("align="+FormatSize(l.Align), "must be a multiple of 512 bytes up to 64MiB")
 		case l.DelayMs < 0 || l.DelayMs > MaxDelayMs:
-			return fieldErr(name, "delay="+strconv.Itoa(l.DelayMs), "must be between 0 and %d ms", MaxDelayMs)
+			return lineErr("delay="+strconv.Itoa(l.DelayMs), "must be between 0 and %d ms", MaxDelayMs)
 		case l.Burst < 0 || l.Burst > MaxBurst:
-			return fieldErr(name, "burst="+strconv.Itoa(l.Burst), "must be between 0 and %d I/Os", MaxBurst)
+			return lineErr("burst="+strconv.Itoa(l.Burst), "must be between 0 and %d I/Os", MaxBurst)
 		}
 		total += l.Share
 		shares = append(shares, strconv.Itoa(l.Share))
 	}
 	if total != TotalShare {
-		return fieldErr(lineFlag, "share="+strings.Join(shares, "+"), "the shares sum to %d, must sum to 100 (%% of the specification, as in Iometer)", total)
+		return specErr(FieldLines, "share="+strings.Join(shares, "+"), "the shares sum to %d, must sum to 100 (%% of the specification, as in Iometer)", total)
 	}
 	return nil
 }
@@ -169,11 +174,11 @@ func ParseLine(v string) (Line, error) {
 	parts := strings.Split(v, ",")
 	size := strings.TrimSpace(parts[0])
 	if size == "" || strings.Contains(size, "=") {
-		return Line{}, fieldErr(lineFlag, strconv.Quote(v), "must start with a transfer size (want e.g. 4k,share=10,read=67,random=100)")
+		return Line{}, specErr(FieldLines, strconv.Quote(v), "must start with a transfer size (want e.g. 4k,share=10,read=67,random=100)")
 	}
 	n, err := ParseSize(size)
 	if err != nil {
-		return Line{}, fieldErr(lineFlag, strconv.Quote(v), "%v", err)
+		return Line{}, specErr(FieldLines, strconv.Quote(v), "%v", err)
 	}
 	l := Line{Bytes: n, Share: TotalShare, ReadPct: 100, RandomPct: 100}
 	seen := map[string]bool{}
@@ -182,15 +187,15 @@ func ParseLine(v string) (Line, error) {
 		k = strings.ToLower(strings.TrimSpace(k))
 		val = strings.TrimSpace(val)
 		if !ok || val == "" {
-			return Line{}, fieldErr(lineFlag, strconv.Quote(v), "%q is not key=value (keys: share, read, random, align, delay, burst)", p)
+			return Line{}, specErr(FieldLines, strconv.Quote(v), "%q is not key=value (keys: share, read, random, align, delay, burst)", p)
 		}
 		if seen[k] {
-			return Line{}, fieldErr(lineFlag, strconv.Quote(v), "%s given twice", k)
+			return Line{}, specErr(FieldLines, strconv.Quote(v), "%s given twice", k)
 		}
 		seen[k] = true
 		if k == "align" {
 			if l.Align, err = ParseSize(val); err != nil {
-				return Line{}, fieldErr(lineFlag, strconv.Quote(v), "align: %v", err)
+				return Line{}, specErr(FieldLines, strconv.Quote(v), "align: %v", err)
 			}
 			continue
 		}
@@ -207,11 +212,11 @@ func ParseLine(v string) (Line, error) {
 		case "burst":
 			dst = &l.Burst
 		default:
-			return Line{}, fieldErr(lineFlag, strconv.Quote(v), "unknown key %q (keys: share, read, random, align, delay, burst)", k)
+			return Line{}, specErr(FieldLines, strconv.Quote(v), "unknown key %q (keys: share, read, random, align, delay, burst)", k)
 		}
 		x, err := strconv.Atoi(strings.TrimSuffix(val, "%"))
 		if err != nil {
-			return Line{}, fieldErr(lineFlag, strconv.Quote(v), "%s=%s is not a whole number", k, val)
+			return Line{}, specErr(FieldLines, strconv.Quote(v), "%s=%s is not a whole number", k, val)
 		}
 		*dst = x
 	}

@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,16 +51,20 @@ func NormalizeSync(v string) string {
 	return v
 }
 
-// Engine names: the engines' own Name() and what Spec.Engine accepts
-// (internal/cli's test checks them against the engine registry).
+// EngineName names an I/O engine: the engines' own Name(), what
+// Spec.Engine accepts and what a result's workload says ran (internal/cli's
+// test checks them against the engine registry).
+type EngineName string
+
+// Engine names.
 const (
-	EngineAuto  = "auto" // uring where it works, else sync
-	EngineSync  = "sync"
-	EngineURing = "uring"
+	EngineAuto  EngineName = "auto" // uring where it works, else sync
+	EngineSync  EngineName = "sync"
+	EngineURing EngineName = "uring"
 )
 
 // EngineNames are the names Spec.Engine accepts.
-var EngineNames = []string{EngineAuto, EngineSync, EngineURing}
+var EngineNames = []EngineName{EngineAuto, EngineSync, EngineURing}
 
 // Spec is an access specification plus the run parameters that Iometer keeps
 // beside it (outstanding I/Os, workers, ramp-up, run time). Zero values mean
@@ -76,7 +81,7 @@ type Spec struct {
 	Ramp        time.Duration `json:"-"`                     // run, but do not count
 	Duration    time.Duration `json:"-"`                     // measured run time
 	RateIOPS    int           `json:"rate_iops,omitempty"`   // 0: unlimited; total over all workers
-	Engine      string        `json:"engine"`                // auto | sync | uring
+	Engine      EngineName    `json:"engine"`                // auto | sync | uring
 	Seed        uint64        `json:"seed,omitempty"`        // 0: random per run
 	Verify      bool          `json:"verify,omitempty"`      // write self-describing blocks, check them on read
 	// Fsync and Fdatasync (fio's fsync=N, fdatasync=N): each worker
@@ -194,7 +199,7 @@ func (s Spec) WithDefaults() Spec {
 		s.Workers = DefaultWorkers
 	}
 	if s.Engine == "" {
-		s.Engine = "auto"
+		s.Engine = EngineAuto
 	}
 	bs := make([]BlockSize, len(s.BlockSizes))
 	copy(bs, s.BlockSizes)
@@ -264,7 +269,13 @@ func (s *Spec) WritesData() bool {
 // FieldError names the bad field, the value and what is accepted. The CLI
 // maps it to exit status 2.
 type FieldError struct {
-	Field  string
+	// Field is what was given, as the command line names it ("--qd").
+	Field string
+	// Spec, for a field of an access specification, is which one, so
+	// that the config and the run API name it in their words; Line, for a
+	// line of a multi-line specification, its number from 1.
+	Spec   SpecField
+	Line   int
 	Value  string
 	Reason string
 }
@@ -295,77 +306,78 @@ func (s *Spec) Validate() error {
 // one % read, % random and alignment.
 func (s *Spec) validateMix() error {
 	if len(s.BlockSizes) == 0 {
-		return fieldErr("--bs", "(none)", "at least one transfer size is needed")
+		return specErr(FieldBlockSizes, "(none)", "at least one transfer size is needed")
 	}
 	if len(s.BlockSizes) > MaxBlockSizes {
-		return fieldErr("--bs", len(s.BlockSizes), "at most %d transfer sizes", MaxBlockSizes)
+		return specErr(FieldBlockSizes, len(s.BlockSizes), "at most %d transfer sizes", MaxBlockSizes)
 	}
 	seen := map[int64]bool{}
 	for _, b := range s.BlockSizes {
-		if err := s.checkSize("--bs", FormatSize(b.Bytes), b.Bytes, ""); err != nil {
-			return err
+		if why := s.sizeProblem(b.Bytes); why != "" {
+			return specErr(FieldBlockSizes, FormatSize(b.Bytes), "%s", why)
 		}
 		if b.Weight < 1 || b.Weight > MaxWeight {
-			return fieldErr("--bs", fmt.Sprintf("%s:%d", FormatSize(b.Bytes), b.Weight), "weight must be between 1 and %d", MaxWeight)
+			return specErr(FieldBlockSizes, fmt.Sprintf("%s:%d", FormatSize(b.Bytes), b.Weight), "weight must be between 1 and %d", MaxWeight)
 		}
 		if seen[b.Bytes] {
-			return fieldErr("--bs", FormatSize(b.Bytes), "listed twice")
+			return specErr(FieldBlockSizes, FormatSize(b.Bytes), "listed twice")
 		}
 		seen[b.Bytes] = true
 	}
 	if s.ReadPct < 0 || s.ReadPct > 100 {
-		return fieldErr("--read-pct", s.ReadPct, "must be between 0 and 100")
+		return specErr(FieldReadPct, s.ReadPct, "must be between 0 and 100")
 	}
 	if s.RandomPct < 0 || s.RandomPct > 100 {
-		return fieldErr("--random-pct", s.RandomPct, "must be between 0 and 100")
+		return specErr(FieldRandomPct, s.RandomPct, "must be between 0 and 100")
 	}
 	if s.Align != 0 {
 		if s.Align < 1 || s.Align > MaxBlockSize || (!s.Buffered && (s.Align < 512 || s.Align%512 != 0)) {
-			return fieldErr("--align", FormatSize(s.Align), "must be a multiple of 512 bytes up to 64MiB")
+			return specErr(FieldAlign, FormatSize(s.Align), "must be a multiple of 512 bytes up to 64MiB")
 		}
 	}
 	return nil
 }
 
-// checkSize checks a transfer size: 512 bytes to 64 MiB in whole sectors
-// for direct I/O; any size from 1 byte with Buffered (the page cache
-// takes any length, as fio's bs=2300 of the etcd check).
-func (s *Spec) checkSize(field, value string, n int64, what string) error {
+// sizeProblem says what is wrong with a transfer size ("" when nothing):
+// 512 bytes to 64 MiB in whole sectors for direct I/O; any size from 1
+// byte with Buffered (the page cache takes any length, as fio's bs=2300
+// of the etcd check).
+func (s *Spec) sizeProblem(n int64) string {
 	if s.Buffered {
 		if n < 1 || n > MaxBlockSize {
-			return fieldErr(field, value, "%smust be between 1B and 64MiB", what)
+			return "must be between 1B and 64MiB"
 		}
-		return nil
+		return ""
 	}
 	if n < MinBlockSize || n > MaxBlockSize {
-		return fieldErr(field, value, "%smust be between 512B and 64MiB", what)
+		return "must be between 512B and 64MiB"
 	}
 	if n%512 != 0 {
-		return fieldErr(field, value, "%smust be a multiple of 512 bytes (direct I/O needs whole sectors; --buffered runs any size)", what)
+		return "must be a multiple of 512 bytes (direct I/O needs whole sectors; --buffered runs any size)"
 	}
-	return nil
+	return ""
 }
 
 // validateRun checks what is beside the access specification: outstanding
 // I/Os, workers, times, rate, flushes, region and engine.
 func (s *Spec) validateRun() error {
 	if s.QueueDepth < 1 || s.QueueDepth > MaxQueueDepth {
-		return fieldErr("--qd", s.QueueDepth, "must be between 1 and %d", MaxQueueDepth)
+		return specErr(FieldQueueDepth, s.QueueDepth, "must be between 1 and %d", MaxQueueDepth)
 	}
 	if s.Workers < 1 || s.Workers > MaxWorkers {
-		return fieldErr("--workers", s.Workers, "must be between 1 and %d", MaxWorkers)
+		return specErr(FieldWorkers, s.Workers, "must be between 1 and %d", MaxWorkers)
 	}
 	if s.Duration <= 0 || s.Duration > MaxDuration {
-		return fieldErr("--duration", s.Duration, "must be more than 0 and at most 8760h")
+		return specErr(FieldDuration, s.Duration, "must be more than 0 and at most 8760h")
 	}
 	if s.Loops < 0 || s.IOBytes < 0 || s.IOCount < 0 || (s.Loops == 0 && (s.IOBytes > 0 || s.IOCount > 0)) {
-		return fieldErr("--loops", s.Loops, "a budget (io_bytes %d, io_count %d) needs loops of at least 1, and none is negative", s.IOBytes, s.IOCount)
+		return specErr(FieldLoops, s.Loops, "a budget (io_bytes %d, io_count %d) needs loops of at least 1, and none is negative", s.IOBytes, s.IOCount)
 	}
 	if s.Ramp < 0 || s.Ramp > MaxDuration {
-		return fieldErr("--ramp", s.Ramp, "must be between 0 and 8760h")
+		return specErr(FieldRamp, s.Ramp, "must be between 0 and 8760h")
 	}
 	if s.RateIOPS < 0 || s.RateIOPS > MaxRateIOPS {
-		return fieldErr("--rate-iops", s.RateIOPS, "must be between 0 (unlimited) and %d", MaxRateIOPS)
+		return specErr(FieldRateIOPS, s.RateIOPS, "must be between 0 (unlimited) and %d", MaxRateIOPS)
 	}
 	if err := s.validateRates(); err != nil {
 		return err
@@ -377,34 +389,34 @@ func (s *Spec) validateRun() error {
 		return fieldErr("--verify", true, "checks whole 512-byte sectors: with --buffered, every transfer size and the alignment must be multiples of 512")
 	}
 	if s.Fsync < 0 || s.Fsync > MaxFlushEvery {
-		return fieldErr("--fsync", s.Fsync, "must be between 0 (never) and %d writes", MaxFlushEvery)
+		return specErr(FieldFsync, s.Fsync, "must be between 0 (never) and %d writes", MaxFlushEvery)
 	}
 	if s.Fdatasync < 0 || s.Fdatasync > MaxFlushEvery {
-		return fieldErr("--fdatasync", s.Fdatasync, "must be between 0 (never) and %d writes", MaxFlushEvery)
+		return specErr(FieldFdatasync, s.Fdatasync, "must be between 0 (never) and %d writes", MaxFlushEvery)
 	}
 	if s.Fsync > 0 && s.Fdatasync > 0 {
-		return fieldErr("--fdatasync", s.Fdatasync, "cannot be combined with --fsync %d: choose one flush", s.Fsync)
+		return specErr(FieldFdatasync, s.Fdatasync, "cannot be combined with --fsync %d: choose one flush", s.Fsync)
 	}
 	if s.Sync != SyncNone && s.Sync != SyncDsync && s.Sync != SyncSync {
-		return fieldErr("--sync", strconv.Quote(s.Sync), "must be one of %s", strings.Join(SyncModes, ", "))
+		return specErr(FieldSync, strconv.Quote(s.Sync), "must be one of %s", strings.Join(SyncModes, ", "))
 	}
 	align := s.Alignment()
 	if s.RegionBytes < 0 {
-		return fieldErr("--size", s.RegionBytes, "must not be negative")
+		return specErr(FieldRegion, s.RegionBytes, "must not be negative")
 	}
 	if s.RegionBytes > 0 {
 		if s.RegionBytes < s.MaxBlock() {
-			return fieldErr("--size", FormatSize(s.RegionBytes), "must hold at least one transfer of %s", FormatSize(s.MaxBlock()))
+			return specErr(FieldRegion, FormatSize(s.RegionBytes), "must hold at least one transfer of %s", FormatSize(s.MaxBlock()))
 		}
 		if s.RegionBytes%align != 0 {
-			return fieldErr("--size", FormatSize(s.RegionBytes), "must be a multiple of the alignment %s", FormatSize(align))
+			return specErr(FieldRegion, FormatSize(s.RegionBytes), "must be a multiple of the alignment %s", FormatSize(align))
 		}
 	}
 	if s.SequentialStreams != StreamsWorker && s.SequentialStreams != StreamsDirection {
-		return fieldErr("sequential_streams", strconv.Quote(s.SequentialStreams), "must be empty (one stream per worker, Iometer's) or %q (one per direction, fio's)", StreamsDirection)
+		return specErr(FieldStreams, strconv.Quote(s.SequentialStreams), "must be empty (one stream per worker, Iometer's) or %q (one per direction, fio's)", StreamsDirection)
 	}
 	if !validEngine(s.Engine) {
-		return fieldErr("--engine", s.Engine, "must be one of %s", strings.Join(EngineNames, ", "))
+		return specErr(FieldEngine, s.Engine, "must be one of %s", strings.Join(engineNames(), ", "))
 	}
 	return nil
 }
@@ -456,20 +468,22 @@ func (s *Spec) validateRandomMap() error {
 	return nil
 }
 
-func validEngine(e string) bool {
-	for _, n := range EngineNames {
-		if e == n {
-			return true
-		}
+func validEngine(e EngineName) bool { return slices.Contains(EngineNames, e) }
+
+// engineNames are EngineNames as text.
+func engineNames() []string {
+	out := make([]string, len(EngineNames))
+	for i, n := range EngineNames {
+		out[i] = string(n)
 	}
-	return false
+	return out
 }
 
 // ParseBlockSizes parses "4k" or a weighted mix "4k:70,64k:30". A size
 // without a weight has weight 1.
 func ParseBlockSizes(s string) ([]BlockSize, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fieldErr("--bs", `""`, "empty (want e.g. 4k or 4k:70,64k:30)")
+		return nil, specErr(FieldBlockSizes, `""`, "empty (want e.g. 4k or 4k:70,64k:30)")
 	}
 	var out []BlockSize
 	weighted := -1 // index of the first part with a weight, or -1
@@ -485,19 +499,19 @@ func ParseBlockSizes(s string) ([]BlockSize, error) {
 		if len(parts) > 1 && hasWeight != (weighted == 0) {
 			first := strings.TrimSpace(parts[0])
 			if hasWeight {
-				return nil, fieldErr("--bs", strconv.Quote(first), "has no weight while %q has one: give every size a weight (4k:70,64k:30) or none (equal shares)", part)
+				return nil, specErr(FieldBlockSizes, strconv.Quote(first), "has no weight while %q has one: give every size a weight (4k:70,64k:30) or none (equal shares)", part)
 			}
-			return nil, fieldErr("--bs", strconv.Quote(part), "has no weight while %q has one: give every size a weight (4k:70,64k:30) or none (equal shares)", first)
+			return nil, specErr(FieldBlockSizes, strconv.Quote(part), "has no weight while %q has one: give every size a weight (4k:70,64k:30) or none (equal shares)", first)
 		}
 		n, err := ParseSize(sz)
 		if err != nil {
-			return nil, fieldErr("--bs", strconv.Quote(part), "%v", err)
+			return nil, specErr(FieldBlockSizes, strconv.Quote(part), "%v", err)
 		}
 		w := 1
 		if hasWeight {
 			w, err = strconv.Atoi(strings.TrimSpace(wt))
 			if err != nil || w < 1 || w > MaxWeight {
-				return nil, fieldErr("--bs", strconv.Quote(part), "weight must be a whole number between 1 and %d", MaxWeight)
+				return nil, specErr(FieldBlockSizes, strconv.Quote(part), "weight must be a whole number between 1 and %d", MaxWeight)
 			}
 		}
 		out = append(out, BlockSize{Bytes: n, Weight: w})

@@ -76,7 +76,7 @@ func run(o options) error {
 		return errors.New("-rounds must be at least 1")
 	}
 	if o.fioEngine == "" {
-		o.fioEngine = map[string]string{workload.EngineSync: "psync", workload.EngineURing: "io_uring"}[o.engine]
+		o.fioEngine = map[workload.EngineName]string{workload.EngineSync: "psync", workload.EngineURing: "io_uring"}[workload.EngineName(o.engine)]
 		if o.fioEngine == "" {
 			return fmt.Errorf("-engine %q: give -fio-engine too", o.engine)
 		}

@@ -123,7 +123,7 @@ func benchIO(b *testing.B, f Factory, path string, size int64, spec workload.Spe
 	total := uint64(b.N) + warm
 	var done atomic.Uint64
 	var m0, m1 runtime.MemStats
-	ws[0].Trace = func(*engine.Lane, *workload.Op, int64) {
+	ws[0].Trace = func(*engine.Lane, *engine.IO, int64) {
 		switch done.Add(1) {
 		case warm:
 			runtime.ReadMemStats(&m0)

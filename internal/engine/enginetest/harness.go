@@ -109,7 +109,7 @@ func (h *harness) run() []*engine.Worker {
 	return ws
 }
 
-func (h *harness) issue(s *engine.Lane, op *workload.Op) {
+func (h *harness) issue(s *engine.Lane, op *engine.IO) {
 	k := laneKey{s.Worker, s.Target}
 	at := engine.Nanotime()
 	h.mu.Lock()
@@ -122,7 +122,7 @@ func (h *harness) issue(s *engine.Lane, op *workload.Op) {
 	h.mu.Unlock()
 }
 
-func (h *harness) record(s *engine.Lane, op *workload.Op, res int64) {
+func (h *harness) record(s *engine.Lane, op *engine.IO, res int64) {
 	at := engine.Nanotime()
 	h.mu.Lock()
 	h.trace = append(h.trace, traced{worker: s.Worker, target: s.Target, write: op.Write, random: op.Random, off: op.Offset, len: op.Len, res: res, line: op.Line, at: at, due: op.Due})

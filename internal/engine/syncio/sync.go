@@ -16,7 +16,7 @@ type Engine struct{}
 func New() *Engine { return &Engine{} }
 
 // Name implements engine.Engine.
-func (*Engine) Name() string { return workload.EngineSync }
+func (*Engine) Name() workload.EngineName { return workload.EngineSync }
 
 // Available implements engine.Engine: pread and pwrite are always there.
 func (*Engine) Available() error { return nil }
@@ -65,7 +65,7 @@ func (e *Engine) Run(w *engine.Worker) error {
 // run is the hot loop: no allocation, no lock.
 func (l *lane) run(w *engine.Worker) {
 	ctl := w.Ctl
-	var op workload.Op
+	var op engine.IO
 	var seq uint64
 	var y engine.Yielder
 	for !ctl.Stopped() {

@@ -18,7 +18,7 @@ type Engine struct {
 func New() *Engine { return &Engine{} }
 
 // Name implements engine.Engine.
-func (*Engine) Name() string { return workload.EngineURing }
+func (*Engine) Name() workload.EngineName { return workload.EngineURing }
 
 // Available implements engine.Engine: it sets up and tears down a tiny
 // probe ring once (catching a kernel without io_uring, a seccomp filter, the

@@ -21,7 +21,7 @@ const maxWait = int64(50 * time.Millisecond)
 // carries. Its index in loop.slots is the SQE's user_data and, when the
 // buffers are registered, the fixed buffer's index.
 type slot struct {
-	op   workload.Op
+	op   engine.IO
 	t0   int64 // when the io_uring_enter that submitted op began
 	buf  []byte
 	addr uint64 // &buf[0], for the SQE

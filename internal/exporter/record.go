@@ -1,0 +1,51 @@
+package exporter
+
+import (
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// finished is how a run of the daemon ended, whoever started it: a job's
+// schedule or trigger, the run API, /probe.
+type finished struct {
+	res *result.Result // nil: it measured nothing
+	err error          // why it could not start, or ended early
+	// cut says the daemon stopped it (shutdown, reload, DELETE, a heavier
+	// run, the probe's budget): an interrupted run, not a failed one.
+	cut bool
+}
+
+// status is the run's status: interrupted when the daemon stopped it
+// before it measured anything, failed when it could not start, else its
+// result's.
+func (f finished) status() result.Status {
+	switch {
+	case f.res == nil && f.cut:
+		return result.StatusInterrupted
+	case f.res == nil:
+		return result.StatusFailed
+	}
+	return f.res.Status
+}
+
+// recordRun records a finished run, the one way for every kind of run:
+// the files its run created (for keep_files: false), and for a run with a
+// history entry (rec; nil for a probe, whose answer is its record) its
+// status, error and result there, ioprobe_job_runs_total of its job, and
+// the history, which keeps keep runs of the job. rec.Error, when the
+// caller set it, says the error in the caller's words.
+func (d *Daemon) recordRun(f finished, rec *Run, keep int) result.Status {
+	st := f.status()
+	if f.res != nil {
+		d.noteCreated(f.res)
+	}
+	if rec == nil {
+		return st
+	}
+	rec.Status, rec.Result = st, f.res
+	if rec.Error == "" && f.err != nil {
+		rec.Error = f.err.Error()
+	}
+	d.m.jobRuns.WithLabelValues(rec.Job, string(st)).Inc()
+	d.history.add(rec, keep)
+	return st
+}
