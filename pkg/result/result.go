@@ -253,6 +253,44 @@ type Histograms struct {
 	// write (summary.intended_latency); absent when the run was not
 	// rate-limited. It is not a service time: Combined leaves it out.
 	Intended *Histogram `json:"intended,omitempty"`
+	// Device is the devices' own latency, measured in the kernel
+	// (summary.device.latency and queue_latency); absent when it was not
+	// measured.
+	Device *DeviceHistograms `json:"device,omitempty"`
+}
+
+// DeviceHistograms are the latency distributions of the requests the
+// block devices under the targets served in the measured window, all of
+// them (another process's too), timed in the kernel: the service time
+// from issue to completion of reads, writes and flushes, and the queue
+// time from insert to issue of the reads and writes that were inserted
+// (a request issued directly, without waiting in a queue, has none).
+type DeviceHistograms struct {
+	Read       *Histogram `json:"read"`
+	Write      *Histogram `json:"write"`
+	Flush      *Histogram `json:"flush"`
+	QueueRead  *Histogram `json:"queue_read"`
+	QueueWrite *Histogram `json:"queue_write"`
+}
+
+// NewDeviceHistograms returns empty device histograms.
+func NewDeviceHistograms() *DeviceHistograms {
+	return &DeviceHistograms{Read: NewHistogram(), Write: NewHistogram(), Flush: NewHistogram(), QueueRead: NewHistogram(), QueueWrite: NewHistogram()}
+}
+
+// Add merges o into d (no histogram of either may be nil).
+func (d *DeviceHistograms) Add(o *DeviceHistograms) {
+	d.Read.Merge(o.Read)
+	d.Write.Merge(o.Write)
+	d.Flush.Merge(o.Flush)
+	d.QueueRead.Merge(o.QueueRead)
+	d.QueueWrite.Merge(o.QueueWrite)
+}
+
+// complete says whether every histogram is there (a hand-made result may
+// leave one out).
+func (d *DeviceHistograms) complete() bool {
+	return d != nil && d.Read != nil && d.Write != nil && d.Flush != nil && d.QueueRead != nil && d.QueueWrite != nil
 }
 
 // Interval is one snapshot period of the measured window.
