@@ -169,6 +169,20 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 			break
 		}
 	}
+	// The devices' latency merges only when every run measured it.
+	out.Histogram.Device = NewDeviceHistograms()
+	var devWhy []string
+	for _, r := range rs {
+		if !r.Histogram.Device.complete() {
+			out.Histogram.Device = nil
+			why := "not measured"
+			if d := r.Summary.Device; d != nil && d.LatencyUnavailable != "" {
+				why = d.LatencyUnavailable
+			}
+			devWhy = append(devWhy, r.Host.Hostname+": "+why)
+		}
+	}
+	var devReadBytes, devWriteBytes, devDiscards uint64
 	s := &out.Summary
 	var hosts []string
 	var messages, targetsOf []string
@@ -226,6 +240,11 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 			dev.WriteBytes += d.WriteBytes
 			dev.FlushOps += d.FlushOps
 			dev.FlushSeconds += d.FlushSeconds
+			if l := d.Latency; l != nil {
+				devReadBytes += l.Read.Bytes
+				devWriteBytes += l.Write.Bytes
+				devDiscards += l.Discards
+			}
 		}
 		for _, t := range r.Targets {
 			if key := t.Path + "\x00" + t.Device; !seenTarget[key] {
@@ -245,6 +264,8 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 	if dev != nil {
 		slices.Sort(dev.Devices)
 		dev.Devices = slices.Compact(dev.Devices)
+		dev.SetDeviceLatency(out.Histogram.Device, devReadBytes, devWriteBytes, devDiscards,
+			"not measured on every run merged ("+joinUnique(devWhy, "; ")+")")
 		s.Device = dev
 	}
 

@@ -257,3 +257,27 @@ func TestMergeIntendedLatencyOnlyWhenEveryRunHasIt(t *testing.T) {
 	require.Nil(t, m.Histogram.Intended)
 	require.Nil(t, m.Summary.IntendedLatency)
 }
+
+// TestMergeDeviceLatencyOnlyWhenEveryRunMeasuredIt: a merge of a run
+// that measured its device's latency with one that could not has none,
+// and says why.
+func TestMergeDeviceLatencyOnlyWhenEveryRunMeasuredIt(t *testing.T) {
+	a := run("h1", 8, latencies(300, 100_000, 50_000, 1), latencies(100, 300_000, 90_000, 2), 4, 30)
+	b := run("h2", 8, latencies(200, 120_000, 40_000, 3), latencies(50, 250_000, 70_000, 4), 5, 12)
+	a.Histogram.Device = NewDeviceHistograms()
+	a.Histogram.Device.Read.Record(40_000)
+	a.Summary.Device = &DeviceStats{Devices: []string{"sdb"}}
+	a.Summary.Device.SetDeviceLatency(a.Histogram.Device, 4096, 0, 0, "")
+	b.Summary.Device = &DeviceStats{Devices: []string{"sdb"}, LatencyUnavailable: "not permitted to load BPF programs"}
+	m, err := Merge(a, b)
+	require.NoError(t, err)
+	require.Nil(t, m.Histogram.Device)
+	require.Nil(t, m.Summary.Device.Latency)
+	require.Equal(t, "not measured on every run merged (h2: not permitted to load BPF programs)", m.Summary.Device.LatencyUnavailable)
+
+	m, err = Merge(a, a)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), m.Summary.Device.Latency.Read.Count)
+	require.Equal(t, uint64(8192), m.Summary.Device.Latency.Read.Bytes)
+	require.Empty(t, m.Summary.Device.LatencyUnavailable)
+}

@@ -239,6 +239,77 @@ type DeviceStats struct {
 	// before 5.5 have neither and report 0).
 	FlushOps     uint64  `json:"flush_ops"`
 	FlushSeconds float64 `json:"flush_seconds"`
+	// Latency is the devices' own service time and QueueLatency their
+	// queue time, measured in the kernel per request (eBPF on the block
+	// layer's tracepoints; every request of the devices in the window,
+	// another process's too): histogram.device summarised. Absent when
+	// they could not be measured, and LatencyUnavailable says why.
+	Latency            *DeviceLatency `json:"latency,omitempty"`
+	QueueLatency       *QueueLatency  `json:"queue_latency,omitempty"`
+	LatencyUnavailable string         `json:"latency_unavailable,omitempty"`
+}
+
+// CountedLatency is a latency summary with the count of what it
+// summarises.
+type CountedLatency struct {
+	Count uint64 `json:"count"`
+	Latency
+}
+
+// DeviceOpLatency is one direction's service time and its requests'
+// bytes.
+type DeviceOpLatency struct {
+	CountedLatency
+	Bytes uint64 `json:"bytes"`
+}
+
+// DeviceLatency is the service time (issue to completion: the driver and
+// the device) of the requests the devices completed in the window: reads
+// and writes together, each direction, and the flushes apart. Discards
+// are counted; their time is not kept.
+type DeviceLatency struct {
+	CountedLatency
+	Read     DeviceOpLatency `json:"read"`
+	Write    DeviceOpLatency `json:"write"`
+	Flush    CountedLatency  `json:"flush"`
+	Discards uint64          `json:"discards"`
+}
+
+// QueueLatency is the queue time (insert to issue) of the reads and
+// writes issued in the window that waited in a queue: a request issued
+// directly (blk-mq's direct issue, with no scheduler holding it back) is
+// never inserted, so Count may be below the requests served.
+type QueueLatency struct {
+	CountedLatency
+	Read  CountedLatency `json:"read"`
+	Write CountedLatency `json:"write"`
+}
+
+// countedOf summarises h with its count.
+func countedOf(h *Histogram) CountedLatency {
+	return CountedLatency{Count: h.Count(), Latency: LatencyOf(h)}
+}
+
+// SetDeviceLatency sets d's latency summaries from h (nil: not measured,
+// and why) and the requests' bytes.
+func (d *DeviceStats) SetDeviceLatency(h *DeviceHistograms, readBytes, writeBytes, discards uint64, why string) {
+	if !h.complete() {
+		d.Latency, d.QueueLatency, d.LatencyUnavailable = nil, nil, why
+		return
+	}
+	rw := NewHistogram()
+	rw.Merge(h.Read)
+	rw.Merge(h.Write)
+	d.Latency = &DeviceLatency{CountedLatency: countedOf(rw),
+		Read:     DeviceOpLatency{CountedLatency: countedOf(h.Read), Bytes: readBytes},
+		Write:    DeviceOpLatency{CountedLatency: countedOf(h.Write), Bytes: writeBytes},
+		Flush:    countedOf(h.Flush),
+		Discards: discards}
+	q := NewHistogram()
+	q.Merge(h.QueueRead)
+	q.Merge(h.QueueWrite)
+	d.QueueLatency = &QueueLatency{CountedLatency: countedOf(q), Read: countedOf(h.QueueRead), Write: countedOf(h.QueueWrite)}
+	d.LatencyUnavailable = ""
 }
 
 // Histograms carries the full latency distributions, per op, so that results
@@ -419,6 +490,9 @@ func (h Histograms) Add(o Histograms) {
 	}
 	if o.Intended != nil && h.Intended != nil {
 		h.Intended.Merge(o.Intended)
+	}
+	if o.Device.complete() && h.Device.complete() {
+		h.Device.Add(o.Device)
 	}
 }
 
