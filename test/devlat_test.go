@@ -2,9 +2,12 @@ package test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -107,4 +110,49 @@ func TestDeviceLatencyWithoutPrivileges(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 	require.Contains(t, o.stdout, "Device service time  unavailable: not permitted to load BPF programs")
 	require.NotContains(t, o.stderr, "BPF", "nothing else changes")
+}
+
+// TestServeDeviceLatencyCountsAnotherProcess: ioprobe serve watching a
+// device (config devices, by glob) publishes the service time of all its
+// I/O: fio's here, which ioprobe knows nothing of. A real Prometheus 3
+// scrapes it as a native histogram, and its count is fio's I/Os.
+func TestServeDeviceLatencyCountsAnotherProcess(t *testing.T) {
+	dev := testloop.Device(t, 64<<20)
+	prom3 := needPrometheus3(t)
+	fio, err := exec.LookPath("fio")
+	if err != nil {
+		t.Skip("fio is not installed (make test-deps installs it)")
+	}
+	name := filepath.Base(dev)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	// A glob that matches this loop device and no other.
+	glob := name[:len(name)-1] + "[" + name[len(name)-1:] + "]"
+	require.NoError(t, os.WriteFile(cfg, []byte("devices: [\""+glob+"\"]\n"), 0o644))
+	d := startDaemon(t, "--config", cfg)
+	prom := startPrometheus(t, prom3, `global: {scrape_interval: 1s, scrape_timeout: 1s}
+scrape_configs:
+  - job_name: ioprobe
+    scrape_native_histograms: true
+    static_configs: [{targets: ["`+d.addr+`"]}]
+`)
+	const ios = 2000
+	out, err := exec.Command(fio, "--name=other", "--filename="+dev, "--rw=randread", "--bs=4k", "--direct=1",
+		"--ioengine=psync", fmt.Sprintf("--number_ios=%d", ios), "--size=64m", "--output-format=json").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	// Prometheus 3 keeps a native histogram: its count is
+	// histogram_count() of the sample, and it has every read fio made.
+	q := `histogram_count(ioprobe_device_latency_seconds{device="` + name + `",op="read"})`
+	require.Eventually(t, func() bool {
+		s := query(t, prom, q)
+		return len(s) == 1 && s[0].float(t) >= ios
+	}, 30*time.Second, 200*time.Millisecond, "Prometheus sees fio's %d reads in %s", ios, q)
+	s := query(t, prom, q)
+	require.InDelta(t, float64(ios), s[0].float(t), ios/100, "fio's reads, not more (the device serves nothing else)")
+	p99 := query(t, prom, `histogram_quantile(0.99, ioprobe_device_latency_seconds{device="`+name+`",op="read"})`)
+	require.Len(t, p99, 1)
+	require.Positive(t, p99[0].float(t))
+	require.Less(t, p99[0].float(t), 10.0)
+	require.Empty(t, query(t, prom, `histogram_count(ioprobe_device_latency_seconds{device!="`+name+`"})`), "only the watched device")
 }
