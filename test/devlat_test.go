@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/testloop"
@@ -155,4 +158,15 @@ scrape_configs:
 	require.Positive(t, p99[0].float(t))
 	require.Less(t, p99[0].float(t), 10.0)
 	require.Empty(t, query(t, prom, `histogram_count(ioprobe_device_latency_seconds{device!="`+name+`"})`), "only the watched device")
+}
+
+// withDirAndDevice fills a daemon config in: DIR is dir and BLOCKDEV the
+// block device dir's filesystem is on (its name in sysfs).
+func withDirAndDevice(t *testing.T, cfg, dir string) string {
+	t.Helper()
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(dir, &st))
+	link, err := os.Readlink(fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev)))
+	require.NoError(t, err, "%s is on a block device", dir)
+	return strings.NewReplacer("DIR", dir, "BLOCKDEV", filepath.Base(link)).Replace(cfg)
 }

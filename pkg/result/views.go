@@ -94,7 +94,7 @@ const ViewLastRunWindow = FigElapsed
 
 var (
 	ViewLastRunGauges    = []FigureID{FigIOPS, FigReadIOPS, FigWriteIOPS, FigThroughput, FigLatencyMean, FigHostBusyCores, FigProcessCPUIO, FigHostCPUIO, FigCyclesPerIO}
-	ViewLastRunSummaries = []LatencyKind{LatencyAll, LatencyIntended, LatencySync}
+	ViewLastRunSummaries = []LatencyKind{LatencyAll, LatencyIntended, LatencySync, LatencyDevice, LatencyQueue}
 )
 
 // ViewProbeGauges and ViewProbeSummaries are /probe's figures
