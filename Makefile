@@ -15,7 +15,7 @@ IMAGE ?= ghcr.io/ioprobe/ioprobe
 # build context has no .git to ask.
 VERSION_FILE ?= .version
 
-.PHONY: all build version-file image run test test-deps unit race fuzz bench bench-fio bench-fsync fio-side lint fmt clean dashboards
+.PHONY: all build version-file image run test test-deps unit race fuzz bench bench-fio bench-fsync fio-side lint fmt clean dashboards bpf
 
 all: build
 
@@ -127,6 +127,13 @@ fmt:
 
 clean:
 	rm -rf bin ioprobe.dat $(VERSION_FILE)
+
+# The device-latency BPF objects (internal/devlat/devlat_bpfel.{o,go})
+# from internal/devlat/bpf/ with Debian's clang 14 through bpf2go; they
+# are committed (a build needs no C compiler) and a test fails when they
+# are stale (internal/devlat/objects_test.go).
+bpf:
+	cd internal/devlat && $(GO) generate ./...
 
 # grafana/, configs/prometheus/{rules,alerts}.yml and mixin/ from
 # internal/dashboards (a test fails when any is stale).

@@ -71,6 +71,17 @@
             },
           },
           {
+            alert: 'IoprobeDeviceLatencyHigh',
+            expr: 'device:ioprobe_device_latency_seconds:quantile_rate1m{%(ioprobeSelector)s, quantile="0.99"} > %(deviceLatencyThresholdSeconds)s\n' % $._config,
+            'for': '10m',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: "A watched device's p99 service time is high.",
+              description: 'Device {{ $labels.device }} on {{ $labels.instance }} serves reads and writes with a p99 of {{ $value | humanizeDuration }}',
+              runbook_url: $._config.runbookURL + '#ioprobedevicelatencyhigh',
+            },
+          },
+          {
             alert: 'IoprobeCanaryStalled',
             expr: 'sum without (op) (rate(ioprobe_io_operations_total{%(ioprobeSelector)s}[10m])) == 0\nand on (job, instance, target, ioprobe_job) ioprobe_canary_paused{%(ioprobeSelector)s} == 0\n' % $._config,
             'for': '10m',

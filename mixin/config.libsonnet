@@ -10,6 +10,7 @@
     canarySLOLatencySeconds: '0.05',
     canarySLOObjective: '0.99',
     scopeLabels: '',
+    deviceLatencyThresholdSeconds: '0.05',
     // Computed from the above: override those.
     scopeSelector: std.join(', ', [self.ioprobeSelector] + ['%s=~"$%s"' % [l, l] for l in self.scopeLabelList]),
     dashboardSelector: self.scopeSelector + ', job=~"$job"',

@@ -40,6 +40,16 @@
             labels: { quantile: '0.99' },
           },
           {
+            record: 'device:ioprobe_device_latency_seconds:quantile_rate1m',
+            expr: '(\n    histogram_quantile(0.5, sum without (op) (rate(ioprobe_device_latency_seconds{%(ioprobeSelector)s, op=~"read|write"}[1m])))\n  or\n    histogram_quantile(0.5, sum without (op) (rate(ioprobe_device_latency_seconds_bucket{%(ioprobeSelector)s, op=~"read|write"}[1m])))\n) >= 0\n' % $._config,
+            labels: { quantile: '0.5' },
+          },
+          {
+            record: 'device:ioprobe_device_latency_seconds:quantile_rate1m',
+            expr: '(\n    histogram_quantile(0.99, sum without (op) (rate(ioprobe_device_latency_seconds{%(ioprobeSelector)s, op=~"read|write"}[1m])))\n  or\n    histogram_quantile(0.99, sum without (op) (rate(ioprobe_device_latency_seconds_bucket{%(ioprobeSelector)s, op=~"read|write"}[1m])))\n) >= 0\n' % $._config,
+            labels: { quantile: '0.99' },
+          },
+          {
             record: 'target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate5m',
             expr: '(\n    1 - histogram_fraction(0, %(canarySLOLatencySeconds)s, sum without (op) (rate(ioprobe_io_intended_latency_seconds{%(ioprobeSelector)s}[5m])))\n  or\n    1 - sum without (op, le) (rate(ioprobe_io_intended_latency_seconds_bucket{%(ioprobeSelector)s, le="%(canarySLOLatencySeconds)s"}[5m]))\n      / sum without (op) (rate(ioprobe_io_intended_latency_seconds_count{%(ioprobeSelector)s}[5m]))\n) >= 0\n' % $._config,
           },

@@ -15,6 +15,11 @@ have strace    || need+=(strace)
 have prometheus || need+=(prometheus)
 have promtool  || need+=(prometheus)
 have fio       || need+=(fio)   # fio-json's reference and fio_jsonplus_clat2csv
+# Device latency (internal/devlat): clang 14 rebuilds the committed BPF
+# objects to check them; bpftrace is the second referee of their times.
+have clang-14  || need+=(clang-14)
+have llvm-strip-14 || need+=(llvm-14)
+have bpftrace  || need+=(bpftrace)
 # The fleet's end-to-end tests (test/netns_test.go): network namespaces,
 # veth pairs and a bridge, a UTS namespace per daemon.
 have ip       || need+=(iproute2)

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +23,8 @@ import (
 const dashboardsConfig = `
 global:
   snapshot_interval: 500ms
+# The device the targets are on: its latency, measured in the kernel.
+devices: ["BLOCKDEV"]
 targets:
   data: {path: DIR/probe.dat, size: 32MiB}
 jobs:
@@ -247,7 +248,7 @@ func TestDashboardsAgainstPrometheus(t *testing.T) {
 	v3 := needPrometheus3(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(strings.ReplaceAll(dashboardsConfig, "DIR", dir)), 0o644))
+	require.NoError(t, os.WriteFile(cfg, []byte(withDirAndDevice(t, dashboardsConfig, dir)), 0o644))
 	start := time.Now().Add(-time.Second)
 	d := startDaemon(t, "--config", cfg)
 	native := startPrometheus(t, v3, shippedScrapeConfig(t, v3, "", d.addr))
@@ -274,6 +275,7 @@ func TestDashboardsAgainstPrometheus(t *testing.T) {
 		eventually(t, prom, `target:ioprobe_io_flush_latency_seconds:quantile_rate1m{ioprobe_job="canary-write",quantile="0.99"}`, 30*time.Second)
 		eventually(t, prom, `target:ioprobe_io_intended_latency_seconds:slo_miss_ratio_rate1h{ioprobe_job="canary"}`, 30*time.Second)
 		eventually(t, prom, `instance:ioprobe_process_cpu_seconds_per_io_operations:ratio_rate1m`, 10*time.Second)
+		eventually(t, prom, `device:ioprobe_device_latency_seconds:quantile_rate1m{quantile="0.99"}`, 30*time.Second)
 	}
 	eventually(t, native, `ioprobe_io_latency_seconds_bucket{ioprobe_job="canary"}`, 10*time.Second)
 

@@ -27,6 +27,8 @@ var update = flag.Bool("update", false, "rewrite testdata/metrics.golden from th
 const serveConfig = `
 global:
   snapshot_interval: 500ms
+# The device the targets are on: its latency, measured in the kernel.
+devices: ["BLOCKDEV"]
 targets:
   data: {path: DIR/probe.dat, size: 32MiB}
 jobs:
@@ -83,7 +85,7 @@ func TestServeWithPrometheus(t *testing.T) {
 	v3 := needPrometheus3(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "ioprobe.yaml")
-	require.NoError(t, os.WriteFile(cfgPath, []byte(strings.ReplaceAll(serveConfig, "DIR", dir)), 0o644))
+	require.NoError(t, os.WriteFile(cfgPath, []byte(withDirAndDevice(t, serveConfig, dir)), 0o644))
 	o := ioprobe(t, dir, "serve", "--config.check", cfgPath)
 	require.Equal(t, 0, o.code, o.stderr)
 	require.Contains(t, o.stdout, "ok: 1 target(s), 5 job(s)")
@@ -176,7 +178,7 @@ func TestServeWithPrometheus(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return strings.Contains(fetch(t, ioprobeURL+"/metrics"), "ioprobe_config_last_reload_successful 0")
 	}, 10*time.Second, 100*time.Millisecond)
-	withModule := strings.ReplaceAll(serveConfig, "DIR", dir) + "  again: {profile: random-read, max_duration: 200ms}\n"
+	withModule := withDirAndDevice(t, serveConfig, dir) + "  again: {profile: random-read, max_duration: 200ms}\n"
 	require.NoError(t, os.WriteFile(cfgPath, []byte(withModule), 0o644))
 	require.NoError(t, d.cmd.Process.Signal(syscall.SIGHUP))
 	require.Eventually(t, func() bool {

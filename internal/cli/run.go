@@ -40,6 +40,7 @@ type runOptions struct {
 	profile          string
 	output           string
 	allowDestructive bool
+	deviceLatency    bool
 	align            string
 	seed             uint64
 	maxErrors        uint64
@@ -82,6 +83,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.fsync, "fsync", 0, "fsync a target after every N writes a worker issued there (fio's fsync=N; 0: never)")
 	fs.IntVar(&o.fdatasync, "fdatasync", 0, "fdatasync a target after every N writes a worker issued there (fio's fdatasync=N; 0: never)")
 	fs.StringVar(&o.sync, "sync", "none", "open targets for synchronous writes: none, dsync (O_DSYNC) or sync (O_SYNC)")
+	fs.BoolVar(&o.deviceLatency, "device-latency", true, "time every request of the targets' block devices in the kernel (eBPF; needs root or CAP_BPF and CAP_PERFMON): summary.device.latency, beside ioprobe's own latency; without the privileges the run goes on and says why")
 	fs.BoolVar(&o.verify, "verify", false, "write self-checking sectors (offset, run id, CRC-32C) and check every read that can be checked; mismatches are errors of class verify")
 	fs.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 	fs.StringVar(&o.ioSize, "io-size", "", "each worker stops after issuing this many bytes (fio's io_size without time_based); --duration is then a cap")
@@ -291,7 +293,8 @@ func importRefusal(title string, u suiterun.Unit, err error) error {
 
 // settings are what every run shares.
 func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
-	return suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: o.maxErrors, Interval: o.interval, Engines: g.engines}
+	return suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: o.maxErrors, Interval: o.interval, Engines: g.engines,
+		NoDeviceLatency: !o.deviceLatency}
 }
 
 // runImported runs the units an importer read from a file (--icf,

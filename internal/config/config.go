@@ -23,6 +23,11 @@ type Config struct {
 	Modules map[string]*Module
 	// API bounds what clients of the daemon's run API may ask for.
 	API API
+	// Devices are the block devices whose every request the daemon times
+	// in the kernel (ioprobe_device_latency_seconds): kernel names or
+	// shell globs ("nvme*n1"), matched against /sys/class/block when the
+	// daemon starts and at every reload. None: off.
+	Devices []string
 
 	lines map[string]int // dotted key path → its line in File, for CheckRuns
 }

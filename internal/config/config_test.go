@@ -40,14 +40,18 @@ testdata/bad/api-limits.yaml:6: api.runs.max_start_delay: must be between 0s and
 	"no-value":                `:7: jobs.oltp.every: has no value`,
 	"not-a-bool":              `:7: jobs.canary.continuous: want true or false, got "yes"`,
 	"not-a-number":            `:7: jobs.oltp.queue_depth: want a whole number, got "sixteen"`,
-	"nothing-to-do":           `: nothing to do: define at least one job or module (or an api section, for runs posted to the run API)`,
-	"probe-too-long":          `:6: modules.long.max_duration: must be between 100ms and 5m (got 10m): /probe is for short probes, use a job for longer runs`,
-	"queue-depth-range":       `:7: jobs.oltp.queue_depth: must be between 1 and 1024 (got 2000)`,
-	"read-pct-range":          `:6: jobs.mix.read_pct: must be between 0 and 100 (got 120)`,
-	"region-too-small":        `:5: jobs.seq.target: the size of target "tiny" must hold at least one transfer of 64KiB (got 4KiB)`,
-	"relative-path":           `:3: targets.data.path: must be an absolute path (got "probe.dat")`,
-	"section-not-a-mapping":   `:3: jobs: want a mapping of names to definitions, got a list`,
-	"sync-mode":               `:7: jobs.wal.sync: must be one of none, dsync, sync (got "fsync")`,
+	"nothing-to-do":           `: nothing to do: define at least one job or module (or an api section, for runs posted to the run API, or devices to watch)`,
+	"devices": `:2: devices[0]: is empty: name a block device (sda, nvme0n1) or a glob (nvme*n1)
+testdata/bad/devices.yaml:3: devices[1]: must be a block device's kernel name or a glob, not a path (got "/dev/sda")
+testdata/bad/devices.yaml:4: devices[2]: bad glob "nvme[0-": syntax error in pattern
+testdata/bad/devices.yaml:6: devices[4]: "vda" is listed twice`,
+	"probe-too-long":        `:6: modules.long.max_duration: must be between 100ms and 5m (got 10m): /probe is for short probes, use a job for longer runs`,
+	"queue-depth-range":     `:7: jobs.oltp.queue_depth: must be between 1 and 1024 (got 2000)`,
+	"read-pct-range":        `:6: jobs.mix.read_pct: must be between 0 and 100 (got 120)`,
+	"region-too-small":      `:5: jobs.seq.target: the size of target "tiny" must hold at least one transfer of 64KiB (got 4KiB)`,
+	"relative-path":         `:3: targets.data.path: must be an absolute path (got "probe.dat")`,
+	"section-not-a-mapping": `:3: jobs: want a mapping of names to definitions, got a list`,
+	"sync-mode":             `:7: jobs.wal.sync: must be one of none, dsync, sync (got "fsync")`,
 	"several-problems": `:6: jobs.a.queue_depth: must be between 1 and 1024 (got 0)
 testdata/bad/several-problems.yaml:8: jobs.b.target: unknown target "nowhere" (known: data)`,
 	"snapshot-interval":      `:2: global.snapshot_interval: must be between 100ms and 1m (got 10ms)`,

@@ -94,7 +94,7 @@ func checkConfig(t *testing.T, file string, cfg *Config) {
 		g.RunHistory < 1 || g.RunHistory > maxRunHistory,
 		g.MaxConcurrentProbes < 1 || g.MaxConcurrentProbes > maxProbes:
 		t.Fatalf("global out of range: %+v", g)
-	case len(cfg.Jobs)+len(cfg.Modules) == 0 && cfg.lines["api"] == 0:
+	case len(cfg.Jobs)+len(cfg.Modules)+len(cfg.Devices) == 0 && cfg.lines["api"] == 0:
 		t.Fatal("a config with nothing to do")
 	}
 	for name, tg := range cfg.Targets {

@@ -17,6 +17,7 @@ type rawConfig struct {
 	Jobs    map[string]rawJob    `mapstructure:"jobs"`
 	Modules map[string]rawModule `mapstructure:"modules"`
 	API     rawAPI               `mapstructure:"api"`
+	Devices []string             `mapstructure:"devices"`
 }
 
 type rawAPI struct {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -49,9 +50,34 @@ func validate(cfg *Config, raw *rawConfig, names map[string][]string, ps *proble
 	}
 	cfg.API = validateAPI(raw.API, ps)
 	_, cfg.API.Given = ps.lines["api"]
-	if !cfg.API.Given && len(names["jobs"]) == 0 && len(names["modules"]) == 0 {
-		ps.add("", "nothing to do: define at least one job or module (or an api section, for runs posted to the run API)")
+	cfg.Devices = validateDevices(raw.Devices, ps)
+	if !cfg.API.Given && len(names["jobs"]) == 0 && len(names["modules"]) == 0 && len(cfg.Devices) == 0 {
+		ps.add("", "nothing to do: define at least one job or module (or an api section, for runs posted to the run API, or devices to watch)")
 	}
+}
+
+// validateDevices checks the devices to watch: kernel block device names
+// or shell globs over them (path.Match's syntax), without a '/'.
+func validateDevices(raw []string, ps *problems) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i, d := range raw {
+		key := fmt.Sprintf("devices[%d]", i)
+		switch _, err := path.Match(d, ""); {
+		case d == "":
+			ps.add(key, "is empty: name a block device (sda, nvme0n1) or a glob (nvme*n1)")
+		case strings.ContainsRune(d, '/') || d == "." || d == "..":
+			ps.add(key, "must be a block device's kernel name or a glob, not a path (got %q)", d)
+		case err != nil:
+			ps.add(key, "bad glob %q: %v", d, err)
+		case seen[d]:
+			ps.add(key, "%q is listed twice", d)
+		default:
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func validateGlobal(r rawGlobal, ps *problems) Global {

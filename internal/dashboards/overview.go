@@ -74,6 +74,18 @@ func overview() (board, error) {
 				series("A", fmt.Sprintf("sum(%s)", rate("ioprobe_io_latency_seconds")), "")),
 		}},
 		{title: "Read, write and flush latency", panels: opLatencyPanels()},
+		{title: "Device latency", panels: []cog.Builder[dashboard.Panel]{
+			lines("Device service time p50 and p99", "Service time (issue to completion) of every read and write of "+
+				"the devices serve watches (config devices), measured in the kernel with eBPF: all I/O on them, "+
+				"not only ioprobe's; over one minute, from the recording rule (native or classic). "+
+				"Set beside the latency above, it says how much of it is the device and how much the stack above. "+
+				"IoprobeDeviceLatencyHigh fires when a p99 stays high for 10 minutes.", "s",
+				series("A", "device:ioprobe_device_latency_seconds:quantile_rate1m{"+hostSel+`, quantile=~"0.5|0.99"}`,
+					"q{{quantile}} {{instance}} {{device}}")),
+			latencyHeatmap("Device service time heatmap", "Service time distribution of the watched devices' reads and writes "+
+				"over time, from the native histogram.",
+				series("A", "sum(rate(ioprobe_device_latency_seconds{"+hostSel+`, op=~"read|write"}[$__rate_interval]))`, "")),
+		}},
 		{title: "Errors", panels: []cog.Builder[dashboard.Panel]{
 			lines("I/O errors by class", "Failed I/Os per second by the engine's error class (ramp-up included).", "ops",
 				series("A", fmt.Sprintf("sum by (%s, error) (%s)", liveBy, rate("ioprobe_io_errors_total")),

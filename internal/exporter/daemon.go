@@ -79,6 +79,7 @@ type Daemon struct {
 	lastRuns *runStore
 	history  *history
 	devices  *devices
+	devWatch *deviceWatch // config devices: host-wide device latency
 	sched    *scheduler
 	ready    atomic.Bool
 	// probes, api and scrapes bound concurrent /probe requests, run API
@@ -135,7 +136,8 @@ func New(o Options) (*Daemon, error) {
 	d.runCtx, d.stopRuns = context.WithCancel(context.Background())
 	d.apiRuns = newAPIRuns(func() int { return d.cfg.Load().API.Runs.Keep })
 	d.host, _ = cpuacct.Reader{ProcRoot: o.ProcRoot}.Host()
-	d.reg, d.m = newRegistry(d.live, d.lastRuns, o.ProcRoot, o.Logger)
+	d.devWatch = newDeviceWatch(o.Logger)
+	d.reg, d.m = newRegistry(d.live, d.lastRuns, d.devWatch, o.ProcRoot, o.Logger)
 	d.sched = newScheduler(schedDeps{clock: wallClock{}, devices: d.devices, m: d.m, logger: d.logger,
 		run: d.runPoints, deviceKey: deviceKeyOf, rand: rand.Int64N})
 	d.cfg.Store(o.Config)
@@ -174,6 +176,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	d.logUnstartable()
+	d.devWatch.apply(cfg.Devices)
+	defer d.devWatch.close()
 	d.sched.start(d.runCtx, cfg)
 
 	servers := make([]*http.Server, len(ls))
@@ -246,6 +250,7 @@ func (d *Daemon) Reload() error {
 	}
 	old := d.cfg.Swap(cfg)
 	d.sched.apply(cfg)
+	d.devWatch.apply(cfg.Devices)
 	d.lastRuns.forget(func(job string) bool { return cfg.Jobs[job] != nil })
 	d.forgetCounters(old, cfg)
 	d.history.forget(func(job string) int {

@@ -25,6 +25,9 @@ func WriteText(w io.Writer, r *result.Result) error {
 
 	ops := opColumns(r)
 	data := []*table{perfTable(r, ops)}
+	if t := deviceTable(r); t != nil {
+		data = append(data, t)
+	}
 	if result.LatencyIntended.In(&r.Summary) {
 		data = append(data, intendedTable(r))
 	}
@@ -251,6 +254,47 @@ func intendedTable(r *result.Result) *table {
 	t := &table{}
 	k := result.LatencyIntended
 	t.add(latencyRow(k.Title()+" ("+result.UnitLatency.Symbol()+")", &r.Summary, k)...)
+	return t
+}
+
+// deviceTable is the devices' own latency, measured in the kernel, under
+// ioprobe's: the service time and how much of ioprobe's mean lies above
+// it (the stack: system calls, the block layer's queues, completion), the
+// flushes' service time and the queue time when there were any; or why it
+// was not measured. Nil without a device section.
+func deviceTable(r *result.Result) *table {
+	s := &r.Summary
+	if s.Device == nil {
+		return nil
+	}
+	svc := result.ViewDeviceLatency[0]
+	if !svc.In(s) {
+		why := result.ViewDeviceLatencyUnavailable.Figure().Text(s)
+		if why == "" {
+			return nil
+		}
+		t := &table{align: "ll"}
+		t.add(svc.Title(), "unavailable: "+why)
+		return t
+	}
+	// One cell after the label: the statistics are not columns of a
+	// table but a line each.
+	t := &table{align: "ll"}
+	unit := result.UnitLatency
+	for i, k := range result.ViewDeviceLatency {
+		n := result.Value(k.Count(), s)
+		if i > 0 && n == 0 {
+			continue
+		}
+		row := latencyRow(k.Title()+" ("+unit.Symbol()+")", s, k)
+		t.add(row[0], strings.Join(append(row[1:], "("+count(uint64(n))+" requests)"), "  "))
+		if i == 0 {
+			ours, dev := result.Value(result.FigLatencyMean, s), result.Value(k.Figure(result.StatMean), s)
+			if ours > 0 && n > 0 {
+				t.add("  above the device:", pct(ours-dev, ours)+" of the mean (ioprobe's mean "+num(ours*unit.Scale(), unit.Decimals())+" "+unit.Symbol()+")")
+			}
+		}
+	}
 	return t
 }
 

@@ -42,6 +42,9 @@ type Plan struct {
 	// Prepared, when set, hears that every target is open and every
 	// worker set up: the run now waits for StartAt, or starts its ramp-up.
 	Prepared func()
+	// NoDeviceLatency leaves the devices' own latency unmeasured (no BPF
+	// programs are loaded); the result says so.
+	NoDeviceLatency bool
 }
 
 // ErrStartAtInterrupted: the run was cancelled while it waited for
@@ -398,6 +401,10 @@ func (p *Plan) awaitStart(parent, ctx context.Context, c *crew, ctl *engine.Cont
 // the ramp-up, the measured window.
 func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []engine.Engine, reasons []string) (*result.Result, error) {
 	started := time.Now()
+	// The BPF programs load while the workers are set up; they are
+	// attached before the first I/O (see below).
+	devLat := p.startDeviceLatency(targets)
+	defer devLat.close()
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -431,9 +438,13 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	// job's); opened after the barrier, I/Os completed in between were
 	// lost (the kernel saw 7 writes more than a loaded run counted).
 	ramp := p.Groups[0].Spec.Ramp
+	// The programs follow every request from here, so that one issued
+	// during the ramp-up and completed in the window counts, as the
+	// kernel's own counts count it.
+	devLat.wait()
 	var win *window
 	if ramp == 0 {
-		win = startWindow(targets, ctl)
+		win = startWindow(targets, ctl, devLat)
 	}
 	close(start)
 	if ramp > 0 {
@@ -448,7 +459,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	// Measure, until the run time is over or, with a stop-after budget,
 	// every worker has issued its budget and seen it complete.
 	if win == nil {
-		win = startWindow(targets, ctl)
+		win = startWindow(targets, ctl, devLat)
 	}
 	snap.begin(win.t0)
 	snap.phase = PhaseMeasure
@@ -574,6 +585,9 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 		res.Intervals = append(res.Intervals, last)
 	}
 	summarize(res, snap, win)
+	if win != nil {
+		win.devLat.summarize(res)
+	}
 	switch {
 	case len(engErrs) > 0:
 		res.Status = result.StatusErrors

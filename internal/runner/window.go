@@ -27,11 +27,14 @@ type window struct {
 	// and the end (halve their difference for the delta).
 	disk0 map[string]target.DiskStats
 	disk1 map[string]target.DiskStats
+	// devLat times the devices' requests in the kernel while the window
+	// is open, switched with the counting.
+	devLat *deviceLatency
 }
 
 // startWindow samples everything and switches counting on.
-func startWindow(targets []*openTarget, ctl *engine.Control) *window {
-	w := &window{disk0: map[string]target.DiskStats{}, disk1: map[string]target.DiskStats{}}
+func startWindow(targets []*openTarget, ctl *engine.Control, devLat *deviceLatency) *window {
+	w := &window{disk0: map[string]target.DiskStats{}, disk1: map[string]target.DiskStats{}, devLat: devLat}
 	seen := map[string]bool{}
 	for _, ot := range targets {
 		if d := ot.t.Device; d != "" && !seen[d] {
@@ -44,6 +47,7 @@ func startWindow(targets []*openTarget, ctl *engine.Control) *window {
 	w.cpu = cpuacct.Start()
 	w.t0 = time.Now()
 	ctl.SetMeasuring(true)
+	devLat.record(true)
 	w.disk0 = sumStats(before, w.readDisks())
 	return w
 }
@@ -52,6 +56,7 @@ func startWindow(targets []*openTarget, ctl *engine.Control) *window {
 func (w *window) stop(ctl *engine.Control) {
 	before := w.readDisks()
 	ctl.SetMeasuring(false)
+	w.devLat.record(false)
 	w.t1 = time.Now()
 	w.usage, w.cpuErr = w.cpu.Stop()
 	w.disk1 = sumStats(before, w.readDisks())

@@ -14,6 +14,9 @@ type Settings struct {
 	MaxErrors        uint64        // stop a run after this many failed I/Os (0: never)
 	Interval         time.Duration // snapshot period
 	Engines          *engine.Registry
+	// NoDeviceLatency: no BPF programs time the devices' requests
+	// (run --device-latency=false).
+	NoDeviceLatency bool
 }
 
 // Plan is the runner plan of one unit: one group of workers per access
@@ -25,6 +28,7 @@ func (s Settings) Plan(u Unit) runner.Plan {
 		Interval:         s.Interval,
 		Version:          version.Version,
 		Engines:          s.Engines,
+		NoDeviceLatency:  s.NoDeviceLatency,
 	}
 	if len(u.Point.Specs) > 1 {
 		p.Name = u.Point.Name

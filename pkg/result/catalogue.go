@@ -122,6 +122,18 @@ const (
 	FigVerify             FigureID = "verify"
 	FigLines              FigureID = "lines"
 	FigDeviceShared       FigureID = "device.shared"
+
+	FigDeviceLatencyCount      FigureID = "device.latency.count"
+	FigDeviceLatencyReadCount  FigureID = "device.latency.read.count"
+	FigDeviceLatencyReadBytes  FigureID = "device.latency.read.bytes"
+	FigDeviceLatencyWriteCount FigureID = "device.latency.write.count"
+	FigDeviceLatencyWriteBytes FigureID = "device.latency.write.bytes"
+	FigDeviceLatencyFlushCount FigureID = "device.latency.flush.count"
+	FigDeviceLatencyDiscards   FigureID = "device.latency.discards"
+	FigDeviceQueueCount        FigureID = "device.queue_latency.count"
+	FigDeviceQueueReadCount    FigureID = "device.queue_latency.read.count"
+	FigDeviceQueueWriteCount   FigureID = "device.queue_latency.write.count"
+	FigDeviceLatencyWhyNot     FigureID = "device.latency_unavailable"
 )
 
 // Unit is a figure's unit: its base unit in the JSON and CSV, and how
@@ -568,5 +580,94 @@ func buildCatalogue() []Figure {
 		textOnly(fig{ID: FigDeviceShared, Title: "Devices several runs measured at once on one machine, counted once", Short: "shared devices",
 			Merge: MergeDevice, Block: CSVLast}, sharedText),
 	)
+	out = append(out, deviceLatencyFigures()...)
+	return out
+}
+
+// deviceLatencyFigures are the devices' own latency, measured in the
+// kernel: counts, bytes and the summaries, then why it is absent.
+func deviceLatencyFigures() []Figure {
+	// counted reads a count of the device latency section, absent
+	// without it.
+	counted := func(get func(d *DeviceStats) (uint64, bool)) reader {
+		return reader{func(s *Summary) (float64, bool) {
+			if s.Device == nil {
+				return 0, false
+			}
+			n, ok := get(s.Device)
+			return float64(n), ok
+		}, func(s *Summary) string {
+			if s.Device == nil {
+				return ""
+			}
+			n, ok := get(s.Device)
+			if !ok {
+				return ""
+			}
+			return strconv.FormatUint(n, 10)
+		}}
+	}
+	svc := func(get func(l *DeviceLatency) uint64) reader {
+		return counted(func(d *DeviceStats) (uint64, bool) {
+			if d.Latency == nil {
+				return 0, false
+			}
+			return get(d.Latency), true
+		})
+	}
+	queue := func(get func(l *QueueLatency) uint64) reader {
+		return counted(func(d *DeviceStats) (uint64, bool) {
+			if d.QueueLatency == nil {
+				return 0, false
+			}
+			return get(d.QueueLatency), true
+		})
+	}
+	n := func(id FigureID, title, short string, op Op, merge MergeRule, r reader) Figure {
+		unit := UnitCount
+		if strings.HasSuffix(string(id), ".bytes") {
+			unit = UnitBytes
+		}
+		f := fig{ID: id, Title: title, Short: short, Unit: unit, Better: NeitherIsBetter, Merge: merge, Block: CSVLast, Op: op}
+		if id == FigDeviceLatencyCount {
+			f.Read, f.Write = FigDeviceLatencyReadCount, FigDeviceLatencyWriteCount
+		}
+		if id == FigDeviceQueueCount {
+			f.Read, f.Write = FigDeviceQueueReadCount, FigDeviceQueueWriteCount
+		}
+		return with(f, r)
+	}
+	out := []Figure{
+		n(FigDeviceLatencyCount, "Device requests timed (reads and writes)", "requests timed", OpAll, MergeHistogram,
+			svc(func(l *DeviceLatency) uint64 { return l.Count })),
+		n(FigDeviceLatencyReadCount, "Device reads timed", "reads timed", OpRead, MergeHistogram,
+			svc(func(l *DeviceLatency) uint64 { return l.Read.Count })),
+		n(FigDeviceLatencyReadBytes, "Bytes of the device reads timed", "bytes read", OpRead, MergeSum,
+			svc(func(l *DeviceLatency) uint64 { return l.Read.Bytes })),
+		n(FigDeviceLatencyWriteCount, "Device writes timed", "writes timed", OpWrite, MergeHistogram,
+			svc(func(l *DeviceLatency) uint64 { return l.Write.Count })),
+		n(FigDeviceLatencyWriteBytes, "Bytes of the device writes timed", "bytes written", OpWrite, MergeSum,
+			svc(func(l *DeviceLatency) uint64 { return l.Write.Bytes })),
+		n(FigDeviceLatencyFlushCount, "Device flushes timed", "flushes timed", OpAll, MergeHistogram,
+			svc(func(l *DeviceLatency) uint64 { return l.Flush.Count })),
+		n(FigDeviceLatencyDiscards, "Device discards (not timed)", "discards", OpAll, MergeSum,
+			svc(func(l *DeviceLatency) uint64 { return l.Discards })),
+		n(FigDeviceQueueCount, "Device requests queued (reads and writes)", "requests queued", OpAll, MergeHistogram,
+			queue(func(l *QueueLatency) uint64 { return l.Count })),
+		n(FigDeviceQueueReadCount, "Device reads queued", "reads queued", OpRead, MergeHistogram,
+			queue(func(l *QueueLatency) uint64 { return l.Read.Count })),
+		n(FigDeviceQueueWriteCount, "Device writes queued", "writes queued", OpWrite, MergeHistogram,
+			queue(func(l *QueueLatency) uint64 { return l.Write.Count })),
+	}
+	for _, k := range []LatencyKind{LatencyDevice, LatencyDeviceRead, LatencyDeviceWrite, LatencyDeviceFlush, LatencyQueue, LatencyQueueRead, LatencyQueueWrite} {
+		out = append(out, k.figures()...)
+	}
+	out = append(out, textOnly(fig{ID: FigDeviceLatencyWhyNot, Title: "Why the device latency was not measured", Short: "device latency unavailable",
+		Merge: MergeUnion, Block: CSVLast}, func(s *Summary) string {
+		if s.Device == nil {
+			return ""
+		}
+		return s.Device.LatencyUnavailable
+	}))
 	return out
 }

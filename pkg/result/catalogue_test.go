@@ -20,7 +20,12 @@ func summaryLeaves(t *testing.T, typ reflect.Type, prefix string, whole map[stri
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		require.NotEmpty(t, name, "%s has a JSON name", f.Name)
+		require.True(t, name != "" || f.Anonymous, "%s has a JSON name", f.Name)
+		if f.Anonymous {
+			// encoding/json's embedded struct: its fields are this level's.
+			out = append(out, summaryLeaves(t, f.Type, prefix, whole)...)
+			continue
+		}
 		path := prefix + name
 		ft := f.Type
 		if ft.Kind() == reflect.Pointer {
@@ -57,7 +62,8 @@ func TestCatalogueIsComplete(t *testing.T) {
 	leaves := summaryLeaves(t, reflect.TypeOf(Summary{}), "", whole)
 	require.ElementsMatch(t, leaves, ids, "the catalogue lists every summary figure")
 
-	for _, k := range []LatencyKind{LatencyAll, LatencyRead, LatencyWrite, LatencySync, LatencyIntended} {
+	for _, k := range []LatencyKind{LatencyAll, LatencyRead, LatencyWrite, LatencySync, LatencyIntended,
+		LatencyDevice, LatencyDeviceRead, LatencyDeviceWrite, LatencyDeviceFlush, LatencyQueue, LatencyQueueRead, LatencyQueueWrite} {
 		for _, s := range LatencyStats() {
 			f := k.Figure(s).Figure()
 			require.Equal(t, k, f.Latency)
@@ -227,6 +233,15 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 			r.Histogram.Intended.Record(v)
 		}
 		r.Summary.SetFromHistograms(r.Histogram)
+		// Both measured their devices' latency in the kernel.
+		r.Histogram.Device = NewDeviceHistograms()
+		d := r.Histogram.Device
+		for j, h := range []*Histogram{d.Read, d.Write, d.Flush, d.QueueRead, d.QueueWrite} {
+			for _, v := range latencies(300*(i+1)+j, 50_000*int64(j+1), 20_000, 20+10*i+j) {
+				h.Record(v)
+			}
+		}
+		r.Summary.Device.SetDeviceLatency(d, uint64(1000*(i+1)), uint64(2000*(i+1)), uint64(3*(i+1)), "")
 	}
 	a.Summary.Verify = &VerifySummary{ReadsVerified: 5}
 	a.Summary.Lines = []LineSummary{{Line: 1, TransferBytes: 4096, Ops: 30, ReadOps: 10, WriteOps: 20, Bytes: 30 * 4096, LatencyMeanSeconds: 0.001},
@@ -251,6 +266,12 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 	fromHist := Summary{ReadOps: read.Count(), WriteOps: write.Count(), Ops: read.Count() + write.Count(),
 		Latency: LatencyOf(Histograms{Read: read, Write: write}.Combined()), ReadLatency: LatencyOf(read), WriteLatency: LatencyOf(write),
 		Sync: &SyncSummary{Ops: flush.Count(), Latency: LatencyOf(flush)}, IntendedLatency: &intendedLatency}
+	dev := NewDeviceHistograms()
+	dev.Add(a.Histogram.Device)
+	dev.Add(b.Histogram.Device)
+	fromHist.Device = &DeviceStats{}
+	fromHist.Device.SetDeviceLatency(dev, 0, 0, 0, "")
+	require.Equal(t, dev, m.Histogram.Device, "the devices' histograms merge exactly")
 	require.NotNil(t, m.Summary.IntendedLatency, "both runs were paced")
 	require.Equal(t, intended.Count(), m.Histogram.Intended.Count())
 	require.Equal(t, uint64(1200), m.Summary.Sync.Ops, "every flush of both runs")

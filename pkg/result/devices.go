@@ -19,18 +19,45 @@ func machineKey(h Host) string {
 	return "host\x00" + h.Hostname
 }
 
+// deviceLatencySum is the devices' latency of merged runs: the
+// histograms and the bytes of the requests timed (nil h: some run did not
+// measure it).
+type deviceLatencySum struct {
+	h                               *DeviceHistograms
+	readBytes, writeBytes, discards uint64
+}
+
+func (l *deviceLatencySum) add(h *DeviceHistograms, d *DeviceLatency) {
+	if l.h == nil || !h.complete() {
+		l.h = nil
+		return
+	}
+	l.h.Add(h)
+	if d != nil {
+		l.readBytes += d.Read.Bytes
+		l.writeBytes += d.Write.Bytes
+		l.discards += d.Discards
+	}
+}
+
 // mergeDevices adds up the kernel's device counts of rs (nil when none
 // has them): over machines and devices, but once for runs that measured
 // the same devices on one machine at the same time, since the kernel
 // counted every I/O there once for all of them (the largest of their
 // counts is taken, and Shared says so). Runs one after another add up, as
-// do runs whose time is unknown and, with sequential, every run.
-func mergeDevices(rs []*Result, sequential bool) *DeviceStats {
+// do runs whose time is unknown and, with sequential, every run. The
+// devices' latency (histogram.device, measured in the kernel: every
+// request of the device, whoever made it) is counted the same way: the
+// histogram of the run that timed the most requests stands for runs that
+// shared the devices.
+func mergeDevices(rs []*Result, sequential bool) (*DeviceStats, deviceLatencySum) {
 	type member struct {
 		d        *DeviceStats
+		h        *DeviceHistograms
 		host     string
 		from, to time.Time
 	}
+	lat := deviceLatencySum{h: NewDeviceHistograms()}
 	var order []string
 	groups := map[string][]member{}
 	var out *DeviceStats
@@ -52,14 +79,14 @@ func mergeDevices(rs []*Result, sequential bool) *DeviceStats {
 			key = fmt.Sprintf("merged\x00%d", i)
 		}
 		from := r.StartedAt.Add(time.Duration(r.Workload.RampSeconds * float64(time.Second)))
-		m := member{d: d, host: r.Host.Hostname, from: from, to: from.Add(time.Duration(r.Summary.ElapsedSeconds * float64(time.Second)))}
+		m := member{d: d, h: r.Histogram.Device, host: r.Host.Hostname, from: from, to: from.Add(time.Duration(r.Summary.ElapsedSeconds * float64(time.Second)))}
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}
 		groups[key] = append(groups[key], m)
 	}
 	if out == nil {
-		return nil
+		return nil, deviceLatencySum{}
 	}
 	add := func(d *DeviceStats) {
 		out.ReadOps += d.ReadOps
@@ -83,12 +110,20 @@ func mergeDevices(rs []*Result, sequential bool) *DeviceStats {
 			}
 			if j == i+1 {
 				add(ms[i].d)
+				lat.add(ms[i].h, ms[i].d.Latency)
 				i = j
 				continue
 			}
 			once := &DeviceStats{}
 			var hosts []string
+			most := ms[i]
 			for _, m := range ms[i:j] {
+				if m.d.Latency != nil && (most.d.Latency == nil || m.d.Latency.Count > most.d.Latency.Count) {
+					most = m
+				}
+				if !m.h.complete() {
+					lat.h = nil
+				}
 				once.ReadOps = max(once.ReadOps, m.d.ReadOps)
 				once.WriteOps = max(once.WriteOps, m.d.WriteOps)
 				once.ReadBytes = max(once.ReadBytes, m.d.ReadBytes)
@@ -100,6 +135,7 @@ func mergeDevices(rs []*Result, sequential bool) *DeviceStats {
 				}
 			}
 			add(once)
+			lat.add(most.h, most.d.Latency)
 			devs := slices.Clone(ms[i].d.Devices)
 			slices.Sort(devs)
 			out.Shared = append(out.Shared, SharedDevices{Hosts: hosts, Devices: devs, Runs: j - i})
@@ -108,7 +144,7 @@ func mergeDevices(rs []*Result, sequential bool) *DeviceStats {
 	}
 	slices.Sort(out.Devices)
 	out.Devices = slices.Compact(out.Devices)
-	return out
+	return out, lat
 }
 
 // sharedText is the CSV cell of device.shared: per entry its hosts, its

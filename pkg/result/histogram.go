@@ -37,6 +37,45 @@ func bucketIndex(v uint64) int {
 	return linearLimit + (e-subBits-1)*subCount + sub
 }
 
+// BucketIndex is the bucket of a value in ns (a kernel program that
+// records into this layout computes the same; see internal/devlat).
+func BucketIndex(v uint64) int { return bucketIndex(v) }
+
+// HistogramFromCounts builds a histogram from its bucket counts (counts[i]
+// is bucket i's; at most NumBuckets) and the sum, min and max recorded
+// beside them, as a kernel program records them (internal/devlat). The
+// count is the buckets' total. Read while the recorder runs, min, max and
+// sum may be a value ahead of or behind the buckets: min and max are then
+// moved into the first and last non-empty buckets, so the histogram is
+// always consistent.
+func HistogramFromCounts(counts []uint64, sum, minNs, maxNs uint64) *Histogram {
+	h := NewHistogram()
+	first, last := -1, -1
+	for i, c := range counts[:min(len(counts), NumBuckets)] {
+		if c == 0 {
+			continue
+		}
+		h.buckets[i] = c
+		h.count += c
+		if first < 0 {
+			first = i
+		}
+		last = i
+	}
+	if h.count == 0 {
+		return h
+	}
+	h.sum, h.min, h.max = sum, minNs, maxNs
+	if bucketIndex(h.min) != first {
+		h.min, _ = BucketBounds(first)
+	}
+	if bucketIndex(h.max) != last {
+		_, top := BucketBounds(last)
+		h.max = top - 1
+	}
+	return h
+}
+
 // BucketBounds returns the inclusive lower and exclusive upper bound, in ns,
 // of bucket i.
 func BucketBounds(i int) (lo, hi uint64) {

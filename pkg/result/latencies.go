@@ -12,7 +12,37 @@ const (
 	LatencyWrite                           // summary.write_latency
 	LatencySync                            // the flushes: summary.sync.latency
 	LatencyIntended                        // from the intended start of a rate-limited run's I/Os
+	// The devices' own, measured in the kernel (summary.device.latency,
+	// queue_latency): service time of reads and writes, each, flushes;
+	// queue time of reads and writes, each.
+	LatencyDevice
+	LatencyDeviceRead
+	LatencyDeviceWrite
+	LatencyDeviceFlush
+	LatencyQueue
+	LatencyQueueRead
+	LatencyQueueWrite
 )
+
+// deviceLatency and queueLatency read a device latency summary, nil when
+// the run did not measure it.
+func deviceLatency(get func(d *DeviceLatency) *CountedLatency) func(s *Summary) *Latency {
+	return func(s *Summary) *Latency {
+		if s.Device == nil || s.Device.Latency == nil {
+			return nil
+		}
+		return &get(s.Device.Latency).Latency
+	}
+}
+
+func queueLatency(get func(d *QueueLatency) *CountedLatency) func(s *Summary) *Latency {
+	return func(s *Summary) *Latency {
+		if s.Device == nil || s.Device.QueueLatency == nil {
+			return nil
+		}
+		return &get(s.Device.QueueLatency).Latency
+	}
+}
 
 // LatencyStat is one statistic of a latency summary.
 type LatencyStat uint8
@@ -96,7 +126,7 @@ type latencyInfo struct {
 	metric   Metric
 }
 
-var latencyKinds = [...]latencyInfo{
+var latencyKinds = [LatencyQueueWrite + 1]latencyInfo{
 	LatencyAll: {path: "latency", title: "response time", words: "latency", op: OpAll, count: FigOps,
 		get: func(s *Summary) *Latency { return &s.Latency }, block: CSVFirst,
 		metric: Metric{Name: "latency_seconds",
@@ -120,6 +150,30 @@ var latencyKinds = [...]latencyInfo{
 		get: func(s *Summary) *Latency { return s.IntendedLatency }, optional: true, block: CSVSecond,
 		metric: Metric{Name: "intended_latency_seconds",
 			RunHelp: "Latency of I/Os from their intended start (the rate limit's slot for each) to completion, for rate-limited runs: the quantiles of the last completed run; _sum and _count add up every completed run of this shape since the exporter started (counters), like ioprobe_run_latency_seconds."}},
+	LatencyDevice: deviceKind("device.latency", "device service time", "device service time", OpAll, FigDeviceLatencyCount,
+		deviceLatency(func(d *DeviceLatency) *CountedLatency { return &d.CountedLatency }),
+		Metric{Name: "device_latency_seconds",
+			RunHelp: "Service time (issue to completion, measured in the kernel) of the reads and writes the target's block devices completed during a run, all of them (not only ioprobe's): the quantiles of the last completed run; _sum and _count add up every completed run of this shape since the exporter started (counters); absent when it could not be measured."}),
+	LatencyDeviceRead: deviceKind("device.latency.read", "device read service time", "device read service time", OpRead, FigDeviceLatencyReadCount,
+		deviceLatency(func(d *DeviceLatency) *CountedLatency { return &d.Read.CountedLatency }), Metric{}),
+	LatencyDeviceWrite: deviceKind("device.latency.write", "device write service time", "device write service time", OpWrite, FigDeviceLatencyWriteCount,
+		deviceLatency(func(d *DeviceLatency) *CountedLatency { return &d.Write.CountedLatency }), Metric{}),
+	LatencyDeviceFlush: deviceKind("device.latency.flush", "device flush service time", "device flush service time", OpAll, FigDeviceLatencyFlushCount,
+		deviceLatency(func(d *DeviceLatency) *CountedLatency { return &d.Flush }), Metric{}),
+	LatencyQueue: deviceKind("device.queue_latency", "device queue time", "device queue time", OpAll, FigDeviceQueueCount,
+		queueLatency(func(d *QueueLatency) *CountedLatency { return &d.CountedLatency }),
+		Metric{Name: "device_queue_latency_seconds",
+			RunHelp: "Queue time (insert to issue, measured in the kernel) of the reads and writes of the target's block devices that waited in a queue during a run: the quantiles of the last completed run; _sum and _count add up the queued requests of every completed run of this shape since the exporter started (counters); absent when it could not be measured."}),
+	LatencyQueueRead: deviceKind("device.queue_latency.read", "device read queue time", "device read queue time", OpRead, FigDeviceQueueReadCount,
+		queueLatency(func(d *QueueLatency) *CountedLatency { return &d.Read }), Metric{}),
+	LatencyQueueWrite: deviceKind("device.queue_latency.write", "device write queue time", "device write queue time", OpWrite, FigDeviceQueueWriteCount,
+		queueLatency(func(d *QueueLatency) *CountedLatency { return &d.Write }), Metric{}),
+}
+
+// deviceKind is a device latency summary's entry: optional (absent from
+// runs that did not measure it), its CSV columns last.
+func deviceKind(path, title, words string, op Op, count FigureID, get func(s *Summary) *Latency, m Metric) latencyInfo {
+	return latencyInfo{path: path, title: title, words: words, op: op, count: count, get: get, optional: true, block: CSVLast, metric: m}
 }
 
 // Figure is the statistic s of the latency summary k.

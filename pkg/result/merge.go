@@ -173,6 +173,19 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 			break
 		}
 	}
+	// The devices' latency merges only when every run measured it.
+	out.Histogram.Device = NewDeviceHistograms()
+	var devWhy []string
+	for _, r := range rs {
+		if !r.Histogram.Device.complete() {
+			out.Histogram.Device = nil
+			why := "not measured"
+			if d := r.Summary.Device; d != nil && d.LatencyUnavailable != "" {
+				why = d.LatencyUnavailable
+			}
+			devWhy = append(devWhy, r.Host.Hostname+": "+why)
+		}
+	}
 	s := &out.Summary
 	var hosts []string
 	var messages, targetsOf []string
@@ -236,7 +249,17 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		p.Target = joinUnique(targetsOf, "+")
 		out.Point = &p
 	}
-	s.Device = mergeDevices(rs, sequential)
+	var lat deviceLatencySum
+	s.Device, lat = mergeDevices(rs, sequential)
+	if s.Device != nil {
+		// The devices' latency, counted as their counts are, summarised
+		// when every run measured it.
+		if out.Histogram.Device == nil {
+			lat.h = nil
+		}
+		out.Histogram.Device = lat.h
+		s.Device.SetDeviceLatency(lat.h, lat.readBytes, lat.writeBytes, lat.discards, "not measured on every run merged ("+joinUnique(devWhy, "; ")+")")
+	}
 
 	s.SetFromHistograms(out.Histogram)
 	if spans != nil {

@@ -334,3 +334,63 @@ func TestMergeRefusesTheSameRunTwice(t *testing.T) {
 	_, err = Merge(a, b)
 	require.NoError(t, err)
 }
+
+// TestMergeDeviceLatencyOnlyWhenEveryRunMeasuredIt: a merge of a run
+// that measured its device's latency with one that could not has none,
+// and says why.
+func TestMergeDeviceLatencyOnlyWhenEveryRunMeasuredIt(t *testing.T) {
+	a := run("h1", 8, latencies(300, 100_000, 50_000, 1), latencies(100, 300_000, 90_000, 2), 4, 30)
+	b := run("h2", 8, latencies(200, 120_000, 40_000, 3), latencies(50, 250_000, 70_000, 4), 5, 12)
+	a.Histogram.Device = NewDeviceHistograms()
+	a.Histogram.Device.Read.Record(40_000)
+	a.Summary.Device = &DeviceStats{Devices: []string{"sdb"}}
+	a.Summary.Device.SetDeviceLatency(a.Histogram.Device, 4096, 0, 0, "")
+	b.Summary.Device = &DeviceStats{Devices: []string{"sdb"}, LatencyUnavailable: "not permitted to load BPF programs"}
+	m, err := Merge(a, b)
+	require.NoError(t, err)
+	require.Nil(t, m.Histogram.Device)
+	require.Nil(t, m.Summary.Device.Latency)
+	require.Equal(t, "not measured on every run merged (h2: not permitted to load BPF programs)", m.Summary.Device.LatencyUnavailable)
+
+	c := *a // another machine's run of the same shape
+	c.RunID, c.Host.Hostname = "run-c", "h3"
+	m, err = Merge(a, &c)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), m.Summary.Device.Latency.Read.Count)
+	require.Equal(t, uint64(8192), m.Summary.Device.Latency.Read.Bytes)
+	require.Empty(t, m.Summary.Device.LatencyUnavailable)
+}
+
+// TestMergeSharedDeviceLatencyOnce: runs that measured one machine's disk
+// at the same time each timed every request of it (the programs see the
+// device, not the process): the merged histogram.device is one run's
+// (the one that timed the most), as the kernel's counts are taken once;
+// another machine's adds up.
+func TestMergeSharedDeviceLatencyOnce(t *testing.T) {
+	withDevice := func(host, boot, id string, reads int, shift time.Duration) *Result {
+		r := run(host, 4, latencies(1000, 100_000, 10_000, 7), nil, 10, 30)
+		r.RunID, r.Host.BootID = id, boot
+		r.StartedAt = r.StartedAt.Add(shift)
+		r.Histogram.Device = NewDeviceHistograms()
+		for range reads {
+			r.Histogram.Device.Read.Record(50_000)
+		}
+		r.Summary.Device = &DeviceStats{Devices: []string{"vdb"}, ReadOps: uint64(reads)}
+		r.Summary.Device.SetDeviceLatency(r.Histogram.Device, uint64(reads)*4096, 0, 0, "")
+		return r
+	}
+	a := withDevice("node1", "boot-1", "run-a", 300, 0)
+	b := withDevice("node1", "boot-1", "run-b", 310, time.Millisecond)
+	c := withDevice("node2", "boot-2", "run-c", 40, 0)
+	m, err := Merge(a, b, c)
+	require.NoError(t, err)
+	require.EqualValues(t, 310+40, m.Histogram.Device.Read.Count(), "node1's disk once, node2's added")
+	require.EqualValues(t, (310+40)*4096, m.Summary.Device.Latency.Read.Bytes)
+	require.EqualValues(t, 310+40, m.Summary.Device.ReadOps)
+
+	// One after another, every request counts.
+	b.StartedAt = a.StartedAt.Add(time.Hour)
+	m, err = Merge(a, b, c)
+	require.NoError(t, err)
+	require.EqualValues(t, 300+310+40, m.Histogram.Device.Read.Count())
+}

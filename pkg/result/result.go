@@ -282,6 +282,14 @@ type DeviceStats struct {
 	// counted each I/O there once for all of them, so their counts are
 	// taken once (the largest), not summed.
 	Shared []SharedDevices `json:"shared,omitempty"`
+	// Latency is the devices' own service time and QueueLatency their
+	// queue time, measured in the kernel per request (eBPF on the block
+	// layer's tracepoints; every request of the devices in the window,
+	// another process's too): histogram.device summarised. Absent when
+	// they could not be measured, and LatencyUnavailable says why.
+	Latency            *DeviceLatency `json:"latency,omitempty"`
+	QueueLatency       *QueueLatency  `json:"queue_latency,omitempty"`
+	LatencyUnavailable string         `json:"latency_unavailable,omitempty"`
 }
 
 // SharedDevices are devices several merged runs measured at once on one
@@ -290,6 +298,69 @@ type SharedDevices struct {
 	Hosts   []string `json:"hosts"`
 	Devices []string `json:"devices"`
 	Runs    int      `json:"runs"`
+}
+
+// CountedLatency is a latency summary with the count of what it
+// summarises.
+type CountedLatency struct {
+	Count uint64 `json:"count"`
+	Latency
+}
+
+// DeviceOpLatency is one direction's service time and its requests'
+// bytes.
+type DeviceOpLatency struct {
+	CountedLatency
+	Bytes uint64 `json:"bytes"`
+}
+
+// DeviceLatency is the service time (issue to completion: the driver and
+// the device) of the requests the devices completed in the window: reads
+// and writes together, each direction, and the flushes apart. Discards
+// are counted; their time is not kept.
+type DeviceLatency struct {
+	CountedLatency
+	Read     DeviceOpLatency `json:"read"`
+	Write    DeviceOpLatency `json:"write"`
+	Flush    CountedLatency  `json:"flush"`
+	Discards uint64          `json:"discards"`
+}
+
+// QueueLatency is the queue time (insert to issue) of the reads and
+// writes issued in the window that waited in a queue: a request issued
+// directly (blk-mq's direct issue, with no scheduler holding it back) is
+// never inserted, so Count may be below the requests served.
+type QueueLatency struct {
+	CountedLatency
+	Read  CountedLatency `json:"read"`
+	Write CountedLatency `json:"write"`
+}
+
+// countedOf summarises h with its count.
+func countedOf(h *Histogram) CountedLatency {
+	return CountedLatency{Count: h.Count(), Latency: LatencyOf(h)}
+}
+
+// SetDeviceLatency sets d's latency summaries from h (nil: not measured,
+// and why) and the requests' bytes.
+func (d *DeviceStats) SetDeviceLatency(h *DeviceHistograms, readBytes, writeBytes, discards uint64, why string) {
+	if !h.complete() {
+		d.Latency, d.QueueLatency, d.LatencyUnavailable = nil, nil, why
+		return
+	}
+	rw := NewHistogram()
+	rw.Merge(h.Read)
+	rw.Merge(h.Write)
+	d.Latency = &DeviceLatency{CountedLatency: countedOf(rw),
+		Read:     DeviceOpLatency{CountedLatency: countedOf(h.Read), Bytes: readBytes},
+		Write:    DeviceOpLatency{CountedLatency: countedOf(h.Write), Bytes: writeBytes},
+		Flush:    countedOf(h.Flush),
+		Discards: discards}
+	q := NewHistogram()
+	q.Merge(h.QueueRead)
+	q.Merge(h.QueueWrite)
+	d.QueueLatency = &QueueLatency{CountedLatency: countedOf(q), Read: countedOf(h.QueueRead), Write: countedOf(h.QueueWrite)}
+	d.LatencyUnavailable = ""
 }
 
 // Histograms carries the full latency distributions, per op, so that results
@@ -304,6 +375,44 @@ type Histograms struct {
 	// write (summary.intended_latency); absent when the run was not
 	// rate-limited. It is not a service time: Combined leaves it out.
 	Intended *Histogram `json:"intended,omitempty"`
+	// Device is the devices' own latency, measured in the kernel
+	// (summary.device.latency and queue_latency); absent when it was not
+	// measured.
+	Device *DeviceHistograms `json:"device,omitempty"`
+}
+
+// DeviceHistograms are the latency distributions of the requests the
+// block devices under the targets served in the measured window, all of
+// them (another process's too), timed in the kernel: the service time
+// from issue to completion of reads, writes and flushes, and the queue
+// time from insert to issue of the reads and writes that were inserted
+// (a request issued directly, without waiting in a queue, has none).
+type DeviceHistograms struct {
+	Read       *Histogram `json:"read"`
+	Write      *Histogram `json:"write"`
+	Flush      *Histogram `json:"flush"`
+	QueueRead  *Histogram `json:"queue_read"`
+	QueueWrite *Histogram `json:"queue_write"`
+}
+
+// NewDeviceHistograms returns empty device histograms.
+func NewDeviceHistograms() *DeviceHistograms {
+	return &DeviceHistograms{Read: NewHistogram(), Write: NewHistogram(), Flush: NewHistogram(), QueueRead: NewHistogram(), QueueWrite: NewHistogram()}
+}
+
+// Add merges o into d (no histogram of either may be nil).
+func (d *DeviceHistograms) Add(o *DeviceHistograms) {
+	d.Read.Merge(o.Read)
+	d.Write.Merge(o.Write)
+	d.Flush.Merge(o.Flush)
+	d.QueueRead.Merge(o.QueueRead)
+	d.QueueWrite.Merge(o.QueueWrite)
+}
+
+// complete says whether every histogram is there (a hand-made result may
+// leave one out).
+func (d *DeviceHistograms) complete() bool {
+	return d != nil && d.Read != nil && d.Write != nil && d.Flush != nil && d.QueueRead != nil && d.QueueWrite != nil
 }
 
 // Interval is one snapshot period of the measured window.
@@ -435,6 +544,9 @@ func (h Histograms) Add(o Histograms) {
 	}
 	if o.Intended != nil && h.Intended != nil {
 		h.Intended.Merge(o.Intended)
+	}
+	if o.Device.complete() && h.Device.complete() {
+		h.Device.Add(o.Device)
 	}
 }
 

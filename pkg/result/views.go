@@ -34,6 +34,17 @@ var (
 // summary (the flushes, the latency from the intended start).
 var ViewLatencyLine = []LatencyStat{StatMean, StatP50, StatP99, StatP99_9, StatMax}
 
+// ViewDeviceLatency are the devices' own latency summaries a run's text
+// summary shows on a line each (ViewLatencyLine), under ioprobe's: the
+// service time first, whose mean is set against ioprobe's ("above the
+// device"), then the flushes' (when the devices flushed) and the queue
+// time (when requests were queued).
+var ViewDeviceLatency = []LatencyKind{LatencyDevice, LatencyDeviceFlush, LatencyQueue}
+
+// ViewDeviceLatencyUnavailable is why a run's text summary has no device
+// latency.
+const ViewDeviceLatencyUnavailable = FigDeviceLatencyWhyNot
+
 // ViewCPU are the CPU rows of a run's text summary, after the process's
 // CPU share.
 var ViewCPU = []FigureID{FigHostCPUPct, FigIOPSPerCPU, FigMBPerSecPerCPU, FigProcessCPUIO, FigHostCPUIO, FigCyclesPerIO}
@@ -83,7 +94,7 @@ const ViewLastRunWindow = FigElapsed
 
 var (
 	ViewLastRunGauges    = []FigureID{FigIOPS, FigReadIOPS, FigWriteIOPS, FigThroughput, FigLatencyMean, FigHostBusyCores, FigProcessCPUIO, FigHostCPUIO, FigCyclesPerIO}
-	ViewLastRunSummaries = []LatencyKind{LatencyAll, LatencyIntended, LatencySync}
+	ViewLastRunSummaries = []LatencyKind{LatencyAll, LatencyIntended, LatencySync, LatencyDevice, LatencyQueue}
 )
 
 // ViewProbeGauges and ViewProbeSummaries are /probe's figures

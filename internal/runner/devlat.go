@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ioprobe/ioprobe/internal/devlat"
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// deviceLatency is the kernel side of the window: the BPF programs that
+// time every request of the targets' devices (internal/devlat), loaded
+// while the workers are set up, recording while the window is open.
+type deviceLatency struct {
+	done   chan struct{} // closed when loading has finished
+	tracer *devlat.Tracer
+	why    string // why there is no tracer
+}
+
+// startDeviceLatency loads the programs for the targets' devices in the
+// background; wait joins it. Off (Plan.NoDeviceLatency) or without a
+// device, it says why at once.
+func (p *Plan) startDeviceLatency(targets []*openTarget) *deviceLatency {
+	dl := &deviceLatency{done: make(chan struct{})}
+	var names []string
+	seen := map[string]bool{}
+	for _, ot := range targets {
+		if d := ot.t.Device; d != "" && !seen[d] {
+			seen[d] = true
+			names = append(names, d)
+		}
+	}
+	sort.Strings(names)
+	switch {
+	case p.NoDeviceLatency:
+		dl.why = "not asked for (--device-latency=false)"
+	case len(names) == 0:
+		dl.why = "no block device under the targets"
+	}
+	if dl.why != "" {
+		close(dl.done)
+		return dl
+	}
+	go func() {
+		defer close(dl.done)
+		var devs []devlat.Device
+		var refused []string
+		for _, n := range names {
+			d, err := devlat.Resolve("", n)
+			if err != nil {
+				refused = append(refused, err.Error())
+				continue
+			}
+			devs = append(devs, d)
+		}
+		if len(refused) > 0 {
+			dl.why = strings.Join(refused, "; ")
+			return
+		}
+		t, err := devlat.Open(devs)
+		if err != nil {
+			dl.why = err.Error()
+			return
+		}
+		dl.tracer = t
+	}()
+	return dl
+}
+
+// wait waits for the programs to be loaded (or to have failed).
+func (dl *deviceLatency) wait() { <-dl.done }
+
+// record switches recording on or off (the window's edges).
+func (dl *deviceLatency) record(on bool) {
+	if dl == nil || dl.tracer == nil {
+		return
+	}
+	if err := dl.tracer.Record(on); err != nil && dl.why == "" {
+		dl.why = fmt.Sprintf("switching the BPF recording: %v", err)
+	}
+}
+
+// close unloads the programs.
+func (dl *deviceLatency) close() {
+	if dl == nil {
+		return
+	}
+	dl.wait()
+	if dl.tracer != nil {
+		_ = dl.tracer.Close()
+		dl.tracer = nil
+	}
+}
+
+// summarize sets the result's device histograms and latency summaries
+// from what the programs recorded in the window (or why not).
+func (dl *deviceLatency) summarize(res *result.Result) {
+	d := res.Summary.Device
+	if dl == nil || d == nil {
+		return
+	}
+	if dl.tracer == nil || dl.why != "" {
+		d.SetDeviceLatency(nil, 0, 0, 0, dl.why)
+		return
+	}
+	rs, err := dl.tracer.Read()
+	if err != nil {
+		d.SetDeviceLatency(nil, 0, 0, 0, err.Error())
+		return
+	}
+	h := result.NewDeviceHistograms()
+	var rb, wb, discards uint64
+	for _, r := range rs {
+		h.Add(r.Hist)
+		rb += r.ReadBytes
+		wb += r.WriteBytes
+		discards += r.Discards
+	}
+	res.Histogram.Device = h
+	d.SetDeviceLatency(h, rb, wb, discards, "")
+}
