@@ -28,7 +28,8 @@ func (f *fioJobOptions) AddFlags(fs *pflag.FlagSet) {
 
 // fioJobSets are run's flags that a job file sets itself.
 var fioJobSets = []string{"bs", "line", "read-pct", "random-pct", "qd", "workers", "duration", "ramp", "engine", "rate-iops",
-	"profile", "size", "align", "seed", "verify", "fsync", "fdatasync", "sync", "io-size", "number-ios", "buffered"}
+	"profile", "size", "align", "seed", "verify", "fsync", "fdatasync", "sync", "io-size", "number-ios", "buffered",
+	"batch-submit", "batch-complete", "batch-complete-max"}
 
 // runFioJob is `ioprobe run --fio-job FILE`: the job file's points, run
 // as a suite's are (each checked before the first runs); one point is

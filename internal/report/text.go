@@ -324,6 +324,20 @@ func engineLine(wl result.Workload) string {
 	if len(why) > 0 {
 		s += " (" + strings.Join(why, ": ") + ")"
 	}
+	// Submission other than fio's default (each I/O on its own, waiting
+	// for one completion).
+	if wl.SubmitBatch > 1 {
+		s += fmt.Sprintf("; up to %d I/Os per submission", wl.SubmitBatch)
+	}
+	switch {
+	case wl.CompletePoll:
+		s += "; polls for completions"
+	case wl.CompleteMin > 1:
+		s += fmt.Sprintf("; with its queue full, waits for %d completions", wl.CompleteMin)
+	}
+	if wl.CompleteMax > 1 {
+		s += fmt.Sprintf("; refills up to %d slots at once", wl.CompleteMax)
+	}
 	return s
 }
 
@@ -593,6 +607,16 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 			a, aShare = withUnit(num(amount.Of(s)*1e3, 0), "ms"), amount.Short
 		}
 		t.add("  "+k.Short, count(uint64(n)), share(n, mine, " of ioprobe's"), a, aShare)
+	}
+	// I/Os the block layer merged into requests it held: requests of
+	// other sizes than the I/Os issued.
+	for _, id := range result.ViewKernelMerges {
+		if f := id.Figure(); f.Of(s) > 0 {
+			t.add("  "+f.Short, count(uint64(f.Of(s))), "(I/Os merged into others)")
+		}
+	}
+	for _, m := range s.DeviceSizes() {
+		t.add("  WARNING: " + sizeWarning(m))
 	}
 	return t
 }

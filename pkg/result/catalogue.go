@@ -119,6 +119,8 @@ const (
 	FigDeviceWriteBytes   FigureID = "device.write_bytes"
 	FigDeviceFlushOps     FigureID = "device.flush_ops"
 	FigDeviceFlushSeconds FigureID = "device.flush_seconds"
+	FigDeviceReadMerges   FigureID = "device.read_merges"
+	FigDeviceWriteMerges  FigureID = "device.write_merges"
 	FigVerify             FigureID = "verify"
 	FigLines              FigureID = "lines"
 	FigDeviceShared       FigureID = "device.shared"
@@ -581,6 +583,16 @@ func buildCatalogue() []Figure {
 			Merge: MergeDevice, Block: CSVLast}, sharedText),
 	)
 	out = append(out, deviceLatencyFigures()...)
+	// The I/Os the block layer merged into requests it held: the device
+	// saw other request sizes than the I/Os issued.
+	out = append(out,
+		with(fig{ID: FigDeviceReadMerges, Title: "Reads the kernel merged into others", Short: "read merges", Unit: UnitCount, Better: NeitherIsBetter,
+			Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			devU64(func(d *DeviceStats) uint64 { return d.ReadMerges })),
+		with(fig{ID: FigDeviceWriteMerges, Title: "Writes the kernel merged into others", Short: "write merges", Unit: UnitCount, Better: NeitherIsBetter,
+			Merge: MergeDevice, Block: CSVLast, Op: OpWrite},
+			devU64(func(d *DeviceStats) uint64 { return d.WriteMerges })),
+	)
 	return out
 }
 

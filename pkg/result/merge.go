@@ -200,6 +200,12 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		messages = append(messages, r.Message)
 		status = worse(status, r.Status)
 		out.Histogram.Add(r.Histogram)
+		if r.IODepth != nil {
+			if out.IODepth == nil {
+				out.IODepth = &Depth{}
+			}
+			out.IODepth.Add(r.IODepth)
+		}
 		rsum := &r.Summary
 		s.Lines = mergeLines(s.Lines, rsum.Lines)
 		s.ReadBytes += rsum.ReadBytes

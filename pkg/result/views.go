@@ -57,6 +57,10 @@ var ViewKernel = []KernelRow{
 	{Kernel: FigDeviceFlushOps, Ours: FigSyncOps, Amount: FigDeviceFlushSeconds},
 }
 
+// ViewKernelMerges are the kernel's merge counts a run's text summary
+// shows when the block layer merged any I/O.
+var ViewKernelMerges = []FigureID{FigDeviceReadMerges, FigDeviceWriteMerges}
+
 // KernelRow pairs a kernel count with ioprobe's own.
 type KernelRow struct {
 	Kernel, Ours FigureID
