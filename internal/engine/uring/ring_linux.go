@@ -161,7 +161,7 @@ func (r *ring) unsubmitted() uint32 { return r.sqTailLocal - atomic.LoadUint32(r
 // or an errno (EAGAIN or EBUSY when the kernel could not take them now).
 func (r *ring) submit() (int, unix.Errno) {
 	r.publish()
-	return sysEnter(r.fd, r.unsubmitted(), 0, 0, nil, 0)
+	return sysEnterNoWait(r.fd, r.unsubmitted(), 0)
 }
 
 // submitAndWait submits every unsubmitted SQE and waits until at least
@@ -172,6 +172,9 @@ func (r *ring) submit() (int, unix.Errno) {
 func (r *ring) submitAndWait(minComplete uint32, timeoutNs int64) (int, unix.Errno) {
 	r.publish()
 	toSubmit := r.unsubmitted()
+	if minComplete == 0 {
+		return sysEnterNoWait(r.fd, toSubmit, enterGetEvents)
+	}
 	if timeoutNs <= 0 {
 		return sysEnter(r.fd, toSubmit, minComplete, enterGetEvents, nil, 0)
 	}
