@@ -10,6 +10,9 @@
 #            iodepth_batch_complete_min=max=1)
 #   batched  this tree with the whole queue submitted and refilled at once
 #            (BenchmarkRandRead4kQD32Batched)
+#   fio      fio's io_uring engine (fixedbufs, registerfiles) on the same
+#            device for 3 s: (usr_cpu + sys_cpu) x job_runtime / I/Os, when
+#            fio is installed
 #
 #   scripts/bench-submit.sh                 # ROUNDS=7 N=300000
 #   BASE=main ROUNDS=9 scripts/bench-submit.sh
@@ -50,21 +53,28 @@ bench() { # binary benchmark -> cpu-ns/op
 	IOPROBE_BENCH_DEV=$loopdev "$1" -test.run '^$' -test.bench "^$2\$/dev\$" -test.benchtime "${N}x" -test.benchmem |
 		awk '/cpu-ns\/op/ { for (i = 1; i < NF; i++) if ($(i+1) == "cpu-ns/op") print $i }'
 }
+fiocpu() { # -> cpu-ns per I/O of fio's QD 32 random reads, or 0
+	command -v fio >/dev/null || { echo 0; return; }
+	fio --name=rr --filename="$loopdev" --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring --fixedbufs --registerfiles \
+		--direct=1 --time_based --runtime=3 --output-format=json |
+		python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; print(round((j["usr_cpu"]+j["sys_cpu"])/100*j["job_runtime"]*1e6/j["read"]["total_ios"]))'
+}
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$work/runs"
 for r in $(seq 1 "$ROUNDS"); do
 	b=$(bench "$work/base.test" BenchmarkRandRead4kQD32)
 	d=$(bench "$work/new.test" BenchmarkRandRead4kQD32)
 	x=$(bench "$work/new.test" BenchmarkRandRead4kQD32Batched)
-	echo "round $r: base $b  default $d  batched $x  (cpu-ns per I/O)"
-	echo "$b $d $x" >>"$work/runs"
+	f=$(fiocpu)
+	echo "round $r: base $b  default $d  batched $x  fio $f  (cpu-ns per I/O)"
+	echo "$b $d $x $f" >>"$work/runs"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$work/runs" <<'EOF'
 import statistics, sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 med = lambda v: statistics.median(v)
-b, d, x = (med([r[i] for r in rows]) for i in range(3))
-print(f"median cpu-ns per I/O: base {b:.0f}, default {d:.0f}, batched {x:.0f}")
-print(f"median of ratios to base: default {med([r[1]/r[0] for r in rows]):.3f}, batched {med([r[2]/r[0] for r in rows]):.3f}")
+b, d, x, f = (med([r[i] for r in rows]) for i in range(4))
+print(f"median cpu-ns per I/O: base {b:.0f}, default {d:.0f}, batched {x:.0f}, fio {f:.0f}")
+print(f"median of ratios to base: default {med([r[1]/r[0] for r in rows]):.3f}, batched {med([r[2]/r[0] for r in rows]):.3f}, fio {med([r[3]/r[0] for r in rows]):.3f}")
 EOF

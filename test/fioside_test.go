@@ -1,0 +1,116 @@
+package test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// fio 3.33 and ioprobe side by side on one loop device (issue 22): each
+// runs the same job file, and the kernel's own counters say what reached
+// the device.
+
+// diskStat is a loop device's /sys/block/DEV/stat: reads completed, reads
+// merged, sectors read, writes completed, writes merged, sectors written.
+type diskStat struct{ reads, readMerges, readBytes, writes, writeMerges, writeBytes uint64 }
+
+func readDiskStat(t *testing.T, dev string) diskStat {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/sys/class/block", filepath.Base(dev), "stat"))
+	require.NoError(t, err)
+	f := strings.Fields(string(b))
+	require.GreaterOrEqual(t, len(f), 7, "%s", b)
+	v := make([]uint64, 7)
+	for i := range v {
+		v[i], err = strconv.ParseUint(f[i], 10, 64)
+		require.NoError(t, err)
+	}
+	return diskStat{reads: v[0], readMerges: v[1], readBytes: v[2] * 512, writes: v[4], writeMerges: v[5], writeBytes: v[6] * 512}
+}
+
+func (s diskStat) sub(o diskStat) diskStat {
+	return diskStat{s.reads - o.reads, s.readMerges - o.readMerges, s.readBytes - o.readBytes,
+		s.writes - o.writes, s.writeMerges - o.writeMerges, s.writeBytes - o.writeBytes}
+}
+
+// sideBySide attaches a loop device over a file in the temp directory
+// (direct I/O), skipping without root or fio.
+func sideBySide(t *testing.T, size int64) (dev, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
+	}
+	dir = t.TempDir()
+	return testloop.DeviceAt(t, filepath.Join(dir, "backing"), size), dir
+}
+
+// writeJob writes a job file with DEV replaced by the device.
+func writeJob(t *testing.T, dir, name, job, dev string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(strings.ReplaceAll(job, "DEV", dev)), 0o600))
+	return p
+}
+
+// TestFioSideSequentialUnmerged: QD 32 sequential 4 KiB reads through
+// io_uring reach the device as 4 KiB requests, none merged, from fio (which
+// submits each I/O on its own) and from ioprobe alike. ioprobe's figures
+// are its result's summary.device (the kernel's counters over its measured
+// window; before it, ioprobe reads the device for signatures), fio's the
+// counters around its run. Both tools' I/Os are exact 4 KiB requests, so
+// the sizes must be equal, not close.
+func TestFioSideSequentialUnmerged(t *testing.T) {
+	dev, dir := sideBySide(t, 64<<20)
+	job := writeJob(t, dir, "seq.fio", "[global]\nfilename=DEV\ndirect=1\ntime_based\nruntime=2\nsize=64m\n[seq]\nrw=read\nbs=4k\nioengine=io_uring\niodepth=32\n", dev)
+
+	before := readDiskStat(t, dev)
+	o := runCmd(t, exec.Command("fio", "--output-format=json", job))
+	require.Equal(t, 0, o.code, o.stderr)
+	fio := readDiskStat(t, dev).sub(before)
+	var fdoc struct {
+		Jobs []struct {
+			Read struct {
+				TotalIOs uint64 `json:"total_ios"`
+			} `json:"read"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &fdoc), o.stdout)
+	require.Positive(t, fdoc.Jobs[0].Read.TotalIOs)
+	require.Zero(t, fio.readMerges, "fio: %+v", fio)
+	require.Equal(t, fio.reads*4096, fio.readBytes, "fio: every request at the device is 4 KiB: %+v", fio)
+
+	o = ioprobe(t, dir, "run", "--fio-job", job, "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	var r result.Result
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r), o.stdout)
+	d := r.Summary.Device
+	require.NotNil(t, d)
+	require.Equal(t, "uring", r.Workload.Engine)
+	require.Zero(t, r.Workload.SubmitBatch, "fio's default submission")
+	require.Zero(t, d.ReadMerges, "ioprobe: %+v", d)
+	require.Positive(t, d.ReadOps)
+	require.Equal(t, d.ReadOps*4096, d.ReadBytes, "ioprobe: every request at the device is 4 KiB: %+v", d)
+	// The window's counters are read around the switch of counting: a few
+	// I/Os either way.
+	require.InEpsilon(t, r.Summary.ReadOps, d.ReadOps, 0.01, "each I/O a request of its own")
+	require.Equal(t, fio.readBytes/fio.reads, d.ReadBytes/d.ReadOps, "the same request size at the device")
+	require.NotNil(t, r.IODepth)
+	require.Greater(t, r.IODepth.Level[result.LevelBucket(32)], r.Summary.ReadOps*9/10, "the queue kept at 32, as fio's iodepth_level says of fio's: %+v", r.IODepth)
+
+	// The batch a user may ask for: merged, and said so.
+	o = ioprobe(t, dir, "run", "--target", dev, "--bs", "4k", "--read-pct", "100", "--random-pct", "0", "--qd", "32",
+		"--duration", "1s", "--ramp", "0s", "--engine", "uring", "--batch-submit", "0", "--batch-complete-max", "32")
+	require.Equal(t, 0, o.code, o.stderr)
+	require.Contains(t, o.stdout, "up to 32 I/Os per submission")
+	require.Regexp(t, `read merges +[0-9,]+`, o.stdout)
+	require.Contains(t, o.stdout, "WARNING: the device saw reads of ")
+}
