@@ -269,6 +269,7 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	})
 	if len(win.devices) > 0 {
 		s.Device = deviceDelta(win.devices, win.disk0, win.disk1)
+		res.DiskUtil = diskUtil(win)
 	}
 }
 
@@ -304,4 +305,24 @@ func newRunID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return hex.EncodeToString(b[:])
+}
+
+// diskUtil is each device's block-layer counters over the window, as
+// fio's disk_util reports them (the window takes the midpoint of two
+// readings at each end: halve the sums' difference).
+func diskUtil(win *window) []result.DiskUtil {
+	var out []result.DiskUtil
+	for _, dev := range win.devices {
+		a, okA := win.disk0[dev]
+		b, okB := win.disk1[dev]
+		if !okA || !okB {
+			continue
+		}
+		d := b.Sub(a)
+		out = append(out, result.DiskUtil{Name: dev,
+			ReadIOs: d.ReadOps / 2, WriteIOs: d.WriteOps / 2, ReadMerges: d.ReadMerges / 2, WriteMerges: d.WriteMerges / 2,
+			ReadTicksMs: d.ReadTicks / 2, WriteTicksMs: d.WriteTicks / 2, InQueueMs: d.QueueTicks / 2, IOTicksMs: d.IOTicks / 2,
+			WindowMs: uint64(win.t1.Sub(win.t0).Milliseconds())})
+	}
+	return out
 }

@@ -67,3 +67,57 @@ func (d *Depth) Add(o *Depth) {
 		d.Complete[i] += o.Complete[i]
 	}
 }
+
+// DiskUtil is one device's block-layer counters over the measured window,
+// as fio's disk_util reports them: the deltas of /sys/block/DEV/stat
+// fields 1, 5 (requests completed), 2, 6 (merged), 4, 8 (milliseconds
+// spent on reads, writes), 11 (milliseconds weighted by requests in
+// flight, fio's in_queue) and 10 (milliseconds the device was busy), and
+// the window's length in milliseconds (fio's util is IOTicksMs ÷ WindowMs).
+type DiskUtil struct {
+	Name         string `json:"name"`
+	ReadIOs      uint64 `json:"read_ios"`
+	WriteIOs     uint64 `json:"write_ios"`
+	ReadMerges   uint64 `json:"read_merges"`
+	WriteMerges  uint64 `json:"write_merges"`
+	ReadTicksMs  uint64 `json:"read_ticks_ms"`
+	WriteTicksMs uint64 `json:"write_ticks_ms"`
+	InQueueMs    uint64 `json:"in_queue_ms"`
+	IOTicksMs    uint64 `json:"io_ticks_ms"`
+	WindowMs     uint64 `json:"window_ms"`
+}
+
+// Util is the share of the window the device was busy, in %, at most 100
+// (fio's util).
+func (d *DiskUtil) Util() float64 {
+	if d.WindowMs == 0 {
+		return 0
+	}
+	return min(100, 100*float64(d.IOTicksMs)/float64(d.WindowMs))
+}
+
+// addDiskUtil adds b's counters to the entries of a with the same name,
+// and appends the others: repeats of a run on one host add up.
+func addDiskUtil(a []DiskUtil, b []DiskUtil) []DiskUtil {
+	for _, d := range b {
+		i := 0
+		for i < len(a) && a[i].Name != d.Name {
+			i++
+		}
+		if i == len(a) {
+			a = append(a, d)
+			continue
+		}
+		x := &a[i]
+		x.ReadIOs += d.ReadIOs
+		x.WriteIOs += d.WriteIOs
+		x.ReadMerges += d.ReadMerges
+		x.WriteMerges += d.WriteMerges
+		x.ReadTicksMs += d.ReadTicksMs
+		x.WriteTicksMs += d.WriteTicksMs
+		x.InQueueMs += d.InQueueMs
+		x.IOTicksMs += d.IOTicksMs
+		x.WindowMs += d.WindowMs
+	}
+	return a
+}

@@ -200,6 +200,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		messages = append(messages, r.Message)
 		status = worse(status, r.Status)
 		out.Histogram.Add(r.Histogram)
+		out.DiskUtil = addDiskUtil(out.DiskUtil, r.DiskUtil)
 		if r.IODepth != nil {
 			if out.IODepth == nil {
 				out.IODepth = &Depth{}

@@ -63,7 +63,11 @@ type Result struct {
 	// IODepth is how deep the workers' queues ran and how many I/Os each
 	// submission and each reap handled (fio's iodepth_level,
 	// iodepth_submit and iodepth_complete), over the measured window.
-	IODepth   *Depth     `json:"iodepth,omitempty"`
+	IODepth *Depth `json:"iodepth,omitempty"`
+	// DiskUtil is each device under the targets, its block-layer
+	// counters over the measured window (fio's disk_util; summary.device
+	// sums them).
+	DiskUtil  []DiskUtil `json:"disk_util,omitempty"`
 	Intervals []Interval `json:"intervals"`
 	// Merged says how many runs and hosts a merged result was made from
 	// (absent for a single run).
