@@ -52,6 +52,10 @@ const (
 	// line, the mean latency weighted by ops, IOPS the merged run's IOPS
 	// in proportion to the line's ops.
 	MergeLines MergeRule = "lines"
+	// MergeJobs: per job of a point run at once (and per clone), counts
+	// and histograms added job by job, rates and CPU the merged run's in
+	// proportion to the job's I/Os.
+	MergeJobs MergeRule = "jobs"
 )
 
 // FigureID names a summary figure: its JSON path under "summary", "."
@@ -136,6 +140,7 @@ const (
 	FigDeviceQueueReadCount    FigureID = "device.queue_latency.read.count"
 	FigDeviceQueueWriteCount   FigureID = "device.queue_latency.write.count"
 	FigDeviceLatencyWhyNot     FigureID = "device.latency_unavailable"
+	FigJobs                    FigureID = "jobs"
 )
 
 // Unit is a figure's unit: its base unit in the JSON and CSV, and how
@@ -583,6 +588,9 @@ func buildCatalogue() []Figure {
 			Merge: MergeDevice, Block: CSVLast}, sharedText),
 	)
 	out = append(out, deviceLatencyFigures()...)
+	// Each job of a point run at once has rows of its own (text, CSV),
+	// not a column.
+	out = append(out, textOnly(fig{ID: FigJobs, Title: "Each job run at once", Short: "jobs", Merge: MergeJobs, Block: CSVNone}, nil))
 	// The I/Os the block layer merged into requests it held: the device
 	// saw other request sizes than the I/Os issued.
 	out = append(out,

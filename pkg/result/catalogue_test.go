@@ -117,7 +117,7 @@ func TestCatalogueIsComplete(t *testing.T) {
 // of its attributes, or a view names what the catalogue does not hold.
 func TestEveryFigureHasEveryAttribute(t *testing.T) {
 	rules := map[MergeRule]bool{MergeSum: true, MergeHistogram: true, MergeRate: true, MergeElapsed: true, MergeCPU: true,
-		MergeUnion: true, MergeDropped: true, MergeLines: true, MergeDevice: true}
+		MergeUnion: true, MergeDropped: true, MergeLines: true, MergeDevice: true, MergeJobs: true}
 	columns := map[string]bool{}
 	for _, f := range Figures() {
 		name := string(f.ID)

@@ -209,6 +209,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		}
 		rsum := &r.Summary
 		s.Lines = mergeLines(s.Lines, rsum.Lines)
+		s.Jobs = mergeJobs(s.Jobs, rsum.Jobs)
 		s.ReadBytes += rsum.ReadBytes
 		s.WriteBytes += rsum.WriteBytes
 		s.Errors += rsum.Errors
@@ -298,6 +299,8 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		w.BusyHz += cores * h.host.ClockHz
 	}
 	s.CPU = DeriveCPU(w)
+	s.setJobHistograms()
+	s.SetJobFigures()
 
 	out.Host = mergedHost(hostOrder, perHost)
 	out.Status = status

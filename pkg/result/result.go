@@ -228,6 +228,10 @@ type Summary struct {
 	// stall included (Latency is the service time, from submission).
 	// Absent when the run was not rate-limited.
 	IntendedLatency *Latency `json:"intended_latency,omitempty"`
+	// Jobs is each job of a point that ran several at once (and the job
+	// of a fio job file's point): its specification and its own figures.
+	// Absent for a run of one access specification of ioprobe's own.
+	Jobs []Job `json:"jobs,omitempty"`
 }
 
 // SyncSummary counts the flushes (fsync or fdatasync calls) that completed
