@@ -114,3 +114,81 @@ func TestFioSideSequentialUnmerged(t *testing.T) {
 	require.Regexp(t, `read merges +[0-9,]+`, o.stdout)
 	require.Contains(t, o.stdout, "WARNING: the device saw reads of ")
 }
+
+// fioJobsDoc is what the test reads of a fio-json document.
+type fioJobsDoc struct {
+	Global map[string]string `json:"global options"`
+	Jobs   []struct {
+		Name    string            `json:"jobname"`
+		Group   int               `json:"groupid"`
+		Options map[string]string `json:"job options"`
+		Read    fioSideDir        `json:"read"`
+		Write   fioSideDir        `json:"write"`
+	} `json:"jobs"`
+}
+
+type fioSideDir struct {
+	IOs   uint64 `json:"total_ios"`
+	Bytes uint64 `json:"io_bytes"`
+}
+
+// TestFioSideJobsStayJobs: two jobs at once, each with numjobs=2, sized
+// (no time_based, so fio's counts are exact): fio and ioprobe report the
+// same four clones, each with its own I/O count and bytes (exact), its
+// read share (within 3 points: 8192 I/Os a clone), its job options as the
+// file wrote them and the file's global options; ioprobe's result keeps
+// each job's figures, and its text a row per job and the total.
+func TestFioSideJobsStayJobs(t *testing.T) {
+	dev, dir := sideBySide(t, 64<<20)
+	job := writeJob(t, dir, "jobs.fio", "[global]\nfilename=DEV\ndirect=1\nioengine=io_uring\nsize=32m\nname=everyone\n"+
+		"[rr]\nrw=randread\nbs=4k\niodepth=8\nnumjobs=2\n"+
+		"[mix]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=4\nnumjobs=2\n", dev)
+
+	o := runCmd(t, exec.Command("fio", "--output-format=json", job))
+	require.Equal(t, 0, o.code, o.stderr)
+	var fio fioJobsDoc
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &fio), o.stdout)
+
+	o = ioprobe(t, dir, "run", "--fio-job", job, "--allow-destructive", "--output", "fio-json")
+	require.Equal(t, 0, o.code, o.stderr)
+	var ours fioJobsDoc
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &ours), o.stdout)
+
+	require.Equal(t, fio.Global, ours.Global, "global options as the file wrote them")
+	require.Len(t, fio.Jobs, 4, "fio: a job per clone")
+	require.Len(t, ours.Jobs, len(fio.Jobs), "ioprobe: a job per clone, as fio")
+	for i, f := range fio.Jobs {
+		g := ours.Jobs[i]
+		require.Equal(t, f.Name, g.Name, "job %d: name= in [global] renames no job", i)
+		require.Equal(t, f.Group, g.Group)
+		require.Equal(t, f.Options, g.Options, "job %d: its options as written", i)
+		fn, gn := f.Read.IOs+f.Write.IOs, g.Read.IOs+g.Write.IOs
+		require.Equal(t, fn, gn, "job %d (%s): I/Os", i, f.Name)
+		require.Equal(t, f.Read.Bytes+f.Write.Bytes, g.Read.Bytes+g.Write.Bytes, "job %d (%s): bytes", i, f.Name)
+		require.InDelta(t, float64(f.Read.IOs)/float64(fn), float64(g.Read.IOs)/float64(gn), 0.03, "job %d (%s): read share", i, f.Name)
+	}
+
+	o = ioprobe(t, dir, "run", "--fio-job", job, "--allow-destructive", "--output", "json")
+	require.Equal(t, 0, o.code, o.stderr)
+	var r result.Result
+	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r), o.stdout)
+	require.Len(t, r.Summary.Jobs, 2)
+	var ops uint64
+	for i, j := range r.Summary.Jobs {
+		require.Equal(t, fio.Jobs[2*i].Name, j.Name)
+		require.Len(t, j.Clones, 2)
+		require.Equal(t, uint64(2*8192), j.Ops, "%s: 32 MiB of 4 KiB I/Os per clone", j.Name)
+		require.Equal(t, j.Clones[0].Ops+j.Clones[1].Ops, j.Ops)
+		ops += j.Ops
+	}
+	require.Equal(t, r.Summary.Ops, ops, "the jobs add up to the run")
+	require.Zero(t, r.Summary.Jobs[0].WriteOps)
+	require.InDelta(t, 0.7, float64(r.Summary.Jobs[1].ReadOps)/float64(r.Summary.Jobs[1].Ops), 0.03)
+
+	o = ioprobe(t, dir, "run", "--fio-job", job, "--allow-destructive")
+	require.Equal(t, 0, o.code, o.stderr)
+	require.Regexp(t, `(?m)^Per job\b`, o.stdout)
+	require.Regexp(t, `(?m)^  rr +16,384 +16,384 +0 `, o.stdout)
+	require.Regexp(t, `(?m)^  mix +16,384 `, o.stdout)
+	require.Regexp(t, `(?m)^  total +32,768 `, o.stdout)
+}

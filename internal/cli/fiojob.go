@@ -119,7 +119,7 @@ func setFioOptions(r *result.Result, p fiojob.Point) {
 	}
 	for i := range r.Summary.Jobs {
 		if i < len(p.Jobs) {
-			r.Summary.Jobs[i].Fio = &result.FioOptions{Job: conv(p.Jobs[i].Options), Global: conv(p.Global)}
+			r.Summary.Jobs[i].Fio = &result.FioOptions{Job: conv(p.Jobs[i].Options), Global: conv(p.Jobs[i].Global)}
 		}
 	}
 }

@@ -192,22 +192,31 @@ type fioLat struct {
 // fioPercentiles is fio's default percentile_list.
 var fioPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
 
-// WriteFioJSON writes results as one fio json+ document, a job per result.
+// WriteFioJSON writes results as one fio json+ document. A result is one
+// fio job, or, for a point that ran several jobs at once, one per job, and
+// for a fio job file's job one per clone unless group_reporting says
+// otherwise, as fio reports them (fiojson_jobs.go).
 func WriteFioJSON(w io.Writer, results []*result.Result) error {
 	doc := fioDoc{GlobalOptions: fioObject{{"direct", "1"}}, Jobs: []fioJob{}}
 	version := ""
+	group := 0 // fio's groupid: a new one at each stonewall and new_group
 	for i, r := range results {
 		if i == 0 {
 			version = r.Version
 			doc.Timestamp = r.StartedAt.Unix()
 			doc.TimestampMs = r.StartedAt.UnixMilli()
 			doc.Time = r.StartedAt.UTC().Format("Mon Jan _2 15:04:05 2006")
+			if g, ok := fioGlobalOptions(r); ok {
+				doc.GlobalOptions = g
+			}
 		}
-		doc.Jobs = append(doc.Jobs, fioJobOf(r, i))
-		if r.Workload.Buffered {
+		var jobs []fioJob
+		jobs, group = fioJobsOf(r, group)
+		doc.Jobs = append(doc.Jobs, jobs...)
+		if _, fio := fioGlobalOptions(r); r.Workload.Buffered && !fio {
 			// fio's default, direct=0: said per job (fioJobOptions) and
-			// not claimed for all of them.
-			doc.GlobalOptions = slices.DeleteFunc(doc.GlobalOptions, func(kv fioKV) bool { return kv.key == "direct" && kv.val == "1" })
+			// not claimed for all of ioprobe's own.
+			doc.GlobalOptions = slices.DeleteFunc(doc.GlobalOptions, func(kv fioKV) bool { return kv.key == "direct" })
 		}
 		doc.DiskUtil = append(doc.DiskUtil, fioDisksOf(r)...)
 	}
@@ -218,20 +227,24 @@ func WriteFioJSON(w io.Writer, results []*result.Result) error {
 	return enc.Encode(doc)
 }
 
-func fioJobOf(r *result.Result, group int) fioJob {
-	s := &r.Summary
-	runtimeMs := int64(math.Round(s.ElapsedSeconds * 1000))
+// fioJobOf is one jobs[] entry: what fio reports for the members it sums
+// (one clone, or a reporting group of several), in the run r.
+func fioJobOf(r *result.Result, e *fioEntry) fioJob {
+	elapsed := r.Summary.ElapsedSeconds
+	runtimeMs := int64(math.Round(elapsed * 1000))
+	last := e.members[len(e.members)-1]
 	j := fioJob{
-		JobName:    result.PointOf(r).Name,
-		GroupID:    group,
-		Elapsed:    int64(math.Round(s.ElapsedSeconds + r.Workload.RampSeconds)),
-		JobOptions: fioJobOptions(r),
-		JobRuntime: runtimeMs,
+		JobName:    e.members[0].name,
+		GroupID:    e.members[0].group,
+		Elapsed:    int64(math.Round(elapsed + r.Workload.RampSeconds)),
+		JobOptions: last.options(r),
+		// fio sums its members' runtimes (stat.c: sum_thread_stats).
+		JobRuntime: runtimeMs * int64(e.runs),
 		Trim:       fioDir{},
-		Sync:       fioSyncOf(r.Histogram.Sync),
+		Sync:       fioSyncOf(e.hist.Sync),
 		// fio's defaults without latency_target: the depth it runs at,
-		// no target, the 100th percentile, no window.
-		LatencyDepth:      r.Workload.QueueDepth,
+		// no target, the 100th percentile, no window (its last member's).
+		LatencyDepth:      last.wl.QueueDepth,
 		LatencyPercentile: 100,
 	}
 	// A merged result of several hosts is what fio's client/server
@@ -239,18 +252,29 @@ func fioJobOf(r *result.Result, group int) fioJob {
 	if r.Merged != nil && len(r.Merged.Hosts) > 0 {
 		j.Hostname = strings.Join(r.Merged.Hosts, ",")
 	}
-	if s.Errors > 0 {
+	if e.errors > 0 {
 		j.Error = 5 // EIO: fio's job error is an errno
 	}
-	single := s.ReadOps == 0 || s.WriteOps == 0
-	j.Read = fioDirOf(r, r.Histogram.Read, s.ReadBytes, s.ReadIOPS, runtimeMs, single && s.ReadOps > 0)
-	j.Write = fioDirOf(r, r.Histogram.Write, s.WriteBytes, s.WriteIOPS, runtimeMs, single && s.WriteOps > 0)
-	if s.ElapsedSeconds > 0 {
-		j.UsrCPU = fioFloat(100 * s.CPU.ProcessUserSeconds / s.ElapsedSeconds)
-		j.SysCPU = fioFloat(100 * s.CPU.ProcessSystemSeconds / s.ElapsedSeconds)
+	reads, writes := e.hist.Read.Count(), e.hist.Write.Count()
+	iops := func(n uint64) float64 {
+		if elapsed <= 0 {
+			return 0
+		}
+		return float64(n) / elapsed
 	}
-	j.IODepthLevel, j.IODepthSubmit, j.IODepthComplete = fioDepthMaps(r.IODepth)
-	j.LatencyNs, j.LatencyUs, j.LatencyMs = fioLatencyMaps(r.Histogram.Combined())
+	// The run's intervals describe an entry that is the whole run, with
+	// I/O in one direction only: ioprobe's intervals are per run, not per
+	// job nor per direction.
+	single := e.whole && (reads == 0 || writes == 0)
+	j.Read = fioDirOf(r, e.hist.Read, e.readBytes, iops(reads), runtimeMs, single && reads > 0)
+	j.Write = fioDirOf(r, e.hist.Write, e.writeBytes, iops(writes), runtimeMs, single && writes > 0)
+	// fio: usr_cpu = the members' user time ÷ their summed runtimes.
+	if runs := elapsed * float64(e.runs); runs > 0 {
+		j.UsrCPU = fioFloat(100 * e.user / runs)
+		j.SysCPU = fioFloat(100 * e.system / runs)
+	}
+	j.IODepthLevel, j.IODepthSubmit, j.IODepthComplete = fioDepthMaps(e.depth)
+	j.LatencyNs, j.LatencyUs, j.LatencyMs = fioLatencyMaps(e.hist.Combined())
 	return j
 }
 
@@ -301,17 +325,12 @@ func fioDisksOf(r *result.Result) []fioDisk {
 	return out
 }
 
-// fioJobOptions describes the access specification in fio's job options
-// (strings, as fio prints them).
-func fioJobOptions(r *result.Result) fioObject {
-	w := r.Workload
-	paths := make([]string, 0, len(r.Targets))
-	for _, t := range r.Targets {
-		paths = append(paths, t.Path)
-	}
+// fioJobOptions describes an access specification of ioprobe's own in
+// fio's job options (strings, as fio prints them).
+func fioJobOptions(name string, w result.Workload, targets []result.Target) fioObject {
 	o := fioObject{
-		{"name", result.PointOf(r).Name},
-		{"filename", strings.Join(paths, ":")},
+		{"name", name},
+		{"filename", fioFilename(targets)},
 		{"rw", fioRW(w.ReadPct, w.RandomPct)},
 	}
 	if len(w.BlockSizes) > 0 {

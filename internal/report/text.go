@@ -34,6 +34,9 @@ func WriteText(w io.Writer, r *result.Result) error {
 	if len(r.Summary.Lines) > 0 {
 		data = append(data, linesTable(r))
 	}
+	if len(jobsRun(r)) > 0 {
+		data = append(data, jobsTable(r))
+	}
 	if result.LatencySync.In(&r.Summary) {
 		data = append(data, flushTable(r))
 	}
@@ -99,7 +102,11 @@ func writeHeader(ew *errWriter, r *result.Result) {
 		kv.add("Merged", mergeInfoLine(m))
 	}
 	kv.add("Host", hostLine(r.Host))
-	kv.add("Workload", workloadLine(r.Workload))
+	if jobs := jobsRun(r); len(jobs) > 0 {
+		kv.addTable("Workload", jobsWorkloadTable(jobs))
+	} else {
+		kv.add("Workload", workloadLine(r.Workload))
+	}
 	if len(r.Workload.Lines) > 0 {
 		kv.addTable("Lines", specLinesTable(r.Workload.Lines))
 	}
