@@ -168,6 +168,17 @@ func TestFioSideJobsStayJobs(t *testing.T) {
 		require.InDelta(t, float64(f.Read.IOs)/float64(fn), float64(g.Read.IOs)/float64(gn), 0.03, "job %d (%s): read share", i, f.Name)
 	}
 
+	// fio's own converter reads every job of it.
+	if clat2csv, err := exec.LookPath("fio_jsonplus_clat2csv"); err == nil {
+		fj := filepath.Join(dir, "jobs-fio.json")
+		require.NoError(t, os.WriteFile(fj, []byte(o.stdout), 0o600))
+		c := runCmd(t, exec.Command("python3", clat2csv, fj, filepath.Join(dir, "lat")))
+		require.Equal(t, 0, c.code, c.stderr)
+		v := runCmd(t, exec.Command("python3", clat2csv, fj, filepath.Join(dir, "lat"), "--validate"))
+		require.Equal(t, 0, v.code, v.stderr)
+		require.Equal(t, len(fio.Jobs), strings.Count(v.stdout, "validated"), v.stdout)
+	}
+
 	o = ioprobe(t, dir, "run", "--fio-job", job, "--allow-destructive", "--output", "json")
 	require.Equal(t, 0, o.code, o.stderr)
 	var r result.Result
