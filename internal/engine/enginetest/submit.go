@@ -3,17 +3,15 @@
 package enginetest
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -72,8 +70,8 @@ func testSubmission(t *testing.T, f Factory, path string) {
 	}
 }
 
-// devStat is the part of a block device's /sys/block/DEV/stat the test
-// reads; ok is false for a target that is not a block device.
+// devStat is a block device's reads: completed, merged and bytes; ok is
+// false for a target that is not a block device.
 type devStat struct {
 	ok                           bool
 	reads, readMerges, readBytes uint64
@@ -83,20 +81,14 @@ func (s devStat) sub(o devStat) devStat {
 	return devStat{ok: s.ok && o.ok, reads: s.reads - o.reads, readMerges: s.readMerges - o.readMerges, readBytes: s.readBytes - o.readBytes}
 }
 
-// readDevStat reads the counters of path when it is a block device.
+// readDevStat reads the kernel's counters of path when it is a block
+// device.
 func readDevStat(t *testing.T, path string) devStat {
 	t.Helper()
 	if !isBlock(t, path) {
 		return devStat{}
 	}
-	b, err := os.ReadFile(filepath.Join("/sys/class/block", filepath.Base(path), "stat"))
+	st, err := target.ReadDiskStats("", filepath.Base(path))
 	require.NoError(t, err)
-	f := strings.Fields(string(b))
-	require.GreaterOrEqual(t, len(f), 3, "%s", b)
-	var v [3]uint64
-	for i := range v {
-		v[i], err = strconv.ParseUint(f[i], 10, 64)
-		require.NoError(t, err)
-	}
-	return devStat{ok: true, reads: v[0], readMerges: v[1], readBytes: v[2] * 512}
+	return devStat{ok: true, reads: st.ReadOps, readMerges: st.ReadMerges, readBytes: st.ReadBytes()}
 }
