@@ -77,8 +77,12 @@ func TestFioSideSequentialUnmerged(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &fdoc), o.stdout)
 	require.Positive(t, fdoc.Jobs[0].Read.TotalIOs)
-	require.Zero(t, fio.readMerges, "fio: %+v", fio)
-	require.Equal(t, fio.reads*4096, fio.readBytes, "fio: every request at the device is 4 KiB: %+v", fio)
+	// Neither tool plugs I/Os together; a loaded machine may still merge a
+	// few that wait in the device's queue, for either tool: under the text
+	// output's 1% (result.SizeTolerance).
+	tol := result.SizeTolerance
+	require.LessOrEqual(t, float64(fio.readMerges), tol*float64(fio.reads), "fio: %+v", fio)
+	require.InEpsilon(t, 4096, float64(fio.readBytes)/float64(fio.reads), tol, "fio: requests of 4 KiB: %+v", fio)
 
 	o = ioprobe(t, dir, "run", "--fio-job", job, "--output", "json")
 	require.Equal(t, 0, o.code, o.stderr)
@@ -88,15 +92,14 @@ func TestFioSideSequentialUnmerged(t *testing.T) {
 	require.NotNil(t, d)
 	require.Equal(t, "uring", r.Workload.Engine)
 	require.Zero(t, r.Workload.SubmitBatch, "fio's default submission")
-	require.Zero(t, d.ReadMerges, "ioprobe: %+v", d)
 	require.Positive(t, d.ReadOps)
-	// The window takes the midpoint of two readings at each end (runner:
-	// window.go), so a count may be half an I/O off its bytes.
-	require.InDelta(t, float64(d.ReadOps*4096), float64(d.ReadBytes), 4096, "ioprobe: every request at the device is 4 KiB: %+v", d)
+	require.LessOrEqual(t, float64(d.ReadMerges), tol*float64(r.Summary.ReadOps), "ioprobe: %+v", d)
+	require.InEpsilon(t, 4096, float64(d.ReadBytes)/float64(d.ReadOps), tol, "ioprobe: requests of 4 KiB: %+v", d)
 	// The window's counters are read around the switch of counting: a few
 	// I/Os either way.
 	require.InEpsilon(t, r.Summary.ReadOps, d.ReadOps, 0.01, "each I/O a request of its own")
-	require.Equal(t, fio.readBytes/fio.reads, d.ReadBytes/d.ReadOps, "the same request size at the device")
+	require.InEpsilon(t, float64(fio.readBytes)/float64(fio.reads), float64(d.ReadBytes)/float64(d.ReadOps), tol, "the same request size at the device")
+	require.Empty(t, r.Summary.DeviceSizes(), "no warning")
 	require.NotNil(t, r.IODepth)
 	require.Greater(t, r.IODepth.Level[result.LevelBucket(32)], r.Summary.ReadOps*9/10, "the queue kept at 32, as fio's iodepth_level says of fio's: %+v", r.IODepth)
 

@@ -18,11 +18,11 @@ import (
 
 // testSubmission: by default an engine hands each I/O to the kernel on its
 // own (fio's iodepth_batch_submit=1), so 4 KiB sequential reads reach a
-// block device as 4 KiB requests, none merged, and the queue stays at its
-// depth (fio reaps one completion, then submits one I/O). With a batch of
-// the queue depth, an engine that batches (uring) submits several I/Os per
-// call and the block layer merges the contiguous ones it was handed
-// together: the check that the default's zero can fail.
+// block device as 4 KiB requests, (next to) none merged, and the queue
+// stays at its depth (fio reaps one completion, then submits one I/O).
+// With a batch of the queue depth, an engine that batches (uring) submits
+// several I/Os per call, and the block layer merges the contiguous ones it
+// was handed together.
 func testSubmission(t *testing.T, f Factory, path string) {
 	const qd = 16
 	fd := openDirect(t, path, unix.O_RDONLY)
@@ -53,9 +53,12 @@ func testSubmission(t *testing.T, f Factory, path string) {
 	require.Greater(t, d.Level[result.LevelBucket(qd)], sum(d.Level)*9/10, "the queue stays at its depth of %d: %+v", qd, d)
 	require.Positive(t, sum(d.Complete))
 	if dev.ok {
-		require.Zero(t, dev.readMerges, "the block layer merged reads submitted one at a time")
-		require.GreaterOrEqual(t, dev.reads, uint64(n), "the device saw each 4 KiB read as a request")
-		require.Equal(t, dev.reads*4*uint64(kib), dev.readBytes, "every request 4 KiB")
+		// Nothing plugs I/Os of one call together; a loaded machine may
+		// still merge a few that wait in the device's queue (fio's alike),
+		// under the text output's 1% (result.SizeTolerance).
+		tol := result.SizeTolerance
+		require.LessOrEqual(t, float64(dev.readMerges), tol*float64(n), "the block layer merged reads submitted one at a time: %+v", dev)
+		require.InEpsilon(t, 4*kib, float64(dev.readBytes)/float64(dev.reads), tol, "requests of 4 KiB: %+v", dev)
 	}
 
 	if f().Name() != workload.EngineURing {
