@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // fio's iodepth_batch_* options, as fio's fixup_options reads them; on a
@@ -31,7 +33,7 @@ func TestSubmissionOptions(t *testing.T) {
 		require.NoError(t, err, c.opts)
 		s := pts[0].Jobs[0].Spec
 		if c.engineSync {
-			require.Equal(t, "sync", s.Engine)
+			require.Equal(t, workload.EngineSync, s.Engine)
 		}
 		require.Equal(t, c.batch, s.SubmitBatch, c.opts)
 		require.Equal(t, c.min, s.CompleteMin, c.opts)

@@ -54,7 +54,7 @@ func TestCompletionBatches(t *testing.T) {
 			require.NoError(t, err)
 			defer engine.CloseWorkers(ws)
 			var done atomic.Int64
-			ws[0].Trace = func(_ *engine.Lane, op *workload.Op, res int64) {
+			ws[0].Trace = func(_ *engine.Lane, op *engine.IO, res int64) {
 				if res != op.Len {
 					t.Errorf("I/O failed: %d", res)
 				}
