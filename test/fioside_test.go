@@ -13,6 +13,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // fio 3.33 and ioprobe side by side on one loop device (issue 22): each
@@ -90,7 +91,7 @@ func TestFioSideSequentialUnmerged(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &r), o.stdout)
 	d := r.Summary.Device
 	require.NotNil(t, d)
-	require.Equal(t, "uring", r.Workload.Engine)
+	require.Equal(t, workload.EngineURing, r.Workload.Engine)
 	require.Zero(t, r.Workload.SubmitBatch, "fio's default submission")
 	require.Positive(t, d.ReadOps)
 	require.LessOrEqual(t, float64(d.ReadMerges), tol*float64(r.Summary.ReadOps), "ioprobe: %+v", d)
