@@ -26,6 +26,11 @@ have ip       || need+=(iproute2)
 have unshare  || need+=(util-linux)
 have nsenter  || need+=(util-linux)
 python3 -c 'import six' 2>/dev/null || need+=(python3-six)   # fio_jsonplus_clat2csv imports it
+# fio-plot's charts of ioprobe's fio-json (test/fioplot_test.go, with a
+# fio-plot source tree in $IOPROBE_FIO_PLOT): Debian's matplotlib.
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
+/usr/bin/python3 -c 'import PIL' 2>/dev/null || need+=(python3-pil)
 have node      || need+=(nodejs)
 have npm       || need+=(npm)
 # The differential test against libblkid (test/blkid_other_test.go): the

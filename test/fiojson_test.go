@@ -27,6 +27,11 @@ var fioReadPaths = []string{
 	"jobs/*/latency_ns{}", "jobs/*/latency_us{}", "jobs/*/latency_ms{}",
 	"jobs/*/sync/total_ios", "jobs/*/sync/lat_ns/min", "jobs/*/sync/lat_ns/max", "jobs/*/sync/lat_ns/mean",
 	"jobs/*/sync/lat_ns/stddev", "jobs/*/sync/lat_ns/N",
+	// A local run's job as fio writes it (no hostname: fio-plot takes a
+	// job with one for client/server output), and its queue figures.
+	"jobs/*{}", "jobs/*/eta", "jobs/*/iodepth_level{}", "jobs/*/iodepth_submit{}", "jobs/*/iodepth_complete{}",
+	"jobs/*/latency_depth", "jobs/*/latency_target", "jobs/*/latency_percentile", "jobs/*/latency_window",
+	"disk_util/*{}", "disk_util/*/util", "disk_util/*/read_ios", "disk_util/*/read_merges",
 }
 
 func init() {
@@ -113,7 +118,7 @@ func keysOf(v any) []string {
 }
 
 // runFio runs fio once, json+, on a small file: the reference shape.
-func runFio(t *testing.T, dir string) map[string]any {
+func runFio(t *testing.T, dir string) (map[string]any, []byte) {
 	t.Helper()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
@@ -126,7 +131,41 @@ func runFio(t *testing.T, dir string) map[string]any {
 	require.Equal(t, 0, o.code, o.stderr)
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
-	return decodeNumbers(t, data)
+	return decodeNumbers(t, data), data
+}
+
+// orderedKeys returns the keys of the object at path in a JSON document,
+// in the document's order (array elements by index).
+func orderedKeys(t *testing.T, data []byte, path ...string) []string {
+	t.Helper()
+	raw := json.RawMessage(data)
+	for _, p := range path {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) == nil {
+			raw = m[p]
+		} else {
+			var a []json.RawMessage
+			require.NoError(t, json.Unmarshal(raw, &a))
+			i, err := strconv.Atoi(p)
+			require.NoError(t, err)
+			require.Less(t, i, len(a))
+			raw = a[i]
+		}
+		require.NotNil(t, raw, "no %q in %v", p, path)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	require.NoError(t, err)
+	require.Equal(t, json.Delim('{'), tok)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
 }
 
 // TestFioJSONHasFioShape: at every path fio-plot and
@@ -135,7 +174,7 @@ func runFio(t *testing.T, dir string) map[string]any {
 // CSV whose counts are ioprobe's op counts.
 func TestFioJSONHasFioShape(t *testing.T) {
 	dir := t.TempDir()
-	ref := runFio(t, dir)
+	ref, refData := runFio(t, dir)
 
 	o := ioprobe(t, dir, "run", "--target", filepath.Join(dir, "probe.dat"), "--size", "16MiB", "--bs", "4k",
 		"--read-pct", "70", "--random-pct", "100", "--qd", "4", "--duration", "1s", "--ramp", "0s", "--output", "json")
@@ -167,7 +206,11 @@ func TestFioJSONHasFioShape(t *testing.T) {
 	jobs := lookup(got, []string{"jobs", "*"})
 	require.Len(t, jobs, 1)
 	job := jobs[0].(map[string]any)
-	require.Equal(t, r.Host.Hostname, job["hostname"], "host identity as fio's client JSON carries it")
+	require.NotContains(t, job, "hostname", "a local run, as fio writes it")
+	// Keys in fio's order, where fio-plot and people read them.
+	for _, p := range [][]string{{"jobs", "0"}, {"jobs", "0", "read", "clat_ns", "percentile"}, {"jobs", "0", "latency_ms"}, {"jobs", "0", "iodepth_level"}} {
+		require.Equal(t, orderedKeys(t, refData, p...), orderedKeys(t, []byte(fj.stdout), p...), "key order at %v", p)
+	}
 	require.Equal(t, "randrw", job["job options"].(map[string]any)["rw"])
 	require.Equal(t, "70", job["job options"].(map[string]any)["rwmixread"])
 	require.Equal(t, strconv.FormatUint(r.Summary.ReadOps, 10), string(lookup(got, strings.Split("jobs/*/read/total_ios", "/"))[0].(json.Number)))

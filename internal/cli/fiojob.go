@@ -28,7 +28,8 @@ func (f *fioJobOptions) AddFlags(fs *pflag.FlagSet) {
 
 // fioJobSets are run's flags that a job file sets itself.
 var fioJobSets = []string{"bs", "line", "read-pct", "random-pct", "qd", "workers", "duration", "ramp", "engine", "rate-iops",
-	"profile", "size", "align", "seed", "verify", "fsync", "fdatasync", "sync", "io-size", "number-ios", "buffered"}
+	"profile", "size", "align", "seed", "verify", "fsync", "fdatasync", "sync", "io-size", "number-ios", "buffered",
+	"batch-submit", "batch-complete", "batch-complete-max"}
 
 // runFioJob is `ioprobe run --fio-job FILE`: the job file's points, run
 // as a suite's are (each checked before the first runs); one point is
@@ -82,12 +83,19 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 			}
 		}
 		s.Points = append(s.Points, sp)
-		units[i] = suiterun.Unit{Index: i, Point: sp, Targets: p.Targets}
+		// fio reports each job clone on its own (without group_reporting):
+		// keep each worker's figures.
+		units[i] = suiterun.Unit{Index: i, Point: sp, Targets: p.Targets, Clones: true}
+	}
+	byName := map[string]fiojob.Point{}
+	for _, p := range points {
+		byName[p.Name] = p
 	}
 	return o.runImported(ctx, g, "fio job "+f.file, s, units, nil, func(doc *result.Suite) error {
 		for _, r := range doc.Results {
 			if r.Point != nil {
 				r.Notes = append(r.Notes, notes[r.Point.Name]...)
+				setFioOptions(r, byName[r.Point.Name])
 			}
 		}
 		return writeOut(g, o.out, func(w io.Writer) error {
@@ -97,4 +105,21 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 			return writeSuite(w, doc)
 		})
 	})
+}
+
+// setFioOptions gives each job of r its options as the job file wrote
+// them (fio-json's job options and global options).
+func setFioOptions(r *result.Result, p fiojob.Point) {
+	conv := func(opts []fiojob.Option) []result.FioOption {
+		out := make([]result.FioOption, len(opts))
+		for i, o := range opts {
+			out[i] = result.FioOption{Key: o.Key, Value: o.Value, Bare: o.Bare}
+		}
+		return out
+	}
+	for i := range r.Summary.Jobs {
+		if i < len(p.Jobs) {
+			r.Summary.Jobs[i].Fio = &result.FioOptions{Job: conv(p.Jobs[i].Options), Global: conv(p.Jobs[i].Global)}
+		}
+	}
 }

@@ -50,6 +50,11 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 			return usagef("--%s cannot be used with --icf: the configuration file sets it", name)
 		}
 	}
+	for _, name := range []string{"batch-submit", "batch-complete", "batch-complete-max"} {
+		if changed(name) {
+			return usagef("--%s cannot be used with --icf: Iometer hands each I/O to the kernel on its own", name)
+		}
+	}
 	if len(o.targets) == 0 {
 		return icfNeedsTargets(g, o, f)
 	}

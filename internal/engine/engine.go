@@ -72,6 +72,9 @@ type Worker struct {
 	// TraceFlush, when set (tests only), sees every completed flush
 	// (--fsync, --fdatasync) with its result.
 	TraceFlush func(lane *Lane, res int64)
+	// Depth is fio's queue figures of the worker (iodepth_level,
+	// iodepth_submit, iodepth_complete); the engine records them.
+	Depth DepthStats
 
 	mu    sync.Mutex
 	lanes []*Lane

@@ -206,7 +206,9 @@ func joinTargets(r *result.Result, f func(t result.Target) string) string {
 func float(v float64) string { return result.Float(v) }
 
 // WriteCSV writes one row per result, columns in CSVColumns order, after a
-// header row when header is true (false appends to an existing file).
+// header row when header is true (false appends to an existing file). A
+// point that ran several jobs at once has a row per job (workload: the
+// job's name; figures: the job's own) before its total.
 func WriteCSV(w io.Writer, rs []*result.Result, header bool) error {
 	cw := csv.NewWriter(w)
 	if header {
@@ -219,11 +221,13 @@ func WriteCSV(w io.Writer, rs []*result.Result, header bool) error {
 		if r == nil {
 			return fmt.Errorf("report: result %d is nil", i)
 		}
-		for j, c := range csvColumns {
-			row[j] = c.value(r)
-		}
-		if err := cw.Write(row); err != nil {
-			return err
+		for _, rr := range csvRows(r) {
+			for j, c := range csvColumns {
+				row[j] = c.value(rr)
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
 		}
 	}
 	cw.Flush()

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,35 +33,116 @@ func (f fioFloat) MarshalJSON() ([]byte, error) {
 	return []byte(strconv.FormatFloat(v, 'f', 6, 64)), nil
 }
 
-type fioDoc struct {
-	FioVersion    string            `json:"fio version"`
-	Timestamp     int64             `json:"timestamp"`
-	TimestampMs   int64             `json:"timestamp_ms"`
-	Time          string            `json:"time"`
-	GlobalOptions map[string]string `json:"global options"`
-	Jobs          []fioJob          `json:"jobs"`
+// fioObject is a JSON object whose keys keep the order fio writes them in
+// (fio's percentiles 1, 5, 10, …; its options in the order given), where
+// a Go map would sort them as strings.
+type fioObject []fioKV
+
+type fioKV struct {
+	key string
+	val any
 }
 
+// MarshalJSON writes the keys in order, without escaping '<' and '>'
+// (fio writes ">=64").
+func (o fioObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := enc.Encode(kv.key); err != nil {
+			return nil, err
+		}
+		b.Truncate(b.Len() - 1) // Encode's newline
+		b.WriteByte(':')
+		if err := enc.Encode(kv.val); err != nil {
+			return nil, err
+		}
+		b.Truncate(b.Len() - 1)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// set replaces key's value, or appends key.
+func (o *fioObject) set(key string, val any) {
+	for i := range *o {
+		if (*o)[i].key == key {
+			(*o)[i].val = val
+			return
+		}
+	}
+	*o = append(*o, fioKV{key, val})
+}
+
+// get returns key's value, or nil.
+func (o fioObject) get(key string) any {
+	for _, kv := range o {
+		if kv.key == key {
+			return kv.val
+		}
+	}
+	return nil
+}
+
+type fioDoc struct {
+	FioVersion    string    `json:"fio version"`
+	Timestamp     int64     `json:"timestamp"`
+	TimestampMs   int64     `json:"timestamp_ms"`
+	Time          string    `json:"time"`
+	GlobalOptions fioObject `json:"global options,omitempty"`
+	Jobs          []fioJob  `json:"jobs"`
+	DiskUtil      []fioDisk `json:"disk_util,omitempty"`
+}
+
+// fioJob is one entry of jobs[], its keys in fio 3.33's order
+// (stat.c: show_thread_status_json). hostname is fio's client/server
+// output only: a local run has none (fio-plot takes it for client output).
 type fioJob struct {
-	JobName    string              `json:"jobname"`
-	GroupID    int                 `json:"groupid"`
-	Hostname   string              `json:"hostname"`
-	Error      int                 `json:"error"`
-	Elapsed    int64               `json:"elapsed"`
-	JobOptions map[string]string   `json:"job options"`
-	Read       fioDir              `json:"read"`
-	Write      fioDir              `json:"write"`
-	Trim       fioDir              `json:"trim"`
-	Sync       fioSync             `json:"sync"`
-	JobRuntime int64               `json:"job_runtime"`
-	UsrCPU     fioFloat            `json:"usr_cpu"`
-	SysCPU     fioFloat            `json:"sys_cpu"`
-	Ctx        int64               `json:"ctx"`
-	Majf       int64               `json:"majf"`
-	Minf       int64               `json:"minf"`
-	LatencyNs  map[string]fioFloat `json:"latency_ns"`
-	LatencyUs  map[string]fioFloat `json:"latency_us"`
-	LatencyMs  map[string]fioFloat `json:"latency_ms"`
+	JobName           string    `json:"jobname"`
+	GroupID           int       `json:"groupid"`
+	Error             int       `json:"error"`
+	Eta               int       `json:"eta"`
+	Elapsed           int64     `json:"elapsed"`
+	JobOptions        fioObject `json:"job options,omitempty"`
+	Read              fioDir    `json:"read"`
+	Write             fioDir    `json:"write"`
+	Trim              fioDir    `json:"trim"`
+	Sync              fioSync   `json:"sync"`
+	JobRuntime        int64     `json:"job_runtime"`
+	UsrCPU            fioFloat  `json:"usr_cpu"`
+	SysCPU            fioFloat  `json:"sys_cpu"`
+	Ctx               int64     `json:"ctx"`
+	Majf              int64     `json:"majf"`
+	Minf              int64     `json:"minf"`
+	IODepthLevel      fioObject `json:"iodepth_level"`
+	IODepthSubmit     fioObject `json:"iodepth_submit"`
+	IODepthComplete   fioObject `json:"iodepth_complete"`
+	LatencyNs         fioObject `json:"latency_ns"`
+	LatencyUs         fioObject `json:"latency_us"`
+	LatencyMs         fioObject `json:"latency_ms"`
+	LatencyDepth      int       `json:"latency_depth"`
+	LatencyTarget     int64     `json:"latency_target"`
+	LatencyPercentile fioFloat  `json:"latency_percentile"`
+	LatencyWindow     int64     `json:"latency_window"`
+	Hostname          string    `json:"hostname,omitempty"`
+}
+
+// fioDisk is one entry of disk_util[] (stat.c: json_array_add_disk_util).
+type fioDisk struct {
+	Name        string   `json:"name"`
+	ReadIOs     uint64   `json:"read_ios"`
+	WriteIOs    uint64   `json:"write_ios"`
+	ReadMerges  uint64   `json:"read_merges"`
+	WriteMerges uint64   `json:"write_merges"`
+	ReadTicks   uint64   `json:"read_ticks"`
+	WriteTicks  uint64   `json:"write_ticks"`
+	InQueue     uint64   `json:"in_queue"`
+	Util        fioFloat `json:"util"`
 }
 
 type fioDir struct {
@@ -97,35 +180,45 @@ type fioSync struct {
 // present only when there are values (fio leaves them out otherwise, and
 // fio_jsonplus_clat2csv cannot read empty bins).
 type fioLat struct {
-	Min        uint64            `json:"min"`
-	Max        uint64            `json:"max"`
-	Mean       fioFloat          `json:"mean"`
-	Stddev     fioFloat          `json:"stddev"`
-	N          uint64            `json:"N"`
-	Percentile map[string]uint64 `json:"percentile,omitempty"`
-	Bins       map[string]uint64 `json:"bins,omitempty"`
+	Min        uint64    `json:"min"`
+	Max        uint64    `json:"max"`
+	Mean       fioFloat  `json:"mean"`
+	Stddev     fioFloat  `json:"stddev"`
+	N          uint64    `json:"N"`
+	Percentile fioObject `json:"percentile,omitempty"`
+	Bins       fioObject `json:"bins,omitempty"`
 }
 
 // fioPercentiles is fio's default percentile_list.
 var fioPercentiles = []float64{1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99}
 
-// WriteFioJSON writes results as one fio json+ document, a job per result.
+// WriteFioJSON writes results as one fio json+ document. A result is one
+// fio job, or, for a point that ran several jobs at once, one per job, and
+// for a fio job file's job one per clone unless group_reporting says
+// otherwise, as fio reports them (fiojson_jobs.go).
 func WriteFioJSON(w io.Writer, results []*result.Result) error {
-	doc := fioDoc{GlobalOptions: map[string]string{"direct": "1"}, Jobs: []fioJob{}}
+	doc := fioDoc{GlobalOptions: fioObject{{"direct", "1"}}, Jobs: []fioJob{}}
 	version := ""
+	group := 0 // fio's groupid: a new one at each stonewall and new_group
 	for i, r := range results {
 		if i == 0 {
 			version = r.Version
 			doc.Timestamp = r.StartedAt.Unix()
 			doc.TimestampMs = r.StartedAt.UnixMilli()
 			doc.Time = r.StartedAt.UTC().Format("Mon Jan _2 15:04:05 2006")
+			if g, ok := fioGlobalOptions(r); ok {
+				doc.GlobalOptions = g
+			}
 		}
-		doc.Jobs = append(doc.Jobs, fioJobOf(r, i))
-		if r.Workload.Buffered {
-			// fio's default, direct=0: said per job (fioOptions) and
-			// not claimed for all of them.
-			delete(doc.GlobalOptions, "direct")
+		var jobs []fioJob
+		jobs, group = fioJobsOf(r, group)
+		doc.Jobs = append(doc.Jobs, jobs...)
+		if _, fio := fioGlobalOptions(r); r.Workload.Buffered && !fio {
+			// fio's default, direct=0: said per job (fioJobOptions) and
+			// not claimed for all of ioprobe's own.
+			doc.GlobalOptions = slices.DeleteFunc(doc.GlobalOptions, func(kv fioKV) bool { return kv.key == "direct" })
 		}
+		doc.DiskUtil = append(doc.DiskUtil, fioDisksOf(r)...)
 	}
 	doc.FioVersion = "ioprobe-" + strings.TrimPrefix(version, "ioprobe-")
 	enc := json.NewEncoder(w)
@@ -134,119 +227,193 @@ func WriteFioJSON(w io.Writer, results []*result.Result) error {
 	return enc.Encode(doc)
 }
 
-func fioJobOf(r *result.Result, group int) fioJob {
-	s := &r.Summary
-	runtimeMs := int64(math.Round(s.ElapsedSeconds * 1000))
+// fioJobOf is one jobs[] entry: what fio reports for the members it sums
+// (one clone, or a reporting group of several), in the run r.
+func fioJobOf(r *result.Result, e *fioEntry) fioJob {
+	elapsed := r.Summary.ElapsedSeconds
+	runtimeMs := int64(math.Round(elapsed * 1000))
+	last := e.members[len(e.members)-1]
 	j := fioJob{
-		JobName:    result.PointOf(r).Name,
-		GroupID:    group,
-		Hostname:   r.Host.Hostname,
-		Elapsed:    int64(math.Round(s.ElapsedSeconds + r.Workload.RampSeconds)),
-		JobOptions: fioJobOptions(r),
-		JobRuntime: runtimeMs,
+		JobName:    e.members[0].name,
+		GroupID:    e.members[0].group,
+		Elapsed:    int64(math.Round(elapsed + r.Workload.RampSeconds)),
+		JobOptions: last.options(r),
+		// fio sums its members' runtimes (stat.c: sum_thread_stats).
+		JobRuntime: runtimeMs * int64(e.runs),
 		Trim:       fioDir{},
-		Sync:       fioSyncOf(r.Histogram.Sync),
+		Sync:       fioSyncOf(e.hist.Sync),
+		// fio's defaults without latency_target: the depth it runs at,
+		// no target, the 100th percentile, no window (its last member's).
+		LatencyDepth:      last.wl.QueueDepth,
+		LatencyPercentile: 100,
 	}
+	// A merged result of several hosts is what fio's client/server
+	// output describes: its jobs carry the hosts.
 	if r.Merged != nil && len(r.Merged.Hosts) > 0 {
 		j.Hostname = strings.Join(r.Merged.Hosts, ",")
 	}
-	if s.Errors > 0 {
+	if e.errors > 0 {
 		j.Error = 5 // EIO: fio's job error is an errno
 	}
-	single := s.ReadOps == 0 || s.WriteOps == 0
-	j.Read = fioDirOf(r, r.Histogram.Read, s.ReadBytes, s.ReadIOPS, runtimeMs, single && s.ReadOps > 0)
-	j.Write = fioDirOf(r, r.Histogram.Write, s.WriteBytes, s.WriteIOPS, runtimeMs, single && s.WriteOps > 0)
-	if s.ElapsedSeconds > 0 {
-		j.UsrCPU = fioFloat(100 * s.CPU.ProcessUserSeconds / s.ElapsedSeconds)
-		j.SysCPU = fioFloat(100 * s.CPU.ProcessSystemSeconds / s.ElapsedSeconds)
+	reads, writes := e.hist.Read.Count(), e.hist.Write.Count()
+	iops := func(n uint64) float64 {
+		if elapsed <= 0 {
+			return 0
+		}
+		return float64(n) / elapsed
 	}
-	j.LatencyNs, j.LatencyUs, j.LatencyMs = fioLatencyMaps(r.Histogram.Combined())
+	// The run's intervals describe an entry that is the whole run, with
+	// I/O in one direction only: ioprobe's intervals are per run, not per
+	// job nor per direction.
+	single := e.whole && (reads == 0 || writes == 0)
+	j.Read = fioDirOf(r, e.hist.Read, e.readBytes, iops(reads), runtimeMs, single && reads > 0)
+	j.Write = fioDirOf(r, e.hist.Write, e.writeBytes, iops(writes), runtimeMs, single && writes > 0)
+	// fio: usr_cpu = the members' user time ÷ their summed runtimes.
+	if runs := elapsed * float64(e.runs); runs > 0 {
+		j.UsrCPU = fioFloat(100 * e.user / runs)
+		j.SysCPU = fioFloat(100 * e.system / runs)
+	}
+	j.IODepthLevel, j.IODepthSubmit, j.IODepthComplete = fioDepthMaps(e.depth)
+	j.LatencyNs, j.LatencyUs, j.LatencyMs = fioLatencyMaps(e.hist.Combined())
 	return j
 }
 
-// fioJobOptions describes the access specification in fio's job options
-// (strings, as fio prints them).
-func fioJobOptions(r *result.Result) map[string]string {
-	w := r.Workload
-	paths := make([]string, 0, len(r.Targets))
-	for _, t := range r.Targets {
-		paths = append(paths, t.Path)
+// fio's depth keys (stat.c: show_thread_status_json): the level's powers
+// of two, the submit and complete counts' upper bounds.
+var (
+	fioLevelKeys = []string{"1", "2", "4", "8", "16", "32", ">=64"}
+	fioBatchKeys = []string{"0", "4", "8", "16", "32", "64", ">=64"}
+)
+
+// fioDepthMaps are fio's iodepth_level, iodepth_submit and
+// iodepth_complete: each bucket's share of its total in %, a share under
+// 0.1 of a bucket that is not empty written 0.1 (stat.c: stat_calc_dist).
+func fioDepthMaps(d *result.Depth) (level, submit, complete fioObject) {
+	if d == nil {
+		d = &result.Depth{}
 	}
-	o := map[string]string{
-		"name":     result.PointOf(r).Name,
-		"filename": strings.Join(paths, ":"),
-		"rw":       fioRW(w.ReadPct, w.RandomPct),
-		"iodepth":  strconv.Itoa(w.QueueDepth),
-		"numjobs":  strconv.Itoa(w.Workers),
-		"runtime":  strconv.FormatFloat(w.DurationSeconds, 'f', -1, 64),
-		"ioengine": fioEngine(w.Engine),
-	}
-	if w.Loops > 0 {
-		// A job without time_based, as fio prints one: no runtime
-		// unless it capped the job (ioprobe's uncapped cap is a year).
-		if w.DurationSeconds >= workload.MaxDuration.Seconds() {
-			delete(o, "runtime")
+	dist := func(keys []string, counts [result.DepthBuckets]uint64) fioObject {
+		var total uint64
+		for _, n := range counts {
+			total += n
 		}
-		if w.IOBytes > 0 {
-			o["io_size"] = strconv.FormatInt(w.IOBytes, 10)
+		out := make(fioObject, len(keys))
+		for i, k := range keys {
+			v := 0.0
+			if total > 0 {
+				v = 100 * float64(counts[i]) / float64(total)
+				if v < 0.1 && counts[i] > 0 {
+					v = 0.1
+				}
+			}
+			out[i] = fioKV{k, fioFloat(v)}
 		}
-		if w.IOCount > 0 {
-			o["number_ios"] = strconv.FormatInt(w.IOCount, 10)
-		}
-		if w.Loops > 1 {
-			o["loops"] = strconv.Itoa(w.Loops)
-		}
+		return out
 	}
-	if w.RampSeconds > 0 {
-		o["ramp_time"] = strconv.FormatFloat(w.RampSeconds, 'f', -1, 64)
+	return dist(fioLevelKeys, d.Level), dist(fioBatchKeys, d.Submit), dist(fioBatchKeys, d.Complete)
+}
+
+// fioDisksOf is fio's disk_util[] from the result's devices (none for a
+// result without them, such as one made before ioprobe kept them).
+func fioDisksOf(r *result.Result) []fioDisk {
+	var out []fioDisk
+	for i := range r.DiskUtil {
+		d := &r.DiskUtil[i]
+		out = append(out, fioDisk{Name: d.Name, ReadIOs: d.ReadIOs, WriteIOs: d.WriteIOs, ReadMerges: d.ReadMerges, WriteMerges: d.WriteMerges,
+			ReadTicks: d.ReadTicksMs, WriteTicks: d.WriteTicksMs, InQueue: d.InQueueMs, Util: fioFloat(d.Util())})
 	}
-	if w.RegionBytes > 0 {
-		o["size"] = strconv.FormatInt(w.RegionBytes, 10)
-	}
-	if w.ReadPct > 0 && w.ReadPct < 100 {
-		o["rwmixread"] = strconv.Itoa(w.ReadPct)
-	}
-	if w.RandomPct > 0 && w.RandomPct < 100 {
-		o["percentage_random"] = strconv.Itoa(w.RandomPct)
-	}
-	if w.RateIOPS > 0 {
-		o["rate_iops"] = strconv.Itoa(w.RateIOPS)
-	}
-	if w.Buffered {
-		o["direct"] = "0"
-		if w.KeepCache {
-			o["invalidate"] = "0"
-		}
-	}
-	if w.RateReadBPS > 0 || w.RateWriteBPS > 0 {
-		// fio's rate= per direction (bytes per second of each job clone).
-		per := int64(max(w.Workers, 1))
-		o["rate"] = strconv.FormatInt(w.RateReadBPS/per, 10) + "," + strconv.FormatInt(w.RateWriteBPS/per, 10)
-		if w.RateProcess != "" {
-			o["rate_process"] = w.RateProcess
-		}
-	}
-	if w.RandomPct > 0 && !w.RandomMap {
-		o["norandommap"] = "1"
-	}
-	if w.Fsync > 0 {
-		o["fsync"] = strconv.Itoa(w.Fsync)
-	}
-	if w.Fdatasync > 0 {
-		o["fdatasync"] = strconv.Itoa(w.Fdatasync)
-	}
-	if w.Sync != "" {
-		o["sync"] = w.Sync
+	return out
+}
+
+// fioJobOptions describes an access specification of ioprobe's own in
+// fio's job options (strings, as fio prints them).
+func fioJobOptions(name string, w result.Workload, targets []result.Target) fioObject {
+	o := fioObject{
+		{"name", name},
+		{"filename", fioFilename(targets)},
+		{"rw", fioRW(w.ReadPct, w.RandomPct)},
 	}
 	if len(w.BlockSizes) > 0 {
-		o["bs"] = strconv.FormatInt(w.BlockSizes[0].Bytes, 10)
+		o.set("bs", strconv.FormatInt(w.BlockSizes[0].Bytes, 10))
 	}
 	if len(w.BlockSizes) > 1 {
 		parts := make([]string, len(w.BlockSizes))
 		for i, b := range w.BlockSizes {
 			parts[i] = fmt.Sprintf("%d/%d", b.Bytes, b.Weight)
 		}
-		o["bssplit"] = strings.Join(parts, ":")
+		o.set("bssplit", strings.Join(parts, ":"))
+	}
+	o.set("iodepth", strconv.Itoa(w.QueueDepth))
+	o.set("numjobs", strconv.Itoa(w.Workers))
+	o.set("ioengine", fioEngine(w.Engine))
+	// A job without time_based, as fio prints one: no runtime unless it
+	// capped the job (ioprobe's uncapped cap is a year).
+	if w.Loops == 0 || w.DurationSeconds < workload.MaxDuration.Seconds() {
+		o.set("runtime", strconv.FormatFloat(w.DurationSeconds, 'f', -1, 64))
+	}
+	if w.Loops > 0 {
+		if w.IOBytes > 0 {
+			o.set("io_size", strconv.FormatInt(w.IOBytes, 10))
+		}
+		if w.IOCount > 0 {
+			o.set("number_ios", strconv.FormatInt(w.IOCount, 10))
+		}
+		if w.Loops > 1 {
+			o.set("loops", strconv.Itoa(w.Loops))
+		}
+	}
+	if w.RampSeconds > 0 {
+		o.set("ramp_time", strconv.FormatFloat(w.RampSeconds, 'f', -1, 64))
+	}
+	if w.RegionBytes > 0 {
+		o.set("size", strconv.FormatInt(w.RegionBytes, 10))
+	}
+	if w.ReadPct > 0 && w.ReadPct < 100 {
+		o.set("rwmixread", strconv.Itoa(w.ReadPct))
+	}
+	if w.RandomPct > 0 && w.RandomPct < 100 {
+		o.set("percentage_random", strconv.Itoa(w.RandomPct))
+	}
+	if w.RateIOPS > 0 {
+		o.set("rate_iops", strconv.Itoa(w.RateIOPS))
+	}
+	if w.Buffered {
+		o.set("direct", "0")
+		if w.KeepCache {
+			o.set("invalidate", "0")
+		}
+	}
+	if w.RateReadBPS > 0 || w.RateWriteBPS > 0 {
+		// fio's rate= per direction (bytes per second of each job clone).
+		per := int64(max(w.Workers, 1))
+		o.set("rate", strconv.FormatInt(w.RateReadBPS/per, 10)+","+strconv.FormatInt(w.RateWriteBPS/per, 10))
+		if w.RateProcess != "" {
+			o.set("rate_process", w.RateProcess)
+		}
+	}
+	if w.RandomPct > 0 && !w.RandomMap {
+		o.set("norandommap", "1")
+	}
+	if w.Fsync > 0 {
+		o.set("fsync", strconv.Itoa(w.Fsync))
+	}
+	if w.Fdatasync > 0 {
+		o.set("fdatasync", strconv.Itoa(w.Fdatasync))
+	}
+	if w.Sync != "" {
+		o.set("sync", w.Sync)
+	}
+	if w.SubmitBatch > 1 {
+		o.set("iodepth_batch_submit", strconv.Itoa(w.SubmitBatch))
+	}
+	switch {
+	case w.CompletePoll:
+		o.set("iodepth_batch_complete_min", "0")
+	case w.CompleteMin > 1:
+		o.set("iodepth_batch_complete_min", strconv.Itoa(w.CompleteMin))
+	}
+	if w.CompleteMax > 1 {
+		o.set("iodepth_batch_complete_max", strconv.Itoa(w.CompleteMax))
 	}
 	return o
 }
@@ -344,19 +511,25 @@ func stats(v []float64) (lo, hi uint64, mean, dev fioFloat) {
 }
 
 // fioLatOf summarises h in ns; with plus it adds the percentiles and the
-// json+ bins (a bin per non-empty histogram bucket, keyed by its midpoint).
+// json+ bins (a bin per non-empty histogram bucket, keyed by its midpoint,
+// in increasing order as fio writes them).
 func fioLatOf(h *result.Histogram, plus bool) fioLat {
 	l := fioLat{Min: h.Min(), Max: h.Max(), Mean: fioFloat(h.Mean()), Stddev: fioFloat(h.Stddev()), N: h.Count()}
 	if !plus {
 		return l
 	}
-	l.Percentile = map[string]uint64{}
+	l.Percentile = make(fioObject, 0, len(fioPercentiles))
 	for _, p := range fioPercentiles {
-		l.Percentile[strconv.FormatFloat(p, 'f', 6, 64)] = uint64(math.Round(h.Quantile(p / 100)))
+		l.Percentile = append(l.Percentile, fioKV{strconv.FormatFloat(p, 'f', 6, 64), uint64(math.Round(h.Quantile(p / 100)))})
 	}
-	l.Bins = map[string]uint64{}
+	l.Bins = fioObject{}
 	h.Buckets(func(lo, hi, c uint64) {
-		l.Bins[strconv.FormatUint(fioBinValue(lo, hi), 10)] += c
+		k := strconv.FormatUint(fioBinValue(lo, hi), 10)
+		if n := len(l.Bins); n > 0 && l.Bins[n-1].key == k {
+			l.Bins[n-1].val = l.Bins[n-1].val.(uint64) + c
+			return
+		}
+		l.Bins = append(l.Bins, fioKV{k, c})
 	})
 	return l
 }
@@ -371,44 +544,52 @@ var (
 	fioLatMsKeys = append(append([]uint64{}, fioLatKeys...), 2000)
 )
 
-func fioLatencyMaps(h *result.Histogram) (ns, us, ms map[string]fioFloat) {
-	ns, us, ms = map[string]fioFloat{}, map[string]fioFloat{}, map[string]fioFloat{}
-	for _, k := range fioLatKeys {
-		ns[strconv.FormatUint(k, 10)], us[strconv.FormatUint(k, 10)] = 0, 0
-	}
-	for _, k := range fioLatMsKeys {
-		ms[strconv.FormatUint(k, 10)] = 0
-	}
-	ms[">=2000"] = 0
-	total := float64(h.Count())
-	if total == 0 {
-		return ns, us, ms
-	}
+// fioLatencyMaps are fio's latency_ns, latency_us and latency_ms, keys in
+// fio's order; a share under 0.01 of a range that is not empty is written
+// 0.01 (stat.c: stat_calc_lat).
+func fioLatencyMaps(h *result.Histogram) (ns, us, ms fioObject) {
+	var cn, cu [10]uint64
+	var cm [12]uint64
+	total := h.Count()
 	h.Buckets(func(lo, hi, c uint64) {
 		v := fioBinValue(lo, hi)
-		share := fioFloat(100 * float64(c) / total)
 		switch {
 		case v < 1000:
-			ns[fioLatKey(v, fioLatKeys)] += share
+			cn[fioLatIndex(v, fioLatKeys)] += c
 		case v < 1000_000:
-			us[fioLatKey(v/1000, fioLatKeys)] += share
+			cu[fioLatIndex(v/1000, fioLatKeys)] += c
 		default:
-			k := fioLatKey(v/1000_000, fioLatMsKeys)
-			if k == "" {
-				k = ">=2000"
-			}
-			ms[k] += share
+			cm[fioLatIndex(v/1000_000, fioLatMsKeys)] += c
 		}
 	})
-	return ns, us, ms
+	dist := func(keys []uint64, counts []uint64) fioObject {
+		out := fioObject{}
+		for i, n := range counts {
+			k := ">=2000"
+			if i < len(keys) {
+				k = strconv.FormatUint(keys[i], 10)
+			}
+			v := 0.0
+			if total > 0 {
+				v = 100 * float64(n) / float64(total)
+				if v < 0.01 && n > 0 {
+					v = 0.01
+				}
+			}
+			out = append(out, fioKV{k, fioFloat(v)})
+		}
+		return out
+	}
+	return dist(fioLatKeys, cn[:]), dist(fioLatKeys, cu[:]), dist(fioLatMsKeys, cm[:])
 }
 
-// fioLatKey is the first key above v ("" when none is).
-func fioLatKey(v uint64, keys []uint64) string {
-	for _, k := range keys {
+// fioLatIndex is the index of the first key above v (len(keys) when none
+// is: fio's ">=" range).
+func fioLatIndex(v uint64, keys []uint64) int {
+	for i, k := range keys {
 		if v < k {
-			return strconv.FormatUint(k, 10)
+			return i
 		}
 	}
-	return ""
+	return len(keys)
 }

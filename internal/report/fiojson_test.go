@@ -91,14 +91,22 @@ func TestFioLatencyKeys(t *testing.T) {
 		h.Record(ns)
 	}
 	ns, us, ms := fioLatencyMaps(h)
-	require.InDelta(t, 10, float64(ns["2"]), 1e-9)
-	require.InDelta(t, 10, float64(ns["4"]), 1e-9)
-	require.InDelta(t, 10, float64(ns["1000"]), 1e-9)
-	require.InDelta(t, 20, float64(us["2"]), 1e-9)
-	require.InDelta(t, 10, float64(us["4"]), 1e-9)
-	require.InDelta(t, 10, float64(us["1000"]), 1e-9)
-	require.InDelta(t, 20, float64(ms["2"]), 1e-9)
-	require.InDelta(t, 10, float64(ms[">=2000"]), 1e-9)
+	v := func(o fioObject, k string) float64 { return float64(o.get(k).(fioFloat)) }
+	require.InDelta(t, 10, v(ns, "2"), 1e-9)
+	require.InDelta(t, 10, v(ns, "4"), 1e-9)
+	require.InDelta(t, 10, v(ns, "1000"), 1e-9)
+	require.InDelta(t, 20, v(us, "2"), 1e-9)
+	require.InDelta(t, 10, v(us, "4"), 1e-9)
+	require.InDelta(t, 10, v(us, "1000"), 1e-9)
+	require.InDelta(t, 20, v(ms, "2"), 1e-9)
+	require.InDelta(t, 10, v(ms, ">=2000"), 1e-9)
+	// fio writes a share under 0.01% of a range that is not empty as 0.01.
+	for i := 0; i < 100_000; i++ {
+		h.Record(5000)
+	}
+	ns, _, _ = fioLatencyMaps(h)
+	require.Equal(t, 0.01, v(ns, "2"))
+	require.Zero(t, v(ns, "10"))
 }
 
 // TestFioJSONSync: fio's sync section is the flushes — total_ios and
@@ -192,4 +200,118 @@ func TestFioJSONBudgetOptions(t *testing.T) {
 	require.Equal(t, "3", o["loops"])
 	r.Workload.DurationSeconds = 30
 	require.Equal(t, "30", opts(r)["runtime"])
+}
+
+// jsonKeys returns the keys of the object at path in data, in the order
+// the document has them.
+func jsonKeys(t *testing.T, data []byte, path ...string) []string {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	require.NoError(t, dec.Decode(&v))
+	raw := data
+	for _, p := range path {
+		var m map[string]json.RawMessage
+		var a []json.RawMessage
+		if json.Unmarshal(raw, &m) == nil {
+			raw = m[p]
+		} else {
+			require.NoError(t, json.Unmarshal(raw, &a))
+			i, err := strconv.Atoi(p)
+			require.NoError(t, err)
+			raw = a[i]
+		}
+		require.NotNil(t, raw, "no %s", p)
+	}
+	dec = json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	require.NoError(t, err)
+	require.Equal(t, json.Delim('{'), tok, "%s is an object", path)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
+}
+
+// TestFioJSONAsFioWritesItLocally: keys in fio 3.33's order (jobs, the
+// percentiles 1, 5, 10 …, bins by value, the latency and depth ranges), no
+// hostname for a run on this host (fio's client/server output has one,
+// and fio-plot reads a file with one as such), fio's depth figures from
+// the result's counts and its latency_target defaults, and disk_util from
+// the kernel's counters.
+func TestFioJSONAsFioWritesItLocally(t *testing.T) {
+	r := readResult()
+	r.Merged = nil
+	r.IODepth = &result.Depth{Level: [7]uint64{1, 2, 4, 8, 16, 99_969, 0}, Submit: [7]uint64{0, 100_000}, Complete: [7]uint64{0, 99_000, 500}}
+	r.DiskUtil = []result.DiskUtil{{Name: "loop3", ReadIOs: 86_000, ReadMerges: 2, ReadTicksMs: 29_000, InQueueMs: 29_500, IOTicksMs: 15_000, WindowMs: 30_000}}
+	var b bytes.Buffer
+	require.NoError(t, WriteFioJSON(&b, []*result.Result{r}))
+	data := b.Bytes()
+	require.Equal(t, []string{"fio version", "timestamp", "timestamp_ms", "time", "global options", "jobs", "disk_util"}, jsonKeys(t, data))
+	require.Equal(t, []string{"jobname", "groupid", "error", "eta", "elapsed", "job options", "read", "write", "trim", "sync",
+		"job_runtime", "usr_cpu", "sys_cpu", "ctx", "majf", "minf", "iodepth_level", "iodepth_submit", "iodepth_complete",
+		"latency_ns", "latency_us", "latency_ms", "latency_depth", "latency_target", "latency_percentile", "latency_window"},
+		jsonKeys(t, data, "jobs", "0"), "a local run: no hostname")
+	var pct []string
+	for _, p := range fioPercentiles {
+		pct = append(pct, strconv.FormatFloat(p, 'f', 6, 64))
+	}
+	require.Equal(t, pct, jsonKeys(t, data, "jobs", "0", "read", "clat_ns", "percentile"))
+	bins := jsonKeys(t, data, "jobs", "0", "read", "clat_ns", "bins")
+	require.NotEmpty(t, bins)
+	for i := 1; i < len(bins); i++ {
+		a, _ := strconv.ParseUint(bins[i-1], 10, 64)
+		c, _ := strconv.ParseUint(bins[i], 10, 64)
+		require.Less(t, a, c, "bins in increasing order")
+	}
+	require.Equal(t, []string{"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"}, jsonKeys(t, data, "jobs", "0", "latency_us"))
+	require.Equal(t, []string{"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"}, jsonKeys(t, data, "jobs", "0", "latency_ms"))
+	require.Equal(t, []string{"1", "2", "4", "8", "16", "32", ">=64"}, jsonKeys(t, data, "jobs", "0", "iodepth_level"))
+	require.Equal(t, []string{"0", "4", "8", "16", "32", "64", ">=64"}, jsonKeys(t, data, "jobs", "0", "iodepth_submit"))
+	require.Contains(t, b.String(), `">=64"`, "not escaped")
+
+	var doc struct {
+		Jobs []struct {
+			Level, Submit, Complete map[string]float64
+			Depth                   int     `json:"latency_depth"`
+			Target                  int64   `json:"latency_target"`
+			Percentile              float64 `json:"latency_percentile"`
+			Window                  int64   `json:"latency_window"`
+		} `json:"jobs"`
+		Disks []map[string]any `json:"disk_util"`
+	}
+	data = bytes.ReplaceAll(data, []byte(`"iodepth_level"`), []byte(`"level"`))
+	data = bytes.ReplaceAll(data, []byte(`"iodepth_submit"`), []byte(`"submit"`))
+	data = bytes.ReplaceAll(data, []byte(`"iodepth_complete"`), []byte(`"complete"`))
+	require.NoError(t, json.Unmarshal(data, &doc))
+	j := doc.Jobs[0]
+	require.Equal(t, 0.1, j.Level["1"], "fio writes a share under 0.1% that is not empty as 0.1")
+	require.InDelta(t, 99.969, j.Level["32"], 1e-9)
+	require.Equal(t, 100.0, j.Submit["4"])
+	require.InDelta(t, 100*99_000/99_500.0, j.Complete["4"], 1e-6)
+	require.InDelta(t, 100*500/99_500.0, j.Complete["8"], 1e-6)
+	require.Equal(t, r.Workload.QueueDepth, j.Depth, "fio's latency_depth is the job's iodepth without latency_target")
+	require.Zero(t, j.Target)
+	require.Equal(t, 100.0, j.Percentile)
+	require.Zero(t, j.Window)
+	require.Len(t, doc.Disks, 1)
+	require.Equal(t, []string{"name", "read_ios", "write_ios", "read_merges", "write_merges", "read_ticks", "write_ticks", "in_queue", "util"},
+		jsonKeys(t, b.Bytes(), "disk_util", "0"))
+	require.Equal(t, "loop3", doc.Disks[0]["name"])
+	require.EqualValues(t, 2, doc.Disks[0]["read_merges"])
+	require.EqualValues(t, 50, doc.Disks[0]["util"])
+
+	// A merged result of two hosts is fio's client/server shape: each job
+	// names its hosts.
+	m := readResult()
+	m.Merged = &result.MergeInfo{Runs: 2, Hosts: []string{"a", "b"}}
+	b.Reset()
+	require.NoError(t, WriteFioJSON(&b, []*result.Result{m}))
+	require.Contains(t, jsonKeys(t, b.Bytes(), "jobs", "0"), "hostname")
 }

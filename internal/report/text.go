@@ -34,6 +34,9 @@ func WriteText(w io.Writer, r *result.Result) error {
 	if len(r.Summary.Lines) > 0 {
 		data = append(data, linesTable(r))
 	}
+	if len(jobsRun(r)) > 0 {
+		data = append(data, jobsTable(r))
+	}
 	if result.LatencySync.In(&r.Summary) {
 		data = append(data, flushTable(r))
 	}
@@ -99,7 +102,11 @@ func writeHeader(ew *errWriter, r *result.Result) {
 		kv.add("Merged", mergeInfoLine(m))
 	}
 	kv.add("Host", hostLine(r.Host))
-	kv.add("Workload", workloadLine(r.Workload))
+	if jobs := jobsRun(r); len(jobs) > 0 {
+		kv.addTable("Workload", jobsWorkloadTable(jobs))
+	} else {
+		kv.add("Workload", workloadLine(r.Workload))
+	}
 	if len(r.Workload.Lines) > 0 {
 		kv.addTable("Lines", specLinesTable(r.Workload.Lines))
 	}
@@ -323,6 +330,20 @@ func engineLine(wl result.Workload) string {
 	}
 	if len(why) > 0 {
 		s += " (" + strings.Join(why, ": ") + ")"
+	}
+	// Submission other than fio's default (each I/O on its own, waiting
+	// for one completion).
+	if wl.SubmitBatch > 1 {
+		s += fmt.Sprintf("; up to %d I/Os per submission", wl.SubmitBatch)
+	}
+	switch {
+	case wl.CompletePoll:
+		s += "; polls for completions"
+	case wl.CompleteMin > 1:
+		s += fmt.Sprintf("; with its queue full, waits for %d completions", wl.CompleteMin)
+	}
+	if wl.CompleteMax > 1 {
+		s += fmt.Sprintf("; refills up to %d slots at once", wl.CompleteMax)
 	}
 	return s
 }
@@ -593,6 +614,16 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 			a, aShare = withUnit(num(amount.Of(s)*1e3, 0), "ms"), amount.Short
 		}
 		t.add("  "+k.Short, count(uint64(n)), share(n, mine, " of ioprobe's"), a, aShare)
+	}
+	// I/Os the block layer merged into requests it held: requests of
+	// other sizes than the I/Os issued.
+	for _, id := range result.ViewKernelMerges {
+		if f := id.Figure(); f.Of(s) > 0 {
+			t.add("  "+f.Short, count(uint64(f.Of(s))), "(I/Os merged into others)")
+		}
+	}
+	for _, m := range s.DeviceSizes() {
+		t.add("  WARNING: " + sizeWarning(m))
 	}
 	return t
 }

@@ -45,7 +45,7 @@ func TestOneLineWorkloadJSONUnchanged(t *testing.T) {
 	for _, s := range specs {
 		s = s.WithDefaults()
 		require.NoError(t, s.Validate())
-		b, err := json.Marshal(workloadOf(&s, s.Name, syncio.New(), "requested"))
+		b, err := json.Marshal(workloadOf(&s, s.Name, syncio.New(), "requested", 1))
 		require.NoError(t, err)
 		got = append(got, b)
 	}

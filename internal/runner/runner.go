@@ -20,6 +20,9 @@ import (
 type Group struct {
 	Spec    workload.Spec // defaults applied and validated by the caller
 	Targets []string
+	// Clones keeps each worker's own figures (summary.jobs[].clones):
+	// fio's job clones.
+	Clones bool
 }
 
 // Plan is what to run.
@@ -588,6 +591,7 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 	if win != nil {
 		win.devLat.summarize(res)
 	}
+	p.setJobs(res, snap.workers)
 	switch {
 	case len(engErrs) > 0:
 		res.Status = result.StatusErrors

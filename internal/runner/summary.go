@@ -3,6 +3,7 @@ package runner
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -31,7 +32,9 @@ func (p *Plan) runName() string {
 	return strings.Join(names, " + ")
 }
 
-func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string) result.Workload {
+// workloadOf is the result's record of spec s run by engine e on targets
+// targets.
+func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string, targets int) result.Workload {
 	bs, readPct, randomPct := s.Mix()
 	w := result.Workload{
 		Name:            name,
@@ -64,6 +67,19 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string) r
 		RateReadBPS:       s.RateReadBPS,
 		RateWriteBPS:      s.RateWriteBPS,
 		RateProcess:       s.RateProcess,
+	}
+	if e.Name() == workload.EngineURing {
+		// The ring's slots: the queue depth on each target.
+		batch, completeMin, completeMax := s.Submission(s.QueueDepth * max(1, targets))
+		if batch > 1 {
+			w.SubmitBatch = batch
+		}
+		if completeMin != 1 {
+			w.CompleteMin, w.CompletePoll = completeMin, completeMin == 0
+		}
+		if completeMax != max(1, completeMin) {
+			w.CompleteMax = completeMax
+		}
 	}
 	for _, b := range bs {
 		w.BlockSizes = append(w.BlockSizes, result.BlockSize{Bytes: b.Bytes, Weight: b.Weight})
@@ -136,14 +152,23 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 		Intervals: []result.Interval{},
 	}
 	name := p.runName()
-	res.Workload = workloadOf(&specs[0], name, engines[0], reasons[0])
+	res.Workload = workloadOf(&specs[0], name, engines[0], reasons[0], len(groupTargets(p.Groups[0], targets)))
 	if len(specs) > 1 {
 		for i := range specs {
 			n := specs[i].Name
 			if n == "" {
 				n = specs[i].Describe()
 			}
-			res.Groups = append(res.Groups, workloadOf(&specs[i], n, engines[i], reasons[i]))
+			res.Groups = append(res.Groups, workloadOf(&specs[i], n, engines[i], reasons[i], len(groupTargets(p.Groups[i], targets))))
+		}
+	}
+	for i := range specs {
+		if s := &specs[i]; engines[i].Name() == workload.EngineSync && (s.SubmitBatch > 1 || s.CompleteMin > 1 || s.CompleteMax > 1 || s.CompletePoll) {
+			n := s.Name
+			if n == "" {
+				n = s.Describe()
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: the sync engine hands each I/O to the kernel on its own and waits for it (one pread or pwrite per call): batched submission and completion apply to the uring engine only", n))
 		}
 	}
 	for _, ot := range targets {
@@ -208,6 +233,13 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 		s.ErrorsByClass = classes
 	}
 	res.Histogram = result.Histograms{Read: read, Write: write, Sync: flush, Intended: intended}
+	depth := &result.Depth{}
+	for _, w := range snap.workers {
+		w.Depth.Add(depth)
+	}
+	if *depth != (result.Depth{}) {
+		res.IODepth = depth
+	}
 	s.SetFromHistograms(res.Histogram)
 	if v := snap.verifier; v != nil {
 		vs := &result.VerifySummary{LostWritesChecked: v.LostWrites()}
@@ -237,6 +269,7 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 	})
 	if len(win.devices) > 0 {
 		s.Device = deviceDelta(win.devices, win.disk0, win.disk1)
+		res.DiskUtil = diskUtil(win)
 	}
 }
 
@@ -257,6 +290,8 @@ func deviceDelta(devices []string, before, after map[string]target.DiskStats) *r
 		d.WriteOps += dd.WriteOps / 2
 		d.ReadBytes += dd.ReadSectors / 2 * target.SectorSize
 		d.WriteBytes += dd.WriteSectors / 2 * target.SectorSize
+		d.ReadMerges += dd.ReadMerges / 2
+		d.WriteMerges += dd.WriteMerges / 2
 		d.FlushOps += dd.FlushOps / 2
 		d.FlushSeconds += float64(dd.FlushTicks) / 2 / 1000
 	}
@@ -270,4 +305,24 @@ func newRunID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return hex.EncodeToString(b[:])
+}
+
+// diskUtil is each device's block-layer counters over the window, as
+// fio's disk_util reports them (the window takes the midpoint of two
+// readings at each end: halve the sums' difference).
+func diskUtil(win *window) []result.DiskUtil {
+	var out []result.DiskUtil
+	for _, dev := range win.devices {
+		a, okA := win.disk0[dev]
+		b, okB := win.disk1[dev]
+		if !okA || !okB {
+			continue
+		}
+		d := b.Sub(a)
+		out = append(out, result.DiskUtil{Name: dev,
+			ReadIOs: d.ReadOps / 2, WriteIOs: d.WriteOps / 2, ReadMerges: d.ReadMerges / 2, WriteMerges: d.WriteMerges / 2,
+			ReadTicksMs: d.ReadTicks / 2, WriteTicksMs: d.WriteTicks / 2, InQueueMs: d.QueueTicks / 2, IOTicksMs: d.IOTicks / 2,
+			WindowMs: uint64(win.t1.Sub(win.t0).Milliseconds())})
+	}
+	return out
 }

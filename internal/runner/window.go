@@ -84,6 +84,9 @@ func sumStats(a, b map[string]target.DiskStats) map[string]target.DiskStats {
 		out[d] = target.DiskStats{
 			ReadOps: x.ReadOps + y.ReadOps, ReadSectors: x.ReadSectors + y.ReadSectors,
 			WriteOps: x.WriteOps + y.WriteOps, WriteSectors: x.WriteSectors + y.WriteSectors,
+			ReadMerges: x.ReadMerges + y.ReadMerges, WriteMerges: x.WriteMerges + y.WriteMerges,
+			ReadTicks: x.ReadTicks + y.ReadTicks, WriteTicks: x.WriteTicks + y.WriteTicks,
+			IOTicks: x.IOTicks + y.IOTicks, QueueTicks: x.QueueTicks + y.QueueTicks,
 			FlushOps: x.FlushOps + y.FlushOps, FlushTicks: x.FlushTicks + y.FlushTicks,
 		}
 	}

@@ -34,7 +34,7 @@ func (s Settings) Plan(u Unit) runner.Plan {
 		p.Name = u.Point.Name
 	}
 	for i, spec := range u.Point.Specs {
-		p.Groups = append(p.Groups, runner.Group{Spec: spec, Targets: u.TargetsOf(i)})
+		p.Groups = append(p.Groups, runner.Group{Spec: spec, Targets: u.TargetsOf(i), Clones: u.Clones})
 	}
 	return p
 }

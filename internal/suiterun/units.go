@@ -18,6 +18,9 @@ type Unit struct {
 	// imported Iometer file whose workers have targets of their own);
 	// Targets is then their union.
 	SpecTargets [][]string
+	// Clones keeps each worker's figures in the result (summary.jobs[]
+	// .clones): fio's job clones, which fio reports one by one.
+	Clones bool
 }
 
 // TargetsOf returns the targets of the unit's i-th specification.

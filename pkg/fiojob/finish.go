@@ -54,6 +54,7 @@ func (j *job) finish(o Options, fail func(option, string) error) (workload.Spec,
 		spec.Engine, spec.QueueDepth = workload.EngineSync, 1
 		j.note(j.engineAt, "libaio without direct=1 runs each I/O within io_submit, one at a time (fio warns of it too): ioprobe runs the job with one I/O in flight")
 	}
+	j.submission(&spec)
 	bs, err := j.blockSizes(dirs)
 	if err != nil {
 		return spec, nil, fail(j.sizeOption(), err.Error())

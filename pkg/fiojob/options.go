@@ -87,6 +87,9 @@ type job struct {
 	baAt        option
 	notes       []string
 	last        map[string]option // the last line of each option, for refusals
+	// fio's iodepth_batch_submit, iodepth_batch_complete_min and
+	// iodepth_batch_complete_max as given (-1: not given).
+	batchSubmit, completeMin, completeMax int
 	limits
 }
 
@@ -101,6 +104,7 @@ func newJob(s *section) *job {
 		name: s.name, sectionName: s.name, at: s.at, rw: "read", rwmix: [2]int{50, 50}, percRand: [3]int{100, 100, 100},
 		bs: [3]int64{4096, 4096, 4096}, iodepth: 1, numjobs: 1, nrfiles: 1,
 		engine: workload.EngineSync, engineName: "psync", kbBase: 1024, invalidate: true, doVerify: true,
+		batchSubmit: -1, completeMin: -1, completeMax: -1,
 	}
 }
 
@@ -209,32 +213,38 @@ var handlers = map[string]func(*job, option) error{
 	"bsrange":           (*job).setRange,
 	"blocksize_range":   (*job).setRange,
 	"iodepth":           func(j *job, o option) error { return j.setInt(o, &j.iodepth, &j.iodepthAt, 1, workload.MaxQueueDepth) },
-	"numjobs":           func(j *job, o option) error { return j.setInt(o, &j.numjobs, &j.numjobsAt, 1, workload.MaxWorkers) },
-	"nrfiles":           func(j *job, o option) error { return j.setInt(o, &j.nrfiles, &j.nrfilesAt, 1, 1<<20) },
-	"nr_files":          func(j *job, o option) error { return j.setInt(o, &j.nrfiles, &j.nrfilesAt, 1, 1<<20) },
-	"size":              (*job).setSize,
-	"filesize":          (*job).setFileSize,
-	"offset":            (*job).setOffset,
-	"filename":          (*job).setFilename,
-	"directory":         (*job).setDirectory,
-	"filename_format":   (*job).setFormat,
-	"runtime":           func(j *job, o option) error { return j.setTime(o, &j.runtime, &j.runtimeAt) },
-	"timeout":           func(j *job, o option) error { return j.setTime(o, &j.runtime, &j.runtimeAt) },
-	"ramp_time":         func(j *job, o option) error { var at option; return j.setTime(o, &j.ramp, &at) },
-	"time_based":        func(j *job, o option) error { return setFlag(o, &j.timeBased) },
-	"direct":            func(j *job, o option) error { j.directAt = o; return setBool(o, &j.direct) },
-	"buffered":          (*job).setBuffered,
-	"invalidate":        func(j *job, o option) error { return setBool(o, &j.invalidate) },
-	"fsync_on_close":    func(j *job, o option) error { return j.setFsyncClose(o) },
-	"end_fsync":         func(j *job, o option) error { return j.setFsyncClose(o) },
-	"ioengine":          (*job).setEngine,
-	"rate":              func(j *job, o option) error { return j.setRate(o, &j.rate, true) },
-	"rate_iops":         func(j *job, o option) error { return j.setRate(o, &j.rateIOPS, false) },
-	"rate_process":      (*job).setProcess,
-	"stonewall":         func(j *job, o option) error { return setFlag(o, &j.barrier) },
-	"wait_for_previous": func(j *job, o option) error { return setFlag(o, &j.barrier) },
-	"norandommap":       func(j *job, o option) error { return setFlag(o, &j.norandommap) },
-	"randseed":          (*job).setSeed,
+	// fio's submission (see job.submission).
+	"iodepth_batch":              func(j *job, o option) error { return j.setInt(o, &j.batchSubmit, nil, 0, workload.MaxQueueDepth) },
+	"iodepth_batch_submit":       func(j *job, o option) error { return j.setInt(o, &j.batchSubmit, nil, 0, workload.MaxQueueDepth) },
+	"iodepth_batch_complete_min": func(j *job, o option) error { return j.setInt(o, &j.completeMin, nil, 0, workload.MaxQueueDepth) },
+	"iodepth_batch_complete":     func(j *job, o option) error { return j.setInt(o, &j.completeMin, nil, 0, workload.MaxQueueDepth) },
+	"iodepth_batch_complete_max": func(j *job, o option) error { return j.setInt(o, &j.completeMax, nil, 0, workload.MaxQueueDepth) },
+	"numjobs":                    func(j *job, o option) error { return j.setInt(o, &j.numjobs, &j.numjobsAt, 1, workload.MaxWorkers) },
+	"nrfiles":                    func(j *job, o option) error { return j.setInt(o, &j.nrfiles, &j.nrfilesAt, 1, 1<<20) },
+	"nr_files":                   func(j *job, o option) error { return j.setInt(o, &j.nrfiles, &j.nrfilesAt, 1, 1<<20) },
+	"size":                       (*job).setSize,
+	"filesize":                   (*job).setFileSize,
+	"offset":                     (*job).setOffset,
+	"filename":                   (*job).setFilename,
+	"directory":                  (*job).setDirectory,
+	"filename_format":            (*job).setFormat,
+	"runtime":                    func(j *job, o option) error { return j.setTime(o, &j.runtime, &j.runtimeAt) },
+	"timeout":                    func(j *job, o option) error { return j.setTime(o, &j.runtime, &j.runtimeAt) },
+	"ramp_time":                  func(j *job, o option) error { var at option; return j.setTime(o, &j.ramp, &at) },
+	"time_based":                 func(j *job, o option) error { return setFlag(o, &j.timeBased) },
+	"direct":                     func(j *job, o option) error { j.directAt = o; return setBool(o, &j.direct) },
+	"buffered":                   (*job).setBuffered,
+	"invalidate":                 func(j *job, o option) error { return setBool(o, &j.invalidate) },
+	"fsync_on_close":             func(j *job, o option) error { return j.setFsyncClose(o) },
+	"end_fsync":                  func(j *job, o option) error { return j.setFsyncClose(o) },
+	"ioengine":                   (*job).setEngine,
+	"rate":                       func(j *job, o option) error { return j.setRate(o, &j.rate, true) },
+	"rate_iops":                  func(j *job, o option) error { return j.setRate(o, &j.rateIOPS, false) },
+	"rate_process":               (*job).setProcess,
+	"stonewall":                  func(j *job, o option) error { return setFlag(o, &j.barrier) },
+	"wait_for_previous":          func(j *job, o option) error { return setFlag(o, &j.barrier) },
+	"norandommap":                func(j *job, o option) error { return setFlag(o, &j.norandommap) },
+	"randseed":                   (*job).setSeed,
 	"fsync": func(j *job, o option) error {
 		j.fsyncAt = o
 		return j.setInt(o, &j.fsync, nil, 0, workload.MaxFlushEvery)

@@ -52,6 +52,10 @@ const (
 	// line, the mean latency weighted by ops, IOPS the merged run's IOPS
 	// in proportion to the line's ops.
 	MergeLines MergeRule = "lines"
+	// MergeJobs: per job of a point run at once (and per clone), counts
+	// and histograms added job by job, rates and CPU the merged run's in
+	// proportion to the job's I/Os.
+	MergeJobs MergeRule = "jobs"
 )
 
 // FigureID names a summary figure: its JSON path under "summary", "."
@@ -119,6 +123,8 @@ const (
 	FigDeviceWriteBytes   FigureID = "device.write_bytes"
 	FigDeviceFlushOps     FigureID = "device.flush_ops"
 	FigDeviceFlushSeconds FigureID = "device.flush_seconds"
+	FigDeviceReadMerges   FigureID = "device.read_merges"
+	FigDeviceWriteMerges  FigureID = "device.write_merges"
 	FigVerify             FigureID = "verify"
 	FigLines              FigureID = "lines"
 	FigDeviceShared       FigureID = "device.shared"
@@ -134,6 +140,7 @@ const (
 	FigDeviceQueueReadCount    FigureID = "device.queue_latency.read.count"
 	FigDeviceQueueWriteCount   FigureID = "device.queue_latency.write.count"
 	FigDeviceLatencyWhyNot     FigureID = "device.latency_unavailable"
+	FigJobs                    FigureID = "jobs"
 )
 
 // Unit is a figure's unit: its base unit in the JSON and CSV, and how
@@ -581,6 +588,19 @@ func buildCatalogue() []Figure {
 			Merge: MergeDevice, Block: CSVLast}, sharedText),
 	)
 	out = append(out, deviceLatencyFigures()...)
+	// Each job of a point run at once has rows of its own (text, CSV),
+	// not a column.
+	out = append(out, textOnly(fig{ID: FigJobs, Title: "Each job run at once", Short: "jobs", Merge: MergeJobs, Block: CSVNone}, nil))
+	// The I/Os the block layer merged into requests it held: the device
+	// saw other request sizes than the I/Os issued.
+	out = append(out,
+		with(fig{ID: FigDeviceReadMerges, Title: "Reads the kernel merged into others", Short: "read merges", Unit: UnitCount, Better: NeitherIsBetter,
+			Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			devU64(func(d *DeviceStats) uint64 { return d.ReadMerges })),
+		with(fig{ID: FigDeviceWriteMerges, Title: "Writes the kernel merged into others", Short: "write merges", Unit: UnitCount, Better: NeitherIsBetter,
+			Merge: MergeDevice, Block: CSVLast, Op: OpWrite},
+			devU64(func(d *DeviceStats) uint64 { return d.WriteMerges })),
+	)
 	return out
 }
 

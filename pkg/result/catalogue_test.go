@@ -117,7 +117,7 @@ func TestCatalogueIsComplete(t *testing.T) {
 // of its attributes, or a view names what the catalogue does not hold.
 func TestEveryFigureHasEveryAttribute(t *testing.T) {
 	rules := map[MergeRule]bool{MergeSum: true, MergeHistogram: true, MergeRate: true, MergeElapsed: true, MergeCPU: true,
-		MergeUnion: true, MergeDropped: true, MergeLines: true, MergeDevice: true}
+		MergeUnion: true, MergeDropped: true, MergeLines: true, MergeDevice: true, MergeJobs: true}
 	columns := map[string]bool{}
 	for _, f := range Figures() {
 		name := string(f.ID)
@@ -218,8 +218,8 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 	b := run("h2", 16, latencies(2000, 120_000, 40_000, 3), latencies(500, 250_000, 70_000, 4), 5, 12)
 	a.Summary.Errors, a.Summary.ErrorsByClass = 2, map[string]uint64{"eio": 2}
 	b.Summary.Errors, b.Summary.ErrorsByClass = 3, map[string]uint64{"eio": 1, "timeout": 2}
-	a.Summary.Device = &DeviceStats{Devices: []string{"sdb"}, ReadOps: 10, WriteOps: 20, ReadBytes: 30, WriteBytes: 40, FlushOps: 50, FlushSeconds: 0.5}
-	b.Summary.Device = &DeviceStats{Devices: []string{"nvme0n1", "sdb"}, ReadOps: 1, WriteOps: 2, ReadBytes: 3, WriteBytes: 4, FlushOps: 5, FlushSeconds: 0.25}
+	a.Summary.Device = &DeviceStats{Devices: []string{"sdb"}, ReadOps: 10, WriteOps: 20, ReadBytes: 30, WriteBytes: 40, FlushOps: 50, FlushSeconds: 0.5, ReadMerges: 6, WriteMerges: 7}
+	b.Summary.Device = &DeviceStats{Devices: []string{"nvme0n1", "sdb"}, ReadOps: 1, WriteOps: 2, ReadBytes: 3, WriteBytes: 4, FlushOps: 5, FlushSeconds: 0.25, ReadMerges: 8, WriteMerges: 9}
 	// Both flushed: their sync histograms merge like the others.
 	for i, r := range []*Result{a, b} {
 		r.Histogram.Sync = NewHistogram()

@@ -93,6 +93,8 @@ func mergeDevices(rs []*Result, sequential bool) (*DeviceStats, deviceLatencySum
 		out.WriteOps += d.WriteOps
 		out.ReadBytes += d.ReadBytes
 		out.WriteBytes += d.WriteBytes
+		out.ReadMerges += d.ReadMerges
+		out.WriteMerges += d.WriteMerges
 		out.FlushOps += d.FlushOps
 		out.FlushSeconds += d.FlushSeconds
 	}
@@ -128,6 +130,8 @@ func mergeDevices(rs []*Result, sequential bool) (*DeviceStats, deviceLatencySum
 				once.WriteOps = max(once.WriteOps, m.d.WriteOps)
 				once.ReadBytes = max(once.ReadBytes, m.d.ReadBytes)
 				once.WriteBytes = max(once.WriteBytes, m.d.WriteBytes)
+				once.ReadMerges = max(once.ReadMerges, m.d.ReadMerges)
+				once.WriteMerges = max(once.WriteMerges, m.d.WriteMerges)
 				once.FlushOps = max(once.FlushOps, m.d.FlushOps)
 				once.FlushSeconds = math.Max(once.FlushSeconds, m.d.FlushSeconds)
 				if !slices.Contains(hosts, m.host) {

@@ -200,8 +200,16 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		messages = append(messages, r.Message)
 		status = worse(status, r.Status)
 		out.Histogram.Add(r.Histogram)
+		out.DiskUtil = addDiskUtil(out.DiskUtil, r.DiskUtil)
+		if r.IODepth != nil {
+			if out.IODepth == nil {
+				out.IODepth = &Depth{}
+			}
+			out.IODepth.Add(r.IODepth)
+		}
 		rsum := &r.Summary
 		s.Lines = mergeLines(s.Lines, rsum.Lines)
+		s.Jobs = mergeJobs(s.Jobs, rsum.Jobs)
 		s.ReadBytes += rsum.ReadBytes
 		s.WriteBytes += rsum.WriteBytes
 		s.Errors += rsum.Errors
@@ -291,6 +299,8 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		w.BusyHz += cores * h.host.ClockHz
 	}
 	s.CPU = DeriveCPU(w)
+	s.setJobHistograms()
+	s.SetJobFigures()
 
 	out.Host = mergedHost(hostOrder, perHost)
 	out.Status = status

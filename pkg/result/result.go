@@ -60,6 +60,14 @@ type Result struct {
 	Targets   []Target   `json:"targets"`
 	Summary   Summary    `json:"summary"`
 	Histogram Histograms `json:"histogram"`
+	// IODepth is how deep the workers' queues ran and how many I/Os each
+	// submission and each reap handled (fio's iodepth_level,
+	// iodepth_submit and iodepth_complete), over the measured window.
+	IODepth *Depth `json:"iodepth,omitempty"`
+	// DiskUtil is each device under the targets, its block-layer
+	// counters over the measured window (fio's disk_util; summary.device
+	// sums them).
+	DiskUtil  []DiskUtil `json:"disk_util,omitempty"`
 	Intervals []Interval `json:"intervals"`
 	// Merged says how many runs and hosts a merged result was made from
 	// (absent for a single run).
@@ -142,6 +150,17 @@ type Workload struct {
 	RateReadBPS  int64  `json:"rate_read_bps,omitempty"`
 	RateWriteBPS int64  `json:"rate_write_bps,omitempty"`
 	RateProcess  string `json:"rate_process,omitempty"`
+	// SubmitBatch, CompleteMin, CompletePoll and CompleteMax say how the
+	// engine handed I/Os to the kernel when not as fio does by default
+	// (each I/O on its own; one completion waited for, one slot refilled):
+	// up to SubmitBatch I/Os per call (fio's iodepth_batch_submit),
+	// waiting with the queue full for CompleteMin completions
+	// (iodepth_batch_complete_min) or polling for them (its 0), refilling
+	// up to CompleteMax slots before submitting (iodepth_batch_complete_max).
+	SubmitBatch  int  `json:"submit_batch,omitempty"`
+	CompleteMin  int  `json:"complete_min,omitempty"`
+	CompletePoll bool `json:"complete_poll,omitempty"`
+	CompleteMax  int  `json:"complete_max,omitempty"`
 }
 
 // BlockSize is a transfer size and its weight in the mix.
@@ -209,6 +228,10 @@ type Summary struct {
 	// stall included (Latency is the service time, from submission).
 	// Absent when the run was not rate-limited.
 	IntendedLatency *Latency `json:"intended_latency,omitempty"`
+	// Jobs is each job of a point that ran several at once (and the job
+	// of a fio job file's point): its specification and its own figures.
+	// Absent for a run of one access specification of ioprobe's own.
+	Jobs []Job `json:"jobs,omitempty"`
 }
 
 // SyncSummary counts the flushes (fsync or fdatasync calls) that completed
@@ -277,6 +300,12 @@ type DeviceStats struct {
 	// before 5.5 have neither and report 0).
 	FlushOps     uint64  `json:"flush_ops"`
 	FlushSeconds float64 `json:"flush_seconds"`
+	// ReadMerges and WriteMerges are the I/Os the block layer merged into
+	// a request it already held (fields 2 and 6): ReadOps and WriteOps
+	// count requests, so each merge is one I/O that did not reach the
+	// device in the size it was issued.
+	ReadMerges  uint64 `json:"read_merges"`
+	WriteMerges uint64 `json:"write_merges"`
 	// Shared, in a merged result, lists the devices that several of the
 	// merged runs measured on one machine at the same time: the kernel
 	// counted each I/O there once for all of them, so their counts are

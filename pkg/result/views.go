@@ -57,6 +57,14 @@ var ViewKernel = []KernelRow{
 	{Kernel: FigDeviceFlushOps, Ours: FigSyncOps, Amount: FigDeviceFlushSeconds},
 }
 
+// ViewKernelMerges are the kernel's merge counts a run's text summary
+// shows when the block layer merged any I/O.
+var ViewKernelMerges = []FigureID{FigDeviceReadMerges, FigDeviceWriteMerges}
+
+// ViewJobs are the figures a run's text summary shows for each job of a
+// point run at once, and for the point's total.
+var ViewJobs = []FigureID{FigOps, FigReadOps, FigWriteOps, FigIOPS, FigMBPerSecond, FigLatencyMean, FigLatencyP99}
+
 // KernelRow pairs a kernel count with ioprobe's own.
 type KernelRow struct {
 	Kernel, Ours FigureID

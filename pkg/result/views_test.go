@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,7 +25,7 @@ import (
 // code that measures, merges and derives the figures does read them, as
 // does fio-json, which speaks fio's language field by field.
 var outputPackages = map[string]func(file string) bool{
-	"github.com/ioprobe/ioprobe/internal/report":   func(f string) bool { return f != "fiojson.go" },
+	"github.com/ioprobe/ioprobe/internal/report":   func(f string) bool { return !strings.HasPrefix(f, "fiojson") },
 	"github.com/ioprobe/ioprobe/internal/exporter": func(string) bool { return true },
 	"github.com/ioprobe/ioprobe/internal/cli":      func(string) bool { return true },
 	"github.com/ioprobe/ioprobe/internal/fleet":    func(string) bool { return true },

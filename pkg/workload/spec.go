@@ -140,6 +140,40 @@ type Spec struct {
 	RateReadBPS  int64  `json:"rate_read_bps,omitempty"`
 	RateWriteBPS int64  `json:"rate_write_bps,omitempty"`
 	RateProcess  string `json:"rate_process,omitempty"`
+	// SubmitBatch is fio's iodepth_batch_submit: a worker hands at most
+	// this many I/Os to the kernel in one submission (capped at its
+	// queue depth × targets). 0 or 1 is fio's default: each I/O on its
+	// own, so that the block layer plugs nothing across I/Os and a
+	// sequential stream reaches the device in the sizes asked for rather
+	// than merged. More saves system calls, and lets the block layer
+	// merge contiguous I/Os submitted together.
+	SubmitBatch int `json:"submit_batch,omitempty"`
+	// CompleteMin is fio's iodepth_batch_complete_min: with its queue
+	// full, a worker waits for this many completions before it issues
+	// more (0 or 1: one, fio's default). CompletePoll is fio's
+	// iodepth_batch_complete_min=0: it checks for completions without
+	// sleeping, spending a CPU to notice them sooner. CompleteMax is
+	// fio's iodepth_batch_complete_max: it refills at most this many
+	// slots before it submits again (0: CompleteMin, fio's default, so
+	// that by default each completion is followed by one submission and
+	// the queue stays at its depth).
+	CompleteMin  int  `json:"complete_min,omitempty"`
+	CompletePoll bool `json:"complete_poll,omitempty"`
+	CompleteMax  int  `json:"complete_max,omitempty"`
+}
+
+// Submission returns, for a worker of n queue slots, how many I/Os it
+// submits at once, how many completions it waits for once its queue is
+// full (0 when it polls) and how many slots it refills before it submits
+// again: SubmitBatch, CompleteMin and CompleteMax with fio's defaults,
+// capped at n as fio caps them at iodepth.
+func (s *Spec) Submission(n int) (batch, completeMin, completeMax int) {
+	batch, completeMin = max(1, min(s.SubmitBatch, n)), max(1, min(s.CompleteMin, n))
+	completeMax = max(completeMin, min(s.CompleteMax, n))
+	if s.CompletePoll {
+		completeMin = 0
+	}
+	return batch, completeMin, completeMax
 }
 
 // Rate processes (Spec.RateProcess): fio's names.
@@ -396,6 +430,18 @@ func (s *Spec) validateRun() error {
 	}
 	if s.Fsync > 0 && s.Fdatasync > 0 {
 		return specErr(FieldFdatasync, s.Fdatasync, "cannot be combined with --fsync %d: choose one flush", s.Fsync)
+	}
+	if s.SubmitBatch < 0 || s.SubmitBatch > MaxQueueDepth {
+		return fieldErr("--batch-submit", s.SubmitBatch, "must be between 1 and %d I/Os (0: the queue depth)", MaxQueueDepth)
+	}
+	if s.CompleteMin < 0 || s.CompleteMin > MaxQueueDepth {
+		return fieldErr("--batch-complete", s.CompleteMin, "must be between 1 and %d I/Os (0: poll without waiting)", MaxQueueDepth)
+	}
+	if s.CompleteMax < 0 || s.CompleteMax > MaxQueueDepth {
+		return fieldErr("--batch-complete-max", s.CompleteMax, "must be between 1 and %d I/Os (0: --batch-complete)", MaxQueueDepth)
+	}
+	if s.CompletePoll && s.CompleteMin > 1 {
+		return fieldErr("--batch-complete", s.CompleteMin, "polling for completions waits for none: give 0 or a number, not both")
 	}
 	if s.Sync != SyncNone && s.Sync != SyncDsync && s.Sync != SyncSync {
 		return specErr(FieldSync, strconv.Quote(s.Sync), "must be one of %s", strings.Join(SyncModes, ", "))

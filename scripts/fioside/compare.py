@@ -22,7 +22,10 @@ direction's I/Os per second, which must stay within 5% of its cap; the
 read share of a capped mix is compared within 10 points (each direction
 runs on its own schedule). A buffered job's kernel figures are the page
 cache's writeback (4 KiB pages, some read first), compared tool against
-tool within 5%.
+tool within 5%. A second table gives what reached the device: requests
+completed, I/Os merged into them and the mean request size, which must
+agree within 2% (fio submits each I/O on its own, and so does ioprobe by
+default: 4 KiB sequential reads reach the device as 4 KiB requests).
 """
 import collections, datetime, glob, json, os, re, sys
 
@@ -213,4 +216,38 @@ print("| job | source | read share | mean transfer | sizes | random (any directi
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for r in rows:
     print("| " + " | ".join(r) + " |")
+
+
+def requests(rio, rmerge, rb, wio, wmerge, wb):
+    n = rio + wio
+    return {"requests": n, "merged": rmerge + wmerge, "size": (rb + wb) / n if n else 0}
+
+
+# What reached the device: the requests it completed, their mean size and
+# the I/Os the block layer merged into them (fio submits each I/O on its
+# own, and so does ioprobe by default). ioprobe's are its summary.device
+# (its measured window). A buffered job's are the page cache's: not
+# compared.
+print()
+print("| job | tool | requests at the device | merged | mean request | |")
+print("| --- | --- | --- | --- | --- | --- |")
+for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
+    if jf.endswith(".trace.fio"):
+        continue
+    name = os.path.basename(jf)[:-4]
+    p = os.path.join(work, name)
+    text = open(jf).read()
+    a = [int(x) for x in open(p + ".fio.stat0").read().split()]
+    b = [int(x) for x in open(p + ".fio.stat1").read().split()]
+    d = [y - x for x, y in zip(a, b)]
+    fr = requests(d[0], d[1], d[2] * 512, d[4], d[5], d[6] * 512)
+    dev = json.load(open(p + ".ioprobe.json"))["summary"].get("device") or {}
+    ir = requests(dev.get("read_ops", 0), dev.get("read_merges", 0), dev.get("read_bytes", 0),
+                  dev.get("write_ops", 0), dev.get("write_merges", 0), dev.get("write_bytes", 0))
+    compared = "direct=1" in text
+    ok = not compared or abs(ir["size"] - fr["size"]) <= 0.02 * fr["size"]
+    bad |= not ok
+    for tool, r in (("fio", fr), ("ioprobe", ir)):
+        print("| %s | %s | %d | %d | %.0f B | %s |" % (name, tool, r["requests"], r["merged"], r["size"],
+                                                    "" if ok else "DIFFERS" if tool == "ioprobe" else ""))
 sys.exit(1 if bad else 0)

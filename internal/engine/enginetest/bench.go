@@ -41,6 +41,15 @@ func Benchmark(b *testing.B, f Factory, qd int) {
 	benchReads(b, f, workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1})
 }
 
+// BenchmarkBatched is Benchmark with the whole queue handed to the kernel
+// at once and refilled at once (--batch-submit 0 --batch-complete-max QD,
+// fio's iodepth_batch_submit=iodepth_batch_complete_max=iodepth): beside
+// Benchmark's, what submitting each I/O on its own (the default) costs per
+// I/O. Random reads do not merge either way.
+func BenchmarkBatched(b *testing.B, f Factory, qd int) {
+	benchReads(b, f, workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 1, Duration: 1, SubmitBatch: qd, CompleteMax: qd})
+}
+
 // BenchmarkPaced is Benchmark under a rate limit no device reaches
 // (workload.MaxRateIOPS): the lanes are always behind schedule, so they
 // never sleep and every I/O goes through the pacer and records its latency

@@ -51,6 +51,7 @@ func runAll(t *testing.T, f Factory, path string) {
 	t.Run("RampNotCounted", func(t *testing.T) { testRamp(t, f, path) })
 	t.Run("RateLimit", func(t *testing.T) { testRate(t, f, path) })
 	t.Run("QueueDepthKept", func(t *testing.T) { testQueueDepth(t, f, path) })
+	t.Run("SubmissionUnmerged", func(t *testing.T) { testSubmission(t, f, path) })
 	t.Run("Verify", func(t *testing.T) { testVerify(t, f, path) })
 	t.Run("FlushEveryN", func(t *testing.T) { testFlush(t, f, path) })
 	t.Run("LinesMix", func(t *testing.T) { testLines(t, f, path) })

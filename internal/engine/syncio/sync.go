@@ -59,6 +59,14 @@ func (e *Engine) Run(w *engine.Worker) error {
 		}()
 	}
 	wg.Wait()
+	// Each lane has one I/O in flight, handed over and completed by one
+	// call: fio's queue figures follow from the counts (the lanes count
+	// only while measuring), with the worker's depth the lanes it runs.
+	var ops uint64
+	for _, l := range lanes {
+		ops += l.stats.Read.Latency.Count() + l.stats.Write.Latency.Count()
+	}
+	w.Depth.SubmittedEach(ops, w.QueueDepth)
 	return nil
 }
 

@@ -156,6 +156,14 @@ func (r *ring) publish() { atomic.StoreUint32(r.sqTail, r.sqTailLocal) }
 // unsubmitted is the number of published SQEs the kernel has not consumed.
 func (r *ring) unsubmitted() uint32 { return r.sqTailLocal - atomic.LoadUint32(r.sqHead) }
 
+// submit hands every unsubmitted SQE to the kernel without waiting for
+// anything. It returns what io_uring_enter returned: the number submitted,
+// or an errno (EAGAIN or EBUSY when the kernel could not take them now).
+func (r *ring) submit() (int, unix.Errno) {
+	r.publish()
+	return sysEnterNoWait(r.fd, r.unsubmitted(), 0)
+}
+
 // submitAndWait submits every unsubmitted SQE and waits until at least
 // minComplete completions are in the CQ ring, or until timeoutNs has passed
 // when timeoutNs > 0. It returns what io_uring_enter returned: with
@@ -164,6 +172,9 @@ func (r *ring) unsubmitted() uint32 { return r.sqTailLocal - atomic.LoadUint32(r
 func (r *ring) submitAndWait(minComplete uint32, timeoutNs int64) (int, unix.Errno) {
 	r.publish()
 	toSubmit := r.unsubmitted()
+	if minComplete == 0 {
+		return sysEnterNoWait(r.fd, toSubmit, enterGetEvents)
+	}
 	if timeoutNs <= 0 {
 		return sysEnter(r.fd, toSubmit, minComplete, enterGetEvents, nil, 0)
 	}

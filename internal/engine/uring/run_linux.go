@@ -50,6 +50,25 @@ type loop struct {
 	sqeFlags uint8
 	pacer    engine.Pacer
 
+	// Submission, as fio does it (iodepth_batch_submit,
+	// iodepth_batch_complete_min and _max): at most batchMax I/Os go to
+	// the kernel in one io_uring_enter (1 by default: the kernel plugs a
+	// submission of three or more, and the block layer merges contiguous
+	// I/Os submitted together, so a sequential stream would reach the
+	// device in other sizes than it asked for); with its queue full the
+	// loop waits for completeMin completions (0: it polls), and refills
+	// at most completeMax slots before it submits again. Completions are
+	// recorded as soon as they are seen; their slots wait in ready (a
+	// stack) until a pass releases them, so that the queue stays as deep
+	// as fio keeps it (fio reaps one completion, then queues and submits
+	// one I/O). submitErr is an io_uring_enter failure met while
+	// filling, returned by run.
+	batchMax    int
+	completeMin int
+	completeMax int
+	ready       []uint32
+	submitErr   error
+
 	// Flushes (--fsync, --fdatasync), as fio does them on an
 	// asynchronous engine: once a flush is due on a target (flushDue,
 	// else -1) the loop issues nothing more, waits for every I/O in
@@ -110,16 +129,21 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if err != nil {
 		return nil, err
 	}
+	batchMax, completeMin, completeMax := w.Spec.Submission(n)
 	l := &loop{
-		w:       w,
-		r:       r,
-		slots:   make([]slot, n),
-		targets: make([]target, len(w.Targets)),
-		free:    make([]uint32, 0, n),
-		batch:   make([]uint32, 0, n),
-		readOp:  opRead,
-		writeOp: opWrite,
-		pacer:   w.LanePacer(1, 0),
+		w:           w,
+		r:           r,
+		slots:       make([]slot, n),
+		targets:     make([]target, len(w.Targets)),
+		free:        make([]uint32, 0, n),
+		batch:       make([]uint32, 0, n),
+		readOp:      opRead,
+		writeOp:     opWrite,
+		pacer:       w.LanePacer(1, 0),
+		batchMax:    batchMax,
+		completeMin: completeMin,
+		completeMax: completeMax,
+		ready:       make([]uint32, 0, n),
 
 		flushDue: -1,
 		held:     -1,
@@ -161,25 +185,40 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	return l, nil
 }
 
-// run is the hot loop: fill every free slot, submit them and wait for at
-// least one completion in one io_uring_enter, reap every completion there
-// is. Once the control says stop it submits nothing more and returns when
-// every I/O in flight has completed. It allocates nothing and takes no lock.
+// run is the hot loop: release the slots of completed I/Os (fio's reap),
+// fill every free slot, handing the I/Os to the kernel batchMax at a time
+// as they are drawn; submit the last batch and wait for completions in one
+// io_uring_enter; record every completion there is. Once the control says
+// stop it submits nothing more and returns when every I/O in flight has
+// completed. It allocates nothing and takes no lock.
 func (l *loop) run() error {
 	ctl := l.w.Ctl
 	var y engine.Yielder
 	for {
 		var waitNs int64
 		if !ctl.Stopped() {
+			l.release()
 			waitNs = l.fill()
-		} else if l.held >= 0 {
-			l.free = append(l.free, uint32(l.held)) // its delay outlived the run
-			l.held = -1
+			if l.submitErr != nil {
+				return l.submitErr
+			}
+		} else {
+			l.free = append(l.free, l.ready...)
+			l.ready = l.ready[:0]
+			if l.held >= 0 {
+				l.free = append(l.free, uint32(l.held)) // its delay outlived the run
+				l.held = -1
+			}
 		}
 		if len(l.free) == len(l.slots) && !l.flushInFlight && waitNs == 0 {
 			return nil // stopped, and nothing in flight
 		}
+		minComplete := l.waitFor()
+		if minComplete == 0 {
+			waitNs = 0 // completions in hand, or polling: do not sleep
+		}
 		t0 := engine.Nanotime()
+		n := len(l.batch)
 		for _, i := range l.batch {
 			l.slots[i].t0 = t0
 		}
@@ -187,7 +226,7 @@ func (l *loop) run() error {
 			l.flushT0 = t0
 		}
 		l.batch = l.batch[:0]
-		_, errno := l.r.submitAndWait(1, waitNs)
+		_, errno := l.r.submitAndWait(minComplete, waitNs)
 		t1 := engine.Nanotime()
 		switch errno {
 		case 0, unix.EINTR, unix.ETIME, unix.EAGAIN, unix.EBUSY:
@@ -199,8 +238,81 @@ func (l *loop) run() error {
 		default:
 			return fmt.Errorf("uring: worker %d: io_uring_enter: %w", l.w.ID, errno)
 		}
+		if n > 0 && ctl.Measuring() {
+			l.w.Depth.Submitted(n, l.inFlight())
+		}
 		l.reap(t1)
 		y.Tick(t1, t1-t0)
+	}
+}
+
+// release hands the slots of completed I/Os back to fill: completeMax of
+// them while the loop runs at its queue depth, as fio reaps; every one
+// once it does not (paced, holding a delay, its budget spent, or a flush
+// waiting for the queue to drain), when refilling one at a time would
+// only add passes.
+func (l *loop) release() {
+	n := len(l.ready)
+	if n == 0 {
+		return
+	}
+	if len(l.free) == 0 && !l.pacer.Paced() && !l.delays && !l.spent && l.flushDue < 0 {
+		n = min(n, l.completeMax)
+	}
+	l.free = append(l.free, l.ready[len(l.ready)-n:]...)
+	l.ready = l.ready[:len(l.ready)-n]
+	if l.w.Ctl.Measuring() {
+		l.w.Depth.Reaped(n)
+	}
+}
+
+// inFlight is the number of I/Os handed to the kernel or about to be, and
+// completed ones not yet released: the depth fio counts.
+func (l *loop) inFlight() int {
+	n := len(l.slots) - len(l.free)
+	if l.held >= 0 {
+		n--
+	}
+	return n
+}
+
+// waitFor is how many completions the next io_uring_enter waits for:
+// none while completed slots wait to be released; one, or with the queue
+// full fio's iodepth_batch_complete_min (0: none, the loop polls), never
+// more than are in the kernel.
+func (l *loop) waitFor() uint32 {
+	switch {
+	case len(l.ready) > 0:
+		return 0
+	case l.completeMin == 1 || l.flushInFlight:
+		return 1
+	case len(l.free) > 0 || l.held >= 0:
+		return 1 // not full: fio waits only with its queue full
+	case l.completeMin == 0:
+		return 0
+	}
+	return uint32(max(1, min(l.completeMin, l.inFlight())))
+}
+
+// submit hands the prepared batch to the kernel (fio's commit) when the
+// next I/O, drawn but not yet prepared, would make it too long.
+func (l *loop) submit() {
+	t0 := engine.Nanotime()
+	for _, i := range l.batch {
+		l.slots[i].t0 = t0
+	}
+	n := len(l.batch)
+	l.batch = l.batch[:0]
+	_, errno := l.r.submit()
+	switch errno {
+	case 0, unix.EINTR, unix.EAGAIN, unix.EBUSY:
+		// As in run: what the kernel did not take goes with the next
+		// io_uring_enter.
+	default:
+		l.submitErr = fmt.Errorf("uring: worker %d: io_uring_enter: %w", l.w.ID, errno)
+	}
+	if l.w.Ctl.Measuring() {
+		l.w.Depth.Submitted(n, l.inFlight()-1) // the drawn I/O is not in flight yet
 	}
 }
 
@@ -254,8 +366,12 @@ func (l *loop) fill() int64 {
 	return 0
 }
 
-// prep writes the SQE of the I/O drawn into slot i.
+// prep writes the SQE of the I/O drawn into slot i, once a full batch
+// before it has gone to the kernel.
 func (l *loop) prep(i uint32) {
+	if len(l.batch) >= l.batchMax {
+		l.submit()
+	}
 	s := &l.slots[i]
 	t := s.tgt
 	opcode := l.readOp
@@ -326,7 +442,7 @@ func (l *loop) reap(t1 int64) {
 		if trace != nil {
 			trace(s.tgt.lane, &s.op, res)
 		}
-		l.free = append(l.free, i)
+		l.ready = append(l.ready, i)
 	}
 	r.cqHeadLocal = head
 	atomic.StoreUint32(r.cqHead, head)

@@ -119,6 +119,17 @@ func sysEnter(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, a
 	return int(n), errno
 }
 
+// sysEnterNoWait is io_uring_enter(2) for a call that waits for nothing
+// (min_complete 0): a submission, which the kernel does without sleeping
+// (an I/O that cannot go at once completes with EAGAIN inside io_uring and
+// is retried by a worker thread). It skips the runtime's syscall entry and
+// exit, which cost a few hundred nanoseconds of the one call per I/O that
+// submitting each I/O on its own makes.
+func sysEnterNoWait(fd int, toSubmit, flags uint32) (int, unix.Errno) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit), 0, uintptr(flags), 0, 0)
+	return int(n), errno
+}
+
 func sysRegister(fd int, opcode uint32, arg unsafe.Pointer, nr uint32) error {
 	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(fd), uintptr(opcode), uintptr(arg), uintptr(nr), 0, 0)
 	if errno != 0 {

@@ -19,6 +19,10 @@ func BenchmarkRandRead4kQD1(b *testing.B)  { enginetest.Benchmark(b, factory, 1)
 func BenchmarkRandRead4kQD16(b *testing.B) { enginetest.Benchmark(b, factory, 16) }
 func BenchmarkRandRead4kQD32(b *testing.B) { enginetest.Benchmark(b, factory, 32) }
 
+// One op is one 4 KiB random read, the queue submitted and refilled
+// whole; see enginetest.BenchmarkBatched.
+func BenchmarkRandRead4kQD32Batched(b *testing.B) { enginetest.BenchmarkBatched(b, factory, 32) }
+
 // One op is one write; see enginetest.BenchmarkWrites.
 func BenchmarkWriteQD16(b *testing.B) { enginetest.BenchmarkWrites(b, factory, 16) }
 
