@@ -65,8 +65,11 @@ func (e env) loops() ([]loopDev, error) {
 		}
 		dir := filepath.Join(blockRoot, name)
 		file, err := os.ReadFile(filepath.Join(dir, "loop", "backing_file"))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // not attached
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENODEV) || errors.Is(err, unix.ENXIO) {
+			// Not attached; ENODEV: detached since the directory was
+			// read (the kernel answers so for a loop device that is
+			// bound to nothing), so it backs nothing.
+			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
