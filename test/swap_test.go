@@ -151,7 +151,7 @@ func TestSwapInWorldWritableDirectoryRefused(t *testing.T) {
 		for _, tgt := range []string{target, grown} {
 			o := ioprobe(t, root, "run", "--target", tgt, "--size", "512MiB", "--read-pct", read, "--duration", "200ms", "--ramp", "0s")
 			require.Equal(t, 2, o.code, "read %s%% %s: %s", read, tgt, o.stderr)
-			require.Equal(t, "ioprobe: refusing to write to "+tgt+": its directory "+dir+" is writable by every user (mode 0777, not sticky), who could swap the file ioprobe writes for a link to another; use a directory only you can write (or one with the sticky bit, chmod +t)\n", o.stderr)
+			require.Equal(t, "ioprobe: refusing to write to "+tgt+": its directory "+dir+" is writable by every user (mode 0777, not sticky), who could swap the file ioprobe writes for a link to another; use a directory only you can write (or one with the sticky bit, chmod +t) (--allow-destructive does not lift this refusal)\n", o.stderr)
 			require.Empty(t, o.stdout)
 		}
 	}
@@ -179,7 +179,7 @@ func TestSwapWhileFillingFailsNamingIt(t *testing.T) {
 			swapper(t, tgt, 0, v)
 			o := ioprobeAs(t, groups, "run", "--target", tgt, "--size", "512MiB", "--read-pct", read, "--duration", "200ms", "--ramp", "0s")
 			require.Equal(t, 2, o.code, o.stderr)
-			require.Regexp(t, `^ioprobe: refusing to write to `+tgt+`: `+tgt+` was renamed or replaced while ioprobe worked on it \((it is now a symbolic link \(inode \d+\)|nothing is there now)\); ioprobe wrote only to its own \(inode \d+\) file, never to what took its name\n$`, o.stderr)
+			require.Regexp(t, `^ioprobe: refusing to write to `+tgt+`: `+tgt+` was renamed or replaced while ioprobe worked on it \((it is now a symbolic link \(inode \d+\)|nothing is there now)\); ioprobe wrote only to its own \(inode \d+\) file, never to what took its name \(--allow-destructive does not lift this refusal\)\n$`, o.stderr)
 			v.requireIntact(t)
 			requireOnlyEmptied(t, dir)
 		})
