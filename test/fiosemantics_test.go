@@ -99,7 +99,8 @@ func fioSide(t *testing.T, job, dev string) side {
 
 // ioprobeSide runs the same job file with ioprobe; the device's counters
 // are ioprobe's own summary.device, taken over its measured window (its
-// safety scan of the device comes before it).
+// safety scan of the device comes before it), less the reads of its looks
+// for signatures at the end of each interval inside it (safety_checks).
 func ioprobeSide(t *testing.T, dir, job string) (side, map[string]any) {
 	t.Helper()
 	settle()
@@ -127,6 +128,10 @@ func ioprobeSide(t *testing.T, dir, job string) (side, map[string]any) {
 				FlushOps   uint64 `json:"flush_ops"`
 			} `json:"device"`
 		} `json:"summary"`
+		SafetyChecks *struct {
+			WindowReadOps   uint64 `json:"window_read_ops"`
+			WindowReadBytes uint64 `json:"window_read_bytes"`
+		} `json:"safety_checks"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(o.stdout), &res), o.stdout)
 	s := res.Summary
@@ -136,6 +141,10 @@ func ioprobeSide(t *testing.T, dir, job string) (side, map[string]any) {
 	}
 	require.NotNil(t, s.Device)
 	out.devReads, out.devWrites, out.devReadBytes, out.devWriteBytes, out.devFlushes = s.Device.ReadOps, s.Device.WriteOps, s.Device.ReadBytes, s.Device.WriteBytes, s.Device.FlushOps
+	if c := res.SafetyChecks; c != nil {
+		out.devReads -= c.WindowReadOps
+		out.devReadBytes -= c.WindowReadBytes
+	}
 	res.Workload["direct"] = res.Targets[0].Direct
 	return out, res.Workload
 }

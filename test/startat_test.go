@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,10 +21,39 @@ import (
 // cleanup (by its pid) if it is still running.
 type background struct {
 	cmd       *exec.Cmd
-	out, errb bytes.Buffer
+	out, errb lockedBuffer
 	waited    chan error
 	exited    bool
 }
+
+// lockedBuffer is a bytes.Buffer that a command writes to while a test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Bytes is a copy of what was written so far.
+func (l *lockedBuffer) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]byte(nil), l.b.Bytes()...)
+}
+
+// stderr is what it wrote on stderr so far.
+func (b *background) stderr() string { return b.errb.String() }
 
 func startBackground(t *testing.T, args ...string) *background {
 	t.Helper()
@@ -101,11 +131,13 @@ func TestStartAtPreparesFirstThenSIGINTWhileWaiting(t *testing.T) {
 	tgt := filepath.Join(dir, "new.dat")
 	b := startBackground(t, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1s", "--ramp", "0s",
 		"--start-at", "+1h", "--output", "json")
-	// ioprobe marks a new file (xattr user.ioprobe) only once it is
-	// completely filled: that is preparation over, an hour before the start.
+	// ioprobe marks a new file ready (xattr user.ioprobe, state=ready)
+	// only once it is completely filled: that is preparation over, an
+	// hour before the start.
 	filled := func() bool {
-		_, err := unix.Getxattr(tgt, "user.ioprobe", make([]byte, 256))
-		return err == nil
+		buf := make([]byte, 512)
+		n, err := unix.Getxattr(tgt, "user.ioprobe", buf)
+		return err == nil && strings.Contains(string(buf[:n]), " state=ready ")
 	}
 	require.Eventually(t, func() bool {
 		if done, err := b.done(); done {

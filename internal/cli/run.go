@@ -385,6 +385,14 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 	}
 	plan := o.settings(g).Plan(unit)
 	plan.StartAt = startAt
+	if !startAt.IsZero() {
+		plan.Prepared = func() {
+			if pr != nil {
+				pr.clear()
+			}
+			fmt.Fprintf(g.stderr, "ioprobe: prepared; the ramp-up starts at %s\n", startAt.UTC().Format(time.RFC3339Nano))
+		}
+	}
 	res, err := measure(ctx, plan, pr)
 	if err != nil {
 		if errors.Is(err, runner.ErrStartAtInterrupted) {

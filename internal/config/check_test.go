@@ -35,7 +35,7 @@ var checkConfigs = map[string]string{
 	"tmpfs":            `:2: targets.ram.path: job canary cannot start: refusing to use /dev/shm/ioprobe-check-test.dat: /dev/shm is on tmpfs, which serves direct I/O from memory, so a benchmark would measure RAM, not storage`,
 	"char-device":      `:3: targets.nothing.path: job read cannot start: target /dev/null: is a character device; a target is a regular file or a block device`,
 	"directory":        `:2: targets.etc.path: modules quick and seq cannot start: target /etc: is a directory; a target is a regular file or a block device`,
-	"parent-is-a-file": `:2: targets.data.path: jobs a and b cannot start: target /etc/passwd/probe.dat: cannot resolve the path: not a directory`,
+	"parent-is-a-file": `:2: targets.data.path: jobs a and b cannot start: target /etc/passwd/probe.dat: cannot create it: /etc/passwd is not a directory`,
 	"several": `:5: targets.gone.path: job missing cannot start: target /nonexistent-ioprobe-dir/probe.dat: cannot create it: directory /nonexistent-ioprobe-dir does not exist
 testdata/check/several.yaml:6: targets.dev.path: job zero cannot start: target /dev/zero: is a character device; a target is a regular file or a block device`,
 	"ok":       ``,

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/cpuacct"
 	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -101,7 +101,7 @@ type Daemon struct {
 	runCtx    context.Context
 	stopRuns  context.CancelFunc
 	createdMu sync.Mutex
-	created   map[string]bool // files the daemon's runs created
+	created   map[string]*target.CreatedFile // files the daemon's runs created, by descriptor (keep_files: false)
 
 	apiRuns *apiRuns    // runs posted to the run API
 	host    result.Host // this machine, as results describe it
@@ -122,7 +122,7 @@ func New(o Options) (*Daemon, error) {
 		lastRuns: newRunStore(),
 		history:  newHistory(),
 		devices:  newDevices(),
-		created:  map[string]bool{},
+		created:  map[string]*target.CreatedFile{},
 
 		readHeaderTimeout: readHeaderTimeout,
 		bodyTimeout:       bodyReadTimeout,
@@ -292,29 +292,42 @@ func (d *Daemon) forgetCounters(old, cfg *config.Config) {
 	})
 }
 
-// noteCreated remembers the files that a run created, for keep_files: false.
-func (d *Daemon) noteCreated(res *result.Result) {
-	d.createdMu.Lock()
-	defer d.createdMu.Unlock()
-	for _, t := range res.Targets {
-		if t.Created {
-			d.created[t.Path] = true
-		}
-	}
-}
-
-func (d *Daemon) removeCreated() {
-	if d.cfg.Load().Global.KeepFiles {
+// noteCreated remembers a file that a run created, by descriptor, for
+// keep_files: false (runner.Plan.Created).
+func (d *Daemon) noteCreated(path string, c *target.CreatedFile, err error) {
+	if err != nil {
+		d.logger.Warn("a target file ioprobe created was renamed or replaced before its run ended; it will not be removed", "path", path, "err", err)
 		return
 	}
 	d.createdMu.Lock()
 	defer d.createdMu.Unlock()
-	for path := range d.created {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			d.logger.Warn("could not remove a target file ioprobe created", "path", path, "err", err)
+	if old := d.created[path]; old != nil {
+		old.Close()
+	}
+	d.created[path] = c
+}
+
+// removeCreated removes, for keep_files: false, each file the daemon's
+// runs created, if its name still is that very file (device and inode,
+// compared right before unlinking); a file that replaced it is left
+// where it is, and the log says so.
+func (d *Daemon) removeCreated() {
+	keep := d.cfg.Load().Global.KeepFiles
+	d.createdMu.Lock()
+	defer d.createdMu.Unlock()
+	for path, c := range d.created {
+		delete(d.created, path)
+		if keep {
+			c.Close()
 			continue
 		}
-		d.logger.Info("removed a target file ioprobe created (keep_files: false)", "path", path)
-		delete(d.created, path)
+		switch err := c.Remove(); {
+		case errors.Is(err, target.ErrNotSameFile):
+			d.logger.Warn("left a target file in place: it is no longer the file ioprobe created (keep_files: false)", "path", path, "err", err)
+		case err != nil:
+			d.logger.Warn("could not remove a target file ioprobe created", "path", path, "err", err)
+		default:
+			d.logger.Info("removed a target file ioprobe created (keep_files: false)", "path", path)
+		}
 	}
 }

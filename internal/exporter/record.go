@@ -27,17 +27,14 @@ func (f finished) status() result.Status {
 	return f.res.Status
 }
 
-// recordRun records a finished run, the one way for every kind of run:
-// the files its run created (for keep_files: false), and for a run with a
-// history entry (rec; nil for a probe, whose answer is its record) its
+// recordRun records a finished run, the one way for every kind of run
+// (the files its run created are noted as it ends: runner.Plan.Created):
+// for a run with a history entry (rec; nil for a probe, whose answer is its record) its
 // status, error and result there, ioprobe_job_runs_total of its job, and
 // the history, which keeps keep runs of the job. rec.Error, when the
 // caller set it, says the error in the caller's words.
 func (d *Daemon) recordRun(f finished, rec *Run, keep int) result.Status {
 	st := f.status()
-	if f.res != nil {
-		d.noteCreated(f.res)
-	}
 	if rec == nil {
 		return st
 	}

@@ -81,12 +81,16 @@ func jobUnits(j *config.Job) []suiterun.Unit {
 
 // settings are what every run on target t shares.
 func (d *Daemon) settings(t *config.Target, maxErrors uint64) suiterun.Settings {
-	return suiterun.Settings{
+	s := suiterun.Settings{
 		AllowDestructive: t.AllowDestructive,
 		MaxErrors:        maxErrors,
 		Interval:         d.cfg.Load().Global.SnapshotInterval,
 		Engines:          d.opts.Engines,
 	}
+	if !d.cfg.Load().Global.KeepFiles {
+		s.Created = d.noteCreated
+	}
+	return s
 }
 
 // targetUnit is specs run at once on target t, over its configured size.

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -139,4 +140,42 @@ modules:
 	require.NoError(t, err)
 	_, err = os.Stat(filepath.Join(dir, "new.dat"))
 	require.True(t, os.IsNotExist(err), "the file the daemon created is removed")
+}
+
+// keep_files: false removes only the inode the daemon created: a user's
+// file renamed over its name, or a symlink put there, is left as it is,
+// and the log says so.
+func TestKeepFilesFalseLeavesAReplacement(t *testing.T) {
+	for _, how := range []string{"a user's file renamed onto it", "a symlink to a user's file"} {
+		t.Run(how, func(t *testing.T) {
+			d, dir := newDaemon(t, `
+global: {keep_files: false}
+targets:
+  data: {path: DIR/new.dat, size: 8MiB}
+modules:
+  quick: {profile: random-read, max_duration: 200ms}
+`, WebOptions{})
+			logs := &syncBuffer{}
+			d.logger = slog.New(slog.NewTextHandler(logs, nil))
+			base, stop := start(t, d)
+			code, body := get(t, base+"/probe?target=data&module=quick")
+			require.Equal(t, http.StatusOK, code, body)
+			path := filepath.Join(dir, "new.dat")
+			user := filepath.Join(dir, "user.db")
+			require.NoError(t, os.WriteFile(user, []byte("a user's rows\n"), 0o644))
+			if how == "a user's file renamed onto it" {
+				require.NoError(t, os.Rename(user, path))
+			} else {
+				require.NoError(t, os.Remove(path))
+				require.NoError(t, os.Symlink(user, path))
+			}
+			err, _ := stop()
+			require.NoError(t, err)
+			got, err := os.ReadFile(path)
+			require.NoError(t, err, "left in place")
+			require.Equal(t, "a user's rows\n", string(got))
+			require.Len(t, logs.lines("left a target file in place: it is no longer the file ioprobe created (keep_files: false)"), 1, logs.String())
+			require.Empty(t, logs.lines("removed a target file"))
+		})
+	}
 }

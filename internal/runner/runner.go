@@ -48,6 +48,13 @@ type Plan struct {
 	// NoDeviceLatency leaves the devices' own latency unmeasured (no BPF
 	// programs are loaded); the result says so.
 	NoDeviceLatency bool
+	// Created, when set, is handed every file this run created, held by
+	// descriptor, before the run closes it: the callee removes it later
+	// (only if its name still is that file) or closes it. err says that
+	// the name (path) no longer is the file the run created: nothing to
+	// remove then. The daemon's keep_files: false and a check's
+	// temporary file use it.
+	Created func(path string, c *target.CreatedFile, err error)
 }
 
 // ErrStartAtInterrupted: the run was cancelled while it waited for
@@ -127,6 +134,7 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 		return nil, err
 	}
 	defer func() {
+		p.handCreated(targets)
 		for _, ot := range targets {
 			_ = ot.t.Close()
 		}
@@ -217,6 +225,7 @@ func (p *Plan) openTargets(ctx context.Context) ([]*openTarget, error) {
 		}
 		t, err := target.Open(path, *o)
 		if err != nil {
+			p.handCreated(out)
 			for _, ot := range out {
 				_ = ot.t.Close()
 			}
@@ -227,6 +236,20 @@ func (p *Plan) openTargets(ctx context.Context) ([]*openTarget, error) {
 		out = append(out, ot)
 	}
 	return out, nil
+}
+
+// handCreated hands the files the run created to p.Created.
+func (p *Plan) handCreated(targets []*openTarget) {
+	if p.Created == nil {
+		return
+	}
+	for _, ot := range targets {
+		if !ot.t.Created {
+			continue
+		}
+		c, err := ot.t.KeepCreated()
+		p.Created(ot.t.Path, c, err)
+	}
 }
 
 // commonRegion is what the result's workload.region_bytes says: the
@@ -435,6 +458,19 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	if err := p.awaitStart(parent, ctx, c, ctl, start, res); err != nil {
 		return nil, err
 	}
+	// The whole safety check once more, now that files are filled,
+	// workers set up and any wait is over: immediately before the first
+	// write. Then a look for signatures at the end of every interval.
+	if ctx.Err() == nil {
+		if err := recheck(targets); err != nil {
+			ctl.Stop()
+			close(start)
+			c.wg.Wait()
+			return nil, err
+		}
+	}
+	g := newGuard(targets)
+	defer g.close()
 
 	// Ramp-up: I/O runs, nothing counts. Without one, the window opens
 	// before the first I/O, so every I/O counts (as fio counts all of a
@@ -447,26 +483,26 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	devLat.wait()
 	var win *window
 	if ramp == 0 {
-		win = startWindow(targets, ctl, devLat)
+		win = startWindow(targets, ctl, devLat, func() { g.setPhase(inWindow) })
 	}
 	close(start)
 	if ramp > 0 {
 		snap.phase = PhaseRamp
 		rampEnd := time.Now().Add(ramp)
-		if p.tick(ctx, rampEnd, c.done, snap, nil) == endCancelled {
+		if why := p.tick(ctx, rampEnd, c.done, snap, nil, g); why == endCancelled || why == endSafety {
 			c.stop(ctl)
-			return p.finish(res, snap, nil, ctx, ctl, c.runErrs)
+			return p.finish(res, snap, nil, ctx, ctl, c.runErrs, g)
 		}
 	}
 
 	// Measure, until the run time is over or, with a stop-after budget,
 	// every worker has issued its budget and seen it complete.
 	if win == nil {
-		win = startWindow(targets, ctl, devLat)
+		win = startWindow(targets, ctl, devLat, func() { g.setPhase(inWindow) })
 	}
 	snap.begin(win.t0)
 	snap.phase = PhaseMeasure
-	ended := p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), c.done, snap, &res.Intervals)
+	ended := p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), c.done, snap, &res.Intervals, g)
 	if len(c.closeFsync) > 0 {
 		// fio's end_fsync and fsync_on_close: the job's written files
 		// are flushed once its I/O is done, within its run time.
@@ -477,10 +513,10 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			}
 		}
 	}
-	win.stop(ctl)
+	win.stop(ctl, func() { g.setPhase(afterWindow) })
 	c.stop(ctl)
-	out, err := p.finish(res, snap, win, ctx, ctl, c.runErrs)
-	if out != nil && budgeted(c.specs) && ended != endCancelled {
+	out, err := p.finish(res, snap, win, ctx, ctl, c.runErrs, g)
+	if out != nil && budgeted(c.specs) && ended != endCancelled && ended != endSafety {
 		out.Summary.Ended = ended
 	}
 	return out, err
@@ -491,6 +527,7 @@ const (
 	endCancelled = ""
 	endDuration  = result.EndedDuration
 	endBudget    = result.EndedBudget
+	endSafety    = "safety" // the guard found a signature: stop writing
 )
 
 // budgeted reports whether any group stops after a budget.
@@ -538,10 +575,11 @@ func (p *Plan) waitStartAt(parent, ctx context.Context) error {
 }
 
 // tick sleeps until end or until every worker is done (done closed),
-// taking a snapshot every interval. It says why it returned: the run was
-// cancelled or stopped (endCancelled), end came (endDuration), or the
-// workers finished their budgets (endBudget).
-func (p *Plan) tick(ctx context.Context, end time.Time, done <-chan struct{}, snap *snapshotter, intervals *[]result.Interval) string {
+// taking a snapshot every interval and asking g (if any) to look for
+// signatures after it. It says why it returned: the run was cancelled or
+// stopped (endCancelled), end came (endDuration), the workers finished
+// their budgets (endBudget), or g found a signature (endSafety).
+func (p *Plan) tick(ctx context.Context, end time.Time, done <-chan struct{}, snap *snapshotter, intervals *[]result.Interval, g *guard) string {
 	t := time.NewTicker(p.Interval)
 	defer t.Stop()
 	deadline := time.NewTimer(time.Until(end))
@@ -557,6 +595,9 @@ func (p *Plan) tick(ctx context.Context, end time.Time, done <-chan struct{}, sn
 				return endCancelled
 			}
 			return endBudget
+		case f := <-g.foundC():
+			g.stop = &f
+			return endSafety
 		case now := <-t.C:
 			iv := snap.take(now)
 			if intervals != nil {
@@ -565,12 +606,13 @@ func (p *Plan) tick(ctx context.Context, end time.Time, done <-chan struct{}, sn
 			for _, o := range p.Observers {
 				o.Observe(snap.current)
 			}
+			g.request()
 		}
 	}
 }
 
 // finish assembles the result after every worker has stopped.
-func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx context.Context, ctl *engine.Control, runErrs chan error) (*result.Result, error) {
+func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx context.Context, ctl *engine.Control, runErrs chan error, g *guard) (*result.Result, error) {
 	close(runErrs)
 	var engErrs []string
 	for err := range runErrs {
@@ -588,11 +630,23 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 		res.Intervals = append(res.Intervals, last)
 	}
 	summarize(res, snap, win)
+	stop := g.last()
+	res.SafetyChecks = g.summary()
+	if stop != nil {
+		res.SafetyStop = stop.stop
+		res.SafetyStop.AfterSeconds = stop.at.Sub(res.StartedAt).Seconds()
+	}
 	if win != nil {
 		win.devLat.summarize(res)
 	}
 	p.setJobs(res, snap.workers)
 	switch {
+	case stop != nil:
+		res.Status = result.StatusErrors
+		res.Message = stopMessage(stop.stop)
+		if len(engErrs) > 0 {
+			res.Message += "; " + strings.Join(engErrs, "; ")
+		}
 	case len(engErrs) > 0:
 		res.Status = result.StatusErrors
 		res.Message = strings.Join(engErrs, "; ")

@@ -32,8 +32,9 @@ type window struct {
 	devLat *deviceLatency
 }
 
-// startWindow samples everything and switches counting on.
-func startWindow(targets []*openTarget, ctl *engine.Control, devLat *deviceLatency) *window {
+// startWindow samples everything and switches counting on; opening, if
+// set, is called as counting goes on (between the two readings).
+func startWindow(targets []*openTarget, ctl *engine.Control, devLat *deviceLatency, opening func()) *window {
 	w := &window{disk0: map[string]target.DiskStats{}, disk1: map[string]target.DiskStats{}, devLat: devLat}
 	seen := map[string]bool{}
 	for _, ot := range targets {
@@ -48,15 +49,22 @@ func startWindow(targets []*openTarget, ctl *engine.Control, devLat *deviceLaten
 	w.t0 = time.Now()
 	ctl.SetMeasuring(true)
 	devLat.record(true)
+	if opening != nil {
+		opening()
+	}
 	w.disk0 = sumStats(before, w.readDisks())
 	return w
 }
 
-// stop switches counting off and samples everything again.
-func (w *window) stop(ctl *engine.Control) {
+// stop switches counting off and samples everything again; closing, if
+// set, is called as counting goes off (between the two readings).
+func (w *window) stop(ctl *engine.Control, closing func()) {
 	before := w.readDisks()
 	ctl.SetMeasuring(false)
 	w.devLat.record(false)
+	if closing != nil {
+		closing()
+	}
 	w.t1 = time.Now()
 	w.usage, w.cpuErr = w.cpu.Stop()
 	w.disk1 = sumStats(before, w.readDisks())

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/version"
 )
 
@@ -17,6 +18,9 @@ type Settings struct {
 	// NoDeviceLatency: no BPF programs time the devices' requests
 	// (run --device-latency=false).
 	NoDeviceLatency bool
+	// Created, when set, is handed the files each run creates (see
+	// runner.Plan.Created).
+	Created func(path string, c *target.CreatedFile, err error)
 }
 
 // Plan is the runner plan of one unit: one group of workers per access
@@ -29,6 +33,7 @@ func (s Settings) Plan(u Unit) runner.Plan {
 		Version:          version.Version,
 		Engines:          s.Engines,
 		NoDeviceLatency:  s.NoDeviceLatency,
+		Created:          s.Created,
 	}
 	if len(u.Point.Specs) > 1 {
 		p.Name = u.Point.Name

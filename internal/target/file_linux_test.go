@@ -20,7 +20,7 @@ const mib = 1 << 20
 
 func markerOf(t *testing.T, path string) string {
 	t.Helper()
-	buf := make([]byte, 128)
+	buf := make([]byte, 512)
 	n, err := unix.Getxattr(path, markerXattr, buf)
 	require.NoError(t, err)
 	return string(buf[:n])
@@ -221,7 +221,7 @@ func TestStaleMarkerIsForeign(t *testing.T) {
 	require.EqualValues(t, mib, markedSize(t, path))
 
 	_, err = Open(path, Options{Write: true})
-	requireSafetyError(t, err, "it carries ioprobe's marker, but its content is no longer ioprobe's (byte 0), so it holds other data now", "--allow-destructive")
+	requireSafetyError(t, err, "it carries ioprobe's marker, but its size changed from 1048576 to 2097152 bytes since ioprobe last wrote it, so it may now hold other data", "--allow-destructive")
 	_, err = Open(path, Options{Region: 4 * mib})
 	require.ErrorContains(t, err, "region 4MiB is larger than the target's size 2MiB", "a stale file is never extended")
 }
@@ -287,6 +287,8 @@ func TestNotAFileOrDevice(t *testing.T) {
 	requireNoEntry(t, filepath.Join(dir, "missing"))
 }
 
+// A symlink as the target is followed once, to read what it names; a
+// file is never written through one.
 func TestSymlinkResolved(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real.dat")
@@ -295,12 +297,21 @@ func TestSymlinkResolved(t *testing.T) {
 	require.NoError(t, tg.Close())
 	link := filepath.Join(dir, "link")
 	require.NoError(t, os.Symlink("real.dat", link))
-	tg, err = Open(link, Options{Write: true})
-	require.NoError(t, err, "a symlink to ioprobe's file is ioprobe's file")
+	tg, err = Open(link, Options{})
+	require.NoError(t, err, "read through a symlink")
 	require.Equal(t, link, tg.Path)
 	require.Equal(t, real, tg.Resolved)
 	require.False(t, tg.Created)
 	require.NoError(t, tg.Close())
+
+	before := sha256File(t, real)
+	_, err = Open(link, Options{Write: true})
+	requireSafetyError(t, err, "it is a symbolic link to "+real+", and ioprobe never writes a file through a link", "")
+	_, err = Open(link, Options{Region: 2 * mib})
+	requireSafetyError(t, err, "it is a symbolic link to "+real+", which ioprobe would have to extend to 2097152 bytes", "")
+	require.Error(t, Check(link, Options{Write: true}))
+	require.Equal(t, before, sha256File(t, real))
+	require.EqualValues(t, mib, markedSize(t, real))
 }
 
 func TestTmpfsRefused(t *testing.T) {

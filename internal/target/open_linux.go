@@ -43,22 +43,8 @@ func Open(path string, opts Options) (*Target, error) {
 func Check(path string, opts Options) error {
 	e := defaultEnv()
 	e.checkOnly = true
-	if path == "" {
-		return inputErr(path, "empty path")
-	}
-	if err := checkSigns(path, opts); err != nil {
-		return err
-	}
-	resolved, _, exists, err := resolve(path)
-	if err != nil {
-		return err
-	}
-	if !exists {
-		_, _, err := e.checkNew(path, resolved, opts)
-		return err
-	}
 	t, err := e.open(path, opts)
-	if err != nil {
+	if err != nil || t == nil {
 		return err
 	}
 	return t.Close()
@@ -71,18 +57,38 @@ func (e env) open(path string, opts Options) (*Target, error) {
 	if err := checkSigns(path, opts); err != nil {
 		return nil, err
 	}
-	resolved, st, exists, err := resolve(path)
+	r, err := lookup(path)
 	if err != nil {
 		return nil, err
 	}
-	if !exists {
-		return e.createFile(path, resolved, opts)
+	if !r.exists {
+		if e.checkOnly {
+			defer r.close()
+			_, _, err := e.checkNew(r, opts)
+			return nil, err
+		}
+		return e.createFile(r, opts)
 	}
+	st := r.st
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
-		return e.openFile(path, resolved, opts, 0)
+		if r.viaLink && opts.Write {
+			r.close()
+			return nil, refusal(path, true, because(RefuseSymlink,
+				fmt.Sprintf("it is a symbolic link to %s, and ioprobe never writes a file through a link (point --target at %s itself)", r.resolved(), r.resolved())))
+		}
+		return e.openFile(r, opts, nil)
 	case unix.S_IFBLK:
-		return e.openBlock(path, resolved, opts)
+		resolved := r.resolved()
+		r.close()
+		t, err := e.openBlock(path, resolved, opts)
+		if t != nil {
+			t.env = e
+		}
+		return t, err
+	}
+	r.close()
+	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 		return nil, inputErr(path, "is a directory; a target is a regular file or a block device")
 	case unix.S_IFCHR:
@@ -96,8 +102,9 @@ func (e env) open(path string, opts Options) (*Target, error) {
 	}
 }
 
-// resolve follows symlinks. For a path that does not exist it resolves the
-// parent directory, which must exist: ioprobe creates files, not directories.
+// resolve follows symlinks, for DeviceKey (which opens nothing). For a
+// path that does not exist it resolves the parent directory, which must
+// exist: ioprobe creates files, not directories.
 func resolve(path string) (resolved string, st unix.Stat_t, exists bool, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -133,7 +140,12 @@ func resolve(path string) (resolved string, st unix.Stat_t, exists bool, err err
 	return filepath.Join(parent, filepath.Base(abs)), st, false, nil
 }
 
-// Close closes the target's file descriptor. It is safe to call twice.
+// Close closes the target's file descriptor. A file this Open marked
+// busy for a write run is marked ready first, with its size and times as
+// the run left them, unless another run still writes it (that one marks
+// it when it ends) or a re-check found a change that was not this run's
+// (then it stays busy: the next run reads every sector). It is safe to
+// call twice.
 func (t *Target) Close() error {
 	if t == nil || t.closed {
 		return nil
@@ -141,6 +153,14 @@ func (t *Target) Close() error {
 	t.closed = true
 	if t.diskLocked {
 		unix.Close(t.diskLock)
+	}
+	if f := t.file; f != nil {
+		if f.busy && !f.tainted && tryLockAlone(t.FD) {
+			if m, err := markReady(t.FD, f.m); err == nil {
+				f.m, f.busy = m, false
+			}
+		}
+		f.ref.close()
 	}
 	if err := unix.Close(t.FD); err != nil {
 		return fmt.Errorf("close %s: %w", t.Path, err)
@@ -150,10 +170,10 @@ func (t *Target) Close() error {
 
 // checkBufferedFS refuses filesystems whose "direct" I/O is served from
 // memory: tmpfs has accepted O_DIRECT since Linux 6.6 and caches anyway;
-// ramfs is memory. dir is any path on the filesystem.
-func checkBufferedFS(path, dir string) error {
+// ramfs is memory. fd is any descriptor on the filesystem, dir names it.
+func checkBufferedFS(path, dir string, fd int) error {
 	var sfs unix.Statfs_t
-	if err := unix.Statfs(dir, &sfs); err != nil {
+	if err := unix.Fstatfs(fd, &sfs); err != nil {
 		return &InputError{Path: path, Msg: "cannot statfs " + dir, Err: err}
 	}
 	var name string

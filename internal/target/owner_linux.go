@@ -3,6 +3,7 @@ package target
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -44,34 +45,67 @@ type ownership struct {
 	// self-describing format under key, and --verify judges every read
 	// there: a sector that is not sound was changed behind ioprobe's back.
 	marked bool
-	// owned: marked, and its content is still ioprobe's sectors, so it
-	// may be written without --allow-destructive.
+	// owned: marked, nothing but ioprobe changed it since ioprobe last
+	// wrote it, and its content is still ioprobe's sectors, so it may be
+	// written without --allow-destructive.
 	owned bool
 	key   uint64 // the sectors' key (marked only)
 	id    uint64 // the marker's id (marked only)
 	// filled is how many bytes from offset 0 are ioprobe's sectors
-	// (marked only): less than the file's size after a fill that was
-	// killed before it could cut the file back, whose new part then holds
-	// ioprobe's sectors or zeros only (owned), and is filled again.
+	// (marked only): less than the file's size after a fill or an
+	// extension that was killed, whose new part then holds ioprobe's
+	// sectors or zeros only (owned), and is filled again.
 	filled int64
-	why    string // why the file is not ioprobe's ("" when owned or unmarked)
+	m      marker // the marker as read (marked only)
+	// scanned: owned, and every sector was read to tell (an interrupted
+	// run, an older ioprobe's marker, a change of the file's ctime only):
+	// mark it ready again, so the next run need not.
+	scanned bool
+	why     string // why the file is not ioprobe's ("" when owned or unmarked)
+	// otherKey is the key of the file whose marker this one carries when
+	// that is another file (a copy's original): its sectors are that
+	// file's, random, and no one's signature (dropOwnSectors).
+	otherKey uint64
 }
 
 // samples is how many blocks between the first and the last 64 KiB of a
 // file are read to tell whether its content is still ioprobe's, at random
-// places each time.
+// places each time: a cheap extra look, where the marker's record of the
+// file's size and times says nothing changed it.
 const (
 	samples     = 64
 	sampleBlock = 4096
 	edgeBytes   = 64 << 10
 )
 
+// fileTimes is what a ready marker records of a file, read from fd.
+type fileTimes struct {
+	size, mtime, ctime int64
+}
+
+func timesOf(fd int) (fileTimes, error) {
+	var st unix.Statx_t
+	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_SIZE|unix.STATX_MTIME|unix.STATX_CTIME, &st); err != nil {
+		return fileTimes{}, err
+	}
+	return fileTimes{size: int64(st.Size), mtime: st.Mtime.Sec*1e9 + int64(st.Mtime.Nsec), ctime: st.Ctime.Sec*1e9 + int64(st.Ctime.Nsec)}, nil
+}
+
+func stamp(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z")
+}
+
 // readOwnership decides whether the file open as fd (size bytes, direct-I/O
-// offset alignment align) is ioprobe's: its marker must name this file,
-// and its first and last 64 KiB and a random sample in between must be
-// ioprobe's sectors stamped under this file's key.
-func readOwnership(fd int, size, align int64) ownership {
-	buf := make([]byte, 256)
+// offset alignment align) is ioprobe's: its marker must name this file.
+// A ready marker must record the file's size and modification time
+// exactly and its change time within ctimeSlack: then its first and last
+// 64 KiB and a random sample in between must be ioprobe's sectors stamped
+// under this file's key. Where only the change time moved (a rename, a
+// chmod), where a run that wrote it was interrupted (busy, and no writer
+// holds its lock: live says whether one does) or the marker is an older
+// ioprobe's, every sector is read instead.
+func readOwnership(fd int, size, align int64, live func() bool) ownership {
+	buf := make([]byte, 512)
 	n, err := unix.Fgetxattr(fd, markerXattr, buf)
 	if err != nil {
 		return ownership{}
@@ -88,32 +122,111 @@ func readOwnership(fd int, size, align int64) ownership {
 		return ownership{why: fmt.Sprintf("its identity cannot be read (statx: %v)", err)}
 	}
 	if me.ino != m.ino || me.btime != m.btime {
-		return ownership{why: fmt.Sprintf("it carries the marker of another file (inode %d), so it is a copy or a replacement of an ioprobe file, not one", m.ino)}
+		return ownership{otherKey: identity{ino: m.ino, btime: m.btime}.key(m.id),
+			why: fmt.Sprintf("it carries the marker of another file (inode %d), so it is a copy or a replacement of an ioprobe file, not one", m.ino)}
 	}
 	if m.size > size {
 		return ownership{why: fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe filled it, so it may now hold other data", m.size, size)}
 	}
-	marked := ownership{marked: true, key: me.key(m.id), id: m.id, filled: m.size}
-	mem, err := iobuf.New(1, edgeBytes, 0)
+	marked := ownership{marked: true, key: me.key(m.id), id: m.id, filled: m.size, m: m}
+	full := m.legacy
+	switch {
+	case m.legacy:
+	case m.busy:
+		full = !live()
+	default:
+		now, err := timesOf(fd)
+		switch {
+		case err != nil:
+			marked.why = fmt.Sprintf("it carries ioprobe's marker, but its times cannot be read (statx: %v)", err)
+			return marked
+		case now.size != m.size:
+			marked.why = fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe last wrote it, so it may now hold other data", m.size, now.size)
+			return marked
+		case now.mtime != m.mtime:
+			marked.why = fmt.Sprintf("it carries ioprobe's marker, but something else modified it since ioprobe last wrote it (modified %s, ioprobe left it at %s), so it may hold other data now", stamp(now.mtime), stamp(m.mtime))
+			return marked
+		case now.ctime < m.ctime || now.ctime > m.ctime+int64(ctimeSlack):
+			full = true // its status changed: only its content can tell
+		}
+	}
+	mem, err := iobuf.New(1, fullChunk, 0)
 	if err != nil {
 		marked.why = err.Error()
 		return marked
 	}
 	defer mem.Close()
-	if bad, err := foreignAt(fd, mem.Memory(), 0, m.size, align, marked.key, false); err != nil || bad >= 0 {
+	if full {
+		if bad, err := scanAll(fd, mem.Memory(), m.size, size, marked.key); err != nil || bad >= 0 {
+			marked.why = contentWhy(bad, err)
+			return marked
+		}
+		marked.owned, marked.scanned = true, true
+		return marked
+	}
+	if bad, err := foreignAt(fd, mem.Memory()[:edgeBytes], 0, m.size, align, marked.key, false); err != nil || bad >= 0 {
 		marked.why = contentWhy(bad, err)
 		return marked
 	}
 	if m.size < size {
-		// Only a fill that was killed leaves more than the marker says:
-		// the rest is ioprobe's sectors or the zeros of preallocation.
-		if bad, err := foreignAt(fd, mem.Memory(), m.size, size, align, marked.key, true); err != nil || bad >= 0 {
+		// Only a fill that a live run is doing leaves more than the
+		// marker says: the rest is ioprobe's sectors or the zeros of
+		// preallocation.
+		if bad, err := foreignAt(fd, mem.Memory()[:edgeBytes], m.size, size, align, marked.key, true); err != nil || bad >= 0 {
 			marked.why = fmt.Sprintf("it carries ioprobe's marker, but its size changed from %d to %d bytes since ioprobe filled it, and %s", m.size, size, contentWhy(bad, err)[len("it carries ioprobe's marker, but "):])
 			return marked
 		}
 	}
 	marked.owned = true
 	return marked
+}
+
+// fullChunk is how much scanAll reads at a time.
+const fullChunk = 4 << 20
+
+// scanAll reads every sector of the file open as fd (O_DIRECT) and
+// returns the offset of the first one that is not ioprobe's under key:
+// before filled, a stamped sector for its offset; from filled to size,
+// that or zeros. -1 when all are.
+func scanAll(fd int, mem []byte, filled, size int64, key uint64) (int64, error) {
+	if size%verify.SectorSize != 0 {
+		return size / verify.SectorSize * verify.SectorSize, nil // ioprobe's files end on a sector
+	}
+	for off := int64(0); off < size; {
+		n := min(int64(len(mem)), size-off)
+		p := mem[:n]
+		if err := preadFull(fd, p, off); err != nil {
+			return 0, err
+		}
+		for s := int64(0); s < n; s += verify.SectorSize {
+			sec := p[s : s+verify.SectorSize]
+			at := off + s
+			if verify.Recognise(sec, at, key).Problem != verify.OK && !(at >= filled && allZero(sec)) {
+				return at, nil
+			}
+		}
+		off += n
+	}
+	return -1, nil
+}
+
+// preadFull reads len(p) bytes at off of fd (O_DIRECT, p mmap'd).
+func preadFull(fd int, p []byte, off int64) error {
+	n := int64(len(p))
+	for done := int64(0); done < n; {
+		got, err := unix.Pread(fd, p[done:], off+done)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read %d bytes at %d: %w", n-done, off+done, err)
+		}
+		if got == 0 {
+			return fmt.Errorf("read at %d: unexpected end of file", off+done)
+		}
+		done += int64(got)
+	}
+	return nil
 }
 
 func contentWhy(bad int64, err error) string {
@@ -139,18 +252,8 @@ func foreignAt(fd int, mem []byte, from, to, align int64, key uint64, zeros bool
 	blk := min(max(sampleBlock/align, 1)*align, span, int64(len(mem))/align*align)
 	check := func(off, n int64) (int64, error) {
 		p := mem[:n]
-		for done := int64(0); done < n; {
-			got, err := unix.Pread(fd, p[done:], off+done)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				return 0, fmt.Errorf("read %d bytes at %d: %w", n-done, off+done, err)
-			}
-			if got == 0 {
-				return 0, fmt.Errorf("read at %d: unexpected end of file", off+done)
-			}
-			done += int64(got)
+		if err := preadFull(fd, p, off); err != nil {
+			return 0, err
 		}
 		for s := int64(0); s+verify.SectorSize <= n; s += verify.SectorSize {
 			sec := p[s : s+verify.SectorSize]

@@ -24,6 +24,10 @@ const (
 	RefuseUnverifiable    RefusalID = "unverifiable"
 	RefuseBufferedFS      RefusalID = "buffered-fs"
 	RefuseNoDirectIO      RefusalID = "no-direct-io"
+	RefuseSharedDir       RefusalID = "shared-directory"
+	RefuseSymlink         RefusalID = "symlink"
+	RefuseReplaced        RefusalID = "replaced"
+	RefuseChanged         RefusalID = "changed"
 )
 
 // Refusal is one entry of the list.
@@ -51,6 +55,10 @@ var Refusals = []Refusal{
 	{RefuseUnverifiable, ""},
 	{RefuseBufferedFS, ""},
 	{RefuseNoDirectIO, ""},
+	{RefuseSharedDir, ""},
+	{RefuseSymlink, ""},
+	{RefuseReplaced, ""},
+	{RefuseChanged, ""},
 }
 
 func overrideOf(id RefusalID) string {

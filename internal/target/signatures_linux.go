@@ -10,7 +10,12 @@ import (
 // fd, of logical block lbs, reading only what the probes ask for, in
 // aligned chunks.
 func scanDevice(fd int, size, lbs int64) ([]Signature, error) {
-	return scanSignatures(size, lbs, lbs, func(off int64, n int) ([]byte, error) { return readDirect(fd, off, n) })
+	return scanDeviceCounted(fd, size, lbs, nil)
+}
+
+// scanDeviceCounted is scanDevice adding the reads it makes to c (if set).
+func scanDeviceCounted(fd int, size, lbs int64, c *ReadCount) ([]Signature, error) {
+	return scanSignatures(size, lbs, lbs, func(off int64, n int) ([]byte, error) { return c.add(readDirect(fd, off, n)) })
 }
 
 // scanFileTarget is scanDevice for a regular file open as O_DIRECT fd,
@@ -18,24 +23,41 @@ func scanDevice(fd int, size, lbs int64) ([]Signature, error) {
 // 512-byte sectors, as libblkid probes a file; its size need not be a
 // multiple of lbs: what lies past its end reads as zeros.
 func scanFileTarget(fd int, size, lbs int64) ([]Signature, error) {
+	return scanFileCounted(fd, size, lbs, nil)
+}
+
+// scanFileCounted is scanFileTarget adding the reads it makes to c (if set).
+func scanFileCounted(fd int, size, lbs int64, c *ReadCount) ([]Signature, error) {
 	whole := size / lbs * lbs
 	return scanSignatures(size, lbs, fileSectorSize, func(off int64, n int) ([]byte, error) {
 		if off+int64(n) <= whole {
-			return readDirect(fd, off, n)
+			return c.add(readDirect(fd, off, n))
 		}
 		var p []byte
 		if head := whole - off; head > 0 {
 			var err error
-			if p, err = readDirect(fd, off, int(head)); err != nil {
+			if p, err = c.add(readDirect(fd, off, int(head))); err != nil {
 				return nil, err
 			}
 		}
-		last, err := readLastBlock(fd, whole, lbs)
+		last, err := c.add(readLastBlock(fd, whole, lbs))
 		if err != nil {
 			return nil, err
 		}
 		return append(p, last...), nil
 	})
+}
+
+// add counts one read of p (nil c: nothing).
+func (c *ReadCount) add(p []byte, err error) ([]byte, error) {
+	if c != nil && err == nil {
+		c.Ops++
+		c.Bytes += uint64(len(p))
+		if c.Each != nil {
+			c.Each(len(p))
+		}
+	}
+	return p, err
 }
 
 // readLastBlock reads the partial block at off (the file's last), padded
@@ -64,10 +86,12 @@ func readLastBlock(fd int, off, lbs int64) ([]byte, error) {
 const fileSectorSize = 512
 
 // refuseForeignFileData refuses, whatever the flags, writes to an existing
-// file ioprobe does not own that is active swap or holds a signature: the
-// refusals --allow-destructive cannot lift, said before the one it can
-// (foreign-file), so the flag is never offered for nothing.
-func (e env) refuseForeignFileData(path string, fd int, st *unix.Stat_t, size, lbs int64) error {
+// file that is active swap or holds a signature, ioprobe's own included
+// (keys: the keys its sectors may be stamped under, see
+// refuseFileSignatures): the refusals --allow-destructive cannot lift,
+// said before the one it can (foreign-file), so the flag is never offered
+// for nothing.
+func (e env) refuseForeignFileData(path string, fd int, st *unix.Stat_t, size, lbs int64, keys ...uint64) error {
 	swaps, _ := readSwapDevs(e.swaps) // absent without CONFIG_SWAP: nothing is swap then
 	for _, name := range swaps {
 		var sst unix.Stat_t
@@ -75,14 +99,20 @@ func (e env) refuseForeignFileData(path string, fd int, st *unix.Stat_t, size, l
 			return refusal(path, true, because(RefuseSwap, fmt.Sprintf("it is an active swap file (%s in /proc/swaps)", name)))
 		}
 	}
-	return refuseFileSignatures(path, fd, size, lbs)
+	return refuseFileSignatures(path, fd, size, lbs, keys...)
 }
 
 // refuseFileSignatures refuses writes to an existing file that holds a
 // filesystem, a partition table or any other signature: an image is
-// somebody's data, --allow-destructive or not.
-func refuseFileSignatures(path string, fd int, size, lbs int64) error {
-	if fs := signatureFindings(scanFileTarget(fd, size, lbs)); len(fs) > 0 {
+// somebody's data, --allow-destructive or not. A magic that lies in one of
+// ioprobe's own sectors under one of keys is ioprobe's random data, not
+// a signature (dropOwnSectors).
+func refuseFileSignatures(path string, fd int, size, lbs int64, keys ...uint64) error {
+	sigs, err := scanFileTarget(fd, size, lbs)
+	if err == nil {
+		sigs = dropOwnSectors(fd, sigs, lbs, keys...)
+	}
+	if fs := signatureFindings(sigs, err); len(fs) > 0 {
 		return refusal(path, true, fs...)
 	}
 	return nil

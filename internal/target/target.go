@@ -64,6 +64,11 @@ type Options struct {
 	Cancel <-chan struct{}
 }
 
+// ErrNotSameFile is wrapped by the error of RemoveIfSame (and
+// CreatedFile.Remove) when the name is no longer the file ioprobe
+// created: it was left where it is.
+var ErrNotSameFile = errors.New("the name is no longer the file ioprobe created")
+
 // ErrCancelled is wrapped by the error Open returns when Options.Cancel
 // stopped the preparation of a file.
 var ErrCancelled = errors.New("preparation cancelled")
@@ -102,10 +107,21 @@ type Target struct {
 	Writable bool
 
 	closed bool
+	env    env
+	// file is a file target's state: its directory by descriptor, its
+	// marker (nil for a device).
+	file *fileState
 	// diskLock holds the flock on the whole disk of a partition ioprobe
 	// writes (the lock on the partition itself is on FD).
 	diskLock   int
 	diskLocked bool
+}
+
+// ReadCount counts the reads a check made: system calls and bytes, and
+// tells Each (when set) of every one as it completes.
+type ReadCount struct {
+	Ops, Bytes uint64
+	Each       func(bytes int)
 }
 
 // SafetyError is a refusal to use or to write to a target. The CLI maps it

@@ -49,6 +49,14 @@ type Result struct {
 	StartAt time.Time `json:"start_at,omitzero"`
 	Status  Status    `json:"status"`
 	Message string    `json:"message,omitempty"` // why a run stopped early, what failed
+	// SafetyStop says that the run stopped writing because a target's
+	// safety check, repeated at the end of a measured interval, found
+	// data that appeared there meanwhile (status "errors").
+	SafetyStop *SafetyStop `json:"safety_stop,omitempty"`
+	// SafetyChecks is what the looks for signatures at the end of each
+	// interval read from the targets the run wrote (absent when it wrote
+	// nothing). Those reads reach the device: summary.device counts them.
+	SafetyChecks *SafetyChecks `json:"safety_checks,omitempty"`
 	// Notes say where the run differs from what its input asked for (a fio
 	// job without direct=1 run with O_DIRECT).
 	Notes    []string `json:"notes,omitempty"`
@@ -80,6 +88,29 @@ type Result struct {
 	// Hosts, on a point of a fleet suite, is each host's own run of that
 	// point, its result merged into this one (see Fleet).
 	Hosts []FleetHost `json:"hosts,omitempty"`
+}
+
+// SafetyStop is why a run stopped writing early: what its re-check of a
+// target found, in the words and ids of a refusal (docs/output.md).
+type SafetyStop struct {
+	Target   string   `json:"target"`
+	Reason   string   `json:"reason"`
+	Refusals []string `json:"refusals"`
+	// AfterSeconds is when it was found, from the start of the measured
+	// window (negative: during the ramp-up).
+	AfterSeconds float64 `json:"after_seconds"`
+}
+
+// SafetyChecks counts the looks for signatures a run made while it wrote
+// (at the end of every interval, and once after the last) and their reads.
+type SafetyChecks struct {
+	Looks     int    `json:"looks"`
+	ReadOps   uint64 `json:"read_ops"`
+	ReadBytes uint64 `json:"read_bytes"`
+	// WindowReadOps and WindowReadBytes are the part of them made inside
+	// the measured window, which summary.device's counts include.
+	WindowReadOps   uint64 `json:"window_read_ops"`
+	WindowReadBytes uint64 `json:"window_read_bytes"`
 }
 
 // Host describes the machine that ran the workload.
