@@ -117,7 +117,14 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		t.diskLock, t.diskLocked = diskLock, true
 	}
 	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock)
-	if fs := signatureFindings(secondOpinion(resolved, sigs, err)); len(fs) > 0 {
+	sigs, err = secondOpinion(resolved, sigs, err)
+	if err == nil {
+		// A weak magic that matched by chance inside a sector a --verify
+		// run wrote (its checksum holds) is ioprobe's own data, as the
+		// interval re-check knows (recheck).
+		sigs = dropOwnSectors(sigFD, sigs, t.LogicalBlock, t.SectorKey)
+	}
+	if fs := signatureFindings(sigs, err); len(fs) > 0 {
 		err = refusal(path, true, fs...)
 	} else if !o.AllowDestructive {
 		err = refusal(path, true, because(RefuseReadOnlyDevice, "block devices are read-only by default, and no filesystem, partition table or other signature was found on it"))
