@@ -35,9 +35,7 @@ func jobsResult(groupReporting bool) *result.Result {
 		c.SetFromHistograms(c.Histogram)
 		return c
 	}
-	for _, c := range []result.Clone{clone(0, 300_000, 0, 4096), clone(1, 196_300, 0, 4096)} {
-		rr.Clones = append(rr.Clones, c)
-	}
+	rr.Clones = append(rr.Clones, clone(0, 300_000, 0, 4096), clone(1, 196_300, 0, 4096))
 	sw.Clones = []result.Clone{clone(2, 0, 244_450, 65536)}
 	for _, j := range []*result.Job{&rr, &sw} {
 		j.Histogram = result.Histograms{Read: result.NewHistogram(), Write: result.NewHistogram()}

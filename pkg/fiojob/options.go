@@ -3,7 +3,6 @@ package fiojob
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -562,6 +561,3 @@ func (j *job) setEngine(o option) error {
 	j.engineAt = o
 	return nil
 }
-
-// quote is strconv.Quote, for messages.
-func quote(s string) string { return strconv.Quote(s) }
