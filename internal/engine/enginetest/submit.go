@@ -54,9 +54,11 @@ func testSubmission(t *testing.T, f Factory, path string) {
 	require.Positive(t, sum(d.Complete))
 	if dev.ok {
 		// Nothing plugs I/Os of one call together; a loaded machine may
-		// still merge a few that wait in the device's queue (fio's alike),
-		// under the text output's 1% (result.SizeTolerance).
-		tol := result.SizeTolerance
+		// still merge some that wait in the device's queue (fio's alike:
+		// 1.1-1.2% of reads at load 9-17 here). Plugged, 15 of every 16
+		// contiguous reads merge: a tenth tells the two apart on any
+		// machine.
+		const tol = 0.1
 		require.LessOrEqual(t, float64(dev.readMerges), tol*float64(n), "the block layer merged reads submitted one at a time: %+v", dev)
 		require.InEpsilon(t, 4*kib, float64(dev.readBytes)/float64(dev.reads), tol, "requests of 4 KiB: %+v", dev)
 	}
