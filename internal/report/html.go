@@ -96,6 +96,8 @@ type htmlTable struct {
 	Caption string
 	Head    []string
 	Rows    [][]htmlCell
+	// Notes follow the table: what its short cells mark ("†", "failed").
+	Notes []string
 }
 
 type htmlCell struct {
@@ -681,7 +683,7 @@ func runsTable(rs []*result.Result) htmlTable {
 			status = "-"
 		}
 		if note := partialNote(r); note != "" {
-			status += ", " + note
+			status += " " + partialMark
 		}
 		row := []htmlCell{{Text: p.Name}, {Text: p.Side()}, {Text: r.Host.Hostname}, {Text: status}, {num(float64(n), 0), true}}
 		for _, id := range result.ViewRunsColumns {
@@ -694,7 +696,32 @@ func runsTable(rs []*result.Result) htmlTable {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	t.Notes = runNotes(rs)
 	return t
+}
+
+// runNotes say below the table of every run what its Status column
+// only marks: a run's message, which hosts a partial fleet point holds,
+// and each host's error.
+func runNotes(rs []*result.Result) []string {
+	var notes []string
+	for _, r := range rs {
+		p := result.PointOf(r)
+		where := p.Name
+		if side := p.Side(); side != "" {
+			where += " on " + side
+		}
+		if r.Status != "" && r.Status != result.StatusOK && r.Message != "" {
+			notes = append(notes, where+": "+string(r.Status)+": "+r.Message)
+		}
+		if note := partialNote(r); note != "" {
+			notes = append(notes, partialMark+" "+where+fmt.Sprintf(" on %d hosts: ", len(r.Hosts))+note)
+		}
+		for _, e := range hostErrors(r.Hosts) {
+			notes = append(notes, where+": "+e)
+		}
+	}
+	return notes
 }
 
 func indexOf(v []string, s string) int {
@@ -738,7 +765,7 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica 
 h1 { font-size: 24px; margin: 8px 0 12px; }
 h2 { font-size: 20px; margin: 36px 0 4px; padding-top: 12px; border-top: 2px solid #0072B2; }
 h3 { font-size: 16px; margin: 22px 0 6px; color: #333; }
-p.caption, p.intro { color: #444; margin: 4px 0 10px; }
+p.caption, p.intro, p.note { color: #444; margin: 4px 0 10px; }
 table { border-collapse: collapse; margin: 8px 24px 16px 0; display: inline-table; vertical-align: top; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
@@ -791,7 +818,9 @@ footer { margin: 40px 0 12px; color: #666; font-size: 12px; }
 <section class="suite-section" id="runs" data-section="runs">
 <h2>Every run</h2>
 <section class="part" data-part="runs">
-{{with .Runs}}<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>{{end}}</tbody></table>{{end}}
+{{with .Runs}}<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>{{end}}</tbody></table>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}{{end}}
 </section>
 </section>
 <footer>{{.Footer}}</footer>

@@ -70,7 +70,7 @@ func writeFleetHosts(ew *errWriter, rs []*result.Result) {
 		}
 		ew.printf("\n%s (%s)\n", p.Name, what)
 		if ew.err == nil {
-			ew.err = hostsTable(r.Hosts, r).write(ew.w, "")
+			ew.err = writeHostsTable(ew.w, r.Hosts, r)
 		}
 	}
 }
