@@ -104,6 +104,7 @@ var docExamples = []docExample{
 	{file: "docs/configuration.md", first: "ioprobe serve --config.check", run: configServe},
 	{file: "docs/configuration.md", first: "ioprobe: /etc/ioprobe/ioprobe.yaml:18:", run: configCheckOutput},
 	{file: "docs/configuration.md", first: "jobs:", run: configFragment},
+	{file: "docs/configuration.md", first: "devices: [", run: configFragment},
 	{file: "docs/configuration.md", first: "api:", run: configFragment},
 
 	{file: "docs/dashboards.md", first: "cp grafana/provisioning/dashboards/", run: eachLine(nil)},
@@ -129,6 +130,7 @@ var docExamples = []docExample{
 	{file: "docs/metrics.md", first: "# p99 latency of each target's canary", run: promQL},
 	{file: "docs/metrics.md", first: "# IOPS per %CPU (esx2)", run: promQL},
 
+	{file: "docs/output.md", first: "summary.device{", why: "the device latency's field list, not a command (test/devlat_test.go reads the fields from real results)"},
 	{file: "docs/output.md", first: `schema: "ioprobe.fleet/v1"`, why: "the fleet document's field list, not a command (the fleet tests decode the documents strictly)"},
 
 	{file: "docs/performance.md", first: "make bench-fio", why: "a benchmark of minutes on /dev/zram0, which needs the machine quiet (scripts/bench-fio.sh, make bench-fio: not part of make test)"},
