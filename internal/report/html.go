@@ -811,11 +811,7 @@ func runsTable(rs []*result.Result) htmlTable {
 func runNotes(rs []*result.Result) []string {
 	var notes []string
 	for _, r := range rs {
-		p := result.PointOf(r)
-		where := p.Name
-		if side := p.Side(); side != "" {
-			where += " on " + side
-		}
+		where := pointWhere(r)
 		if r.Status != "" && r.Status != result.StatusOK && r.Message != "" {
 			notes = append(notes, where+": "+string(r.Status)+": "+r.Message)
 		}
