@@ -20,6 +20,10 @@ have fio       || need+=(fio)   # fio-json's reference and fio_jsonplus_clat2csv
 have clang-14  || need+=(clang-14)
 have llvm-strip-14 || need+=(llvm-14)
 have bpftrace  || need+=(bpftrace)
+# The docs' examples as written (test/readme_test.go): curl | grep, ssh's
+# and scp's stand-ins are bash scripts.
+have curl     || need+=(curl)
+have bash     || need+=(bash)
 # The fleet's end-to-end tests (test/netns_test.go): network namespaces,
 # veth pairs and a bridge, a UTS namespace per daemon.
 have ip       || need+=(iproute2)

@@ -58,6 +58,15 @@ func TestFleetLocalSuitePartialPointIsMarked(t *testing.T) {
 	require.Contains(t, text.stdout, "† "+partial.Point.Name+" on ")
 	require.Contains(t, text.stdout, note)
 	require.Regexp(t, regexp.QuoteMeta(partial.Point.Name+" (3 hosts; "+note+")"), text.stdout)
+	// The host's row says its state in a word; its error follows the table.
+	require.NotEmpty(t, failed[0].Error)
+	require.Regexp(t, `(?m)^`+regexp.QuoteMeta(name)+` +`+regexp.QuoteMeta(victim.addr)+` +`+string(failed[0].State)+` +- `, text.stdout)
+	require.Contains(t, text.stdout, "\n"+name+" at "+victim.addr+" "+string(failed[0].State)+": "+failed[0].Error+"\n")
+	for _, line := range strings.Split(text.stdout, "\n") {
+		if strings.Contains(line, victim.addr) && strings.Contains(line, " - ") {
+			require.NotContains(t, line, failed[0].Error, "the error is not in the State column")
+		}
+	}
 
 	c := ioprobe(t, dir, "report", out, "--output", "csv")
 	require.Equal(t, 0, c.code, c.stderr)
@@ -71,6 +80,7 @@ func TestFleetLocalSuitePartialPointIsMarked(t *testing.T) {
 
 	html := ioprobe(t, dir, "report", out, "--output", "html")
 	require.Equal(t, 0, html.code, html.stderr)
-	require.Contains(t, html.stdout, "ok, "+note, "the table of every run")
+	require.Contains(t, html.stdout, "<td>ok †</td>", "the table of every run marks it")
+	require.Contains(t, html.stdout, `<p class="note">† `+partial.Point.Name+" on ", "and says below it which hosts it holds")
 	require.Contains(t, html.stdout, "† "+partial.Point.Name+" on 3 hosts: "+note, "under the tables")
 }

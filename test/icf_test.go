@@ -1,8 +1,10 @@
 package test
 
 import (
+	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,4 +62,67 @@ func TestICFImport(t *testing.T) {
 	require.Len(t, r.Workload.Lines, 2)
 	require.Len(t, r.Summary.Lines, 2)
 	require.Equal(t, r.Summary.ReadOps*8192+r.Summary.WriteOps*65536, r.Summary.Bytes)
+}
+
+// The reports of an Iometer file name what the file names: the section is
+// the file's test (its description), each column an access
+// specification's name ("8K random read", "Streaming read"), never
+// ioprobe's label of the mix ("Random Read", "67% Read 100% Random") — in
+// the text tables, the CSV's point columns and the HTML tables alike.
+func TestICFReportsUseTheFilesNames(t *testing.T) {
+	dir := t.TempDir()
+	tgt := filepath.Join(dir, "t.dat")
+	src, err := os.ReadFile("../pkg/icf/testdata/v2003.05.10-cycle-workers.icf")
+	require.NoError(t, err)
+	text := strings.Replace(string(src), "\t0          0          10", "\t0 0 1", 1)
+	text = strings.Replace(text, "'Ramp Up Time (s)\n\t2", "'Ramp Up Time (s)\n\t0", 1)
+	text = strings.Replace(text, "'Test Type\n\tCYCLE_WORKERS", "'Test Type\n\tNORMAL", 1)
+	text = strings.ReplaceAll(text, "'Disk maximum size,starting sector\n\t0,0", "'Disk maximum size,starting sector\n\t16384,0")
+	one := filepath.Join(dir, "one.icf")
+	require.NoError(t, os.WriteFile(one, []byte(text), 0o600))
+	specsOnly, err := filepath.Abs("../pkg/icf/testdata/v2008.06.18-specs-only.icf")
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		file, section string
+		args          []string
+		names         []string
+	}{
+		{one, "workers 1, 2, 4 and all five", nil, []string{"8K random read"}},
+		// No 'TEST SETUP: the test is Iometer's type; --duration sets the time.
+		{specsOnly, "NORMAL", []string{"--duration", "300ms"}, []string{"Default", "File server (mixed sizes)", "Streaming read"}},
+	} {
+		out := filepath.Join(dir, filepath.Base(c.file)+".json")
+		o := ioprobe(t, dir, append([]string{"run", "--icf", c.file, "--target", tgt, "--engine", "sync", "--output", "json", "--out", out}, c.args...)...)
+		require.Equal(t, 0, o.code, o.stderr)
+
+		txt := ioprobe(t, dir, "report", out)
+		require.Equal(t, 0, txt.code, txt.stderr)
+		require.Contains(t, txt.stdout, "\n"+c.section+"\n", "the section is the file's test")
+		for _, n := range c.names {
+			require.Contains(t, txt.stdout, n)
+		}
+		for _, own := range []string{"Random Read", "Sequential Read", "67% Read 100% Random"} {
+			require.NotContains(t, txt.stdout, own, "ioprobe's own label")
+		}
+
+		csvOut := ioprobe(t, dir, "report", out, "--output", "csv")
+		require.Equal(t, 0, csvOut.code, csvOut.stderr)
+		rows, err := csv.NewReader(strings.NewReader(csvOut.stdout)).ReadAll()
+		require.NoError(t, err)
+		var pats []string
+		for _, row := range rows[1:] {
+			require.Equal(t, c.section, row[slices.Index(rows[0], "point_section")])
+			pats = append(pats, row[slices.Index(rows[0], "point_pattern")])
+		}
+		require.Equal(t, c.names, pats)
+
+		html := ioprobe(t, dir, "report", out, "--output", "html")
+		require.Equal(t, 0, html.code, html.stderr)
+		require.Contains(t, html.stdout, "<h2>"+c.section+"</h2>")
+		for _, n := range c.names {
+			require.Contains(t, html.stdout, ">"+n+"<")
+		}
+		require.NotContains(t, html.stdout, ">Random Read<")
+	}
 }

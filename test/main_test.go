@@ -16,6 +16,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// Called as `ioprobe` from the docs examples' shell: the wrapper.
+	if real := os.Getenv(docsWrapperEnv); real != "" && filepath.Base(os.Args[0]) == "ioprobe" {
+		docsWrapper(real, os.Args[1:])
+	}
 	dir, err := os.MkdirTemp("", "ioprobe-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -2,40 +2,220 @@ package test
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
-// The README's `ioprobe run` examples on a block device work as written
-// on an empty device (a loop device stands in for /dev/nvme1n1), only
-// shortened. A writing profile needs --allow-destructive: the example
-// once left it out and was refused.
+// TestReadmeDeviceExamplesRunAsWritten runs every example of README.md and
+// docs/*.md — each fenced code block — as written, adapting only what
+// names this machine:
+//   - paths: /dev/nvme1n1 and /dev/sdb are one loop device, /dev/sdc
+//     another (128 MiB each, empty); /data, /var/lib/…, /etc/…, /results
+//     and /tmp/ioprobe-fleet.json are under a temporary root; the shell
+//     runs in a temporary directory with the checkout's configs/ (its
+//     paths rewritten the same way) and grafana/;
+//   - hosts: node1, node2 and node3 are three daemons on 127.0.0.1
+//     (dns+NAME resolves localhost); ssh and scp reach them as directories
+//     of their own on this machine; serve listens on a free port;
+//   - times: `ioprobe` is the binary under test behind docsWrapper, which
+//     replaces the value of --duration, --ramp (and fleet's --start-delay,
+//     check's --duration) where an example gives one and adds it where it
+//     does not, so that the rest of the command line is the example's;
+//     a common start minutes ahead (date -d '+2 minutes') is docsStartLead
+//     ahead.
+//
+// Blocks that show output are checked against what the binary prints;
+// configuration fragments with --config.check; PromQL with promtool and
+// the exposition's metric names. An example that cannot run here is in
+// docExamples with the reason. A block that is in neither fails the test:
+// a new example is run, or listed with why not.
 func TestReadmeDeviceExamplesRunAsWritten(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
-	var examples [][]string
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "ioprobe run --target /dev/") {
-			cmd, _, _ := strings.Cut(line, ">") // the redirection is the shell's
-			examples = append(examples, strings.Fields(cmd)[1:])
+	blocks := docBlocks(t)
+	require.NotEmpty(t, blocks)
+	seen := make([]int, len(docExamples))
+	// Two groups run side by side: the examples on many hosts (the local
+	// daemons, ssh, the Indexed Job) mostly wait for a common start, and
+	// use no device; the others run one after another on the devices.
+	groups := map[bool][]func(*testing.T, *docsEnv){}
+	e := newDocsEnv(t)
+	for _, b := range blocks {
+		i := slices.IndexFunc(docExamples, func(x docExample) bool {
+			return x.file == b.file && strings.HasPrefix(b.first(), x.first)
+		})
+		if i < 0 {
+			t.Errorf("%s: an example the test does not know (%q): run it, or list it with why not, in docExamples", b, b.first())
+			continue
+		}
+		seen[i]++
+		x := docExamples[i]
+		if x.run == nil {
+			t.Logf("%s: not run: %s", b, x.why)
+			continue
+		}
+		groups[x.hosts] = append(groups[x.hosts], func(t *testing.T, e *docsEnv) {
+			t.Run(strings.ReplaceAll(b.String(), "/", "_"), func(t *testing.T) { x.run(t, e, b) })
+		})
+	}
+	for i, n := range seen {
+		require.Equal(t, 1, n, "docExamples[%d] (%s: %q) matches %d blocks: each entry is one block", i, docExamples[i].file, docExamples[i].first, n)
+	}
+	if t.Failed() {
+		return
+	}
+	envs := map[bool]*docsEnv{false: e, true: e.another(t)}
+	for _, hosts := range []bool{false, true} {
+		t.Run(map[bool]string{false: "here", true: "hosts"}[hosts], func(t *testing.T) {
+			t.Parallel()
+			for _, f := range groups[hosts] {
+				f(t, envs[hosts])
+			}
+		})
+	}
+}
+
+// docExample is how the test treats one code block of the docs, found by
+// its file and the start of its first line.
+type docExample struct {
+	file, first string
+	run         func(t *testing.T, e *docsEnv, b docBlock)
+	// why the block is not run (run is nil).
+	why string
+	// hosts: the block runs on the local daemons or as several hosts,
+	// in a shell directory of its own, beside the others.
+	hosts bool
+}
+
+// docExamples is every code block of README.md and docs/*.md, in their
+// order.
+var docExamples = []docExample{
+	{file: "README.md", first: "make run", run: eachLine(map[string]string{
+		"make test": "the whole test suite, this test among it"})},
+	{file: "README.md", first: "ioprobe run --target /data/probe.dat", run: eachLine(nil)},
+	{file: "README.md", first: "ioprobe suite characterize", run: withFixtures(eachLine(nil))},
+	{file: "README.md", first: "ioprobe fleet run", run: eachLine(nil), hosts: true},
+	{file: "README.md", first: "sudo install -d", run: readmeServe},
+
+	{file: "docs/access-specs.md", first: "ioprobe run --target /dev/nvme1n1", run: eachLine(nil)},
+
+	{file: "docs/configuration.md", first: "ioprobe serve --config.check", run: configServe},
+	{file: "docs/configuration.md", first: "ioprobe: /etc/ioprobe/ioprobe.yaml:18:", run: configCheckOutput},
+	{file: "docs/configuration.md", first: "jobs:", run: configFragment},
+	{file: "docs/configuration.md", first: "devices: [", run: configFragment},
+	{file: "docs/configuration.md", first: "api:", run: configFragment},
+
+	{file: "docs/dashboards.md", first: "cp grafana/provisioning/dashboards/", run: eachLine(nil)},
+
+	{file: "docs/engines.md", first: "Engine    uring", run: engineLines},
+
+	{file: "docs/fio.md", first: "job.fio:8: [b] rw:", run: fioRefusal},
+
+	{file: "docs/fleet.md", first: "ioprobe fleet run --hosts node1", run: eachLine(map[string]string{
+		"ioprobe fleet suite scaling --hosts @hosts.txt": "--cycle hosts=1..32*2 needs 32 hosts; TestFleetScalingChartOverHosts runs a fleet suite with --cycle hosts on local daemons"}), hosts: true},
+	{file: "docs/fleet.md", first: "ioprobe run --start-at=$(START_AT)", run: indexedJob, hosts: true},
+	{file: "docs/fleet.md", first: "START=$(date -u -d '+3 minutes'", run: eachLine(map[string]string{
+		"START=":  "Kubernetes: the Job's instant (the pods' command runs above with its own)",
+		"sed ":    "Kubernetes: kubectl apply (the Job's pods' command runs above, on this machine)",
+		"kubectl": "Kubernetes: kubectl wait"}), hosts: true},
+	{file: "docs/fleet.md", first: "START=$(date -u -d '+2 minutes'", run: script, hosts: true},
+	{file: "docs/fleet.md", first: "# ansible-playbook", why: "Ansible is not installed here; the playbook's command is the SSH loop's above, which runs"},
+
+	{file: "docs/iometer.md", first: "ioprobe run --icf oltp.icf", run: withICF(eachLine(nil))},
+	{file: "docs/iometer.md", first: "oltp.icf:38: [ACCESS SPECIFICATIONS]", run: icfRefusal},
+	{file: "docs/iometer.md", first: "ioprobe: oltp.icf: target", run: icfTargetLine},
+
+	{file: "docs/metrics.md", first: "# p99 latency of each target's canary", run: promQL},
+	{file: "docs/metrics.md", first: "# IOPS per %CPU (esx2)", run: promQL},
+
+	{file: "docs/output.md", first: "summary.device{", why: "the device latency's field list, not a command (test/devlat_test.go reads the fields from real results)"},
+	{file: "docs/output.md", first: `schema: "ioprobe.fleet/v1"`, why: "the fleet document's field list, not a command (the fleet tests decode the documents strictly)"},
+
+	{file: "docs/performance.md", first: "make bench-fio", why: "a benchmark of minutes on /dev/zram0, which needs the machine quiet (scripts/bench-fio.sh, make bench-fio: not part of make test)"},
+
+	{file: "docs/suites.md", first: "ioprobe suite characterize --target /data/probe.dat", run: withFixtures(eachLine(nil))},
+	{file: "docs/suites.md", first: "ioprobe suite NAME --target PATH", run: synopsis("suite")},
+	{file: "docs/suites.md", first: "ioprobe: suite characterize, point random-write-4k", run: suiteRefusal},
+	{file: "docs/suites.md", first: "ioprobe suite custom --profile oltp", run: eachLine(nil)},
+	{file: "docs/suites.md", first: `"spread": {`, run: spreadKeys},
+	{file: "docs/suites.md", first: "Table 1. I/O operations per second", run: suiteTableLayout},
+	{file: "docs/suites.md", first: "ioprobe report --merge node1.json", run: withFixtures(eachLine(nil))},
+	{file: "docs/suites.md", first: "ioprobe compare BASE.json OTHER.json", run: compareSynopsis},
+	{file: "docs/suites.md", first: "Point                 Size", run: compareLayout},
+}
+
+// exitCodes are the statuses an example may end with: 0, and for a check
+// its verdict either way (0 pass, 3 fail: this machine's disk decides).
+func exitCodes(cmd string) []int {
+	if strings.HasPrefix(cmd, "ioprobe check ") {
+		return []int{0, 3}
+	}
+	return []int{0}
+}
+
+// eachLine runs a shell block's commands one by one in the shell's
+// directory, each adapted, each to one of exitCodes; a command that
+// starts with a key of skip is not run, for its reason (and a key that
+// starts no command fails: the list is kept true).
+func eachLine(skip map[string]string) func(t *testing.T, e *docsEnv, b docBlock) {
+	return func(t *testing.T, e *docsEnv, b docBlock) {
+		used := map[string]bool{}
+		for _, c := range commands(b.text) {
+			if k := skipped(skip, c); k != "" {
+				used[k] = true
+				t.Logf("not run: %s: %s", c, skip[k])
+				continue
+			}
+			e.run(t, c)
+		}
+		for k := range skip {
+			require.True(t, used[k], "%s: no command starts with %q: update docExamples", b, k)
 		}
 	}
-	require.NotEmpty(t, examples, "no device example in the README")
-	dev := testloop.Device(t, 64<<20)
-	dir := t.TempDir()
-	for _, args := range examples {
-		for i, a := range args {
-			if strings.HasPrefix(a, "/dev/") {
-				args[i] = dev
-			}
+}
+
+func skipped(skip map[string]string, cmd string) string {
+	for k := range skip {
+		if strings.HasPrefix(cmd, k) {
+			return k
 		}
-		args = append(args, "--duration", "300ms", "--ramp", "0s")
-		o := ioprobe(t, dir, args...)
-		require.Equal(t, 0, o.code, "ioprobe %s: %s", strings.Join(args, " "), o.stderr)
-		decodeResult(t, o.stdout)
+	}
+	return ""
+}
+
+// run runs one command of an example, adapted, in the shell's directory.
+func (e *docsEnv) run(t *testing.T, cmd string) outcome {
+	t.Helper()
+	o := e.shell(t, e.work, e.adapt.Replace(cmd))
+	require.Contains(t, exitCodes(cmd), o.code, "%s\nstdout: %s\nstderr: %s", cmd, tail(o.stdout, 2000), o.stderr)
+	return o
+}
+
+// script runs a block as one bash script (its commands share variables,
+// loops and background jobs), adapted.
+func script(t *testing.T, e *docsEnv, b docBlock) {
+	o := e.shell(t, e.work, "set -e\n"+e.adapt.Replace(b.text))
+	require.Equal(t, 0, o.code, "%s\nstdout: %s\nstderr: %s", b, tail(o.stdout, 2000), o.stderr)
+}
+
+// withFixtures makes the files the suite examples read before they run:
+// before.json, an earlier run of the business suite (what compare
+// compares after.json with), and node1.json … node3.json, one suite run
+// on three targets at once (what report --merge merges).
+func withFixtures(f func(t *testing.T, e *docsEnv, b docBlock)) func(t *testing.T, e *docsEnv, b docBlock) {
+	return func(t *testing.T, e *docsEnv, b docBlock) {
+		if _, err := os.Stat(filepath.Join(e.work, "node1.json")); err != nil {
+			e.run(t, "ioprobe suite business --target /dev/sdb --allow-destructive --output json --out before.json")
+			var nodes []string
+			for _, n := range []string{"node1", "node2", "node3"} {
+				dir := filepath.Join(e.root, "hosts", n, "data")
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+				nodes = append(nodes, "ioprobe suite custom --cycle qd=1,2 --target "+filepath.Join(dir, "probe.dat")+" --size 16MiB --output json --out "+n+".json")
+			}
+			e.runAtOnce(t, nodes...)
+		}
+		f(t, e, b)
 	}
 }

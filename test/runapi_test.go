@@ -104,3 +104,50 @@ func TestServeRunAPI(t *testing.T) {
 	require.Equal(t, ops, merged.Summary.Ops, "the merged result counts both runs")
 	require.True(t, merged.StartAt.Equal(at), "both asked for the same instant")
 }
+
+// A run the daemon's api.runs limits refuse is named by the key the client
+// sent: the request's "duration" or "ramp" as given, a spec's
+// "duration_seconds" or "ramp_seconds" as given, and the default the run
+// would have taken when the client sent none. Nothing is created.
+func TestRunAPILimitNamesTheKeySent(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data.dat")
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("api: {runs: {max_duration: 30s, max_ramp: 5s}}\ntargets:\n  data: {path: "+data+", size: 16MiB}\n"), 0o644))
+	d := startDaemon(t, "--config", cfg, "--web.enable-admin-api")
+	spec := func(extra map[string]any) map[string]any {
+		s := map[string]any{"block_sizes": []map[string]any{{"bytes": 4096, "weight": 1}}, "read_pct": 100, "random_pct": 100}
+		for k, v := range extra {
+			s[k] = v
+		}
+		return s
+	}
+	for _, c := range []struct {
+		req  map[string]any
+		want string
+	}{
+		{map[string]any{"target": "data", "specs": []any{spec(nil)}, "duration": "1m", "ramp": "0s"},
+			`duration "1m": ramp + duration 1m0s is more than api.runs.max_duration allows (30s)`},
+		{map[string]any{"target": "data", "specs": []any{spec(map[string]any{"duration_seconds": 40})}},
+			`specs[0].duration_seconds 40: ramp + duration 40s is more than api.runs.max_duration allows (30s)`},
+		{map[string]any{"target": "data", "specs": []any{spec(nil)}, "ramp": "1s"},
+			`duration (not given: the default, 1m0s): ramp + duration 1m1s is more than api.runs.max_duration allows (30s)`},
+		{map[string]any{"target": "data", "specs": []any{spec(nil)}, "ramp": "10s", "duration": "1s"},
+			`ramp "10s": more than api.runs.max_ramp allows (5s)`},
+		{map[string]any{"target": "data", "specs": []any{spec(map[string]any{"ramp_seconds": 7, "duration_seconds": 1})}},
+			`specs[0].ramp_seconds 7: more than api.runs.max_ramp allows (5s)`},
+	} {
+		b, err := json.Marshal(c.req)
+		require.NoError(t, err)
+		resp, err := http.Post("http://"+d.addr+"/api/v1/runs", "application/json", bytes.NewReader(b))
+		require.NoError(t, err)
+		out, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(out))
+		var e struct{ Error string }
+		require.NoError(t, json.Unmarshal(out, &e), string(out))
+		require.Equal(t, c.want, e.Error, "request %s", b)
+	}
+	require.NoFileExists(t, data, "a refused run touches nothing")
+}

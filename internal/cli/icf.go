@@ -167,24 +167,32 @@ func icfSuite(file string, data []byte, opts icf.Options, targets []string, engi
 		title += ": " + c.Description
 	}
 	s := &workload.Suite{Name: "icf", Title: title, Source: file}
+	// The reports' section is the file's test: its description (what
+	// Iometer's results name the test by), else its test type.
+	section := c.TestType
+	if c.Description != "" {
+		section = c.Description
+	}
 	units := make([]suiterun.Unit, len(points))
 	for i, p := range points {
 		specs, specTargets, err := c.Workload(p, workload.EngineName(engine))
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		// The reports' column: the pattern of a one-line specification,
-		// else the specifications' names (Iometer's "All in one").
+		// The reports' column is the file's name of the access
+		// specification ("4K; 100% Read; 100% random", Iometer's "All in
+		// one"), never ioprobe's label of its mix: the reader looks for
+		// the names the file gives. A one-line specification's size is
+		// the reports' data size.
 		var names []string
 		for _, sp := range specs {
 			if !slices.Contains(names, sp.Name) {
 				names = append(names, sp.Name)
 			}
 		}
-		sp := workload.SuitePoint{Name: p.Name, Section: c.TestType, Pattern: strings.Join(names, " + "), Specs: specs}
+		sp := workload.SuitePoint{Name: p.Name, Section: section, Pattern: strings.Join(names, " + "), Specs: specs}
 		if len(specs) == 1 && len(specs[0].Lines) == 1 {
-			l := specs[0].Lines[0]
-			sp.Pattern, sp.Size = workload.PatternLabel(l.ReadPct, l.RandomPct), l.Bytes
+			sp.Size = specs[0].Lines[0].Bytes
 		}
 		var all []string
 		for _, ts := range specTargets {

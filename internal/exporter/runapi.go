@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -103,32 +104,58 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // every field the two share reaches the run as `ioprobe run` would set
 // it, including fields added to both later. What only the result has:
 // the times, and engine_requested (what was asked; engine is what ran).
-func decodeSpec(i int, raw json.RawMessage) (workload.Spec, *badRequest) {
+func decodeSpec(i int, raw json.RawMessage) (workload.Spec, sentTimes, *badRequest) {
 	var a apiSpec
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
-		return workload.Spec{}, refuse("specs[%d]: %s", i, strings.TrimPrefix(err.Error(), "json: "))
+		return workload.Spec{}, sentTimes{}, refuse("specs[%d]: %s", i, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	var keys map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &keys) // decoded above: an object
 	if rawLines, ok := keys["lines"]; ok {
 		if bad := checkLines(i, rawLines); bad != nil {
-			return workload.Spec{}, bad
+			return workload.Spec{}, sentTimes{}, bad
 		}
 	} else if a.ReadPct == nil || a.RandomPct == nil {
 		// A multi-line spec (lines) says them line by line.
-		return workload.Spec{}, refuse("specs[%d]: read_pct and random_pct are required", i)
+		return workload.Spec{}, sentTimes{}, refuse("specs[%d]: read_pct and random_pct are required", i)
 	}
 	var s workload.Spec
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return workload.Spec{}, refuse("specs[%d]: %s", i, strings.TrimPrefix(err.Error(), "json: "))
+		return workload.Spec{}, sentTimes{}, refuse("specs[%d]: %s", i, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	s.Ramp, s.Duration = seconds(a.RampSeconds), seconds(a.DurationSeconds)
 	if a.EngineRequested != "" {
 		s.Engine = a.EngineRequested
 	}
-	return s, nil
+	var sent sentTimes
+	for _, t := range []struct {
+		f   workload.SpecField
+		dst *sentAs
+	}{{workload.FieldRamp, &sent.ramp}, {workload.FieldDuration, &sent.duration}} {
+		key := t.f.APIKey()
+		if v, ok := keys[key]; ok {
+			*t.dst = sentAs{key: fmt.Sprintf("specs[%d].%s", i, key), value: string(v)}
+		}
+	}
+	return s, sent, nil
+}
+
+// sentAs is how a client sent a spec's ramp or duration, so that a
+// refusal names the key it used: the request's "duration": "10m" or a
+// spec's "duration_seconds": 600 (key "" when it sent neither).
+type sentAs struct{ key, value string }
+
+// sentTimes is how a spec's ramp and duration were sent.
+type sentTimes struct{ ramp, duration sentAs }
+
+// name is the key and value as sent, or the default the spec took.
+func (s sentAs) name(f workload.SpecField, v time.Duration) string {
+	if s.key == "" {
+		return fmt.Sprintf("%s (not given: the default, %s)", f.ConfigKey(), v)
+	}
+	return s.key + " " + s.value
 }
 
 // apiLine is what a line of a spec must say: a missing share, read_pct
@@ -249,6 +276,15 @@ func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*p
 		}
 		*f.dst = &v
 	}
+	// The request's own ramp and duration, when given, are what every
+	// spec runs with: a refusal names them as sent.
+	var topRamp, topDur sentAs
+	if ramp != nil {
+		topRamp = sentAs{key: "ramp", value: strconv.Quote(req.Ramp)}
+	}
+	if dur != nil {
+		topDur = sentAs{key: "duration", value: strconv.Quote(req.Duration)}
+	}
 	var startAt time.Time
 	if req.StartAt != "" {
 		var err error
@@ -264,17 +300,17 @@ func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*p
 	}
 	u := suiterun.Unit{Point: workload.SuitePoint{Name: label, Pattern: req.Pattern, Size: req.Size}, Targets: []string{t.Path}}
 	for i, raw := range req.Specs {
-		s, bad := decodeSpec(i, raw)
+		s, sent, bad := decodeSpec(i, raw)
 		if bad != nil {
 			return nil, bad
 		}
 		if ramp != nil {
-			s.Ramp = *ramp
+			s.Ramp, sent.ramp = *ramp, topRamp
 		} else if s.Ramp == 0 && s.Duration == 0 {
 			s.Ramp = workload.DefaultRamp
 		}
 		if dur != nil {
-			s.Duration = *dur
+			s.Duration, sent.duration = *dur, topDur
 		} else if s.Duration == 0 {
 			s.Duration = workload.DefaultDuration
 		}
@@ -286,7 +322,7 @@ func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*p
 			return nil, specError(i, err)
 		}
 		if err := checkLimits(lim, s); err != nil {
-			return nil, refuse("specs[%d].%v", i, err)
+			return nil, limitRefusal(i, err, s, sent)
 		}
 		if i > 0 && (s.Ramp != u.Point.Specs[0].Ramp || s.Duration != u.Point.Specs[0].Duration) {
 			return nil, refuse("specs[%d]: its ramp and duration differ from specs[0]'s: specs run at once (give ramp and duration once, at the top)", i)
@@ -299,21 +335,50 @@ func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*p
 	return &plannedRun{target: t, unit: u, startAt: startAt, label: label}, nil
 }
 
-// checkLimits checks a spec against api.runs; its error starts with the
-// spec's field.
+// limitError is a spec over an api.runs limit: its field, its value
+// there, and why.
+type limitError struct {
+	field  workload.SpecField
+	value  string
+	reason string
+}
+
+func (e *limitError) Error() string { return e.field.APIKey() + " " + e.value + ": " + e.reason }
+
+// limitRefusal names the field over a limit as the client sent it: the
+// request's "duration" or "ramp" (which every spec takes), else spec i's
+// key, or the default the spec took when nothing was sent.
+func limitRefusal(i int, err error, s workload.Spec, sent sentTimes) *badRequest {
+	var le *limitError
+	if !errors.As(err, &le) {
+		return refuse("specs[%d]: %v", i, err)
+	}
+	switch le.field {
+	case workload.FieldRamp:
+		return refuse("%s: %s", sent.ramp.name(le.field, s.Ramp), le.reason)
+	case workload.FieldDuration:
+		return refuse("%s: %s", sent.duration.name(le.field, s.Duration), le.reason)
+	}
+	return refuse("specs[%d].%s %s: %s", i, le.field.APIKey(), le.value, le.reason)
+}
+
+// checkLimits checks a spec against api.runs: a *limitError.
 func checkLimits(lim config.APIRuns, s workload.Spec) error {
+	over := func(f workload.SpecField, v any, format string, args ...any) error {
+		return &limitError{field: f, value: fmt.Sprint(v), reason: fmt.Sprintf(format, args...)}
+	}
 	switch {
 	case s.Ramp > lim.MaxRamp:
-		return fmt.Errorf("ramp_seconds %s: more than %s allows (%s)", s.Ramp, config.APIKey("max_ramp"), lim.MaxRamp)
+		return over(workload.FieldRamp, s.Ramp, "more than %s allows (%s)", config.APIKey("max_ramp"), lim.MaxRamp)
 	case s.Ramp+s.Duration > lim.MaxDuration:
-		return fmt.Errorf("duration_seconds %s: ramp + duration %s is more than %s allows (%s)", s.Duration, s.Ramp+s.Duration, config.APIKey("max_duration"), lim.MaxDuration)
+		return over(workload.FieldDuration, s.Duration, "ramp + duration %s is more than %s allows (%s)", s.Ramp+s.Duration, config.APIKey("max_duration"), lim.MaxDuration)
 	case s.QueueDepth > lim.MaxQueueDepth:
-		return fmt.Errorf("queue_depth %d: more than %s allows (%d)", s.QueueDepth, config.APIKey("max_queue_depth"), lim.MaxQueueDepth)
+		return over(workload.FieldQueueDepth, s.QueueDepth, "more than %s allows (%d)", config.APIKey("max_queue_depth"), lim.MaxQueueDepth)
 	case s.Workers > lim.MaxWorkers:
-		return fmt.Errorf("workers %d: more than %s allows (%d)", s.Workers, config.APIKey("max_workers"), lim.MaxWorkers)
+		return over(workload.FieldWorkers, s.Workers, "more than %s allows (%d)", config.APIKey("max_workers"), lim.MaxWorkers)
 	case s.WritesData() && !lim.AllowWrites:
 		_, readPct, _ := s.Mix() // a multi-line spec's reads are in its lines
-		return fmt.Errorf("read_pct %d: writes are refused (%s: false)", readPct, config.APIKey("allow_writes"))
+		return over(workload.FieldReadPct, readPct, "writes are refused (%s: false)", config.APIKey("allow_writes"))
 	}
 	return nil
 }

@@ -69,8 +69,20 @@ func TestRunAPIRefusals(t *testing.T) {
 		{"bad spec", body("data", spec(func(s map[string]any) { s["read_pct"] = 120 })), http.StatusBadRequest, "specs[0].read_pct 120: must be between 0 and 100"},
 		{"bad block size", body("data", spec(func(s map[string]any) { s["block_sizes"] = []map[string]any{{"bytes": 1000}} })), http.StatusBadRequest, "specs[0].block_sizes"},
 		{"bad duration", body("data", func(r map[string]any) { r["duration"] = "soon" }), http.StatusBadRequest, `duration "soon"`},
-		{"max_duration", body("data", func(r map[string]any) { r["duration"] = "2m" }), http.StatusBadRequest, "api.runs.max_duration"},
-		{"max_ramp", body("data", func(r map[string]any) { r["ramp"] = "20s" }), http.StatusBadRequest, "api.runs.max_ramp"},
+		// Each time is named by the key the client sent it with.
+		{"max_duration", body("data", func(r map[string]any) { r["duration"] = "2m" }), http.StatusBadRequest,
+			`duration "2m": ramp + duration 2m0s is more than api.runs.max_duration allows (1m0s)`},
+		{"max_duration in a spec", body("data", func(r map[string]any) {
+			delete(r, "duration")
+			spec(func(s map[string]any) { s["duration_seconds"] = 120 })(r)
+		}), http.StatusBadRequest, "specs[0].duration_seconds 120: ramp + duration 2m0s is more than api.runs.max_duration allows (1m0s)"},
+		{"max_duration by default", body("data", func(r map[string]any) { delete(r, "duration"); r["ramp"] = "5s" }), http.StatusBadRequest,
+			"duration (not given: the default, 1m0s): ramp + duration 1m5s is more than api.runs.max_duration allows (1m0s)"},
+		{"max_ramp", body("data", func(r map[string]any) { r["ramp"] = "20s" }), http.StatusBadRequest, `ramp "20s": more than api.runs.max_ramp allows (10s)`},
+		{"max_ramp in a spec", body("data", func(r map[string]any) {
+			delete(r, "ramp")
+			spec(func(s map[string]any) { s["ramp_seconds"] = 20 })(r)
+		}), http.StatusBadRequest, "specs[0].ramp_seconds 20: more than api.runs.max_ramp allows (10s)"},
 		{"max_queue_depth", body("data", spec(func(s map[string]any) { s["queue_depth"] = 9 })), http.StatusBadRequest, "specs[0].queue_depth 9: more than api.runs.max_queue_depth allows (8)"},
 		{"max_workers", body("data", spec(func(s map[string]any) { s["workers"] = 3 })), http.StatusBadRequest, "specs[0].workers 3: more than api.runs.max_workers allows (2)"},
 		{"max_start_delay", body("data", func(r map[string]any) { r["start_at"] = far }), http.StatusBadRequest, "api.runs.max_start_delay"},

@@ -34,7 +34,7 @@ func WriteFleetText(w io.Writer, f *result.Fleet) error {
 	}
 	ew.printf("\n")
 	if ew.err == nil {
-		ew.err = hostsTable(f.Hosts, f.Merged).write(ew.w, "")
+		ew.err = writeHostsTable(ew.w, f.Hosts, f.Merged)
 	}
 	if f.Merged != nil {
 		ew.printf("\n%s:\n", AllHosts)
@@ -45,8 +45,41 @@ func WriteFleetText(w io.Writer, f *result.Fleet) error {
 	return ew.err
 }
 
+// writeHostsTable writes hostsTable, then the error of each host that
+// has one: the State column says only done, failed or unreachable (an
+// error there widened every row to its length).
+func writeHostsTable(w io.Writer, hosts []result.FleetHost, merged *result.Result) error {
+	if err := hostsTable(hosts, merged).write(w, ""); err != nil {
+		return err
+	}
+	if errs := hostErrors(hosts); len(errs) > 0 {
+		if _, err := fmt.Fprintf(w, "\n%s\n", strings.Join(errs, "\n")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostErrors are the hosts' errors, each naming its host as the tables
+// do ("node1 at 10.0.0.2:9100 unreachable: connection refused").
+func hostErrors(hosts []result.FleetHost) []string {
+	var out []string
+	for _, h := range hosts {
+		if h.Error == "" {
+			continue
+		}
+		who := h.Address
+		if h.Name() != h.Address {
+			who = h.Name() + " at " + h.Address
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", who, h.State, h.Error))
+	}
+	return out
+}
+
 // hostsTable is the row per host and the "All hosts" row: the figures of
-// result.ViewFleetColumns.
+// result.ViewFleetColumns. A host's state is one word; writeHostsTable
+// puts its error below the table.
 func hostsTable(hosts []result.FleetHost, merged *result.Result) *table {
 	t := &table{align: "llll"}
 	head := []string{"Host", "Address", "State", "Start offset"}
@@ -82,9 +115,6 @@ func hostsTable(hosts []result.FleetHost, merged *result.Result) *table {
 	done := 0
 	for _, h := range hosts {
 		state := string(h.State)
-		if h.Error != "" {
-			state += ": " + h.Error
-		}
 		if !h.Failed() {
 			done++
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -96,6 +97,8 @@ type htmlTable struct {
 	Caption string
 	Head    []string
 	Rows    [][]htmlCell
+	// Notes follow the table: what its short cells mark ("†", "failed").
+	Notes []string
 }
 
 type htmlCell struct {
@@ -220,6 +223,15 @@ func (p *page) figure(c *chart, caption string) htmlFigure {
 	return htmlFigure{Caption: caption, chart: c}
 }
 
+// figures wraps charts of one caption.
+func (p *page) figures(cs []*chart, caption string) []htmlFigure {
+	var out []htmlFigure
+	for _, c := range cs {
+		out = append(out, p.figure(c, caption))
+	}
+	return out
+}
+
 // xLabel names the dimension rows vary by.
 func xLabel(ds []dim) string {
 	var parts []string
@@ -295,11 +307,99 @@ func byRow(sec *section, g *grid, m result.Figure, what string) *chart {
 	return c
 }
 
+// lineAxis is the row dimension a line chart runs along when rows vary
+// by several (-1: they vary by one, or the chart has bars): hosts, as
+// esx35 Figure 5 adds machines, else the first. A line through the rows
+// in order ("1 · 1", "1 · 2", "2 · 1") would zig-zag between two
+// dimensions; each value of the others is a line of its own instead.
+func lineAxis(sec *section) int {
+	if len(sec.rowDims) < 2 || sec.rowDims[0].key == "size" {
+		return -1
+	}
+	for i, d := range sec.rowDims {
+		if d.key == "hosts" {
+			return i
+		}
+	}
+	return 0
+}
+
+// perLine says what a scaling chart's lines stand for: a pattern each,
+// or where rows vary by several dimensions a value of the others each
+// ("one line per number of workers").
+func perLine(sec *section) string {
+	ax := lineAxis(sec)
+	if ax < 0 {
+		return "one line per pattern"
+	}
+	var names []string
+	for i, d := range sec.rowDims {
+		if i != ax {
+			names = append(names, strings.ToLower(xLabel([]dim{d})))
+		}
+	}
+	return "one chart per pattern, one line per number of " + strings.Join(names, " and ")
+}
+
+// rowCharts charts one metric of a grid: byRow, or where rows vary by
+// several dimensions (a fleet suite's workers and hosts) a chart per
+// column with lineAxis along x and a line per value of the others.
+func rowCharts(sec *section, g *grid, m result.Figure, what string) []*chart {
+	ax := lineAxis(sec)
+	if ax < 0 {
+		return []*chart{byRow(sec, g, m, what)}
+	}
+	axis := sec.rowDims[ax]
+	others := append(append([]dim(nil), sec.rowDims[:ax]...), sec.rowDims[ax+1:]...)
+	split := func(r row) (int64, []int64) {
+		return r.key[ax], append(append([]int64(nil), r.key[:ax]...), r.key[ax+1:]...)
+	}
+	var xs []int64
+	var lines [][]int64
+	for _, r := range g.rows { // sorted: lines come in order of their values
+		x, o := split(r)
+		if !slices.Contains(xs, x) {
+			xs = append(xs, x)
+		}
+		if !containsKey(lines, o) {
+			lines = append(lines, o)
+		}
+	}
+	slices.Sort(xs)
+	var out []*chart
+	for j, col := range g.cols {
+		c := &chart{title: what + ": " + col, xLabel: xLabel([]dim{axis}), yLabel: m.Axis, unit: m.Unit.Symbol(), decimals: m.Unit.Decimals(), lines: true}
+		if g.side != "" {
+			c.title += " — " + g.side
+		}
+		for _, x := range xs {
+			c.cats = append(c.cats, axis.format(x))
+		}
+		for _, o := range lines {
+			s := series{name: rowLegend(others, row{key: o}), values: make([]float64, len(xs))}
+			for k := range s.values {
+				s.values[k] = math.NaN()
+			}
+			for i, r := range g.rows {
+				if x, ro := split(r); equalKey(ro, o) {
+					s.values[slices.Index(xs, x)] = value(m, g.cells[i][j])
+				}
+			}
+			c.series = append(c.series, s)
+		}
+		if c.hasData() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // sideBySide charts one pattern of every grid: rows along x, a series per
 // target (esx35 Figures 1–4 draw protocols this way).
 func sideBySide(sec *section, col string, m result.Figure, what string) *chart {
+	// Over rows of several dimensions, bars: a line would zig-zag.
 	c := &chart{title: what + ": " + col, xLabel: xLabel(sec.rowDims), yLabel: m.Axis, unit: m.Unit.Symbol(), decimals: m.Unit.Decimals(),
-		lines: sec.rowDims[0].key != "size"}
+		lines: sec.rowDims[0].key != "size" && len(sec.rowDims) == 1}
 	var keys [][]int64
 	for _, g := range sec.grids {
 		for _, r := range g.rows {
@@ -458,7 +558,11 @@ func (p *page) section(i int, sec *section) *htmlSection {
 	resp = htmlPart{Key: "response-time", Title: "Response time by data size"}
 	eff = htmlPart{Key: "efficiency", Title: "CPU efficiency: IOPS per %CPU and MB/s per %CPU"}
 	tables = htmlPart{Key: "tables", Title: "IOPS and CPU tables", Intro: partialIntro(sec.results)}
-	scale = htmlPart{Key: "scaling", Title: "Aggregate throughput and latency against " + strings.ToLower(xLabel(sec.rowDims))}
+	against := xLabel(sec.rowDims)
+	if ax := lineAxis(sec); ax >= 0 {
+		against = xLabel(sec.rowDims[ax : ax+1])
+	}
+	scale = htmlPart{Key: "scaling", Title: "Aggregate throughput and latency against " + strings.ToLower(against)}
 	lat = htmlPart{Key: "latency-distribution", Title: "Latency distribution of each run",
 		Intro: "Each curve is one run's response-time distribution from its histogram: the value below which that share of its I/Os completed."}
 	sides = htmlPart{Key: "side-by-side", Title: "Targets side by side"}
@@ -466,16 +570,19 @@ func (p *page) section(i int, sec *section) *htmlSection {
 	for _, g := range sec.grids {
 		if scaling {
 			scale.Figures = append(scale.Figures,
-				p.figure(byRow(sec, g, fig(result.FigMBPerSecond), "Aggregate throughput"), "Throughput (MB/s, 10^6 bytes) against "+strings.ToLower(xLabel(sec.rowDims))+", one line per pattern."),
-				p.figure(byRow(sec, g, fig(result.FigIOPS), "Aggregate I/O rate"), "I/O operations per second, all workers and targets together."),
-				p.figure(byRow(sec, g, fig(result.FigLatencyMean), "Mean response time"), "Mean response time of every I/O (ms)."))
+				p.figures(rowCharts(sec, g, fig(result.FigMBPerSecond), "Aggregate throughput"), "Throughput (MB/s, 10^6 bytes) against "+strings.ToLower(against)+", "+perLine(sec)+".")...)
+			scale.Figures = append(scale.Figures,
+				p.figures(rowCharts(sec, g, fig(result.FigIOPS), "Aggregate I/O rate"), "I/O operations per second, all workers and targets together.")...)
+			scale.Figures = append(scale.Figures,
+				p.figures(rowCharts(sec, g, fig(result.FigLatencyMean), "Mean response time"), "Mean response time of every I/O (ms).")...)
 		} else {
 			tput.Figures = append(tput.Figures, p.figure(byRow(sec, g, fig(result.FigMBPerSecond), "Throughput by data size"), "Throughput (MB/s, 10^6 bytes) for each data size, one bar per pattern."))
 			resp.Figures = append(resp.Figures, p.figure(byRow(sec, g, fig(result.FigLatencyMean), "Mean response time by data size"), "Mean response time (ms) for each data size."))
 		}
 		eff.Figures = append(eff.Figures,
-			p.figure(byRow(sec, g, fig(result.FigIOPSPerCPU), "I/O rate efficiency"), "I/O operations per second per percent of host CPU (summed over CPUs)."),
-			p.figure(byRow(sec, g, fig(result.FigMBPerSecPerCPU), "Throughput efficiency"), "MB/s per percent of host CPU (summed over CPUs)."))
+			p.figures(rowCharts(sec, g, fig(result.FigIOPSPerCPU), "I/O rate efficiency"), "I/O operations per second per percent of host CPU (summed over CPUs).")...)
+		eff.Figures = append(eff.Figures,
+			p.figures(rowCharts(sec, g, fig(result.FigMBPerSecPerCPU), "Throughput efficiency"), "MB/s per percent of host CPU (summed over CPUs).")...)
 		for _, id := range result.ViewHTMLTables {
 			tables.Tables = append(tables.Tables, gridHTML(sec, g, fig(id)))
 		}
@@ -681,7 +788,7 @@ func runsTable(rs []*result.Result) htmlTable {
 			status = "-"
 		}
 		if note := partialNote(r); note != "" {
-			status += ", " + note
+			status += " " + partialMark
 		}
 		row := []htmlCell{{Text: p.Name}, {Text: p.Side()}, {Text: r.Host.Hostname}, {Text: status}, {num(float64(n), 0), true}}
 		for _, id := range result.ViewRunsColumns {
@@ -694,7 +801,28 @@ func runsTable(rs []*result.Result) htmlTable {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	t.Notes = runNotes(rs)
 	return t
+}
+
+// runNotes say below the table of every run what its Status column
+// only marks: a run's message, which hosts a partial fleet point holds,
+// and each host's error.
+func runNotes(rs []*result.Result) []string {
+	var notes []string
+	for _, r := range rs {
+		where := pointWhere(r)
+		if r.Status != "" && r.Status != result.StatusOK && r.Message != "" {
+			notes = append(notes, where+": "+string(r.Status)+": "+r.Message)
+		}
+		if note := partialNote(r); note != "" {
+			notes = append(notes, partialMark+" "+where+fmt.Sprintf(" on %d hosts: ", len(r.Hosts))+note)
+		}
+		for _, e := range hostErrors(r.Hosts) {
+			notes = append(notes, where+": "+e)
+		}
+	}
+	return notes
 }
 
 func indexOf(v []string, s string) int {
@@ -738,7 +866,7 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica 
 h1 { font-size: 24px; margin: 8px 0 12px; }
 h2 { font-size: 20px; margin: 36px 0 4px; padding-top: 12px; border-top: 2px solid #0072B2; }
 h3 { font-size: 16px; margin: 22px 0 6px; color: #333; }
-p.caption, p.intro { color: #444; margin: 4px 0 10px; }
+p.caption, p.intro, p.note { color: #444; margin: 4px 0 10px; }
 table { border-collapse: collapse; margin: 8px 24px 16px 0; display: inline-table; vertical-align: top; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
@@ -791,7 +919,9 @@ footer { margin: 40px 0 12px; color: #666; font-size: 12px; }
 <section class="suite-section" id="runs" data-section="runs">
 <h2>Every run</h2>
 <section class="part" data-part="runs">
-{{with .Runs}}<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>{{end}}</tbody></table>{{end}}
+{{with .Runs}}<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>{{end}}</tbody></table>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}{{end}}
 </section>
 </section>
 <footer>{{.Footer}}</footer>

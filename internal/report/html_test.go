@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 var htmlOut = flag.String("html-out", "", "also write the fixtures' HTML reports to this directory (to look at them)")
@@ -124,6 +125,16 @@ func chartProblems(root *node) (charts int, problems []string) {
 		}
 		problems = append(problems, tickOverlaps(c, id, title)...)
 		series := c.all("g", "series")
+		// A line runs along one dimension: through "1 · 1", "1 · 2",
+		// "2 · 1" it would zig-zag between two.
+		if len(c.all("path", "line")) > 0 {
+			for _, tk := range c.all("text", "tick") {
+				if hasClass(tk, "x") && strings.Contains(tk.allText(), " · ") {
+					bad("chart %s (%s): a line over the x labels %q, of several dimensions", id, title, tk.allText())
+					break
+				}
+			}
+		}
 		if len(series) == 0 {
 			bad("chart %s (%s) has no series", id, title)
 		}
@@ -296,6 +307,11 @@ func TestHTMLChecksCatchDefects(t *testing.T) {
 	_, problems = chartProblems(page(hollow))
 	require.Equal(t, []string{`chart x (t): series "b" draws nothing`}, problems)
 
+	zigzag := good()
+	zigzag.lines, zigzag.cats = true, []string{"1 · 1", "1 · 2"}
+	_, problems = chartProblems(page(zigzag))
+	require.Equal(t, []string{`chart x (t): a line over the x labels "1 · 1", of several dimensions`}, problems)
+
 	unlabelled := good()
 	unlabelled.yLabel = ""
 	_, problems = chartProblems(page(unlabelled))
@@ -364,4 +380,58 @@ func TestOverTimeTicksNeverOverlap(t *testing.T) {
 	_, problems := chartProblems(root)
 	require.Empty(t, problems)
 	require.Len(t, root.all("g", "series"), 2, "one run: its mean and p99")
+}
+
+// fleetWorkersSuiteDoc is a fleet suite that cycled workers (1, 2) and
+// hosts (1 to 3): esx35 Figure 5 over machines at two worker counts.
+func fleetWorkersSuiteDoc(t *testing.T) *result.Suite {
+	t.Helper()
+	var rs []*result.Result
+	for _, w := range []int{1, 2} {
+		for n := 1; n <= 3; n++ {
+			p := result.Point{Suite: "scaling", Name: fmt.Sprintf("random-read-8k-w%d", w), Section: workload.SectionScaling, Pattern: "Random Read",
+				SizeBytes: 8192, Target: "/dev/sdb", Index: w - 1, Hosts: n}
+			hs := fleetHosts(t, p, n)
+			for _, h := range hs {
+				h.Result.Workload.Workers = w
+				h.Result.Summary.IOPS *= float64(w)
+			}
+			m, _, err := result.MergeFleet(hs)
+			require.NoError(t, err)
+			rs = append(rs, m)
+		}
+	}
+	return suiteDoc("scaling", rs)
+}
+
+// A fleet suite over hosts at several worker counts draws hosts along x
+// and a line per worker count (not one line zig-zagging over "Workers ·
+// Hosts"); the tables keep both dimensions down their rows.
+func TestFleetScalingChartLinePerWorkerCount(t *testing.T) {
+	root := renderHTML(t, "fleet_scaling_workers", fleetWorkersSuiteDoc(t))
+	_, problems := chartProblems(root)
+	require.Empty(t, problems)
+	var found bool
+	for _, c := range root.all("svg", "chart") {
+		title := c.all("text", "title")[0].allText()
+		if !strings.HasPrefix(title, "Figure 1. Aggregate throughput") {
+			continue
+		}
+		found = true
+		require.Contains(t, title, ": Random Read — All hosts")
+		require.Equal(t, "Hosts at once", c.all("text", "x-label")[0].allText())
+		var ticks, legend []string
+		for _, tk := range c.all("text", "tick") {
+			if hasClass(tk, "x") {
+				ticks = append(ticks, tk.allText())
+			}
+		}
+		for _, l := range c.all("text", "legend-item") {
+			legend = append(legend, l.allText())
+		}
+		require.Equal(t, []string{"1", "2", "3"}, ticks)
+		require.Equal(t, []string{"1 worker", "2 workers"}, legend)
+	}
+	require.True(t, found, "the aggregate throughput chart")
+	require.Contains(t, root.allText(), "one chart per pattern, one line per number of workers")
 }

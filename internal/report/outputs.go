@@ -148,7 +148,7 @@ func WriteReportText(w io.Writer, doc *result.Suite) error {
 			}
 		}
 		if len(r.Hosts) > 0 {
-			if err := hostsTable(r.Hosts, r).write(w, ""); err != nil {
+			if err := writeHostsTable(w, r.Hosts, r); err != nil {
 				return err
 			}
 			if _, err := fmt.Fprintf(w, "\n%s:\n", AllHosts); err != nil {

@@ -133,6 +133,9 @@ func TestPartialFleetPointIsMarked(t *testing.T) {
 	require.NotRegexp(t, `(?m)^[12] +[0-9,.]+`+partialMark+`$`, out, "the complete points are not")
 	require.Contains(t, out, "\n"+partialMark+" random-read-8k on /dev/sdb on 3 hosts: "+note+"\n")
 	require.Contains(t, out, "\nrandom-read-8k (3 hosts; "+note+")\n")
+	// The State column holds a word; the host's error follows the table.
+	require.Regexp(t, `(?m)^node1 +10\.0\.0\.2:9100 +unreachable +- `, out)
+	require.Contains(t, out, "\n\nnode1 at 10.0.0.2:9100 unreachable: connection refused\n")
 
 	var c bytes.Buffer
 	require.NoError(t, WriteCSV(&c, s.Results, true))
@@ -148,6 +151,8 @@ func TestPartialFleetPointIsMarked(t *testing.T) {
 	require.NoError(t, WriteHTML(&h, s))
 	golden(t, "html_fleet_partial.golden", h.Bytes())
 	page := h.String()
-	require.Contains(t, page, "ok, "+note, "the table of every run says it")
+	require.Contains(t, page, "<td>ok "+partialMark+"</td>", "the table of every run marks it")
+	require.Contains(t, page, `<p class="note">`+partialMark+" random-read-8k on /dev/sdb on 3 hosts: "+note+"</p>", "and says it below")
+	require.Contains(t, page, `<p class="note">random-read-8k on /dev/sdb: node1 at 10.0.0.2:9100 unreachable: connection refused</p>`, "with the host's error")
 	require.Contains(t, page, partialMark+" random-read-8k on 3 hosts: "+note+".", "under the tables")
 }

@@ -70,7 +70,7 @@ func writeFleetHosts(ew *errWriter, rs []*result.Result) {
 		}
 		ew.printf("\n%s (%s)\n", p.Name, what)
 		if ew.err == nil {
-			ew.err = hostsTable(r.Hosts, r).write(ew.w, "")
+			ew.err = writeHostsTable(ew.w, r.Hosts, r)
 		}
 	}
 }
@@ -266,14 +266,20 @@ func repeatLine(rs []*result.Result) string {
 	return fmt.Sprintf("%d runs per point, merged; IOPS shown ± the run-to-run standard deviation", n)
 }
 
+// pointWhere names r's point and side in a note: "random-read-8k on
+// /dev/sdb".
+func pointWhere(r *result.Result) string {
+	p := result.PointOf(r)
+	if side := p.Side(); side != "" {
+		return p.Name + " on " + side
+	}
+	return p.Name
+}
+
 func writeFootnotes(ew *errWriter, rs []*result.Result) {
 	var notes []string
 	for _, r := range rs {
-		p := result.PointOf(r)
-		where := p.Name
-		if side := p.Side(); side != "" {
-			where += " on " + side
-		}
+		where := pointWhere(r)
 		if r.Status != "" && r.Status != result.StatusOK {
 			msg := string(r.Status)
 			if r.Message != "" {
