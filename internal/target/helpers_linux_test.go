@@ -13,23 +13,22 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
+// requireRoot skips the test without root (loop devices, mount), and
+// fails it under make test.
 func requireRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (loop devices, mount)")
-	}
+	testdeps.Need(t, testdeps.Root)
 }
 
-// requireTool skips the test when a command it needs is not installed.
+// requireTool is the path of a program scripts/test-deps.sh installs;
+// without it the test skips, and fails under make test.
 func requireTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s is not installed", name)
-	}
-	return p
+	return testdeps.LookPath(t, name)
 }
 
 func run(t *testing.T, name string, args ...string) string {
