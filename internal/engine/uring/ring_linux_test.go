@@ -16,7 +16,7 @@ import (
 func requireUring(t *testing.T) {
 	t.Helper()
 	if err := New().Available(); err != nil {
-		t.Skipf("io_uring unavailable: %v", err)
+		t.Skipf("io_uring unavailable: %v", err) //hygiene:skip the kernel's io_uring, not something make test installs
 	}
 }
 
@@ -119,11 +119,11 @@ func TestSuits(t *testing.T) {
 	// zram is bio-based and cannot take non-blocking I/O.
 	zfd, err := unix.Open("/dev/zram0", unix.O_RDONLY|unix.O_DIRECT, 0)
 	if err != nil {
-		t.Skipf("no /dev/zram0: %v", err)
+		t.Skipf("no /dev/zram0: %v", err) //hygiene:skip the machine's zram device
 	}
 	defer unix.Close(zfd)
 	if sz, _ := os.ReadFile("/sys/block/zram0/disksize"); string(sz) == "0\n" {
-		t.Skip("/dev/zram0 has no size")
+		t.Skip("/dev/zram0 has no size") //hygiene:skip the machine's zram device
 	}
 	require.ErrorContains(t, New().Suits(zfd), "cannot take non-blocking I/O")
 }
