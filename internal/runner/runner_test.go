@@ -274,7 +274,7 @@ func (s *slowSetup) since() int64 { return int64(time.Since(s.t0)) + 1 } // neve
 
 func (s *slowSetup) Run(w *engine.Worker) error {
 	if w.ID == 1 {
-		time.Sleep(s.delay)
+		time.Sleep(s.delay) //hygiene:sleep the slow setup this test is about, not a wait for an event
 		s.setUp.Store(s.since())
 	}
 	w.Trace = func(*engine.Lane, *engine.IO, int64) {
