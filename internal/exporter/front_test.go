@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 
@@ -223,7 +224,7 @@ func TestUnauthorisedBodiesAreNotWaitedFor(t *testing.T) {
 			for _, c := range append(conns, silent...) {
 				c.Close()
 			}
-			require.Eventually(t, func() bool { return openFDs(t) <= fdRest }, time.Minute, 20*time.Millisecond,
+			require.EventuallyWithT(t, func(c *assert.CollectT) { assert.LessOrEqual(c, fdsNow(c), fdRest) }, time.Minute, 20*time.Millisecond,
 				"descriptors back to their count at rest")
 		})
 	}

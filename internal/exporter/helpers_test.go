@@ -115,20 +115,29 @@ func startNoReady(t *testing.T, d *Daemon) (string, func() (error, time.Duration
 // client keeps no connections, so that no goroutine outlives a request.
 var client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
 
-func get(t *testing.T, url string, header ...string) (int, string) {
-	t.Helper()
+// The request and metric helpers take the test's t or the collect of
+// require.EventuallyWithT (whose failures end only that attempt).
+
+func get(t require.TestingT, url string, header ...string) (int, string) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	return do(t, http.MethodGet, url, header...)
 }
 
-func do(t *testing.T, method, url string, header ...string) (int, string) {
-	t.Helper()
+func do(t require.TestingT, method, url string, header ...string) (int, string) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	code, b := send(t, method, url, nil, header...)
 	return code, string(b)
 }
 
 // send makes a request with body (nil: none) and returns the answer.
-func send(t *testing.T, method, url string, body io.Reader, header ...string) (int, []byte) {
-	t.Helper()
+func send(t require.TestingT, method, url string, body io.Reader, header ...string) (int, []byte) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	req, err := http.NewRequest(method, url, body)
 	require.NoError(t, err)
 	for i := 0; i+1 < len(header); i += 2 {
@@ -143,8 +152,10 @@ func send(t *testing.T, method, url string, body io.Reader, header ...string) (i
 }
 
 // find returns the metric of family name whose labels include want.
-func find(t *testing.T, g prometheus.Gatherer, name string, want map[string]string) *dto.Metric {
-	t.Helper()
+func find(t require.TestingT, g prometheus.Gatherer, name string, want map[string]string) *dto.Metric {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	mfs, err := g.Gather()
 	require.NoError(t, err)
 	for _, mf := range mfs {
@@ -169,8 +180,10 @@ func find(t *testing.T, g prometheus.Gatherer, name string, want map[string]stri
 }
 
 // value is the value of a gauge or counter, or -1 when it does not exist.
-func value(t *testing.T, g prometheus.Gatherer, name string, labels map[string]string) float64 {
-	t.Helper()
+func value(t require.TestingT, g prometheus.Gatherer, name string, labels map[string]string) float64 {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	m := find(t, g, name, labels)
 	switch {
 	case m == nil:

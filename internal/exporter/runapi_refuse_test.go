@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -279,10 +280,12 @@ func TestRunAPIOneRunPerDevice(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, code, string(b))
 	require.NoError(t, json.Unmarshal(b, &a))
 	var st RunState
-	require.Eventually(t, func() bool {
-		_, b := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+a.ID, nil)
-		require.NoError(t, json.Unmarshal(b, &st))
-		return st.State == result.RunWaiting
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, b := postJSON(c, http.MethodGet, base+"/api/v1/runs/"+a.ID, nil)
+		var now RunState
+		require.NoError(c, json.Unmarshal(b, &now))
+		require.Equal(c, result.RunWaiting, now.State)
+		st = now
 	}, 30*time.Second, 20*time.Millisecond, "prepared, waiting for its start")
 	require.True(t, st.StartAt.Equal(at))
 	before, err := os.ReadFile(data)
@@ -338,8 +341,8 @@ func TestRunAPIDeleteWhileRunning(t *testing.T) {
 	var a accepted
 	require.NoError(t, json.Unmarshal(b, &a))
 	live := map[string]string{"ioprobe_job": "api", "target": "data", "op": "read"}
-	require.Eventually(t, func() bool {
-		return value(t, d.Registry(), "ioprobe_io_operations_total", live) > 0
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Positive(c, value(c, d.Registry(), "ioprobe_io_operations_total", live))
 	}, 30*time.Second, 20*time.Millisecond, "measuring")
 	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_run_active", map[string]string{"ioprobe_job": "api", "target": "data"}))
 	code, b = postJSON(t, http.MethodDelete, base+"/api/v1/runs/"+a.ID, nil)

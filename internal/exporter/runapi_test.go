@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/runapi"
@@ -35,8 +36,10 @@ func readSpec(readPct int) map[string]any {
 
 // postJSON sends body (bytes as they are, anything else as JSON, nil:
 // none) with method, as application/json.
-func postJSON(t *testing.T, method, url string, body any) (int, []byte) {
-	t.Helper()
+func postJSON(t require.TestingT, method, url string, body any) (int, []byte) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -57,11 +60,13 @@ type accepted = runapi.Accepted
 func waitRun(t *testing.T, base, id string) RunState {
 	t.Helper()
 	var st RunState
-	require.Eventually(t, func() bool {
-		code, body := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+id, nil)
-		require.Equal(t, http.StatusOK, code, string(body))
-		require.NoError(t, json.Unmarshal(body, &st))
-		return st.State == result.RunDone || st.State == result.RunFailed || st.State == result.RunStopped
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		code, body := postJSON(c, http.MethodGet, base+"/api/v1/runs/"+id, nil)
+		require.Equal(c, http.StatusOK, code, string(body))
+		var now RunState
+		require.NoError(c, json.Unmarshal(body, &now))
+		require.Contains(c, []result.RunState{result.RunDone, result.RunFailed, result.RunStopped}, now.State, "the run has ended")
+		st = now
 	}, 30*time.Second, 50*time.Millisecond)
 	return st
 }
