@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/blkid"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // The differential test: images made by the real tools (or, for types no
@@ -124,14 +125,8 @@ var (
 )
 
 func TestBlkidDifferential(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: loop devices and libblkid's low-level probe")
-	}
-	for _, tool := range []string{"losetup", "wipefs", "blkid"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s (util-linux)", tool)
-		}
-	}
+	// Root for loop devices and libblkid's low-level probe.
+	testdeps.Need(t, testdeps.LoopDevices, testdeps.Tool("wipefs"), testdeps.Tool("blkid"))
 	cases := append(append([]sigCase(nil), fsCases...), otherCases...)
 	t.Cleanup(func() { logSigTable(t) })
 	for _, c := range cases {
@@ -141,9 +136,7 @@ func TestBlkidDifferential(t *testing.T) {
 
 func runSigCase(t *testing.T, c sigCase) {
 	for _, tool := range c.tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (scripts/test-deps.sh installs it)", tool)
-		}
+		testdeps.Need(t, testdeps.Tool(tool))
 	}
 	size := c.size
 	if size == 0 {
@@ -464,9 +457,7 @@ func logSigTable(t *testing.T) {
 // The fingerprint the differential test compares sees a write anywhere on
 // the device: in the random head, and in the hole in the middle.
 func TestSha256DevSeesWrites(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: loop devices")
-	}
+	testdeps.Need(t, testdeps.LoopDevices)
 	dev := randomLoop(t, 64<<20)
 	before := sha256Dev(t, dev)
 	require.Equal(t, before, sha256Dev(t, dev), "the fingerprint is stable")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
@@ -157,9 +158,7 @@ func ioprobeSide(t *testing.T, dir, job string) (side, map[string]any) {
 // time_based, so both tools stop after the same budget and the counts can
 // be compared exactly where fio's are not random.
 func TestFioSemanticsSideBySide(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
-	}
+	testdeps.Need(t, testdeps.Tool("fio"))
 	dev := testloop.Device(t, 256<<20)
 	dir := t.TempDir()
 	write := func(name, body string) string {

@@ -483,7 +483,7 @@ func openPTY(t *testing.T) (ctrl, term *os.File) {
 	t.Helper()
 	ctrl, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
+		t.Skipf("no pseudo-terminal here: %v", err) //hygiene:skip the machine's devpts
 	}
 	t.Cleanup(func() { ctrl.Close() })
 	require.NoError(t, unix.IoctlSetPointerInt(int(ctrl.Fd()), unix.TIOCSPTLCK, 0))

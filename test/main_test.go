@@ -57,6 +57,16 @@ func ioprobe(t *testing.T, dir string, args ...string) outcome {
 // that could not run at all fails the test.
 func runCmd(t *testing.T, cmd *exec.Cmd) outcome {
 	t.Helper()
+	o, err := tryCmd(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// tryCmd is runCmd for a goroutine other than the test's, where a test
+// must not be failed: a command that could not run is an error.
+func tryCmd(cmd *exec.Cmd) (outcome, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -64,7 +74,7 @@ func runCmd(t *testing.T, cmd *exec.Cmd) outcome {
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
+		return outcome{}, fmt.Errorf("running %s: %v", strings.Join(cmd.Args, " "), err)
 	}
-	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
+	return outcome{code: code, stdout: out.String(), stderr: errb.String()}, nil
 }

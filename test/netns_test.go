@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
@@ -55,14 +56,7 @@ var fleetSeq atomic.Int32
 // loop devices.
 func needNetns(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces and loop devices")
-	}
-	for _, tool := range []string{"ip", "unshare", "nsenter", "losetup"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s (iproute2, util-linux)", tool)
-		}
-	}
+	testdeps.Need(t, testdeps.Root, testdeps.LoopDevices, testdeps.Tool("ip"), testdeps.Tool("unshare"), testdeps.Tool("nsenter"))
 }
 
 // sh runs a command that must succeed.
@@ -177,7 +171,7 @@ func newNetFleet(t *testing.T, n int, devSize int64) *netFleet {
 	// Root without the kernel's bridge (or in a container without
 	// CAP_NET_ADMIN) cannot build the network: a skip, not a failure.
 	if out, err := exec.Command("ip", "link", "add", f.Bridge, "type", "bridge").CombinedOutput(); err != nil {
-		t.Skipf("cannot create a bridge: %v: %s", err, out)
+		t.Skipf("cannot create a bridge: %v: %s", err, out) //hygiene:skip the kernel's bridge or the container's capabilities
 	}
 	undo(t, "ip", "link", "del", f.Bridge)
 	sh(t, "ip", "addr", "add", net+"1/24", "dev", f.Bridge)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // The Prometheus servers the tests run against: Prometheus 3, built from
@@ -145,40 +147,43 @@ func prometheus2() (promServer, bool) {
 	return promServer{name: "prometheus " + strings.Fields(string(out))[2], prometheus: p, promtool: tool, v2: true}, true
 }
 
-// needPrometheus3 skips the test without Prometheus 3.
+// needPrometheus3 skips the test without Prometheus 3 (fails it under
+// make test, which builds it).
 func needPrometheus3(t *testing.T) promServer {
 	t.Helper()
 	s, ok := prometheus3(t)
 	if !ok {
-		t.Skip("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3; see .tools/logs/prometheus3.log after make test)")
+		testdeps.Missing(t, testdeps.Prometheus3, "it is not built")
 	}
 	return s
 }
 
 // promServers are the Prometheus releases installed here, and with lts
-// the promtool of 3.5 LTS too; it skips the test when there is none.
+// the promtool of 3.5 LTS too. Run by hand it tests those there are, and
+// skips the test when there is none; under make test, which installs them
+// all, a missing one fails the test.
 func promServers(t *testing.T, lts bool) []promServer {
 	t.Helper()
 	var out []promServer
 	if s, ok := prometheus3(t); ok {
 		out = append(out, s)
 	} else {
-		t.Log("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3): testing the older one only")
+		testdeps.Without(t, testdeps.Prometheus3, "it is not built: testing the older ones only")
 	}
 	if lts {
 		if s, ok := prometheusLTS(t); ok {
 			out = append(out, s)
 		} else {
-			t.Log("promtool 3.5 LTS is not built (make test-deps builds it into .tools/prometheus-lts)")
+			testdeps.Without(t, testdeps.PromtoolLTS, "it is not built")
 		}
 	}
 	if s, ok := prometheus2(); ok {
 		out = append(out, s)
 	} else {
-		t.Log("no Prometheus 2.x in PATH (Debian's prometheus package): testing Prometheus 3 only")
+		testdeps.Without(t, testdeps.Tool("prometheus"), "no Prometheus 2.x in PATH (Debian's prometheus package): testing Prometheus 3 only")
 	}
 	if len(out) == 0 {
-		t.Skip("no Prometheus installed (make test-deps)")
+		testdeps.Missing(t, testdeps.Prometheus3, "no Prometheus is installed")
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -124,9 +125,7 @@ func TestSuiteEachFileTargetItsOwnRegion(t *testing.T) {
 // the device and the backing file.
 func loopWithTail(t *testing.T, size int64) (string, string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
+	testdeps.Need(t, testdeps.LoopDevices)
 	backing := filepath.Join(t.TempDir(), "backing")
 	require.NoError(t, os.WriteFile(backing, nil, 0o600))
 	require.NoError(t, os.Truncate(backing, size))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -155,7 +156,7 @@ func TestInterruptPrintsPartialResult(t *testing.T) {
 	b := startBackground(t, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1h", "--ramp", "0s", "--output", "json")
 	// Wait until the run is measuring (a sleep "long enough" is not a
 	// sign of anything).
-	require.Eventually(t, func() bool { return measuring(t, b.cmd.Process.Pid) },
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.True(c, measuring(c, b.cmd.Process.Pid)) },
 		time.Minute, 20*time.Millisecond, "the run never measured")
 	require.NoError(t, b.cmd.Process.Signal(syscall.SIGINT))
 	require.Equal(t, 130, b.exitCode(t), b.errb.String())
@@ -167,8 +168,10 @@ func TestInterruptPrintsPartialResult(t *testing.T) {
 
 // procIO is one field of /proc/PID/io (read_bytes: what the kernel read
 // from storage for it, O_DIRECT included; syscr: its read system calls).
-func procIO(t *testing.T, pid int, field string) uint64 {
-	t.Helper()
+func procIO(t require.TestingT, pid int, field string) uint64 {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
 	if err != nil {
 		return 0 // not started yet, or gone (then Eventually fails with stderr)
@@ -180,6 +183,6 @@ func procIO(t *testing.T, pid int, field string) uint64 {
 			return n
 		}
 	}
-	t.Fatalf("no %s in /proc/%d/io", field, pid)
+	require.FailNowf(t, "no field in /proc/PID/io", "no %s in /proc/%d/io", field, pid)
 	return 0
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
@@ -25,15 +26,13 @@ func runTool(t *testing.T, name string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// needTools needs root (loop devices, mount) and the programs names:
+// a skip run by hand, a failure under make test (testdeps).
 func needTools(t *testing.T, names ...string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (loop devices, mount)")
-	}
+	testdeps.Need(t, testdeps.Root)
 	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			t.Skipf("%s is not installed", n)
-		}
+		testdeps.Need(t, testdeps.Tool(n))
 	}
 }
 

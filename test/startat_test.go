@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
@@ -139,12 +140,20 @@ func TestStartAtPreparesFirstThenSIGINTWhileWaiting(t *testing.T) {
 		n, err := unix.Getxattr(tgt, "user.ioprobe", buf)
 		return err == nil && strings.Contains(string(buf[:n]), " state=ready ")
 	}
-	require.Eventually(t, func() bool {
+	var exited bool
+	var exitErr error
+	if !assert.Eventually(t, func() bool {
 		if done, err := b.done(); done {
-			t.Fatalf("ioprobe exited before the start: %v: %s", err, b.errb.String())
+			exited, exitErr = true, err
+			return true
 		}
 		return filled()
-	}, time.Minute, 20*time.Millisecond, "the target was never prepared: %s", b.errb.String())
+	}, time.Minute, 20*time.Millisecond) {
+		t.Fatalf("the target was never prepared: %s", b.errb.String())
+	}
+	if exited {
+		t.Fatalf("ioprobe exited before the start: %v: %s", exitErr, b.errb.String())
+	}
 	st, err := os.Stat(tgt)
 	require.NoError(t, err)
 	require.EqualValues(t, 16<<20, st.Size())

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
@@ -334,7 +335,7 @@ func TestSuiteInterruptSaysWhereThePartialResultsWent(t *testing.T) {
 // checks grew (a run ~0.8 MiB, a suite checking its 12 points ~5.4 MiB
 // here): reads alone are no sign, and a bound tied to today's checks broke
 // with the next change.
-func measuring(t *testing.T, pid int) bool {
+func measuring(t require.TestingT, pid int) bool {
 	return procIO(t, pid, "read_bytes") > 64<<20
 }
 
@@ -346,7 +347,7 @@ func interruptWhenMeasuring(t *testing.T, args ...string) (stdout, stderr string
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(t, cmd.Start())
-	require.Eventually(t, func() bool { return measuring(t, cmd.Process.Pid) }, time.Minute, 20*time.Millisecond, "never measured")
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.True(c, measuring(c, cmd.Process.Pid)) }, time.Minute, 20*time.Millisecond, "never measured")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err := cmd.Wait()
 	ee, ok := err.(*exec.ExitError)

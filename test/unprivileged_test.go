@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
@@ -32,9 +34,7 @@ const nobody = 65534
 // become another user.
 func unprivileged(t *testing.T) (bin, dir string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to run ioprobe as another user (nobody)")
-	}
+	testdeps.Need(t, testdeps.Root) // to run ioprobe as another user (nobody)
 	root, err := os.MkdirTemp("", "ioprobe-nobody-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(root) })
@@ -47,7 +47,7 @@ func unprivileged(t *testing.T) (bin, dir string) {
 	require.NoError(t, os.Mkdir(dir, 0o700))
 	require.NoError(t, os.Chown(dir, nobody, nobody))
 	if out, err := asNobody(bin, nil, "version").CombinedOutput(); err != nil {
-		t.Skipf("cannot run a program as uid %d here: %v: %s", nobody, err, out)
+		t.Skipf("cannot run a program as uid %d here: %v: %s", nobody, err, out) //hygiene:skip the machine's users and mounts
 	}
 	return bin, dir
 }
@@ -137,11 +137,11 @@ jobs:
 `), 0o644))
 	d := startDaemonAs(t, bin, &syscall.Credential{Uid: nobody, Gid: nobody}, "--config", cfg)
 	base := "http://" + d.addr
-	require.Eventually(t, func() bool {
-		m := scrape(t, base)
-		return metric(m, `ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}`) > 0 &&
-			metric(m, `ioprobe_job_runs_total{ioprobe_job="forbidden",status="failed"}`) >= 1
-	}, 20*time.Second, 100*time.Millisecond, "the canary runs and the forbidden job fails:\n%s", d.log())
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		m := scrape(c, base)
+		assert.Positive(c, metric(m, `ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}`), "the canary runs:\n%s", d.log())
+		assert.GreaterOrEqual(c, metric(m, `ioprobe_job_runs_total{ioprobe_job="forbidden",status="failed"}`), 1.0, "the forbidden job fails:\n%s", d.log())
+	}, 20*time.Second, 100*time.Millisecond, "the canary runs and the forbidden job fails")
 
 	var runs struct {
 		Runs []struct{ Status, Error string }
@@ -165,8 +165,10 @@ jobs:
 }
 
 // scrape returns the daemon's exposition.
-func scrape(t *testing.T, base string) string {
-	t.Helper()
+func scrape(t require.TestingT, base string) string {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
 		return ""

@@ -107,10 +107,20 @@ func TestVerifyDetectsLostWrites(t *testing.T) {
 	cmd := exec.CommandContext(ctx, binary, append(base, "--read-pct", "50", "--random-pct", "100", "--qd", "4",
 		"--duration", "3s", "--max-errors", "0")...)
 	cmd.Dir = dir
-	done := make(chan outcome, 1)
-	go func() { done <- runCmd(t, cmd) }()
-	time.Sleep(500 * time.Millisecond) // the run rewrites the file meanwhile
-	var res outcome
+	type ran struct {
+		outcome
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		o, err := tryCmd(cmd)
+		done <- ran{o, err}
+	}()
+	// Put the blocks back every 20 ms until the run ends: before the run
+	// writes them that changes nothing; after, its reads find old sectors.
+	pace := time.NewTicker(20 * time.Millisecond)
+	defer pace.Stop()
+	var res ran
 	for put := true; put; {
 		for i, off := range blocks {
 			_, err := unix.Pwrite(fd, old[i*4096:(i+1)*4096], off)
@@ -119,9 +129,10 @@ func TestVerifyDetectsLostWrites(t *testing.T) {
 		select {
 		case res = <-done:
 			put = false
-		case <-time.After(20 * time.Millisecond):
+		case <-pace.C:
 		}
 	}
+	require.NoError(t, res.err)
 	require.Equal(t, 1, res.code, "lost writes are I/O errors: %s", res.stderr)
 	r := decodeResult(t, res.stdout)
 	v := r.Summary.Verify
