@@ -110,6 +110,21 @@ func Without(t testing.TB, d Dep, format string, args ...any) {
 	t.Logf("goes on without %s: %s (%s)", d, msg, provider(d))
 }
 
+// Provides reports whether make test provides d: one of the constants, or
+// a program or module scripts/test-deps.sh installs.
+func Provides(d Dep) (bool, error) {
+	switch d {
+	case Root, LoopDevices, DebianPython, Prometheus3, PromtoolLTS, GrafanaSchema:
+		return true, nil
+	}
+	s, err := installs()
+	if err != nil {
+		return false, err
+	}
+	_, ok := s.pkg[d]
+	return ok, nil
+}
+
 // check says what is wrong with d here, nil when nothing is.
 func check(d Dep) error {
 	switch {
@@ -151,15 +166,12 @@ func check(d Dep) error {
 // test's author to add there, not a reason to skip.
 func known(t testing.TB, d Dep) {
 	t.Helper()
-	switch d {
-	case Root, LoopDevices, DebianPython, Prometheus3, PromtoolLTS, GrafanaSchema:
-		return
-	}
-	s, err := installs()
+	ok, err := Provides(d)
 	if err != nil {
 		t.Fatalf("testdeps: %v", err)
 	}
-	if _, ok := s.pkg[d]; !ok {
+	if !ok {
+		s, _ := installs()
 		t.Fatalf("testdeps: scripts/test-deps.sh does not install %s: add it there (a `have NAME || need+=(PACKAGE)` line) "+
 			"so that make test provides it; it installs: %s", d, strings.Join(s.names(), ", "))
 	}
