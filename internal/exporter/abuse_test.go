@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -361,14 +360,6 @@ func peek(t *testing.T, c net.Conn) string {
 	return "an answer"
 }
 
-// readAnswer reads one response from c: its status code, or "hung up".
-func readAnswer(c net.Conn) string {
-	// Only so that a server that never answers fails the test instead of
-	// hanging it.
-	_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
-	return answer(bufio.NewReader(c))
-}
-
 // The server hangs up on a client that never finishes its headers and on
 // a kept-alive connection left idle (ReadHeaderTimeout, IdleTimeout): such
 // clients cannot pile up. Only the order is asserted: the server closes
@@ -397,34 +388,11 @@ func TestSilentClientsAreHungUp(t *testing.T) {
 	require.NoError(t, err)
 }
 
-func isTimeout(err error) bool {
-	ne, ok := err.(net.Error)
-	return ok && ne.Timeout()
-}
-
 // busy is how many requests hold a place.
 func (l *limiter) busy() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.active
-}
-
-func openFDs(t *testing.T) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("no /proc/self/fd: %v", err) //hygiene:skip not Linux
-	}
-	return len(fds)
-}
-
-// fdsNow is openFDs for the collect of require.EventuallyWithT, once
-// openFDs has found /proc/self/fd (reading it can fail when descriptors
-// run out: the attempt fails, and the next one tries again).
-func fdsNow(t require.TestingT) int {
-	fds, err := os.ReadDir("/proc/self/fd")
-	require.NoError(t, err)
-	return len(fds)
 }
 
 // heapInuse is the heap in use after two collections: the first moves

@@ -406,8 +406,3 @@ modules:
 	_, err = os.Stat(filepath.Join(dir, "probe.dat"))
 	require.NoError(t, err, "keep_files: false removes only files the daemon created")
 }
-
-func stacks() string {
-	buf := make([]byte, 1<<20)
-	return string(buf[:runtime.Stack(buf, true)])
-}

@@ -129,19 +129,6 @@ func answersBy(conns []net.Conn, deadline time.Time) []string {
 	return out
 }
 
-func answer(br *bufio.Reader) string {
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		if isTimeout(err) {
-			return "still open"
-		}
-		return "hung up"
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return fmt.Sprint(resp.StatusCode)
-}
-
 // TestUnauthorisedBodiesAreNotWaitedFor: 200 clients without the
 // password (or with a wrong one) announce a body — a length, or chunked
 // — and never send it. Each is answered at once without its body being

@@ -18,24 +18,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
-// body is a run request on target with the given changes.
-func body(target string, change func(req map[string]any)) map[string]any {
-	req := map[string]any{"target": target, "specs": []any{readSpec(100)}, "ramp": "0s", "duration": "1s"}
-	if change != nil {
-		change(req)
-	}
-	return req
-}
-
-func errorOf(t *testing.T, b []byte) string {
-	t.Helper()
-	var e apiError
-	require.NoError(t, json.Unmarshal(b, &e), string(b))
-	require.NotEmpty(t, e.Error)
-	require.NotContains(t, e.Error, "\n", "one line")
-	return e.Error
-}
-
 // TestRunAPIRefusals: every refusal of the run API is its 4xx with one
 // line naming what was wrong, and touches nothing: the target file is
 // never created.

@@ -18,26 +18,6 @@ import (
 
 const mib = 1 << 20
 
-func markerOf(t *testing.T, path string) string {
-	t.Helper()
-	buf := make([]byte, 512)
-	n, err := unix.Getxattr(path, markerXattr, buf)
-	require.NoError(t, err)
-	return string(buf[:n])
-}
-
-// markedSize returns the size path's marker records, and checks that the
-// marker names path itself.
-func markedSize(t *testing.T, path string) int64 {
-	t.Helper()
-	m, _, ok := parseMarker([]byte(markerOf(t, path)))
-	require.True(t, ok, markerOf(t, path))
-	var st unix.Stat_t
-	require.NoError(t, unix.Stat(path, &st))
-	require.Equal(t, st.Ino, m.ino)
-	return m.size
-}
-
 func requireNoEntry(t *testing.T, path string) {
 	t.Helper()
 	_, err := os.Lstat(path)
