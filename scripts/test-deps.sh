@@ -35,7 +35,7 @@ have bpftrace  || need+=(bpftrace)
 # and scp's stand-ins are bash scripts.
 have curl     || need+=(curl)
 have bash     || need+=(bash)
-# The fleet's end-to-end tests (test/netns_test.go): network namespaces,
+# The fleet's end-to-end tests (test/helpers_netns_test.go): network namespaces,
 # veth pairs and a bridge, a UTS namespace per daemon.
 have ip       || need+=(iproute2)
 have unshare  || need+=(util-linux)

@@ -14,7 +14,7 @@
 #   - Prometheus 3, then promtool of 3.5 LTS, build in the background
 #     from the start, beside the package installs, the lint and the tests
 #     that do not need them; the tests that do run last and wait for them
-#     (test/prometheus_test.go);
+#     (test/helpers_prometheus_test.go);
 #   - the lint (vet, staticcheck) and then the race detector run in the
 #     background beside the tests, at a lower priority than they have.
 # Every log is printed, and the last lines say what failed.

@@ -34,14 +34,6 @@ func otherSigCases() []sigCase {
 	return cs
 }
 
-func handmadeCase(h handmade.Header) sigCase {
-	return sigCase{name: h.Name, want: h.Type, size: h.Size, source: h.Source, since: h.Since, until: h.Until, make: func(t *testing.T, dev string) {
-		for _, p := range h.Build(h.Size) {
-			writeAt(t, dev, p.Off, p.Data)
-		}
-	}}
-}
-
 func toolOtherCases() []sigCase {
 	var cs []sigCase
 	for _, meta := range []string{"0.90", "1.0", "1.1", "1.2"} {
@@ -198,17 +190,6 @@ func luksFormat(typ string, extra ...string) func(t *testing.T, dev string) {
 			"--pbkdf-force-iterations", "1000", "--key-file", "-"}, extra...)
 		runIn(t, "not a secret", "cryptsetup", append(args, dev)...)
 	}
-}
-
-func randomBytes(t *testing.T, n int) []byte {
-	t.Helper()
-	f, err := os.Open("/dev/urandom")
-	require.NoError(t, err)
-	defer f.Close()
-	p := make([]byte, n)
-	_, err = f.Read(p)
-	require.NoError(t, err)
-	return p
 }
 
 // TestBlkidBeyondLibblkid covers the labels libblkid knows but does not

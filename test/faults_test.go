@@ -16,35 +16,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
-// underStrace runs ioprobe under strace with syscall fault injection. It
-// skips when strace is missing or may not trace here.
-func underStrace(t *testing.T, dir string, inject []string, args ...string) outcome {
-	t.Helper()
-	testdeps.Need(t, testdeps.Tool("strace"))
-	if err := exec.Command("strace", "-o", "/dev/null", "true").Run(); err != nil {
-		t.Skipf("strace cannot trace here: %v", err) //hygiene:skip ptrace refused by the machine (a container's seccomp)
-	}
-	sargs := []string{"-f", "-o", "/dev/null"}
-	for _, in := range inject {
-		sys, _, _ := strings.Cut(in, ":")
-		sargs = append(sargs, "-e", "trace="+sys, "-e", "inject="+in)
-	}
-	sargs = append(sargs, binary)
-	sargs = append(sargs, args...)
-	cmd := exec.Command("strace", sargs...)
-	cmd.Dir = dir
-	return runCmd(t, cmd)
-}
-
-// prepared makes a target file with a clean run, so that fault injection
-// hits the measurement, not the preparation.
-func prepared(t *testing.T, dir string) string {
-	tgt := filepath.Join(dir, "probe.dat")
-	o := ioprobe(t, dir, "run", "--target", tgt, "--size", "16MiB", "--duration", "100ms", "--ramp", "0s", "--output", "json")
-	require.Equal(t, 0, o.code, o.stderr)
-	return tgt
-}
-
 func TestReadEIOStopsAtFirstError(t *testing.T) {
 	dir := t.TempDir()
 	tgt := prepared(t, dir)

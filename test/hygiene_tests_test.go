@@ -702,3 +702,74 @@ func TestTestdepsProgramsAreInstalledByTestDeps(t *testing.T) {
 	}
 	require.Greater(t, named, 10, "the programs named to testdeps were found")
 }
+
+// helperFile matches the file a package's shared test helpers live in —
+// helpers_test.go, or helpers_linux_test.go for code of one system — and
+// the files of shared test data (fixtures) and fakes.
+var helperFile = regexp.MustCompile(`^(helpers(_[a-z0-9]+)?_test\.go|.*fixtures.*_test\.go|fake[a-z0-9_]*_test\.go)$`)
+
+// A function one test file calls from another is a shared helper, and
+// shared helpers live in one file per package (as restic's
+// integration_helpers_test.go): helpers_test.go. A reader finds them
+// there, and nobody writes a second copy in another file.
+func TestSharedHelpersLiveInOneFile(t *testing.T) {
+	type pkgKey struct{ dir, name string }
+	byPkg := map[pkgKey][]*testFile{}
+	for _, f := range testCode(t) {
+		if strings.HasSuffix(f.path, "_test.go") {
+			k := pkgKey{filepath.Dir(f.path), f.file.Name.Name}
+			byPkg[k] = append(byPkg[k], f)
+		}
+	}
+	var bad []string
+	for _, files := range byPkg {
+		declared := map[string]*testFile{}
+		for _, f := range files {
+			for _, d := range f.file.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && !regexp.MustCompile(`^(Test|Benchmark|Fuzz|Example)`).MatchString(fn.Name.Name) {
+					declared[fn.Name.Name] = f
+				}
+			}
+		}
+		users := map[string]map[string]bool{}
+		for _, f := range files {
+			local := map[*ast.Ident]bool{}
+			ast.Inspect(f.file, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncDecl:
+					local[n.Name] = true // a method's name, or the function's own
+				case *ast.SelectorExpr:
+					local[n.Sel] = true
+				case *ast.KeyValueExpr:
+					if id, ok := n.Key.(*ast.Ident); ok {
+						local[id] = true
+					}
+				case *ast.Ident:
+					// Package-level names of other files are left unresolved by the parser.
+					if d := declared[n.Name]; d != nil && d != f && n.Obj == nil && !local[n] {
+						if users[n.Name] == nil {
+							users[n.Name] = map[string]bool{}
+						}
+						users[n.Name][filepath.Base(f.path)] = true
+					}
+				}
+				return true
+			})
+		}
+		for name, in := range users {
+			d := declared[name]
+			if !helperFile.MatchString(filepath.Base(d.path)) {
+				var from []string
+				for f := range in {
+					from = append(from, f)
+				}
+				sort.Strings(from)
+				bad = append(bad, fmt.Sprintf("%s: %s, used by %s", d.path, name, strings.Join(from, ", ")))
+			}
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) > 0 {
+		t.Errorf("%d shared helper(s) outside their package's helpers_test.go:\n%s", len(bad), strings.Join(bad, "\n"))
+	}
+}

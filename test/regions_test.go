@@ -1,9 +1,6 @@
 package test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,17 +32,6 @@ func fileSize(t *testing.T, p string) int64 {
 	st, err := os.Stat(p)
 	require.NoError(t, err)
 	return st.Size()
-}
-
-func sha256Of(t *testing.T, p string, off int64) string {
-	t.Helper()
-	f, err := os.Open(p)
-	require.NoError(t, err)
-	defer f.Close()
-	h := sha256.New()
-	_, err = io.Copy(h, io.NewSectionReader(f, off, 1<<62))
-	require.NoError(t, err)
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // requireOwnRegions checks that every target of r used exactly its own size

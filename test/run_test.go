@@ -2,11 +2,8 @@ package test
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,24 +15,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
-
-// decodeStrict decodes data as exactly one JSON document of v's type, with
-// no field the type does not know.
-func decodeStrict(t *testing.T, data []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(v), "want exactly one %T document:\n%.2000s", v, data)
-	require.False(t, dec.More(), "more than the JSON document")
-}
-
-func decodeResult(t *testing.T, s string) *result.Result {
-	t.Helper()
-	var r result.Result
-	decodeStrict(t, []byte(s), &r)
-	require.Equal(t, result.Schema, r.Schema)
-	return &r
-}
 
 func TestRunCreatesFileAndMeasures(t *testing.T) {
 	dir := t.TempDir()
@@ -164,25 +143,4 @@ func TestInterruptPrintsPartialResult(t *testing.T) {
 	require.Equal(t, result.StatusInterrupted, r.Status)
 	require.Positive(t, r.Summary.Ops)
 	require.Equal(t, r.Summary.Ops, r.Histogram.Read.Count())
-}
-
-// procIO is one field of /proc/PID/io (read_bytes: what the kernel read
-// from storage for it, O_DIRECT included; syscr: its read system calls).
-func procIO(t require.TestingT, pid int, field string) uint64 {
-	if h, ok := t.(interface{ Helper() }); ok {
-		h.Helper()
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
-	if err != nil {
-		return 0 // not started yet, or gone (then Eventually fails with stderr)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+": "); ok {
-			n, err := strconv.ParseUint(v, 10, 64)
-			require.NoError(t, err)
-			return n
-		}
-	}
-	require.FailNowf(t, "no field in /proc/PID/io", "no %s in /proc/%d/io", field, pid)
-	return 0
 }

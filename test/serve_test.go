@@ -3,7 +3,6 @@ package test
 import (
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -220,19 +219,6 @@ func TestServeWithPrometheus(t *testing.T) {
 	o = ioprobe(t, dir, "run", "--target", filepath.Join(dir, "probe.dat"), "--read-pct", "50", "--duration", "200ms", "--ramp", "0s", "--output", "json")
 	require.Equal(t, 0, o.code, "the file is still ioprobe's (writable without --allow-destructive): %s", o.stderr)
 	require.False(t, decodeResult(t, o.stdout).Targets[0].Created, "reused, not refilled")
-}
-
-func fetch(t require.TestingT, u string) string {
-	if h, ok := t.(interface{ Helper() }); ok {
-		h.Helper()
-	}
-	resp, err := http.Get(u)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
-	return string(b)
 }
 
 // checkGolden compares the ioprobe_ families of an exposition, with their

@@ -23,14 +23,6 @@ import (
 // Suites run their points for 200–300 ms with no ramp-up here, so that the
 // whole file stays within a few tens of seconds on two cores.
 
-func decodeSuite(t *testing.T, data []byte) *result.Suite {
-	t.Helper()
-	var s result.Suite
-	decodeStrict(t, data, &s)
-	require.Equal(t, result.SuiteSchema, s.Schema)
-	return &s
-}
-
 func TestSuiteCharacterize(t *testing.T) {
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "x")
@@ -327,16 +319,6 @@ func TestSuiteInterruptSaysWhereThePartialResultsWent(t *testing.T) {
 	s := decodeSuite(t, b)
 	require.Len(t, s.Results, 1)
 	require.Equal(t, result.StatusInterrupted, s.Results[0].Status)
-}
-
-// measuring says that a run on an existing 16 MiB target (see prepared)
-// is measuring: the kernel has served it 64 MiB of reads, four times the
-// region. Opening and checking a target reads too, and more as ownership
-// checks grew (a run ~0.8 MiB, a suite checking its 12 points ~5.4 MiB
-// here): reads alone are no sign, and a bound tied to today's checks broke
-// with the next change.
-func measuring(t require.TestingT, pid int) bool {
-	return procIO(t, pid, "read_bytes") > 64<<20
 }
 
 // interruptWhenMeasuring runs the binary with args, sends it SIGINT once

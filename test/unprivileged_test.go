@@ -2,13 +2,9 @@ package test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -162,32 +158,4 @@ jobs:
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat(filepath.Join(dir, "probe.dat"), &st))
 	require.EqualValues(t, nobody, st.Uid)
-}
-
-// scrape returns the daemon's exposition.
-func scrape(t require.TestingT, base string) string {
-	if h, ok := t.(interface{ Helper() }); ok {
-		h.Helper()
-	}
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
-}
-
-// metric is the value of the series written exactly as in the
-// exposition (name and labels in order), or -1.
-func metric(exposition, series string) float64 {
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(exposition)
-	if m == nil {
-		return -1
-	}
-	v, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		return -1
-	}
-	return v
 }

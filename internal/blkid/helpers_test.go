@@ -29,3 +29,16 @@ func headerPatches(t *testing.T, name string, size int64) []handmade.Patch {
 	t.Fatalf("no hand-built header %q", name)
 	return nil
 }
+
+// otherTypes are the types of this part of the package (not filesystems).
+func otherTypes() map[string]bool {
+	m := map[string]bool{}
+	var ps []Probe
+	for _, f := range []func() []Probe{raidProbes, volumeProbes, cryptoProbes, swapProbes, zfsProbes, ptableProbes} {
+		ps = append(ps, f()...)
+	}
+	for _, p := range ps {
+		m[p.Type] = true
+	}
+	return m
+}

@@ -32,19 +32,6 @@ func (p patchedDev) ReadAt(b []byte, off int64) (int, error) {
 	return len(b), nil
 }
 
-// otherTypes are the types of this part of the package (not filesystems).
-func otherTypes() map[string]bool {
-	m := map[string]bool{}
-	var ps []Probe
-	for _, f := range []func() []Probe{raidProbes, volumeProbes, cryptoProbes, swapProbes, zfsProbes, ptableProbes} {
-		ps = append(ps, f()...)
-	}
-	for _, p := range ps {
-		m[p.Type] = true
-	}
-	return m
-}
-
 // TestHandmadeHeaders: every hand-built header is found where libblkid
 // 2.38.1 finds it (the offsets below are wipefs's, from the differential
 // test in test/blkid_other_test.go), plus what ioprobe looks for beyond
