@@ -253,8 +253,10 @@ func unixSeconds(t time.Time) string {
 }
 
 // float is the value of an instant sample.
-func (s sample) float(t *testing.T) float64 {
-	t.Helper()
+func (s sample) float(t require.TestingT) float64 {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	require.Len(t, s.Value, 2, "%v", s)
 	v, err := strconv.ParseFloat(s.Value[1].(string), 64)
 	require.NoError(t, err)

@@ -16,10 +16,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -303,4 +305,54 @@ func sha256Of(t *testing.T, p string, off int64) string {
 	_, err = io.Copy(h, io.NewSectionReader(f, off, 1<<62))
 	require.NoError(t, err)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// withDirAndDevice fills a daemon config in: DIR is dir and BLOCKDEV the
+// block device dir's filesystem is on (its name in sysfs).
+func withDirAndDevice(t *testing.T, cfg, dir string) string {
+	t.Helper()
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Stat(dir, &st))
+	link, err := os.Readlink(fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev)))
+	require.NoError(t, err, "%s is on a block device", dir)
+	return strings.NewReplacer("DIR", dir, "BLOCKDEV", filepath.Base(link)).Replace(cfg)
+}
+
+// unprivileged returns a copy of the binary nobody may run and a
+// directory nobody owns (on the same disk as the temporary directory:
+// not tmpfs, or ioprobe refuses it). It skips where this process cannot
+// become another user.
+func unprivileged(t *testing.T) (bin, dir string) {
+	t.Helper()
+	testdeps.Need(t, testdeps.Root) // to run ioprobe as another user (nobody)
+	root, err := os.MkdirTemp("", "ioprobe-nobody-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(root) })
+	require.NoError(t, os.Chmod(root, 0o755))
+	bin = filepath.Join(root, "ioprobe")
+	data, err := os.ReadFile(binary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bin, data, 0o755))
+	dir = filepath.Join(root, "data")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	require.NoError(t, os.Chown(dir, nobody, nobody))
+	if out, err := asNobody(bin, nil, "version").CombinedOutput(); err != nil {
+		t.Skipf("cannot run a program as uid %d here: %v: %s", nobody, err, out) //hygiene:skip the machine's users and mounts
+	}
+	return bin, dir
+}
+
+// runAs runs `ioprobe ARGS` as nobody and returns what it did.
+func runAs(t *testing.T, bin string, groups []uint32, args ...string) outcome {
+	t.Helper()
+	return runCmd(t, asNobody(bin, groups, args...))
+}
+
+// asNobody is the command bin ARGS as nobody, with these supplementary
+// groups (none: --clear-groups), in /.
+func asNobody(bin string, groups []uint32, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: groups}}
+	cmd.Dir = "/"
+	return cmd
 }

@@ -3,7 +3,6 @@ package test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
@@ -23,45 +21,6 @@ import (
 // systemd unit runs it as a user of its own.
 
 const nobody = 65534
-
-// unprivileged returns a copy of the binary nobody may run and a
-// directory nobody owns (on the same disk as the temporary directory:
-// not tmpfs, or ioprobe refuses it). It skips where this process cannot
-// become another user.
-func unprivileged(t *testing.T) (bin, dir string) {
-	t.Helper()
-	testdeps.Need(t, testdeps.Root) // to run ioprobe as another user (nobody)
-	root, err := os.MkdirTemp("", "ioprobe-nobody-")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(root) })
-	require.NoError(t, os.Chmod(root, 0o755))
-	bin = filepath.Join(root, "ioprobe")
-	data, err := os.ReadFile(binary)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(bin, data, 0o755))
-	dir = filepath.Join(root, "data")
-	require.NoError(t, os.Mkdir(dir, 0o700))
-	require.NoError(t, os.Chown(dir, nobody, nobody))
-	if out, err := asNobody(bin, nil, "version").CombinedOutput(); err != nil {
-		t.Skipf("cannot run a program as uid %d here: %v: %s", nobody, err, out) //hygiene:skip the machine's users and mounts
-	}
-	return bin, dir
-}
-
-// asNobody is the command bin ARGS as nobody, with these supplementary
-// groups (none: --clear-groups), in /.
-func asNobody(bin string, groups []uint32, args ...string) *exec.Cmd {
-	cmd := exec.Command(bin, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: groups}}
-	cmd.Dir = "/"
-	return cmd
-}
-
-// runAs runs `ioprobe ARGS` as nobody and returns what it did.
-func runAs(t *testing.T, bin string, groups []uint32, args ...string) outcome {
-	t.Helper()
-	return runCmd(t, asNobody(bin, groups, args...))
-}
 
 func TestUnprivilegedRunOnFile(t *testing.T) {
 	bin, dir := unprivileged(t)

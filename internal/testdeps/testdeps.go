@@ -219,8 +219,8 @@ var (
 	scriptErr  error
 )
 
-// make itself runs make test: always there when the dependencies are.
-const makeTestRunsUnderMake = "make"
+// make and go run make test: always there when the dependencies are.
+var makeTestRunsWith = []string{"make", "go"}
 
 // installs reads scripts/test-deps.sh, found from the working directory
 // up (go test runs a package's tests in its directory).
@@ -237,7 +237,9 @@ func installs() (installed, error) {
 			return
 		}
 		script = parse(string(b))
-		script.pkg[Tool(makeTestRunsUnderMake)] = makeTestRunsUnderMake
+		for _, p := range makeTestRunsWith {
+			script.pkg[Tool(p)] = p
+		}
 	})
 	return script, scriptErr
 }
