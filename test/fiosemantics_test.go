@@ -47,15 +47,6 @@ func diskstat(t *testing.T, dev string) [5]uint64 {
 	return out
 }
 
-// settle waits for udev to finish with the device: a device closed after
-// writing is probed (blkid reads it), which the next tool's counters
-// would otherwise see.
-func settle() {
-	if p, err := exec.LookPath("udevadm"); err == nil {
-		_ = exec.Command(p, "settle", "--timeout=10").Run()
-	}
-}
-
 // foreign bounds the requests of others that may still land in a tool's
 // counters after settle: udev's probe of a device just attached or
 // closed after writing (blkid reads its start and end through the page

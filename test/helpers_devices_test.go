@@ -331,3 +331,12 @@ func imageFile(t *testing.T, size int64) string {
 }
 
 func sigKey(typ string, off int64) string { return typ + "@" + strconv.FormatInt(off, 10) }
+
+// settle waits for udev to finish with the device: a device closed after
+// writing is probed (blkid reads it), which the next tool's counters
+// would otherwise see.
+func settle() {
+	if p, err := exec.LookPath("udevadm"); err == nil {
+		_ = exec.Command(p, "settle", "--timeout=10").Run()
+	}
+}

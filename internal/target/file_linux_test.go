@@ -18,12 +18,6 @@ import (
 
 const mib = 1 << 20
 
-func requireNoEntry(t *testing.T, path string) {
-	t.Helper()
-	_, err := os.Lstat(path)
-	require.ErrorIs(t, err, os.ErrNotExist, "%s must not exist", path)
-}
-
 // requireRandomContent checks that data is what a benchmark may read:
 // no zeros, no two 4 KiB blocks alike, and nothing a compressor can shrink.
 func requireRandomContent(t *testing.T, data []byte) {

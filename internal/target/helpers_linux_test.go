@@ -205,3 +205,20 @@ func markedSize(t *testing.T, path string) int64 {
 	require.Equal(t, st.Ino, m.ino)
 	return m.size
 }
+
+func requireNoEntry(t *testing.T, path string) {
+	t.Helper()
+	_, err := os.Lstat(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "%s must not exist", path)
+}
+
+// newOwned creates an ioprobe file of size bytes and returns its path.
+func newOwned(t *testing.T, dir string, size int64) string {
+	t.Helper()
+	path := filepath.Join(dir, "ioprobe.dat")
+	tg, err := Open(path, Options{Region: size})
+	require.NoError(t, err)
+	require.True(t, tg.Formatted)
+	require.NoError(t, tg.Close())
+	return path
+}
