@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
@@ -355,4 +356,27 @@ func asNobody(bin string, groups []uint32, args ...string) *exec.Cmd {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: groups}}
 	cmd.Dir = "/"
 	return cmd
+}
+
+// whileAlive waits until cond holds (what: what never happened), and
+// fails the test at once when b exits first. cond runs on
+// EventuallyWithT's goroutine: it fails its collect, not the test.
+func whileAlive(t *testing.T, b *background, what string, cond func(c *assert.CollectT)) {
+	t.Helper()
+	exited := make(chan error, 1)
+	ok := assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		if done, err := b.done(); done {
+			exited <- err
+			return
+		}
+		cond(c)
+	}, time.Minute, 10*time.Millisecond, what)
+	select {
+	case err := <-exited:
+		t.Fatalf("ioprobe exited early: %v: %s", err, b.errb.String())
+	default:
+	}
+	if !ok {
+		t.FailNow()
+	}
 }

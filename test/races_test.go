@@ -48,29 +48,6 @@ func regionSum(t *testing.T, path string, off, n int64) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// whileAlive waits until cond holds (what: what never happened), and
-// fails the test at once when b exits first. cond runs on
-// EventuallyWithT's goroutine: it fails its collect, not the test.
-func whileAlive(t *testing.T, b *background, what string, cond func(c *assert.CollectT)) {
-	t.Helper()
-	exited := make(chan error, 1)
-	ok := assert.EventuallyWithT(t, func(c *assert.CollectT) {
-		if done, err := b.done(); done {
-			exited <- err
-			return
-		}
-		cond(c)
-	}, time.Minute, 10*time.Millisecond, what)
-	select {
-	case err := <-exited:
-		t.Fatalf("ioprobe exited early: %v: %s", err, b.errb.String())
-	default:
-	}
-	if !ok {
-		t.FailNow()
-	}
-}
-
 // saidPrepared waits until ioprobe says it is prepared and waits for
 // --start-at.
 func saidPrepared(t *testing.T, b *background) {
