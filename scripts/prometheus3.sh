@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Prometheus 3's server and promtool from the Go module proxy into
 # .tools/prometheus3 (git-ignored), the newest Prometheus the monitoring
-# tests run against (test/prometheus_test.go); Debian's 2.42 in /usr/bin
+# tests run against (test/helpers_prometheus_test.go); Debian's 2.42 in /usr/bin
 # stays the older target. Then promtool of Prometheus 3.5, the long-term
 # support release, into .tools/prometheus-lts, from the wrapper module in
 # scripts/promtool-lts (Prometheus' go.mod has a replace directive, which

@@ -10,11 +10,23 @@ have losetup   || need+=(util-linux)
 have flock     || need+=(util-linux)
 have mount     || need+=(mount)
 have mkfs.ext4 || need+=(e2fsprogs)
+have mke2fs    || need+=(e2fsprogs)
+have mkfs.ext2 || need+=(e2fsprogs)
+have mkfs.ext3 || need+=(e2fsprogs)
 have sfdisk    || need+=(fdisk)
+# The device tests' partitions, swap and copies (internal/target, test/).
+have addpart   || need+=(util-linux)
+have partx     || need+=(util-linux)
+have mkswap    || need+=(util-linux)
+have swapon    || need+=(mount)
+have swapoff   || need+=(mount)
+have cp        || need+=(coreutils)
+have setpriv   || need+=(util-linux)
 have strace    || need+=(strace)
 have prometheus || need+=(prometheus)
 have promtool  || need+=(prometheus)
 have fio       || need+=(fio)   # fio-json's reference and fio_jsonplus_clat2csv
+have fio_jsonplus_clat2csv || need+=(fio)
 # Device latency (internal/devlat): clang 14 rebuilds the committed BPF
 # objects to check them; bpftrace is the second referee of their times.
 have clang-14  || need+=(clang-14)
@@ -24,12 +36,15 @@ have bpftrace  || need+=(bpftrace)
 # and scp's stand-ins are bash scripts.
 have curl     || need+=(curl)
 have bash     || need+=(bash)
-# The fleet's end-to-end tests (test/netns_test.go): network namespaces,
+# The fleet's end-to-end tests (test/helpers_netns_test.go): network namespaces,
 # veth pairs and a bridge, a UTS namespace per daemon.
 have ip       || need+=(iproute2)
 have unshare  || need+=(util-linux)
 have nsenter  || need+=(util-linux)
 python3 -c 'import six' 2>/dev/null || need+=(python3-six)   # fio_jsonplus_clat2csv imports it
+# Debian's own python3 (a pyenv shim on PATH may be another): the device
+# tests hold devices with its fcntl (testdeps.DebianPython).
+[ -x /usr/bin/python3 ] || need+=(python3)
 # fio-plot's charts of ioprobe's fio-json (test/fioplot_test.go, with a
 # fio-plot source tree in $IOPROBE_FIO_PLOT): Debian's matplotlib.
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
@@ -45,6 +60,7 @@ have mdadm        || need+=(mdadm)
 have pvcreate     || need+=(lvm2)
 have cryptsetup   || need+=(cryptsetup-bin)
 have veritysetup  || need+=(cryptsetup-bin)
+have integritysetup || need+=(cryptsetup-bin)
 have make-bcache  || need+=(bcache-tools)
 have drbdmeta     || need+=(drbd-utils)
 have sgdisk       || need+=(gdisk)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/blkid"
 	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // otherCases are the RAID, volume-manager, crypto, swap and
@@ -31,14 +32,6 @@ func otherSigCases() []sigCase {
 		cs = append(cs, handmadeCase(h))
 	}
 	return cs
-}
-
-func handmadeCase(h handmade.Header) sigCase {
-	return sigCase{name: h.Name, want: h.Type, size: h.Size, source: h.Source, since: h.Since, until: h.Until, make: func(t *testing.T, dev string) {
-		for _, p := range h.Build(h.Size) {
-			writeAt(t, dev, p.Off, p.Data)
-		}
-	}}
 }
 
 func toolOtherCases() []sigCase {
@@ -141,7 +134,7 @@ func toolOtherCases() []sigCase {
 func mdadmCreate(meta string) func(t *testing.T, dev string) {
 	return func(t *testing.T, dev string) {
 		if _, err := os.Stat("/proc/mdstat"); err != nil {
-			t.Skip("the kernel has no md driver (/proc/mdstat): mdadm cannot create arrays here; the hand-built md cases cover the formats")
+			t.Skip("the kernel has no md driver (/proc/mdstat): mdadm cannot create arrays here; the hand-built md cases cover the formats") //hygiene:skip the kernel's md driver
 		}
 		name := fmt.Sprintf("/dev/md/ioprobe-test-%d", os.Getpid())
 		run(t, "mdadm", "--create", name, "--run", "--force", "--level=1", "--raid-devices=1", "--metadata="+meta, "--homehost=any", dev)
@@ -155,7 +148,7 @@ func mdadmCreate(meta string) func(t *testing.T, dev string) {
 func needDeviceMapper(t *testing.T) {
 	misc, err := os.ReadFile("/proc/misc")
 	if err != nil || !strings.Contains(string(misc), "device-mapper") {
-		t.Skip("the kernel has no device-mapper (/proc/misc): integritysetup cannot format here; the hand-built dm-integrity case covers the format")
+		t.Skip("the kernel has no device-mapper (/proc/misc): integritysetup cannot format here; the hand-built dm-integrity case covers the format") //hygiene:skip the kernel's device-mapper
 	}
 }
 
@@ -168,7 +161,7 @@ func drbdmeta(t *testing.T, version, dev string, extra ...string) {
 	leftovers := []string{"/var/lib/drbd/drbd-minor-" + minor + ".lkbd", "/var/lock/drbd-147-" + minor}
 	for _, f := range leftovers {
 		if _, err := os.Lstat(f); err == nil {
-			t.Skipf("%s exists: DRBD minor %s is somebody's", f, minor)
+			t.Skipf("%s exists: DRBD minor %s is somebody's", f, minor) //hygiene:skip another user of the machine
 		}
 	}
 	t.Cleanup(func() {
@@ -199,25 +192,12 @@ func luksFormat(typ string, extra ...string) func(t *testing.T, dev string) {
 	}
 }
 
-func randomBytes(t *testing.T, n int) []byte {
-	t.Helper()
-	f, err := os.Open("/dev/urandom")
-	require.NoError(t, err)
-	defer f.Close()
-	p := make([]byte, n)
-	_, err = f.Read(p)
-	require.NoError(t, err)
-	return p
-}
-
 // TestBlkidBeyondLibblkid covers the labels libblkid knows but does not
 // report on a whole device (a BSD disklabel, which it looks for only
 // inside a DOS partition; a Minix subpartition table inside its DOS
 // partition): ioprobe finds them and refuses, bytes unchanged.
 func TestBlkidBeyondLibblkid(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: loop devices")
-	}
+	testdeps.Need(t, testdeps.LoopDevices)
 	cases := []sigCase{{name: "parted mklabel bsd", want: "bsd", size: 64 << 20, tools: []string{"parted"}, make: func(t *testing.T, dev string) {
 		run(t, "parted", "-s", dev, "mklabel", "bsd")
 	}}}
@@ -230,9 +210,7 @@ func TestBlkidBeyondLibblkid(t *testing.T) {
 		c := c
 		t.Run(c.name, func(t *testing.T) {
 			for _, tool := range c.tools {
-				if _, err := exec.LookPath(tool); err != nil {
-					t.Skipf("%s is not installed (scripts/test-deps.sh installs it)", tool)
-				}
+				testdeps.Need(t, testdeps.Tool(tool))
 			}
 			dev := randomLoop(t, c.size)
 			c.make(t, dev)

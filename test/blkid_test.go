@@ -1,18 +1,9 @@
 package test
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/blkid"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // The differential test: images made by the real tools (or, for types no
@@ -90,48 +81,14 @@ var (
 	refereeErr   error
 )
 
-// referees lists the util-linux builds that judge the cases.
-func referees(t *testing.T) []referee {
-	t.Helper()
-	refereesOnce.Do(func() {
-		dirs := []string{"/usr/sbin"}
-		if d := os.Getenv("IOPROBE_BLKID_REFEREE"); d != "" {
-			dirs = append(dirs, d)
-		}
-		for _, d := range dirs {
-			r := referee{blkid: filepath.Join(d, "blkid"), wipefs: filepath.Join(d, "wipefs")}
-			out, err := exec.Command(r.blkid, "--version").Output()
-			if err != nil {
-				refereeErr = fmt.Errorf("%s --version: %v", r.blkid, err)
-				return
-			}
-			m := regexp.MustCompile(`libblkid (\d+\.\d+(?:\.\d+)?)`).FindSubmatch(out)
-			if m == nil {
-				refereeErr = fmt.Errorf("%s --version says no libblkid release: %q", r.blkid, out)
-				return
-			}
-			r.version = string(m[1])
-			refereeList = append(refereeList, r)
-		}
-	})
-	require.NoError(t, refereeErr)
-	return refereeList
-}
-
 var (
 	sigRowsMu sync.Mutex
 	sigRows   []sigRow
 )
 
 func TestBlkidDifferential(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: loop devices and libblkid's low-level probe")
-	}
-	for _, tool := range []string{"losetup", "wipefs", "blkid"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s (util-linux)", tool)
-		}
-	}
+	// Root for loop devices and libblkid's low-level probe.
+	testdeps.Need(t, testdeps.LoopDevices, testdeps.Tool("wipefs"), testdeps.Tool("blkid"))
 	cases := append(append([]sigCase(nil), fsCases...), otherCases...)
 	t.Cleanup(func() { logSigTable(t) })
 	for _, c := range cases {
@@ -141,9 +98,7 @@ func TestBlkidDifferential(t *testing.T) {
 
 func runSigCase(t *testing.T, c sigCase) {
 	for _, tool := range c.tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (scripts/test-deps.sh installs it)", tool)
-		}
+		testdeps.Need(t, testdeps.Tool(tool))
 	}
 	size := c.size
 	if size == 0 {
@@ -216,160 +171,11 @@ func runSigCase(t *testing.T, c sigCase) {
 	require.Equal(t, before, after, "the device's bytes changed")
 }
 
-// randomLoop attaches a sparse file of size bytes whose first and last
-// 4 MiB are random, as a loop device with direct I/O, detached when the
-// test ends.
-func randomLoop(t *testing.T, size int64) string {
-	t.Helper()
-	backing := randomFile(t, size)
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
-	require.NoError(t, err, "losetup: %s", out)
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
-		}
-	})
-	return dev
-}
-
-// randomFile is a sparse file of size bytes whose first and last 4 MiB
-// are random.
-func randomFile(t *testing.T, size int64) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "image")
-	f, err := os.Create(p)
-	require.NoError(t, err)
-	require.NoError(t, f.Truncate(size))
-	fill := min(int64(4<<20), size)
-	for _, off := range []int64{0, size - fill} {
-		_, err := f.WriteAt(randomBytes(t, int(fill)), off)
-		require.NoError(t, err)
-	}
-	require.NoError(t, f.Close())
-	return p
-}
-
-// run runs a command a case needs and fails the test when it fails.
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	require.NoError(t, err, "%s %s: %s", name, strings.Join(args, " "), out)
-	return string(out)
-}
-
-// runIn is run with stdin.
-func runIn(t *testing.T, stdin, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s %s: %s", name, strings.Join(args, " "), out)
-	return string(out)
-}
-
-// writeAt writes p at off of the device (hand-built headers).
-func writeAt(t *testing.T, dev string, off int64, p []byte) {
-	t.Helper()
-	f, err := os.OpenFile(dev, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = f.WriteAt(p, off)
-	require.NoError(t, err)
-	require.NoError(t, f.Sync())
-	require.NoError(t, f.Close())
-}
-
-// writeImage copies an image file onto the device from its start.
-func writeImage(t *testing.T, dev, image string) {
-	t.Helper()
-	p, err := os.ReadFile(image)
-	require.NoError(t, err)
-	writeAt(t, dev, 0, p)
-}
-
 // refSig is a signature as libblkid reports it.
 type refSig struct {
 	typ string
 	off int64
 	by  string // "wipefs", "blkid -p" or both
-}
-
-func sigKey(typ string, off int64) string { return typ + "@" + strconv.FormatInt(off, 10) }
-
-// libblkidSignatures asks the referee's wipefs (every signature, with its
-// offset) and blkid -p (the low-level probe's verdict) what is on dev.
-func libblkidSignatures(t *testing.T, rf referee, dev string) []refSig {
-	t.Helper()
-	byKey := map[string]*refSig{}
-	var order []string
-	add := func(typ string, off int64, by string) {
-		k := sigKey(typ, off)
-		if r, ok := byKey[k]; ok {
-			if !strings.Contains(r.by, by) {
-				r.by += "+" + by
-			}
-			return
-		}
-		byKey[k] = &refSig{typ: typ, off: off, by: by}
-		order = append(order, k)
-	}
-
-	out, err := exec.Command(rf.wipefs, "--no-act", "--json", dev).Output()
-	require.NoError(t, err, "wipefs --no-act --json %s", dev)
-	if len(strings.TrimSpace(string(out))) > 0 {
-		var w struct {
-			Signatures []struct {
-				Offset string `json:"offset"`
-				Type   string `json:"type"`
-			} `json:"signatures"`
-		}
-		require.NoError(t, json.Unmarshal(out, &w), "wipefs output: %s", out)
-		for _, s := range w.Signatures {
-			off, err := strconv.ParseInt(s.Offset, 0, 64)
-			require.NoError(t, err, "wipefs offset %q", s.Offset)
-			add(s.Type, off, "wipefs")
-		}
-	}
-
-	cmd := exec.Command(rf.blkid, "-p", "-o", "export", dev)
-	out, err = cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && (ee.ExitCode() == 2 || ee.ExitCode() == 8) {
-		err = nil // 2: nothing found; 8: ambivalent (wipefs lists them)
-	}
-	require.NoError(t, err, "blkid -p %s", dev)
-	kv := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
-			kv[k] = v
-		}
-	}
-	for _, p := range [][2]string{{"TYPE", "SBMAGIC_OFFSET"}, {"PTTYPE", "PTMAGIC_OFFSET"}} {
-		typ, offs := kv[p[0]], kv[p[1]]
-		if typ == "" || offs == "" {
-			continue
-		}
-		off, err := strconv.ParseInt(offs, 0, 64)
-		require.NoError(t, err, "blkid %s=%q", p[1], offs)
-		add(typ, off, "blkid -p")
-	}
-	refs := make([]refSig, 0, len(order))
-	for _, k := range order {
-		refs = append(refs, *byKey[k])
-	}
-	return refs
-}
-
-func typesOf(refs []refSig) []string {
-	seen := map[string]bool{}
-	var ts []string
-	for _, r := range refs {
-		if !seen[r.typ] {
-			seen[r.typ] = true
-			ts = append(ts, r.typ)
-		}
-	}
-	return ts
 }
 
 func describeRef(refs []refSig) string {
@@ -386,65 +192,6 @@ func describeMine(sigs []blkid.Signature) string {
 		parts[i] = fmt.Sprintf("%s@%d", s.Type, s.Offset)
 	}
 	return strings.Join(parts, " ")
-}
-
-// sha256Dev fingerprints the whole device's bytes: the SHA-256 of every
-// 64 KiB block that is not all zeros, with its offset. When the device is a
-// loop device, its backing file is read, and only its data extents (the
-// holes are zeros): the cost is the data, not the device's size. The
-// extents themselves are not hashed, since the filesystem under the file
-// merges and splits them at will; any byte written anywhere changes a
-// block.
-func sha256Dev(t *testing.T, dev string) string {
-	t.Helper()
-	run(t, "blockdev", "--flushbufs", dev)
-	path := dev
-	if b, err := os.ReadFile("/sys/block/" + filepath.Base(dev) + "/loop/backing_file"); err == nil {
-		path = strings.TrimSpace(string(b))
-	}
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	size, err := f.Seek(0, io.SeekEnd)
-	require.NoError(t, err)
-	const block = 64 << 10
-	h := sha256.New()
-	buf := make([]byte, block)
-	zero := make([]byte, block)
-	next := int64(0) // the first block not hashed yet
-	hashFrom := func(from, to int64) {
-		for b := max(next, from/block*block); b < to; b += block {
-			n, err := f.ReadAt(buf, b)
-			if err != io.EOF {
-				require.NoError(t, err)
-			}
-			if !bytes.Equal(buf[:n], zero[:n]) {
-				fmt.Fprintf(h, "@%d:", b)
-				h.Write(buf[:n])
-			}
-			next = b + block
-		}
-	}
-	st, err := f.Stat()
-	require.NoError(t, err)
-	if !st.Mode().IsRegular() {
-		hashFrom(0, size)
-		return hex.EncodeToString(h.Sum(nil))
-	}
-	fd := int(f.Fd())
-	for off := int64(0); off < size; {
-		data, err := unix.Seek(fd, off, unix.SEEK_DATA)
-		if err == unix.ENXIO {
-			break
-		}
-		require.NoError(t, err)
-		hole, err := unix.Seek(fd, data, unix.SEEK_HOLE)
-		require.NoError(t, err)
-		hashFrom(data, hole)
-		off = hole
-	}
-	fmt.Fprintf(h, "size %d", size)
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // logSigTable logs the table the closing note quotes.
@@ -464,9 +211,7 @@ func logSigTable(t *testing.T) {
 // The fingerprint the differential test compares sees a write anywhere on
 // the device: in the random head, and in the hole in the middle.
 func TestSha256DevSeesWrites(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: loop devices")
-	}
+	testdeps.Need(t, testdeps.LoopDevices)
 	dev := randomLoop(t, 64<<20)
 	before := sha256Dev(t, dev)
 	require.Equal(t, before, sha256Dev(t, dev), "the fingerprint is stable")

@@ -6,15 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
@@ -122,10 +121,7 @@ func TestDeviceLatencyWithoutPrivileges(t *testing.T) {
 func TestServeDeviceLatencyCountsAnotherProcess(t *testing.T) {
 	dev := testloop.Device(t, 64<<20)
 	prom3 := needPrometheus3(t)
-	fio, err := exec.LookPath("fio")
-	if err != nil {
-		t.Skip("fio is not installed (make test-deps installs it)")
-	}
+	fio := testdeps.LookPath(t, "fio")
 	name := filepath.Base(dev)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")
@@ -147,9 +143,10 @@ scrape_configs:
 	// Prometheus 3 keeps a native histogram: its count is
 	// histogram_count() of the sample, and it has every read fio made.
 	q := `histogram_count(ioprobe_device_latency_seconds{device="` + name + `",op="read"})`
-	require.Eventually(t, func() bool {
-		s := query(t, prom, q)
-		return len(s) == 1 && s[0].float(t) >= ios
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		s := query(c, prom, q)
+		require.Len(c, s, 1)
+		assert.GreaterOrEqual(c, s[0].float(c), float64(ios))
 	}, 30*time.Second, 200*time.Millisecond, "Prometheus sees fio's %d reads in %s", ios, q)
 	s := query(t, prom, q)
 	require.InDelta(t, float64(ios), s[0].float(t), ios/100, "fio's reads, not more (the device serves nothing else)")
@@ -158,15 +155,4 @@ scrape_configs:
 	require.Positive(t, p99[0].float(t))
 	require.Less(t, p99[0].float(t), 10.0)
 	require.Empty(t, query(t, prom, `histogram_count(ioprobe_device_latency_seconds{device!="`+name+`"})`), "only the watched device")
-}
-
-// withDirAndDevice fills a daemon config in: DIR is dir and BLOCKDEV the
-// block device dir's filesystem is on (its name in sysfs).
-func withDirAndDevice(t *testing.T, cfg, dir string) string {
-	t.Helper()
-	var st syscall.Stat_t
-	require.NoError(t, syscall.Stat(dir, &st))
-	link, err := os.Readlink(fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev)))
-	require.NoError(t, err, "%s is on a block device", dir)
-	return strings.NewReplacer("DIR", dir, "BLOCKDEV", filepath.Base(link)).Replace(cfg)
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // There is no Docker engine here: TestDockerBuildNamesItsVersion builds
@@ -183,9 +185,7 @@ func TestDockerContext(t *testing.T) {
 // arguments make image passes, those; with none, the ones make wrote to
 // .version; never "dev", although the context has no .git.
 func TestDockerBuildNamesItsVersion(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("no make (the Dockerfile's build runs make build)")
-	}
+	testdeps.Need(t, testdeps.Tool("make")) // the Dockerfile's build runs make build
 	args, run := dockerBuildRun(t)
 	require.Equal(t, []string{"VERSION", "REVISION"}, args, "the build stage's ARGs")
 

@@ -22,7 +22,7 @@ func kernelFlushes(t *testing.T, dev string) uint64 {
 	require.NoError(t, err)
 	f := strings.Fields(string(b))
 	if len(f) < 17 {
-		t.Skipf("%s: the kernel's stat has %d fields: no flush count before Linux 5.5", dev, len(f))
+		t.Skipf("%s: the kernel's stat has %d fields: no flush count before Linux 5.5", dev, len(f)) //hygiene:skip the kernel's release
 	}
 	n, err := strconv.ParseUint(f[15], 10, 64)
 	require.NoError(t, err)
@@ -46,7 +46,7 @@ func TestFdatasyncReachesTheDevice(t *testing.T) {
 				"--duration", "1s", "--ramp", "0s", "--output", "json")
 			after := kernelFlushes(t, dev)
 			if engine == "uring" && o.code == 2 && strings.Contains(o.stderr, "cannot run here") {
-				t.Skip("io_uring is not available here: " + o.stderr)
+				t.Skip("io_uring is not available here: " + o.stderr) //hygiene:skip the kernel's io_uring
 			}
 			require.Equal(t, 0, o.code, o.stderr)
 			r := decodeResult(t, o.stdout)

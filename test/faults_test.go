@@ -9,41 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
-
-// underStrace runs ioprobe under strace with syscall fault injection. It
-// skips when strace is missing or may not trace here.
-func underStrace(t *testing.T, dir string, inject []string, args ...string) outcome {
-	t.Helper()
-	if _, err := exec.LookPath("strace"); err != nil {
-		t.Skip("strace is not installed (apt-get install strace): fault injection tests skipped")
-	}
-	if err := exec.Command("strace", "-o", "/dev/null", "true").Run(); err != nil {
-		t.Skipf("strace cannot trace here: %v", err)
-	}
-	sargs := []string{"-f", "-o", "/dev/null"}
-	for _, in := range inject {
-		sys, _, _ := strings.Cut(in, ":")
-		sargs = append(sargs, "-e", "trace="+sys, "-e", "inject="+in)
-	}
-	sargs = append(sargs, binary)
-	sargs = append(sargs, args...)
-	cmd := exec.Command("strace", sargs...)
-	cmd.Dir = dir
-	return runCmd(t, cmd)
-}
-
-// prepared makes a target file with a clean run, so that fault injection
-// hits the measurement, not the preparation.
-func prepared(t *testing.T, dir string) string {
-	tgt := filepath.Join(dir, "probe.dat")
-	o := ioprobe(t, dir, "run", "--target", tgt, "--size", "16MiB", "--duration", "100ms", "--ramp", "0s", "--output", "json")
-	require.Equal(t, 0, o.code, o.stderr)
-	return tgt
-}
 
 func TestReadEIOStopsAtFirstError(t *testing.T) {
 	dir := t.TempDir()
@@ -110,15 +81,13 @@ func TestENOSPCWhilePreparingRemovesThePartialFile(t *testing.T) {
 }
 
 func TestLoopDeviceVanishesMidRun(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
+	testdeps.Need(t, testdeps.LoopDevices)
 	dir := t.TempDir()
 	backing := filepath.Join(dir, "backing.img")
 	require.NoError(t, os.WriteFile(backing, bytes.Repeat([]byte{0x5a}, 64<<20), 0o600))
 	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
 	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
+		testdeps.Missing(t, testdeps.LoopDevices, "losetup: %v: %s", err, out)
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
@@ -129,7 +98,7 @@ func TestLoopDeviceVanishesMidRun(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	pid := cmd.Process.Pid
 	// Reading (events, not sleeps): the kernel has served it reads.
-	require.Eventually(t, func() bool { return measuring(t, pid) }, time.Minute, 20*time.Millisecond, "the run never measured")
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.True(c, measuring(c, pid)) }, time.Minute, 20*time.Millisecond, "the run never measured")
 	// Detach (deferred by the kernel while ioprobe holds it open) and take
 	// the storage away: every further read fails.
 	require.NoError(t, exec.Command("losetup", "-d", dev).Run())
@@ -137,7 +106,7 @@ func TestLoopDeviceVanishesMidRun(t *testing.T) {
 	// More read calls than the 4 in flight when the storage went away:
 	// some were made after it, and failed.
 	calls := procIO(t, pid, "syscr")
-	require.Eventually(t, func() bool { return procIO(t, pid, "syscr") > calls+8 }, time.Minute, 20*time.Millisecond, "no read calls after the storage went away")
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Greater(c, procIO(c, pid, "syscr"), calls+8) }, time.Minute, 20*time.Millisecond, "no read calls after the storage went away")
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

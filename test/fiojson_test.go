@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // The paths of fio's json+ document that fio-plot (fiolib/jsonparsing*.py)
@@ -120,9 +122,7 @@ func keysOf(v any) []string {
 // runFio runs fio once, json+, on a small file: the reference shape.
 func runFio(t *testing.T, dir string) (map[string]any, []byte) {
 	t.Helper()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
-	}
+	testdeps.Need(t, testdeps.Tool("fio"))
 	out := filepath.Join(dir, "fio.json")
 	cmd := exec.Command("fio", "--direct=1", "--name=ref", "--filename="+filepath.Join(dir, "fio.dat"),
 		"--size=8M", "--rw=randrw", "--bs=4k", "--iodepth=4", "--numjobs=1", "--ioengine=psync",
@@ -217,10 +217,7 @@ func TestFioJSONHasFioShape(t *testing.T) {
 
 	// fio's own converter: the CSV's counts are ioprobe's op counts, and
 	// its --validate agrees with the document.
-	clat2csv, err := exec.LookPath("fio_jsonplus_clat2csv")
-	if err != nil {
-		t.Skip("fio_jsonplus_clat2csv is not installed (it comes with fio)")
-	}
+	clat2csv := testdeps.LookPath(t, "fio_jsonplus_clat2csv")
 	fioFile := filepath.Join(dir, "ioprobe-fio.json")
 	require.NoError(t, os.WriteFile(fioFile, []byte(fj.stdout), 0o600))
 	stub := filepath.Join(dir, "lat.csv")
@@ -267,9 +264,7 @@ func TestFioJSONHasFioShape(t *testing.T) {
 // counts are ioprobe's flush count.
 func TestFioJSONSyncHasFioShape(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
-	}
+	testdeps.Need(t, testdeps.Tool("fio"))
 	fioOut := filepath.Join(dir, "fio.json")
 	f := runCmd(t, exec.Command("fio", "--direct=1", "--name=ref", "--filename="+filepath.Join(dir, "fio.dat"),
 		"--size=8M", "--rw=write", "--bs=4k", "--fdatasync=1", "--ioengine=psync", "--number_ios=200",

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // fioPlot returns the directory of a fio-plot source tree (the one that
@@ -18,16 +20,14 @@ func fioPlot(t *testing.T) (dir, python string) {
 	t.Helper()
 	dir = os.Getenv("IOPROBE_FIO_PLOT")
 	if dir == "" {
-		t.Skip("IOPROBE_FIO_PLOT is not set: point it at a fio-plot source tree (github.com/louwrentius/fio-plot) to run fio-plot on ioprobe's fio-json")
+		t.Skip("IOPROBE_FIO_PLOT is not set: point it at a fio-plot source tree (github.com/louwrentius/fio-plot) to run fio-plot on ioprobe's fio-json") //hygiene:skip fio-plot comes from no registry make test reaches
 	}
 	_, err := os.Stat(filepath.Join(dir, "fio_plot", "__main__.py"))
 	require.NoError(t, err, "IOPROBE_FIO_PLOT=%s is not a fio-plot source tree", dir)
 	python = "/usr/bin/python3"
 	o := runCmd(t, exec.Command(python, "-c", "import matplotlib, numpy, PIL"))
 	require.Equal(t, 0, o.code, "Debian's python3-matplotlib, python3-numpy and python3-pil (scripts/test-deps.sh): %s", o.stderr)
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
-	}
+	testdeps.Need(t, testdeps.Tool("fio"))
 	return dir, python
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
@@ -44,15 +45,6 @@ func diskstat(t *testing.T, dev string) [5]uint64 {
 		require.NoError(t, err)
 	}
 	return out
-}
-
-// settle waits for udev to finish with the device: a device closed after
-// writing is probed (blkid reads it), which the next tool's counters
-// would otherwise see.
-func settle() {
-	if p, err := exec.LookPath("udevadm"); err == nil {
-		_ = exec.Command(p, "settle", "--timeout=10").Run()
-	}
 }
 
 // foreign bounds the requests of others that may still land in a tool's
@@ -157,9 +149,7 @@ func ioprobeSide(t *testing.T, dir, job string) (side, map[string]any) {
 // time_based, so both tools stop after the same budget and the counts can
 // be compared exactly where fio's are not random.
 func TestFioSemanticsSideBySide(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
-	}
+	testdeps.Need(t, testdeps.Tool("fio"))
 	dev := testloop.Device(t, 256<<20)
 	dir := t.TempDir()
 	write := func(name, body string) string {

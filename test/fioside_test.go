@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -39,9 +40,7 @@ func (s diskStat) sub(o diskStat) diskStat {
 // (direct I/O), skipping without root or fio.
 func sideBySide(t *testing.T, size int64) (dev, dir string) {
 	t.Helper()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
-	}
+	testdeps.Need(t, testdeps.Tool("fio"))
 	dir = t.TempDir()
 	return testloop.DeviceAt(t, filepath.Join(dir, "backing"), size), dir
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -111,11 +112,7 @@ func streamsOf(t *testing.T, tool string, ios []tracedIO, bs, size int64) (reads
 // the previous read and every write the previous write, and both mixes
 // are 70% reads.
 func TestFioSequentialStreamPerDirection(t *testing.T) {
-	for _, tool := range []string{"fio", "strace"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (scripts/test-deps.sh installs it)", tool)
-		}
-	}
+	testdeps.Need(t, testdeps.Tool("fio"), testdeps.Tool("strace"))
 	const bs, size = 4096, 1 << 20 // small: both streams wrap many times
 	dir := t.TempDir()
 	job := "[global]\ntime_based\nruntime=1\nsize=1m\ndirect=1\nioengine=psync\n[rw]\nrw=rw\nrwmixread=70\nbs=4k\nfilename=%s\n"

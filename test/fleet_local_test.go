@@ -3,7 +3,6 @@ package test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,64 +26,6 @@ import (
 // 127.0.0.1 (distinct ports, a target file each under the test's temp
 // directory), driven by the real `ioprobe fleet`. The network-namespace
 // tests (one address and loop device per daemon) are the e2e's own.
-
-// localFleetHost is one daemon of a local fleet.
-type localFleetHost struct {
-	*daemon
-	file string // its target "data"
-}
-
-// startLocalFleet starts n daemons with a target named "data" of 8 MiB each
-// and the run API enabled.
-func startLocalFleet(t *testing.T, n int) []localFleetHost {
-	t.Helper()
-	var out []localFleetHost
-	for range n {
-		dir := t.TempDir()
-		file := filepath.Join(dir, "probe.dat")
-		cfg := filepath.Join(dir, "ioprobe.yaml")
-		require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, "targets:\n  data:\n    path: %s\n    size: 8MiB\napi:\n  runs:\n    max_duration: 1m\n", file), 0o600))
-		d := startDaemon(t, "--config", cfg, "--web.enable-admin-api")
-		out = append(out, localFleetHost{daemon: d, file: file})
-	}
-	return out
-}
-
-func localFleetAddrs(hosts []localFleetHost) string {
-	var a []string
-	for _, h := range hosts {
-		a = append(a, h.addr)
-	}
-	return strings.Join(a, ",")
-}
-
-// localFleetArgs are a short fleet run's flags: a second's start delay, no
-// ramp, a short measurement.
-func localFleetArgs(hosts string, extra ...string) []string {
-	return append([]string{"fleet", "run", "--hosts", hosts, "--target", "data", "--size", "4MiB", "--qd", "4",
-		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync"}, extra...)
-}
-
-// readFleetDoc reads the fleet document a fleet run wrote to path.
-func readFleetDoc(t *testing.T, path string) *result.Fleet {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var f result.Fleet
-	decodeStrict(t, data, &f)
-	require.Equal(t, result.FleetSchema, f.Schema)
-	return &f
-}
-
-// apiRunsOf is what a daemon's run history holds.
-func apiRunsOf(t *testing.T, addr string) []json.RawMessage {
-	t.Helper()
-	var runs struct {
-		Runs []json.RawMessage `json:"runs"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(fetch(t, "http://"+addr+"/api/v1/runs")), &runs))
-	return runs.Runs
-}
 
 // TestFleetLocalRunMergesExactly: three daemons measure at once from one
 // start instant; the merged result is exactly the hosts' together, and
@@ -214,21 +155,6 @@ func TestFleetLocalPreChecksNameEachHost(t *testing.T) {
 
 // liveAPIOps is a daemon's live count of its API runs' reads.
 var liveAPIOps = regexp.MustCompile(`(?m)^ioprobe_io_operations_total\{ioprobe_job="api",op="read",target="data"\} [1-9]`)
-
-// waitMeasuring waits until the daemon at addr has completed I/O of an
-// API run (the fleet runs have no ramp-up: it is measuring).
-func waitMeasuring(t *testing.T, addr string) {
-	t.Helper()
-	require.Eventually(t, func() bool {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return liveAPIOps.Match(body)
-	}, 30*time.Second, 20*time.Millisecond)
-}
 
 // TestFleetLocalInterruptStopsEveryHost: SIGINT to the fleet stops the run on
 // every host (DELETE); their partial results are collected and written;
@@ -483,7 +409,7 @@ func openPTY(t *testing.T) (ctrl, term *os.File) {
 	t.Helper()
 	ctrl, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
+		t.Skipf("no pseudo-terminal here: %v", err) //hygiene:skip the machine's devpts
 	}
 	t.Cleanup(func() { ctrl.Close() })
 	require.NoError(t, unix.IoctlSetPointerInt(int(ctrl.Fd()), unix.TIOCSPTLCK, 0))

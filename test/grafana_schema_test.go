@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // Grafana's own published types (@grafana/schema on npm, pinned in
@@ -213,12 +215,10 @@ func tsc(t *testing.T, dir string) string {
 // needSchema skips without node or the installed packages.
 func needSchema(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed (make test-deps installs nodejs and npm)")
-	}
+	testdeps.Need(t, testdeps.Tool("node"))
 	for _, p := range []string{"@grafana/schema/package.json", "typescript/bin/tsc"} {
 		if _, err := os.Stat(filepath.Join(schemaDir, "node_modules", p)); err != nil {
-			t.Skipf("%s is not installed in test/grafana-schema (make test-deps runs npm there)", p)
+			testdeps.Missing(t, testdeps.GrafanaSchema, "%s is not in test/grafana-schema/node_modules", p)
 		}
 	}
 }

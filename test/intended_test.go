@@ -60,7 +60,7 @@ func TestStallCountsEveryLateIO(t *testing.T) {
 	tgt := prepared(t, dir)
 	probe := ioprobe(t, dir, "run", "--engine", "uring", "--target", tgt, "--duration", "100ms", "--ramp", "0s", "--output", "json")
 	if probe.code != 0 {
-		t.Skipf("the uring engine cannot run here: %s", strings.TrimSpace(probe.stderr))
+		t.Skipf("the uring engine cannot run here: %s", strings.TrimSpace(probe.stderr)) //hygiene:skip the kernel's io_uring
 	}
 	// The 40th io_uring_enter comes within the first 40 I/Os (2 s): the
 	// stall is over well before the 6 s run ends.

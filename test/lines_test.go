@@ -2,32 +2,12 @@ package test
 
 import (
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
-
-// blockStat reads /sys/block/NAME/stat: reads, read sectors, writes,
-// written sectors (Documentation/block/stat.rst, fields 1, 3, 5, 7).
-func blockStat(t *testing.T, dev string) (reads, readSectors, writes, writeSectors float64) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "stat"))
-	require.NoError(t, err)
-	f := strings.Fields(string(b))
-	require.GreaterOrEqual(t, len(f), 7)
-	n := func(i int) float64 {
-		v, err := strconv.ParseFloat(f[i], 64)
-		require.NoError(t, err)
-		return v
-	}
-	return n(0), n(2), n(4), n(6)
-}
 
 // TestLinesReachTheDeviceAsSpecified runs a three-line specification
 // through the real binary on a loop device and checks the mix against

@@ -1,15 +1,11 @@
 package test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 )
 
 // binary is the ioprobe built once for all tests.
@@ -35,36 +31,4 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// outcome is what one invocation of the binary did.
-type outcome struct {
-	code           int
-	stdout, stderr string
-}
-
-// ioprobe runs the binary with args in dir and waits for it.
-func ioprobe(t *testing.T, dir string, args ...string) outcome {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = dir
-	return runCmd(t, cmd)
-}
-
-// runCmd runs cmd to its end and returns what it did; only a command
-// that could not run at all fails the test.
-func runCmd(t *testing.T, cmd *exec.Cmd) outcome {
-	t.Helper()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running %s: %v", strings.Join(cmd.Args, " "), err)
-	}
-	return outcome{code: code, stdout: out.String(), stderr: errb.String()}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // Files ioprobe created and someone changed since (issue 20, item 3): a
@@ -34,9 +35,7 @@ func newOwnFile(t *testing.T, dir string) string {
 // returns n bytes of it at off (its superblock).
 func superblockOf(t *testing.T, size, off, n int64, tool string, args ...string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		t.Skipf("%s is not installed", tool)
-	}
+	testdeps.Need(t, testdeps.Tool(tool))
 	img := filepath.Join(t.TempDir(), "fs.img")
 	require.NoError(t, os.WriteFile(img, nil, 0o600))
 	require.NoError(t, os.Truncate(img, size))
@@ -127,7 +126,7 @@ func TestForeignDataInOwnFileRefused(t *testing.T) {
 	// the file changed, every sector is read, the first foreign one named.
 	// (ioprobe's marking moves the change time by up to 20 ms, which it
 	// allows for: a change is seen by it once it is later than that.)
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) //hygiene:sleep the clock must pass ioprobe's 20 ms ctime slack: no event to wait on
 	marker := make([]byte, 512)
 	n, err := unix.Getxattr(path, "user.ioprobe", marker)
 	require.NoError(t, err)

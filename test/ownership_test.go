@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // TestOwnershipRefusalsExit2 runs the two cases through the
@@ -52,12 +54,8 @@ func TestOwnershipRefusalsExit2(t *testing.T) {
 	o = write(own)
 	require.Equal(t, 0, o.code, "the original is still ioprobe's: %s", o.stderr)
 
-	if os.Geteuid() != 0 {
-		t.Skip("mkfs through a loop device needs root")
-	}
-	if _, err := exec.LookPath("mkfs.ext4"); err != nil {
-		t.Skip("mkfs.ext4 is not installed")
-	}
+	// mkfs through a loop device.
+	testdeps.Need(t, testdeps.LoopDevices, testdeps.Tool("mkfs.ext4"))
 	mnt := t.TempDir()
 	func() {
 		dev := strings.TrimSpace(mustRun(t, "losetup", "-f", "--show", "--direct-io=on", own))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
@@ -47,22 +48,13 @@ func regionSum(t *testing.T, path string, off, n int64) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// alive fails the test when b has exited.
-func alive(t *testing.T, b *background) {
-	t.Helper()
-	if done, err := b.done(); done {
-		t.Fatalf("ioprobe exited early: %v: %s", err, b.errb.String())
-	}
-}
-
 // saidPrepared waits until ioprobe says it is prepared and waits for
 // --start-at.
 func saidPrepared(t *testing.T, b *background) {
 	t.Helper()
-	require.Eventually(t, func() bool {
-		alive(t, b)
-		return strings.Contains(b.stderr(), "ioprobe: prepared; the ramp-up starts at ")
-	}, time.Minute, 10*time.Millisecond, "ioprobe never said it was prepared")
+	whileAlive(t, b, "ioprobe never said it was prepared", func(c *assert.CollectT) {
+		assert.Contains(c, b.stderr(), "ioprobe: prepared; the ramp-up starts at ")
+	})
 }
 
 // writesSeen waits until the kernel counted writes on dev (ioprobe's).
@@ -70,17 +62,16 @@ func writesSeen(t *testing.T, b *background, dev string) {
 	t.Helper()
 	stat := filepath.Join("/sys/block", filepath.Base(dev), "stat")
 	first := -1
-	require.Eventually(t, func() bool {
-		alive(t, b)
+	whileAlive(t, b, "ioprobe never wrote to "+dev, func(c *assert.CollectT) {
 		p, err := os.ReadFile(stat)
-		require.NoError(t, err)
+		require.NoError(c, err)
 		n, err := strconv.Atoi(strings.Fields(string(p))[4])
-		require.NoError(t, err)
+		require.NoError(c, err)
 		if first < 0 {
 			first = n
 		}
-		return n > first+10
-	}, time.Minute, 10*time.Millisecond, "ioprobe never wrote to %s", dev)
+		assert.Greater(c, n, first+10)
+	})
 }
 
 // refusedBeforeWriting checks a run that refused at its last check before
@@ -249,10 +240,9 @@ func TestLabelInOwnFileMidRun(t *testing.T) {
 	}
 	require.NotEmpty(t, label.Name)
 	b := startBackground(t, midRunArgs(path)...)
-	require.Eventually(t, func() bool {
-		alive(t, b)
-		return procIO(t, b.cmd.Process.Pid, "write_bytes") > 64<<10
-	}, time.Minute, 10*time.Millisecond, "ioprobe never wrote")
+	whileAlive(t, b, "ioprobe never wrote", func(c *assert.CollectT) {
+		assert.Greater(c, procIO(c, b.cmd.Process.Pid, "write_bytes"), uint64(64<<10))
+	})
 	patches := label.Build(size)
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	require.NoError(t, err)

@@ -1,9 +1,6 @@
 package test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -34,17 +32,6 @@ func fileSize(t *testing.T, p string) int64 {
 	st, err := os.Stat(p)
 	require.NoError(t, err)
 	return st.Size()
-}
-
-func sha256Of(t *testing.T, p string, off int64) string {
-	t.Helper()
-	f, err := os.Open(p)
-	require.NoError(t, err)
-	defer f.Close()
-	h := sha256.New()
-	_, err = io.Copy(h, io.NewSectionReader(f, off, 1<<62))
-	require.NoError(t, err)
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // requireOwnRegions checks that every target of r used exactly its own size
@@ -124,9 +111,7 @@ func TestSuiteEachFileTargetItsOwnRegion(t *testing.T) {
 // the device and the backing file.
 func loopWithTail(t *testing.T, size int64) (string, string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
+	testdeps.Need(t, testdeps.LoopDevices)
 	backing := filepath.Join(t.TempDir(), "backing")
 	require.NoError(t, os.WriteFile(backing, nil, 0o600))
 	require.NoError(t, os.Truncate(backing, size))

@@ -2,39 +2,19 @@ package test
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
-
-// decodeStrict decodes data as exactly one JSON document of v's type, with
-// no field the type does not know.
-func decodeStrict(t *testing.T, data []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(v), "want exactly one %T document:\n%.2000s", v, data)
-	require.False(t, dec.More(), "more than the JSON document")
-}
-
-func decodeResult(t *testing.T, s string) *result.Result {
-	t.Helper()
-	var r result.Result
-	decodeStrict(t, []byte(s), &r)
-	require.Equal(t, result.Schema, r.Schema)
-	return &r
-}
 
 func TestRunCreatesFileAndMeasures(t *testing.T) {
 	dir := t.TempDir()
@@ -155,7 +135,7 @@ func TestInterruptPrintsPartialResult(t *testing.T) {
 	b := startBackground(t, "run", "--target", tgt, "--size", "16MiB", "--qd", "2", "--duration", "1h", "--ramp", "0s", "--output", "json")
 	// Wait until the run is measuring (a sleep "long enough" is not a
 	// sign of anything).
-	require.Eventually(t, func() bool { return measuring(t, b.cmd.Process.Pid) },
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.True(c, measuring(c, b.cmd.Process.Pid)) },
 		time.Minute, 20*time.Millisecond, "the run never measured")
 	require.NoError(t, b.cmd.Process.Signal(syscall.SIGINT))
 	require.Equal(t, 130, b.exitCode(t), b.errb.String())
@@ -163,23 +143,4 @@ func TestInterruptPrintsPartialResult(t *testing.T) {
 	require.Equal(t, result.StatusInterrupted, r.Status)
 	require.Positive(t, r.Summary.Ops)
 	require.Equal(t, r.Summary.Ops, r.Histogram.Read.Count())
-}
-
-// procIO is one field of /proc/PID/io (read_bytes: what the kernel read
-// from storage for it, O_DIRECT included; syscr: its read system calls).
-func procIO(t *testing.T, pid int, field string) uint64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
-	if err != nil {
-		return 0 // not started yet, or gone (then Eventually fails with stderr)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+": "); ok {
-			n, err := strconv.ParseUint(v, 10, 64)
-			require.NoError(t, err)
-			return n
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/io", field, pid)
-	return 0
 }

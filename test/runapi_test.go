@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
@@ -74,9 +75,9 @@ func TestServeRunAPI(t *testing.T) {
 			Error  string
 			Result json.RawMessage
 		}
-		require.Eventually(t, func() bool {
-			require.NoError(t, json.Unmarshal([]byte(fetch(t, base+"/api/v1/runs/"+id)), &st))
-			return st.State == "done" || st.State == "failed" || st.State == "stopped"
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			require.NoError(c, json.Unmarshal([]byte(fetch(c, base+"/api/v1/runs/"+id)), &st))
+			assert.Contains(c, []string{"done", "failed", "stopped"}, st.State, "the run has ended")
 		}, time.Minute, 50*time.Millisecond)
 		require.Equal(t, "done", st.State, st.Error)
 		res := decodeResult(t, string(st.Result))

@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
@@ -118,9 +120,9 @@ func TestRecentTypesRefusedEverywhere(t *testing.T) {
 		var a struct{ ID string }
 		require.NoError(t, json.Unmarshal(out, &a))
 		var st struct{ State, Error string }
-		require.Eventually(t, func() bool {
-			require.NoError(t, json.Unmarshal([]byte(fetch(t, "http://"+d.addr+"/api/v1/runs/"+a.ID)), &st))
-			return st.State == "done" || st.State == "failed" || st.State == "stopped"
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			require.NoError(c, json.Unmarshal([]byte(fetch(c, "http://"+d.addr+"/api/v1/runs/"+a.ID)), &st))
+			assert.Contains(c, []string{"done", "failed", "stopped"}, st.State, "the run has ended")
 		}, time.Minute, 50*time.Millisecond)
 		require.Equal(t, "failed", st.State)
 		apiErr = st.Error
@@ -236,9 +238,7 @@ func TestLoopViewsRefused(t *testing.T) {
 func holdWith(t *testing.T, dev, script string) int {
 	t.Helper()
 	py := "/usr/bin/python3" // Debian's: a pyenv shim on PATH may not have fcntl's OFD constants
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("needs Debian's python3")
-	}
+	testdeps.Need(t, testdeps.DebianPython)
 	cmd := exec.Command(py, "-c", script+"\nprint('ready', flush=True)\nimport time\ntime.sleep(600)\n", dev)
 	cmd.Stderr = os.Stderr
 	return testloop.Hold(t, cmd)
@@ -325,7 +325,7 @@ func TestRefusalsNoFlagLifts(t *testing.T) {
 	require.NoError(t, os.WriteFile(swap, make([]byte, 16<<20), 0o600))
 	runTool(t, "mkswap", swap)
 	if out, err := exec.Command("swapon", swap).CombinedOutput(); err != nil {
-		t.Skipf("swapon: %v: %s", err, out)
+		t.Skipf("swapon: %v: %s", err, out) //hygiene:skip swap refused by the machine (a container)
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("swapoff", swap).CombinedOutput(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,7 +38,7 @@ func TestServeBacksOffAMissingDirectory(t *testing.T) {
 
 	d := startDaemon(t, "--config", cfg)
 	metrics := "http://" + d.addr + "/metrics"
-	gauge := func(exposition, series string) float64 {
+	gauge := func(t require.TestingT, exposition, series string) float64 {
 		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(exposition)
 		if m == nil {
 			return -1
@@ -48,13 +49,14 @@ func TestServeBacksOffAMissingDirectory(t *testing.T) {
 	}
 	streak := `ioprobe_job_consecutive_failures{ioprobe_job="canary"}`
 	var last string
-	require.Eventually(t, func() bool {
-		last = fetch(t, metrics)
-		return gauge(last, streak) >= 2
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		m := fetch(c, metrics)
+		require.GreaterOrEqual(c, gauge(c, m, streak), 2.0)
+		last = m
 	}, 60*time.Second, 100*time.Millisecond, "two failed starts in a row")
-	require.GreaterOrEqual(t, gauge(last, `ioprobe_job_runs_total{ioprobe_job="canary",status="failed"}`), 2.0)
-	require.Greater(t, gauge(last, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`), 0.0)
-	require.Equal(t, 0.0, gauge(last, `ioprobe_job_consecutive_failures{ioprobe_job="oltp-hourly"}`), "a scheduled job has not tried yet")
+	require.GreaterOrEqual(t, gauge(t, last, `ioprobe_job_runs_total{ioprobe_job="canary",status="failed"}`), 2.0)
+	require.Greater(t, gauge(t, last, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`), 0.0)
+	require.Equal(t, 0.0, gauge(t, last, `ioprobe_job_consecutive_failures{ioprobe_job="oltp-hourly"}`), "a scheduled job has not tried yet")
 
 	log := d.log()
 	require.Len(t, lines(log, "cannot start until this is fixed"), 1, "%s", log)
@@ -64,11 +66,12 @@ func TestServeBacksOffAMissingDirectory(t *testing.T) {
 	// The directory appears: the canary starts at its next attempt, and
 	// says so once.
 	require.NoError(t, os.Mkdir(missing, 0o755))
-	require.Eventually(t, func() bool {
-		last = fetch(t, metrics)
-		return gauge(last, streak) == 0
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		m := fetch(c, metrics)
+		require.Equal(c, 0.0, gauge(c, m, streak))
+		last = m
 	}, 60*time.Second, 100*time.Millisecond, "the canary starts once its directory exists")
-	require.Equal(t, 0.0, gauge(last, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`))
+	require.Equal(t, 0.0, gauge(t, last, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`))
 	require.Eventually(t, func() bool { return len(lines(d.log(), "job recovered")) == 1 }, 10*time.Second, 50*time.Millisecond)
 
 	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))

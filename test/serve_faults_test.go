@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // The daemon on failing storage: every read of the canary fails with EIO
@@ -22,11 +25,9 @@ import (
 // grow, the last-run gauges say success 0, and the daemon keeps serving
 // and stops cleanly. It never exits because the storage failed.
 func TestServeOnFailingStorage(t *testing.T) {
-	if _, err := exec.LookPath("strace"); err != nil {
-		t.Skip("strace is not installed (apt-get install strace): fault injection tests skipped")
-	}
+	testdeps.Need(t, testdeps.Tool("strace"))
 	if err := exec.Command("strace", "-o", "/dev/null", "true").Run(); err != nil {
-		t.Skipf("strace cannot trace here: %v", err)
+		t.Skipf("strace cannot trace here: %v", err) //hygiene:skip ptrace refused by the machine (a container's seccomp)
 	}
 	dir := t.TempDir()
 	// Prepared by a clean run, so that the faults hit measurement.
@@ -72,10 +73,10 @@ jobs:
 		return false
 	}, 10*time.Second, 20*time.Millisecond, "ioprobe serve did not listen")
 
-	require.Eventually(t, func() bool {
-		m := scrape(t, base)
-		return metric(m, `ioprobe_io_errors_total{error="eio",ioprobe_job="canary",op="read",target="data"}`) > 20 &&
-			metric(m, `ioprobe_job_runs_total{ioprobe_job="canary",status="errors"}`) >= 2
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		m := scrape(c, base)
+		assert.Greater(c, metric(m, `ioprobe_io_errors_total{error="eio",ioprobe_job="canary",op="read",target="data"}`), 20.0)
+		assert.GreaterOrEqual(c, metric(m, `ioprobe_job_runs_total{ioprobe_job="canary",status="errors"}`), 2.0)
 	}, 20*time.Second, 100*time.Millisecond, "EIO is counted, run after run")
 	m := scrape(t, base)
 	require.Positive(t, metric(m, `ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}`), "the reads before the failure were counted")

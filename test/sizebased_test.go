@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
@@ -20,9 +21,7 @@ import (
 // the same counters over its measured window), and ioprobe says that the
 // run ended by its budget.
 func TestSizeBasedJobsAsFioRunsThem(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
-	}
+	testdeps.Need(t, testdeps.Tool("fio"))
 	dev := testloop.Device(t, 64<<20)
 	dir := t.TempDir()
 	for _, c := range []struct {

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -17,62 +16,6 @@ import (
 // Stacked storage and locks, end to end (issue 10, items 3 and 4): each
 // refusal is exit status 2, one line naming the reason with no flag
 // offered, and the bytes unchanged.
-
-func runTool(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	require.NoError(t, err, "%s %s: %s", name, strings.Join(args, " "), out)
-	return strings.TrimSpace(string(out))
-}
-
-func needTools(t *testing.T, names ...string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (loop devices, mount)")
-	}
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			t.Skipf("%s is not installed", n)
-		}
-	}
-}
-
-// attach attaches file (or device) as a loop device with extra losetup
-// arguments and detaches it when the test ends.
-func attach(t *testing.T, file string, extra ...string) string {
-	t.Helper()
-	dev := runTool(t, "losetup", append(append([]string{"-f", "--show", "--direct-io=on"}, extra...), file)...)
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
-		}
-	})
-	if p, err := exec.LookPath("udevadm"); err == nil {
-		_ = exec.Command(p, "settle").Run()
-	}
-	return dev
-}
-
-// mountRO mounts dev read-only and unmounts it when the test ends.
-func mountRO(t *testing.T, dev string) string {
-	t.Helper()
-	dir := t.TempDir()
-	runTool(t, "mount", "-o", "ro", dev, dir)
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-func imageFile(t *testing.T, size int64) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "image.img")
-	require.NoError(t, os.WriteFile(p, nil, 0o600))
-	require.NoError(t, os.Truncate(p, size))
-	return p
-}
 
 // requireRefused runs a write run on target and checks the refusal.
 func requireRefused(t *testing.T, target, reason string, extra ...string) {

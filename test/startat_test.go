@@ -1,105 +1,19 @@
 package test
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
-
-// background is the binary started without waiting for it; killed at
-// cleanup (by its pid) if it is still running.
-type background struct {
-	cmd       *exec.Cmd
-	out, errb lockedBuffer
-	waited    chan error
-	exited    bool
-}
-
-// lockedBuffer is a bytes.Buffer that a command writes to while a test
-// reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// Bytes is a copy of what was written so far.
-func (l *lockedBuffer) Bytes() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]byte(nil), l.b.Bytes()...)
-}
-
-// stderr is what it wrote on stderr so far.
-func (b *background) stderr() string { return b.errb.String() }
-
-func startBackground(t *testing.T, args ...string) *background {
-	t.Helper()
-	b := &background{cmd: exec.Command(binary, args...), waited: make(chan error, 1)}
-	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.errb
-	require.NoError(t, b.cmd.Start())
-	go func() { b.waited <- b.cmd.Wait() }()
-	t.Cleanup(func() {
-		if !b.exited {
-			_ = b.cmd.Process.Kill()
-			<-b.waited
-		}
-	})
-	return b
-}
-
-// done reports whether it has exited (and how), without waiting.
-func (b *background) done() (bool, error) {
-	select {
-	case err := <-b.waited:
-		b.exited = true
-		return true, err
-	default:
-		return false, nil
-	}
-}
-
-// exitCode waits for it and returns its exit status. The minute is a
-// liveness guard (the callers' runs were to last an hour), not a speed
-// test.
-func (b *background) exitCode(t *testing.T) int {
-	t.Helper()
-	select {
-	case err := <-b.waited:
-		b.exited = true
-		if err == nil {
-			return 0
-		}
-		ee, ok := err.(*exec.ExitError)
-		require.True(t, ok, "%v", err)
-		return ee.ExitCode()
-	case <-time.After(time.Minute):
-		t.Fatal("it did not stop")
-		return -1
-	}
-}
 
 // TestStartAtRampBeginsAtTheInstant: the ramp (and so the measured
 // window after it) begins at or after the requested instant, on the
@@ -139,12 +53,20 @@ func TestStartAtPreparesFirstThenSIGINTWhileWaiting(t *testing.T) {
 		n, err := unix.Getxattr(tgt, "user.ioprobe", buf)
 		return err == nil && strings.Contains(string(buf[:n]), " state=ready ")
 	}
-	require.Eventually(t, func() bool {
+	var exited bool
+	var exitErr error
+	if !assert.Eventually(t, func() bool {
 		if done, err := b.done(); done {
-			t.Fatalf("ioprobe exited before the start: %v: %s", err, b.errb.String())
+			exited, exitErr = true, err
+			return true
 		}
 		return filled()
-	}, time.Minute, 20*time.Millisecond, "the target was never prepared: %s", b.errb.String())
+	}, time.Minute, 20*time.Millisecond) {
+		t.Fatalf("the target was never prepared: %s", b.errb.String())
+	}
+	if exited {
+		t.Fatalf("ioprobe exited before the start: %v: %s", exitErr, b.errb.String())
+	}
 	st, err := os.Stat(tgt)
 	require.NoError(t, err)
 	require.EqualValues(t, 16<<20, st.Size())

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
@@ -21,14 +22,6 @@ import (
 
 // Suites run their points for 200–300 ms with no ramp-up here, so that the
 // whole file stays within a few tens of seconds on two cores.
-
-func decodeSuite(t *testing.T, data []byte) *result.Suite {
-	t.Helper()
-	var s result.Suite
-	decodeStrict(t, data, &s)
-	require.Equal(t, result.SuiteSchema, s.Schema)
-	return &s
-}
 
 func TestSuiteCharacterize(t *testing.T) {
 	dir := t.TempDir()
@@ -328,16 +321,6 @@ func TestSuiteInterruptSaysWhereThePartialResultsWent(t *testing.T) {
 	require.Equal(t, result.StatusInterrupted, s.Results[0].Status)
 }
 
-// measuring says that a run on an existing 16 MiB target (see prepared)
-// is measuring: the kernel has served it 64 MiB of reads, four times the
-// region. Opening and checking a target reads too, and more as ownership
-// checks grew (a run ~0.8 MiB, a suite checking its 12 points ~5.4 MiB
-// here): reads alone are no sign, and a bound tied to today's checks broke
-// with the next change.
-func measuring(t *testing.T, pid int) bool {
-	return procIO(t, pid, "read_bytes") > 64<<20
-}
-
 // interruptWhenMeasuring runs the binary with args, sends it SIGINT once
 // it is measuring, and returns what it wrote after exiting 130.
 func interruptWhenMeasuring(t *testing.T, args ...string) (stdout, stderr string) {
@@ -346,7 +329,7 @@ func interruptWhenMeasuring(t *testing.T, args ...string) (stdout, stderr string
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(t, cmd.Start())
-	require.Eventually(t, func() bool { return measuring(t, cmd.Process.Pid) }, time.Minute, 20*time.Millisecond, "never measured")
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.True(c, measuring(c, cmd.Process.Pid)) }, time.Minute, 20*time.Millisecond, "never measured")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err := cmd.Wait()
 	ee, ok := err.(*exec.ExitError)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // Files by descriptor, never by name (issue 20, item 9): an unprivileged
@@ -97,18 +99,14 @@ done`, path, minSize, v.path)
 // and the directories the cases use.
 func swapRoot(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: ioprobe as root, the swapper as nobody")
-	}
-	if _, err := exec.LookPath("setpriv"); err != nil {
-		t.Skip("setpriv is not installed")
-	}
+	// Root: ioprobe as root, the swapper as nobody.
+	testdeps.Need(t, testdeps.Root, testdeps.Tool("setpriv"))
 	root, err := os.MkdirTemp("", "ioprobe-swap-")
 	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(root) })
 	require.NoError(t, os.Chmod(root, 0o755))
 	if out, err := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "true").CombinedOutput(); err != nil {
-		t.Skipf("cannot run a program as nobody here: %v: %s", err, out)
+		t.Skipf("cannot run a program as nobody here: %v: %s", err, out) //hygiene:skip the machine's users and mounts
 	}
 	return root
 }

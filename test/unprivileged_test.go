@@ -2,17 +2,13 @@ package test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
@@ -25,47 +21,6 @@ import (
 // systemd unit runs it as a user of its own.
 
 const nobody = 65534
-
-// unprivileged returns a copy of the binary nobody may run and a
-// directory nobody owns (on the same disk as the temporary directory:
-// not tmpfs, or ioprobe refuses it). It skips where this process cannot
-// become another user.
-func unprivileged(t *testing.T) (bin, dir string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to run ioprobe as another user (nobody)")
-	}
-	root, err := os.MkdirTemp("", "ioprobe-nobody-")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(root) })
-	require.NoError(t, os.Chmod(root, 0o755))
-	bin = filepath.Join(root, "ioprobe")
-	data, err := os.ReadFile(binary)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(bin, data, 0o755))
-	dir = filepath.Join(root, "data")
-	require.NoError(t, os.Mkdir(dir, 0o700))
-	require.NoError(t, os.Chown(dir, nobody, nobody))
-	if out, err := asNobody(bin, nil, "version").CombinedOutput(); err != nil {
-		t.Skipf("cannot run a program as uid %d here: %v: %s", nobody, err, out)
-	}
-	return bin, dir
-}
-
-// asNobody is the command bin ARGS as nobody, with these supplementary
-// groups (none: --clear-groups), in /.
-func asNobody(bin string, groups []uint32, args ...string) *exec.Cmd {
-	cmd := exec.Command(bin, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: groups}}
-	cmd.Dir = "/"
-	return cmd
-}
-
-// runAs runs `ioprobe ARGS` as nobody and returns what it did.
-func runAs(t *testing.T, bin string, groups []uint32, args ...string) outcome {
-	t.Helper()
-	return runCmd(t, asNobody(bin, groups, args...))
-}
 
 func TestUnprivilegedRunOnFile(t *testing.T) {
 	bin, dir := unprivileged(t)
@@ -137,11 +92,11 @@ jobs:
 `), 0o644))
 	d := startDaemonAs(t, bin, &syscall.Credential{Uid: nobody, Gid: nobody}, "--config", cfg)
 	base := "http://" + d.addr
-	require.Eventually(t, func() bool {
-		m := scrape(t, base)
-		return metric(m, `ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}`) > 0 &&
-			metric(m, `ioprobe_job_runs_total{ioprobe_job="forbidden",status="failed"}`) >= 1
-	}, 20*time.Second, 100*time.Millisecond, "the canary runs and the forbidden job fails:\n%s", d.log())
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		m := scrape(c, base)
+		assert.Positive(c, metric(m, `ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}`), "the canary runs:\n%s", d.log())
+		assert.GreaterOrEqual(c, metric(m, `ioprobe_job_runs_total{ioprobe_job="forbidden",status="failed"}`), 1.0, "the forbidden job fails:\n%s", d.log())
+	}, 20*time.Second, 100*time.Millisecond, "the canary runs and the forbidden job fails")
 
 	var runs struct {
 		Runs []struct{ Status, Error string }
@@ -162,30 +117,4 @@ jobs:
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat(filepath.Join(dir, "probe.dat"), &st))
 	require.EqualValues(t, nobody, st.Uid)
-}
-
-// scrape returns the daemon's exposition.
-func scrape(t *testing.T, base string) string {
-	t.Helper()
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
-}
-
-// metric is the value of the series written exactly as in the
-// exposition (name and labels in order), or -1.
-func metric(exposition, series string) float64 {
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(exposition)
-	if m == nil {
-		return -1
-	}
-	v, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		return -1
-	}
-	return v
 }

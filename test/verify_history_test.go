@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
@@ -209,10 +210,11 @@ jobs:
 				Result *result.Result
 			}
 		}
-		require.Eventually(t, func() bool {
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
 			runs.Runs = nil
-			return json.Unmarshal([]byte(fetch(t, base+"/api/v1/runs?job="+job+"&limit=1")), &runs) == nil && len(runs.Runs) == 1
-		}, time.Minute, 50*time.Millisecond, "the %s job never finished: %s", job, d.log())
+			require.NoError(c, json.Unmarshal([]byte(fetch(c, base+"/api/v1/runs?job="+job+"&limit=1")), &runs))
+			assert.Len(c, runs.Runs, 1, "the %s job has not finished: %s", job, d.log())
+		}, time.Minute, 50*time.Millisecond, "the %s job never finished", job)
 		run := runs.Runs[0]
 		require.Equal(t, "ok", run.Status, "%s: %s", job, d.log())
 		require.NotNil(t, run.Result)
@@ -233,8 +235,8 @@ jobs:
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Eventually(t, func() bool {
-		return strings.Contains(fetch(t, base+"/metrics"), `ioprobe_run_active{ioprobe_job="long",target="data"} 1`)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Contains(c, fetch(c, base+"/metrics"), `ioprobe_run_active{ioprobe_job="long",target="data"} 1`)
 	}, time.Minute, 50*time.Millisecond)
 	o := ioprobe(t, dir, "run", "--target", tgt, "--read-pct", "0", "--duration", "200ms", "--ramp", "0s")
 	require.Equal(t, 2, o.code, o.stderr)

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"context"
 	"crypto/rand"
 	"os"
 	"os/exec"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
@@ -102,28 +102,36 @@ func TestVerifyDetectsLostWrites(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append(base, "--read-pct", "50", "--random-pct", "100", "--qd", "4",
+	b := startBackground(t, append(base, "--read-pct", "50", "--random-pct", "100", "--qd", "4",
 		"--duration", "3s", "--max-errors", "0")...)
-	cmd.Dir = dir
-	done := make(chan outcome, 1)
-	go func() { done <- runCmd(t, cmd) }()
-	time.Sleep(500 * time.Millisecond) // the run rewrites the file meanwhile
-	var res outcome
-	for put := true; put; {
+	// Once the run writes it has passed its checks (which refuse a file
+	// something else changed since ioprobe last wrote it). From then on,
+	// put the blocks back every 20 ms until it ends: its reads find old
+	// sectors.
+	whileAlive(t, b, "the run never wrote", func(c *assert.CollectT) {
+		assert.Positive(c, procIO(c, b.cmd.Process.Pid, "write_bytes"))
+	})
+	pace := time.NewTicker(20 * time.Millisecond)
+	defer pace.Stop()
+	guard := time.After(time.Minute)
+	var runErr error
+	for ended := false; !ended; {
 		for i, off := range blocks {
 			_, err := unix.Pwrite(fd, old[i*4096:(i+1)*4096], off)
 			require.NoError(t, err)
 		}
 		select {
-		case res = <-done:
-			put = false
-		case <-time.After(20 * time.Millisecond):
+		case runErr = <-b.waited:
+			b.exited, ended = true, true
+		case <-pace.C:
+		case <-guard:
+			t.Fatalf("the 3 s run did not end within a minute: %s", b.stderr())
 		}
 	}
-	require.Equal(t, 1, res.code, "lost writes are I/O errors: %s", res.stderr)
-	r := decodeResult(t, res.stdout)
+	var ee *exec.ExitError
+	require.ErrorAs(t, runErr, &ee, "lost writes are I/O errors: %s", b.stderr())
+	require.Equal(t, 1, ee.ExitCode(), "lost writes are I/O errors: %s", b.stderr())
+	r := decodeResult(t, b.out.String())
 	v := r.Summary.Verify
 	require.True(t, v.LostWritesChecked)
 	require.Positive(t, v.Failures)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 func sigKeys(sigs []Signature) []string {
@@ -100,7 +102,7 @@ func TestMissing(t *testing.T) {
 func TestExternalAgainstUtilLinux(t *testing.T) {
 	for _, tool := range []string{"wipefs", "blkid", "mkswap"} {
 		if lookTool(tool) == "" {
-			t.Skipf("%s is not installed in /usr/sbin or /sbin (util-linux)", tool)
+			testdeps.Missing(t, testdeps.Tool(tool), "it is not in /usr/sbin or /sbin")
 		}
 	}
 	dir := t.TempDir()

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // randomImage is a device of size bytes whose first and last MiB are
@@ -183,10 +184,7 @@ func TestDevBounds(t *testing.T) {
 // An ext filesystem whose first MiB was wiped is still found, by the
 // backup superblock mke2fs put at the start of block group 1.
 func TestExtBackupSuperblock(t *testing.T) {
-	mkfs, err := exec.LookPath("mkfs.ext4")
-	if err != nil {
-		t.Skip("mkfs.ext4 is not installed")
-	}
+	mkfs := testdeps.LookPath(t, "mkfs.ext4")
 	for _, bs := range []string{"1024", "4096"} {
 		img := filepath.Join(t.TempDir(), "ext4")
 		require.NoError(t, os.WriteFile(img, nil, 0o600))

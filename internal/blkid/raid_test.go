@@ -32,31 +32,6 @@ func (p patchedDev) ReadAt(b []byte, off int64) (int, error) {
 	return len(b), nil
 }
 
-// otherTypes are the types of this part of the package (not filesystems).
-func otherTypes() map[string]bool {
-	m := map[string]bool{}
-	var ps []Probe
-	for _, f := range []func() []Probe{raidProbes, volumeProbes, cryptoProbes, swapProbes, zfsProbes, ptableProbes} {
-		ps = append(ps, f()...)
-	}
-	for _, p := range ps {
-		m[p.Type] = true
-	}
-	return m
-}
-
-// scanOther scans and keeps this part's types, as "type@offset".
-func scanOther(size int64, sectorSize int64, ps []handmade.Patch) []string {
-	mine := otherTypes()
-	var got []string
-	for _, s := range Scan(patchedDev{size, ps}, size, sectorSize) {
-		if mine[s.Type] {
-			got = append(got, fmt.Sprintf("%s@%d", s.Type, s.Offset))
-		}
-	}
-	return got
-}
-
 // TestHandmadeHeaders: every hand-built header is found where libblkid
 // 2.38.1 finds it (the offsets below are wipefs's, from the differential
 // test in test/blkid_other_test.go), plus what ioprobe looks for beyond
@@ -199,17 +174,6 @@ func TestBitLockerToGoNeedsItsMetadata(t *testing.T) {
 	ps := headerPatches(t, "bitlocker-togo", size)
 	require.Contains(t, scanOther(size, 512, ps), "BitLocker@0")
 	require.NotContains(t, scanOther(size, 512, ps[:1]), "BitLocker@0")
-}
-
-func headerPatches(t *testing.T, name string, size int64) []handmade.Patch {
-	t.Helper()
-	for _, h := range handmade.Headers() {
-		if h.Name == name {
-			return h.Build(size)
-		}
-	}
-	t.Fatalf("no hand-built header %q", name)
-	return nil
 }
 
 // clip drops patches that would lie outside a device of size bytes.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,14 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
-
-func dryRunCmd(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	g := &globalOptions{stdout: &stdout, stderr: &stderr, engines: newEngines()}
-	code := execute(context.Background(), g, args)
-	return code, stdout.String(), stderr.String()
-}
 
 // TestDryRunTouchesNothing: a good plan is printed and exits 0 without
 // creating the target; a plan a target refuses exits 2 and leaves the

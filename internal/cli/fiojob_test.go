@@ -115,7 +115,7 @@ func TestRunFioJobDurable(t *testing.T) {
 func ioJobFile(t *testing.T, text string) (job, tgt string) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("runs I/O")
+		t.Skip("runs I/O") //hygiene:skip -short leaves out the tests that run I/O
 	}
 	dir := t.TempDir()
 	job = filepath.Join(dir, "j.fio")
@@ -128,7 +128,7 @@ func ioJobFile(t *testing.T, text string) (job, tgt string) {
 // without it 2300 bytes is refused, O_DIRECT needing whole sectors.
 func TestRunBuffered(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs I/O")
+		t.Skip("runs I/O") //hygiene:skip -short leaves out the tests that run I/O
 	}
 	tgt := filepath.Join(t.TempDir(), "b.dat")
 	args := []string{"run", "--target", tgt, "--size", "2300000", "--bs", "2300", "--read-pct", "50", "--random-pct", "0",

@@ -99,7 +99,7 @@ func TestRunICFRefusals(t *testing.T) {
 // first line's 4 KiB and every write the second line's 64 KiB.
 func TestRunICF(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs I/O")
+		t.Skip("runs I/O") //hygiene:skip -short leaves out the tests that run I/O
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "two.icf")

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,16 +12,6 @@ import (
 
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
-
-// runCLI runs the command line as main does and returns the exit status
-// and what it wrote.
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	g := &globalOptions{stdout: &out, stderr: &errb, engines: newEngines()}
-	code = execute(context.Background(), g, args)
-	return code, out.String(), errb.String()
-}
 
 // A mistyped subcommand is bad input: exit 2 and one line on stderr that
 // suggests the command meant (it used to exit 1, the I/O-error code).

@@ -16,7 +16,7 @@ import (
 // Kubernetes Job's pod, without a shell to redirect, relies on it).
 func TestRunOut(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs I/O")
+		t.Skip("runs I/O") //hygiene:skip -short leaves out the tests that run I/O
 	}
 	for _, tc := range []struct {
 		name string

@@ -3,8 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,23 +71,78 @@ func TestServeConfigCheck(t *testing.T) {
 	}
 }
 
-// runServe returns nil (exit 0) when its context ends.
+// runServe returns nil (exit 0) when its context ends: a daemon that
+// serves — it listens and answers /-/healthy — stops when its context is
+// cancelled and exits 0. It waits for the daemon to listen rather than a
+// while: a serve that never listens, or ends by itself, fails the test.
 func TestServeStopsOnCancel(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "c.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte("targets:\n  d: {path: "+dir+"/p.dat, size: 4MiB}\nmodules:\n  m: {profile: random-read}\n"), 0o644))
-	g, _, errb := testGlobals()
+	g, _, _ := testGlobals()
+	logs := newServeLog()
+	g.stderr = logs
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
+	defer cancel()
+	done := make(chan int, 1)
 	go func() {
 		done <- execute(ctx, g, []string{"serve", "--config", cfg, "--web.listen-address", "127.0.0.1:0"})
 	}()
-	time.Sleep(200 * time.Millisecond)
+	var addr string
+	select {
+	case addr = <-logs.listening:
+	case code := <-done:
+		t.Fatalf("serve ended (exit %d) before it listened:\n%s", code, logs)
+	case <-time.After(time.Minute):
+		t.Fatalf("serve did not listen:\n%s", logs)
+	}
+	resp, err := http.Get("http://" + addr + "/-/healthy")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	select {
+	case code := <-done:
+		t.Fatalf("serve ended (exit %d) before its context did:\n%s", code, logs)
+	default:
+	}
+
 	cancel()
 	select {
 	case code := <-done:
-		require.Equal(t, ExitOK, code, errb.String())
-	case <-time.After(5 * time.Second):
-		t.Fatal("serve did not stop")
+		require.Equal(t, ExitOK, code, logs.String())
+	case <-time.After(time.Minute):
+		t.Fatalf("serve did not stop when its context ended:\n%s", logs)
 	}
+	require.Contains(t, logs.String(), "msg=stopped")
+}
+
+// serveLog is serve's stderr, written by its goroutines and read by the
+// test: it sends the address of the first "Listening on" line.
+type serveLog struct {
+	mu        sync.Mutex
+	b         bytes.Buffer
+	listening chan string
+}
+
+var listeningRE = regexp.MustCompile(`msg="Listening on" address=(\S+)`)
+
+func newServeLog() *serveLog { return &serveLog{listening: make(chan string, 1)} }
+
+func (l *serveLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Write(p)
+	if m := listeningRE.FindSubmatch(p); m != nil {
+		select {
+		case l.listening <- string(m[1]):
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+func (l *serveLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

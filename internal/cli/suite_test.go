@@ -36,7 +36,7 @@ func TestRunSuiteBadInputTouchesNothing(t *testing.T) {
 // repeated specification says whose measurement it reports.
 func TestRunSuiteReportsASharedMeasurementUnderBothPoints(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a suite")
+		t.Skip("runs a suite") //hygiene:skip -short leaves out the tests that run I/O
 	}
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer

@@ -1,7 +1,6 @@
 package cpuacct
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,11 +8,6 @@ import (
 
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
-
-func fixtureReader(name string) Reader {
-	root := filepath.Join("testdata", "hosts", name)
-	return Reader{ProcRoot: filepath.Join(root, "proc"), SysRoot: filepath.Join(root, "sys")}
-}
 
 func TestHost(t *testing.T) {
 	tests := []struct {

@@ -22,10 +22,10 @@ var sink uint64
 
 func TestWindowBusyLoopRaisesProcessCPU(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("needs /proc/stat")
+		t.Skip("needs /proc/stat") //hygiene:skip not Linux
 	}
 	idle := Start()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) //hygiene:sleep an idle window to measure, not a wait for an event
 	idleUsage, err := idle.Stop()
 	require.NoError(t, err)
 
@@ -46,7 +46,7 @@ func TestWindowBusyLoopRaisesProcessCPU(t *testing.T) {
 
 func TestWindowStopIsCumulative(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("needs /proc/stat")
+		t.Skip("needs /proc/stat") //hygiene:skip not Linux
 	}
 	w := Start()
 	sink += spin(20 * time.Millisecond)

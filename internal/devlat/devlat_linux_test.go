@@ -9,52 +9,11 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
-
-// loopDevice attaches a loop device (root) and returns it resolved.
-func loopDevice(t *testing.T, size int64) (path string, d Device) {
-	path = testloop.Device(t, size)
-	d, err := Resolve("", filepath.Base(path))
-	require.NoError(t, err)
-	return path, d
-}
-
-// openTracer opens the programs for devs, or fails: the tests that call
-// it run as root on a kernel with BTF, where they must load.
-func openTracer(t *testing.T, devs ...Device) *Tracer {
-	tr, err := Open(devs)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, tr.Close()) })
-	return tr
-}
-
-// directIO does O_DIRECT 4 KiB I/O on path, one at a time, reads and
-// writes mixed, for about d or n I/Os, and returns how many it did.
-func directIO(t *testing.T, path string, size int64, d time.Duration, n int) int {
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_DIRECT, 0)
-	require.NoError(t, err)
-	defer unix.Close(fd)
-	buf, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	require.NoError(t, err)
-	defer unix.Munmap(buf)
-	end := time.Now().Add(d)
-	done := 0
-	for ; done < n && time.Now().Before(end); done++ {
-		off := rand.Int64N(size/4096) * 4096
-		if done%3 == 0 {
-			_, err = unix.Pwrite(fd, buf, off)
-		} else {
-			_, err = unix.Pread(fd, buf, off)
-		}
-		require.NoError(t, err)
-	}
-	return done
-}
 
 // TestBucketIndexIsIoprobes holds the programs' bucket index against
 // result.BucketIndex, value by value: every boundary of the layout, its
@@ -184,7 +143,7 @@ func TestQueueTimeUnderAScheduler(t *testing.T) {
 	path, dev := loopDevice(t, size)
 	sched := filepath.Join("/sys/block", dev.Name, "queue", "scheduler")
 	if err := os.WriteFile(sched, []byte("mq-deadline"), 0); err != nil {
-		t.Skipf("no mq-deadline: %v", err)
+		t.Skipf("no mq-deadline: %v", err) //hygiene:skip the kernel's I/O schedulers
 	}
 	tr := openTracer(t, dev)
 	before, err := target.ReadDiskStats("", dev.Name)

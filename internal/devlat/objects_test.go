@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // sources are the files the objects are built from.
@@ -35,13 +37,8 @@ func TestObjectsRecordTheirSource(t *testing.T) {
 // committed sources with the same clang and bpf2go, into a temporary
 // directory, and compares them byte for byte with the committed ones.
 func TestObjectsAreFromTheSource(t *testing.T) {
-	if _, err := exec.LookPath("clang-14"); err != nil {
-		t.Skip("clang-14 is not installed (make test-deps installs it)")
-	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command in PATH to run bpf2go")
-	}
+	testdeps.Need(t, testdeps.Tool("clang-14"))
+	gobin := testdeps.LookPath(t, "go") // to run bpf2go
 	dir := t.TempDir()
 	gen, err := os.ReadFile("gen.go")
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -28,7 +29,7 @@ func tracefs(t *testing.T) {
 		return
 	}
 	if err := unix.Mount("tracefs", dir, "tracefs", 0, ""); err != nil {
-		t.Skipf("tracefs is not mounted and cannot be: %v", err)
+		t.Skipf("tracefs is not mounted and cannot be: %v", err) //hygiene:skip the kernel's tracefs
 	}
 	t.Cleanup(func() { require.NoError(t, unix.Unmount(dir, 0)) })
 }
@@ -55,9 +56,7 @@ func octaves(hs ...*result.Histogram) map[int]uint64 {
 func TestBpftraceAgrees(t *testing.T) {
 	const size = 64 << 20
 	path, dev := loopDevice(t, size)
-	if _, err := exec.LookPath("bpftrace"); err != nil {
-		t.Skip("bpftrace is not installed (make test-deps installs it)")
-	}
+	testdeps.Need(t, testdeps.Tool("bpftrace"))
 	tracefs(t)
 	kdev := dev.kernelDev()
 	script := fmt.Sprintf(`tracepoint:block:block_rq_issue /args->dev == %d/ { @start[args->sector] = nsecs; }

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
@@ -59,7 +59,7 @@ const stormEach = 20
 
 func TestDaemonUnderAbuse(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the storm takes a few seconds")
+		t.Skip("the storm takes a few seconds") //hygiene:skip -short leaves out the long tests
 	}
 	gStart, fdStart := runtime.NumGoroutine(), openFDs(t)
 	d, _ := newDaemon(t, abuseConfig, WebOptions{EnableAdminAPI: true, EnableLifecycle: true})
@@ -67,7 +67,7 @@ func TestDaemonUnderAbuse(t *testing.T) {
 	addr := strings.TrimPrefix(base, "http://")
 	reg := d.Registry()
 	canary := map[string]string{"ioprobe_job": "canary", "op": "read"}
-	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_io_operations_total", canary) > 5 },
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Greater(c, value(c, reg, "ioprobe_io_operations_total", canary), 5.0) },
 		time.Minute, 20*time.Millisecond, "the canary runs")
 	// Results as a long job's: a thousand intervals each, so that every
 	// GET /api/v1/runs answer is megabytes.
@@ -118,6 +118,8 @@ func TestDaemonUnderAbuse(t *testing.T) {
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
 		for {
 			if h := heapNow(); h > peak.Load() {
 				peak.Store(h)
@@ -125,7 +127,7 @@ func TestDaemonUnderAbuse(t *testing.T) {
 			select {
 			case <-sampling:
 				return
-			case <-time.After(5 * time.Millisecond):
+			case <-tick.C:
 			}
 		}
 	}()
@@ -171,27 +173,33 @@ func TestDaemonUnderAbuse(t *testing.T) {
 	cancelLong()
 	long.Wait()
 	// The job triggered during the storm ran once its device was free.
-	require.Eventually(t, func() bool {
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		jr := d.sched.runner("adhoc")
-		return jr.state.Load() == stateIdle && len(jr.trigger) == 0 && value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "canary"}) == 1
+		assert.Equal(c, stateIdle, jr.state.Load(), "the job is idle")
+		assert.Empty(c, jr.trigger, "no trigger pending")
+		assert.Equal(c, 1.0, value(c, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "canary"}), "the canary runs")
 	}, time.Minute, 10*time.Millisecond)
 
-	// Back where it was: the canary running, nothing else. (Eventually
+	// Back where it was: the canary running, nothing else. (EventuallyWithT
 	// runs its condition on a goroutine of its own: one more.)
-	require.Eventually(t, func() bool {
-		return runtime.NumGoroutine()-1 <= gRest && openFDs(t) <= fdRest
-	}, time.Minute, 20*time.Millisecond, "goroutines %d (at rest %d), descriptors %d (at rest %d):\n%s",
-		runtime.NumGoroutine(), gRest, openFDs(t), fdRest, stacks())
+	if !assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.LessOrEqual(c, runtime.NumGoroutine()-1, gRest, "goroutines, against their count at rest")
+		assert.LessOrEqual(c, fdsNow(c), fdRest, "descriptors, against their count at rest")
+	}, time.Minute, 20*time.Millisecond) {
+		t.Fatalf("not back at rest after the storm:\n%s", stacks())
+	}
 	after := heapInuse()
 	t.Logf("heap in use after the storm: %d MiB", after>>20)
 	require.Less(t, after, heapRest+16<<20, "heap in use after the storm")
 
 	err, _ := stop()
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		return runtime.NumGoroutine()-1 <= gStart && openFDs(t) <= fdStart
-	}, time.Minute, 20*time.Millisecond, "after stopping: goroutines %d (before starting %d), descriptors %d (before %d):\n%s",
-		runtime.NumGoroutine(), gStart, openFDs(t), fdStart, stacks())
+	if !assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.LessOrEqual(c, runtime.NumGoroutine()-1, gStart, "goroutines, against their count before starting")
+		assert.LessOrEqual(c, fdsNow(c), fdStart, "descriptors, against their count before starting")
+	}, time.Minute, 20*time.Millisecond) {
+		t.Fatalf("not back where it started after stopping:\n%s", stacks())
+	}
 }
 
 // stormReq is one request of the storm and the answers it may get.
@@ -352,14 +360,6 @@ func peek(t *testing.T, c net.Conn) string {
 	return "an answer"
 }
 
-// readAnswer reads one response from c: its status code, or "hung up".
-func readAnswer(c net.Conn) string {
-	// Only so that a server that never answers fails the test instead of
-	// hanging it.
-	_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
-	return answer(bufio.NewReader(c))
-}
-
 // The server hangs up on a client that never finishes its headers and on
 // a kept-alive connection left idle (ReadHeaderTimeout, IdleTimeout): such
 // clients cannot pile up. Only the order is asserted: the server closes
@@ -388,25 +388,11 @@ func TestSilentClientsAreHungUp(t *testing.T) {
 	require.NoError(t, err)
 }
 
-func isTimeout(err error) bool {
-	ne, ok := err.(net.Error)
-	return ok && ne.Timeout()
-}
-
 // busy is how many requests hold a place.
 func (l *limiter) busy() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.active
-}
-
-func openFDs(t *testing.T) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("no /proc/self/fd: %v", err)
-	}
-	return len(fds)
 }
 
 // heapInuse is the heap in use after two collections: the first moves

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -52,8 +53,8 @@ func TestDaemonEndToEnd(t *testing.T) {
 	reg := d.Registry()
 	canary := map[string]string{"ioprobe_job": "canary", "target": "data", "op": "read"}
 
-	require.Eventually(t, func() bool {
-		return value(t, reg, "ioprobe_io_operations_total", canary) > 20
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Greater(c, value(c, reg, "ioprobe_io_operations_total", canary), 20.0)
 	}, 10*time.Second, 50*time.Millisecond, "the canary feeds the live counters")
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "canary"}))
 	require.Equal(t, 0.0, value(t, reg, "ioprobe_io_errors_total", map[string]string{"ioprobe_job": "canary", "error": "eio"}), "error series exist before any error")
@@ -65,9 +66,10 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.Len(t, h.GetBucket(), len(classicBounds), "classic buckets")
 	// The canary runs to a rate: its latency from the intended start is
 	// exported beside the service time, with both layouts, one per I/O.
-	require.Eventually(t, func() bool {
-		m := find(t, reg, "ioprobe_io_intended_latency_seconds", canary)
-		return m != nil && m.GetHistogram().GetSampleCount() > 0
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		m := find(c, reg, "ioprobe_io_intended_latency_seconds", canary)
+		require.NotNil(c, m)
+		assert.Positive(c, m.GetHistogram().GetSampleCount())
 	}, 10*time.Second, 50*time.Millisecond, "the paced canary feeds the intended histogram")
 	ih := find(t, reg, "ioprobe_io_intended_latency_seconds", canary).GetHistogram()
 	require.EqualValues(t, nativeSchema, ih.GetSchema())
@@ -81,8 +83,8 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.Contains(t, body, `job \"adhoc\" is already`)
 	shape := map[string]string{"ioprobe_job": "adhoc", "target": "data", "workload": "random-read", "block_size_bytes": "4096",
 		"read_pct": "100", "random_pct": "100", "queue_depth": "2", "workers": "1"}
-	require.Eventually(t, func() bool {
-		return value(t, reg, "ioprobe_run_success", shape) == 1
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Equal(c, 1.0, value(c, reg, "ioprobe_run_success", shape))
 	}, 10*time.Second, 50*time.Millisecond, "the triggered run's last-run gauges")
 	require.Greater(t, value(t, reg, "ioprobe_run_operations_per_second", shape), 0.0)
 	lat := find(t, reg, "ioprobe_run_latency_seconds", shape).GetSummary()
@@ -96,8 +98,8 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.Positive(t, lat.GetSampleCount())
 	require.Nil(t, find(t, reg, "ioprobe_run_intended_latency_seconds", shape), "an unpaced run has no latency from an intended start")
 	require.Nil(t, find(t, reg, "ioprobe_io_intended_latency_seconds", map[string]string{"ioprobe_job": "adhoc"}))
-	require.Eventually(t, func() bool {
-		return find(t, reg, "ioprobe_run_intended_latency_seconds", map[string]string{"ioprobe_job": "canary"}) != nil
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.NotNil(c, find(c, reg, "ioprobe_run_intended_latency_seconds", map[string]string{"ioprobe_job": "canary"}))
 	}, 10*time.Second, 50*time.Millisecond, "a finished canary run publishes its latency from the intended start")
 	il := find(t, reg, "ioprobe_run_intended_latency_seconds", map[string]string{"ioprobe_job": "canary"}).GetSummary()
 	require.Len(t, il.GetQuantile(), len(result.PercentileKeys))
@@ -110,8 +112,8 @@ func TestDaemonEndToEnd(t *testing.T) {
 
 	// The live counters went on through the pause and never went back.
 	before := value(t, reg, "ioprobe_io_operations_total", canary)
-	require.Eventually(t, func() bool {
-		return value(t, reg, "ioprobe_io_operations_total", canary) > before
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Greater(c, value(c, reg, "ioprobe_io_operations_total", canary), before)
 	}, 5*time.Second, 50*time.Millisecond, "the canary resumed")
 	require.Equal(t, 0.0, value(t, reg, "ioprobe_canary_paused", map[string]string{"ioprobe_job": "canary"}))
 
@@ -155,8 +157,14 @@ func TestConcurrentTriggersRunOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			code, _ := do(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run")
-			codes <- code
+			// Not do(t, …): its require would stop this goroutine, not the test.
+			resp, err := client.Post(base+"/api/v1/jobs/adhoc/run", "", nil)
+			if !assert.NoError(t, err) {
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
 		})
 	}
 	wg.Wait()
@@ -167,7 +175,7 @@ func TestConcurrentTriggersRunOnce(t *testing.T) {
 	}
 	require.Equal(t, map[int]int{http.StatusAccepted: 1, http.StatusConflict: n - 1}, got)
 	ok := map[string]string{"ioprobe_job": "adhoc", "status": "ok"}
-	require.Eventually(t, func() bool { return value(t, d.Registry(), "ioprobe_job_runs_total", ok) == 1 },
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, value(c, d.Registry(), "ioprobe_job_runs_total", ok)) },
 		time.Minute, 50*time.Millisecond)
 	// Once its run is counted the job goes idle with no trigger pending: a
 	// second, wrongly accepted request would still hold it (queued or
@@ -357,8 +365,8 @@ jobs:
 `, WebOptions{})
 	_, stop := start(t, d)
 	reg := d.Registry()
-	require.Eventually(t, func() bool {
-		return value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "long"}) > 100
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Greater(c, value(c, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "long"}), 100.0)
 	}, 10*time.Second, 20*time.Millisecond)
 	err, _ := stop()
 	require.NoError(t, err)
@@ -366,11 +374,12 @@ jobs:
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "long", "status": "interrupted"}))
 	require.Equal(t, -1.0, value(t, reg, "ioprobe_run_success", map[string]string{"ioprobe_job": "long"}), "an interrupted run is not a result")
 
-	// Polled by hand: require.Eventually runs the condition on a goroutine of its own.
-	for deadline := time.Now().Add(time.Minute); runtime.NumGoroutine() > baseline && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
+	// EventuallyWithT runs its condition on a goroutine of its own: one more.
+	if !assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.LessOrEqual(c, runtime.NumGoroutine()-1, baseline, "goroutines")
+	}, time.Minute, 10*time.Millisecond) {
+		t.Fatalf("goroutines left behind:\n%s", stacks())
 	}
-	require.LessOrEqual(t, runtime.NumGoroutine(), baseline, "goroutines left behind:\n%s", stacks())
 
 	st, err := os.Stat(filepath.Join(dir, "probe.dat"))
 	require.NoError(t, err, "keep_files defaults to true")
@@ -396,9 +405,4 @@ modules:
 	require.NoError(t, err)
 	_, err = os.Stat(filepath.Join(dir, "probe.dat"))
 	require.NoError(t, err, "keep_files: false removes only files the daemon created")
-}
-
-func stacks() string {
-	buf := make([]byte, 1<<20)
-	return string(buf[:runtime.Stack(buf, true)])
 }

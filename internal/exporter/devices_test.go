@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,10 +35,13 @@ func TestHeavyRunsExcludeEachOther(t *testing.T) {
 		}
 		got <- err
 	}()
+	// Once it counts itself waiting it cannot return while job a holds
+	// the device; one that took the device returns instead.
+	require.Eventually(t, func() bool { return waitingFor(d, "sda") == 1 || len(got) > 0 }, time.Minute, time.Millisecond)
 	select {
 	case <-got:
 		t.Fatal("took a held device")
-	case <-time.After(20 * time.Millisecond):
+	default:
 	}
 	rel()
 	rel() // twice is harmless
@@ -57,24 +61,27 @@ func TestHeavyPausesLights(t *testing.T) {
 	require.NoError(t, err, "lights share a device")
 
 	heavyDone := make(chan func())
+	lightsStopping := make(chan struct{})
 	go func() {
 		r, err := d.heavy(ctx, "sda", "job a", true, time.Time{})
-		require.NoError(t, err)
+		assert.NoError(t, err)
+		select {
+		case <-lightsStopping:
+		default:
+			assert.Fail(t, "the heavy run started before the light runs stopped")
+		}
 		heavyDone <- r
 	}()
 	select {
 	case <-lctx.Done():
-	case <-time.After(time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the light run was not stopped")
 	}
-	select {
-	case <-heavyDone:
-		t.Fatal("the heavy run started before the light runs stopped")
-	case <-time.After(20 * time.Millisecond):
-	}
+	close(lightsStopping)
 	lrel()
 	lrel2()
 	rel := <-heavyDone
+	require.NotNil(t, rel)
 
 	again := make(chan error)
 	go func() {
@@ -101,4 +108,11 @@ func TestWaitsEndWithContext(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	_, _, err = d.light(ctx, "sda", func(bool) {})
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// waitingFor is how many heavy runs wait for the device key.
+func waitingFor(d *devices, key string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.devs[key].waiting
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/runner"
@@ -75,21 +74,6 @@ ioprobe_io_flush_operations_total{ioprobe_job="canary-write",target="data"} 4
 	require.InDelta(t, 0.010, dh.GetSampleSum(), 1e-12)
 	require.NotEmpty(t, dh.GetPositiveSpan(), "native buckets")
 	require.NotEmpty(t, dh.GetBucket(), "classic buckets")
-}
-
-// family is the gathered metric family name of reg; the test fails
-// without it.
-func family(t *testing.T, reg *prometheus.Registry, name string) *dto.MetricFamily {
-	t.Helper()
-	mfs, err := reg.Gather()
-	require.NoError(t, err)
-	for _, mf := range mfs {
-		if mf.GetName() == name {
-			return mf
-		}
-	}
-	require.Failf(t, "not exported", "%s", name)
-	return nil
 }
 
 // A finished run's flush latency is a summary beside its I/O latency, only

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 
@@ -128,19 +129,6 @@ func answersBy(conns []net.Conn, deadline time.Time) []string {
 	return out
 }
 
-func answer(br *bufio.Reader) string {
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		if isTimeout(err) {
-			return "still open"
-		}
-		return "hung up"
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return fmt.Sprint(resp.StatusCode)
-}
-
 // TestUnauthorisedBodiesAreNotWaitedFor: 200 clients without the
 // password (or with a wrong one) announce a body — a length, or chunked
 // — and never send it. Each is answered at once without its body being
@@ -223,7 +211,7 @@ func TestUnauthorisedBodiesAreNotWaitedFor(t *testing.T) {
 			for _, c := range append(conns, silent...) {
 				c.Close()
 			}
-			require.Eventually(t, func() bool { return openFDs(t) <= fdRest }, time.Minute, 20*time.Millisecond,
+			require.EventuallyWithT(t, func(c *assert.CollectT) { assert.LessOrEqual(c, fdsNow(c), fdRest) }, time.Minute, 20*time.Millisecond,
 				"descriptors back to their count at rest")
 		})
 	}

@@ -1,24 +1,31 @@
 package exporter
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // loadConfig writes doc (with DIR replaced by dir) to dir/ioprobe.yaml and
@@ -115,20 +122,29 @@ func startNoReady(t *testing.T, d *Daemon) (string, func() (error, time.Duration
 // client keeps no connections, so that no goroutine outlives a request.
 var client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
 
-func get(t *testing.T, url string, header ...string) (int, string) {
-	t.Helper()
+// The request and metric helpers take the test's t or the collect of
+// require.EventuallyWithT (whose failures end only that attempt).
+
+func get(t require.TestingT, url string, header ...string) (int, string) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	return do(t, http.MethodGet, url, header...)
 }
 
-func do(t *testing.T, method, url string, header ...string) (int, string) {
-	t.Helper()
+func do(t require.TestingT, method, url string, header ...string) (int, string) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	code, b := send(t, method, url, nil, header...)
 	return code, string(b)
 }
 
 // send makes a request with body (nil: none) and returns the answer.
-func send(t *testing.T, method, url string, body io.Reader, header ...string) (int, []byte) {
-	t.Helper()
+func send(t require.TestingT, method, url string, body io.Reader, header ...string) (int, []byte) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	req, err := http.NewRequest(method, url, body)
 	require.NoError(t, err)
 	for i := 0; i+1 < len(header); i += 2 {
@@ -143,8 +159,10 @@ func send(t *testing.T, method, url string, body io.Reader, header ...string) (i
 }
 
 // find returns the metric of family name whose labels include want.
-func find(t *testing.T, g prometheus.Gatherer, name string, want map[string]string) *dto.Metric {
-	t.Helper()
+func find(t require.TestingT, g prometheus.Gatherer, name string, want map[string]string) *dto.Metric {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	mfs, err := g.Gather()
 	require.NoError(t, err)
 	for _, mf := range mfs {
@@ -169,8 +187,10 @@ func find(t *testing.T, g prometheus.Gatherer, name string, want map[string]stri
 }
 
 // value is the value of a gauge or counter, or -1 when it does not exist.
-func value(t *testing.T, g prometheus.Gatherer, name string, labels map[string]string) float64 {
-	t.Helper()
+func value(t require.TestingT, g prometheus.Gatherer, name string, labels map[string]string) float64 {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	m := find(t, g, name, labels)
 	switch {
 	case m == nil:
@@ -181,4 +201,127 @@ func value(t *testing.T, g prometheus.Gatherer, name string, labels map[string]s
 		return m.Counter.GetValue()
 	}
 	return -1
+}
+
+// readAnswer reads one response from c: its status code, or "hung up".
+func readAnswer(c net.Conn) string {
+	// Only so that a server that never answers fails the test instead of
+	// hanging it.
+	_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
+	return answer(bufio.NewReader(c))
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err) //hygiene:skip not Linux
+	}
+	return len(fds)
+}
+
+// fdsNow is openFDs for the collect of require.EventuallyWithT, once
+// openFDs has found /proc/self/fd (reading it can fail when descriptors
+// run out: the attempt fails, and the next one tries again).
+func fdsNow(t require.TestingT) int {
+	fds, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	return len(fds)
+}
+
+func stacks() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// family is the gathered metric family name of reg; the test fails
+// without it.
+func family(t *testing.T, reg *prometheus.Registry, name string) *dto.MetricFamily {
+	t.Helper()
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			return mf
+		}
+	}
+	require.Failf(t, "not exported", "%s", name)
+	return nil
+}
+
+func answer(br *bufio.Reader) string {
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		if isTimeout(err) {
+			return "still open"
+		}
+		return "hung up"
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return fmt.Sprint(resp.StatusCode)
+}
+
+// body is a run request on target with the given changes.
+func body(target string, change func(req map[string]any)) map[string]any {
+	req := map[string]any{"target": target, "specs": []any{readSpec(100)}, "ramp": "0s", "duration": "1s"}
+	if change != nil {
+		change(req)
+	}
+	return req
+}
+
+func errorOf(t *testing.T, b []byte) string {
+	t.Helper()
+	var e apiError
+	require.NoError(t, json.Unmarshal(b, &e), string(b))
+	require.NotEmpty(t, e.Error)
+	require.NotContains(t, e.Error, "\n", "one line")
+	return e.Error
+}
+
+// readSpec is a 4 KiB random read in the form result files carry.
+func readSpec(readPct int) map[string]any {
+	return map[string]any{"name": "rr", "block_sizes": []map[string]any{{"bytes": 4096, "weight": 1}},
+		"read_pct": readPct, "random_pct": 100, "queue_depth": 2, "workers": 1, "engine": "sync"}
+}
+
+// postJSON sends body (bytes as they are, anything else as JSON, nil:
+// none) with method, as application/json.
+func postJSON(t require.TestingT, method, url string, body any) (int, []byte) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+		return send(t, method, url, nil)
+	case []byte:
+		r = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(body)
+		require.NoError(t, err)
+		r = bytes.NewReader(data)
+	}
+	return send(t, method, url, r, "Content-Type", "application/json")
+}
+
+// waitRun polls a run until it has ended and returns its state.
+func waitRun(t *testing.T, base, id string) RunState {
+	t.Helper()
+	var st RunState
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		code, body := postJSON(c, http.MethodGet, base+"/api/v1/runs/"+id, nil)
+		require.Equal(c, http.StatusOK, code, string(body))
+		var now RunState
+		require.NoError(c, json.Unmarshal(body, &now))
+		require.Contains(c, []result.RunState{result.RunDone, result.RunFailed, result.RunStopped}, now.State, "the run has ended")
+		st = now
+	}, 30*time.Second, 50*time.Millisecond)
+	return st
 }

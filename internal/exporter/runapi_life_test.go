@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
@@ -28,11 +29,11 @@ func postRun(t *testing.T, base string, req map[string]any) string {
 // waitState polls a run until it is in state.
 func waitState(t *testing.T, base, id string, state result.RunState) {
 	t.Helper()
-	require.Eventually(t, func() bool {
-		_, b := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+id, nil)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, b := postJSON(c, http.MethodGet, base+"/api/v1/runs/"+id, nil)
 		var st RunState
-		require.NoError(t, json.Unmarshal(b, &st))
-		return st.State == state
+		require.NoError(c, json.Unmarshal(b, &st))
+		assert.Equal(c, state, st.State)
 	}, 30*time.Second, 20*time.Millisecond, "run %s %s", id, state)
 }
 
@@ -49,14 +50,14 @@ func TestRunAPIHoldsTheDevice(t *testing.T) {
 	base, _ := start(t, d)
 	reg := d.Registry()
 	canary := map[string]string{"ioprobe_job": "canary", "target": "data", "op": "read"}
-	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_io_operations_total", canary) > 0 }, 30*time.Second, 20*time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Positive(c, value(c, reg, "ioprobe_io_operations_total", canary)) }, 30*time.Second, 20*time.Millisecond)
 
 	id := postRun(t, base, aheadBody("data"))
 	waitState(t, base, id, result.RunWaiting)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_canary_paused", map[string]string{"ioprobe_job": "canary"}))
 	code, b := postJSON(t, http.MethodPost, base+"/api/v1/jobs/adhoc/run", nil)
 	require.Equal(t, http.StatusAccepted, code, string(b))
-	jobs := func() map[string]JobInfo {
+	jobs := func(t require.TestingT) map[string]JobInfo {
 		_, b := postJSON(t, http.MethodGet, base+"/api/v1/jobs", nil)
 		var js struct{ Jobs []JobInfo }
 		require.NoError(t, json.Unmarshal(b, &js))
@@ -66,8 +67,8 @@ func TestRunAPIHoldsTheDevice(t *testing.T) {
 		}
 		return out
 	}
-	require.Eventually(t, func() bool { return jobs()["adhoc"].State == "waiting" }, 10*time.Second, 20*time.Millisecond)
-	js := jobs()
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, "waiting", jobs(c)["adhoc"].State) }, 10*time.Second, 20*time.Millisecond)
+	js := jobs(t)
 	require.Equal(t, "paused", js["canary"].State)
 	require.Contains(t, js["canary"].PausedBy, "API run "+id)
 	paused := value(t, reg, "ioprobe_io_operations_total", canary)
@@ -75,8 +76,10 @@ func TestRunAPIHoldsTheDevice(t *testing.T) {
 	code, _ = postJSON(t, http.MethodDelete, base+"/api/v1/runs/"+id, nil)
 	require.Equal(t, http.StatusOK, code)
 	ok := map[string]string{"ioprobe_job": "adhoc", "status": string(result.StatusOK)}
-	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_job_runs_total", ok) == 1 }, 30*time.Second, 20*time.Millisecond, "the job ran once the device was free")
-	require.Eventually(t, func() bool { return value(t, reg, "ioprobe_io_operations_total", canary) > paused }, 30*time.Second, 20*time.Millisecond, "the canary resumed")
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, value(c, reg, "ioprobe_job_runs_total", ok)) }, 30*time.Second, 20*time.Millisecond, "the job ran once the device was free")
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Greater(c, value(c, reg, "ioprobe_io_operations_total", canary), paused)
+	}, 30*time.Second, 20*time.Millisecond, "the canary resumed")
 }
 
 // TestRunAPIShutdown: stopping the daemon stops its API runs: a running
@@ -89,7 +92,9 @@ func TestRunAPIShutdown(t *testing.T) {
 	running := postRun(t, base, body("data", func(r map[string]any) { r["duration"] = "50s" }))
 	waiting := postRun(t, base, aheadBody("raw"))
 	live := map[string]string{"ioprobe_job": "api", "target": "data", "op": "read"}
-	require.Eventually(t, func() bool { return value(t, d.Registry(), "ioprobe_io_operations_total", live) > 0 }, 30*time.Second, 20*time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Positive(c, value(c, d.Registry(), "ioprobe_io_operations_total", live))
+	}, 30*time.Second, 20*time.Millisecond)
 	waitState(t, base, waiting, result.RunWaiting)
 
 	err, _ := stop()

@@ -12,28 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
-
-// body is a run request on target with the given changes.
-func body(target string, change func(req map[string]any)) map[string]any {
-	req := map[string]any{"target": target, "specs": []any{readSpec(100)}, "ramp": "0s", "duration": "1s"}
-	if change != nil {
-		change(req)
-	}
-	return req
-}
-
-func errorOf(t *testing.T, b []byte) string {
-	t.Helper()
-	var e apiError
-	require.NoError(t, json.Unmarshal(b, &e), string(b))
-	require.NotEmpty(t, e.Error)
-	require.NotContains(t, e.Error, "\n", "one line")
-	return e.Error
-}
 
 // TestRunAPIRefusals: every refusal of the run API is its 4xx with one
 // line naming what was wrong, and touches nothing: the target file is
@@ -279,10 +262,12 @@ func TestRunAPIOneRunPerDevice(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, code, string(b))
 	require.NoError(t, json.Unmarshal(b, &a))
 	var st RunState
-	require.Eventually(t, func() bool {
-		_, b := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+a.ID, nil)
-		require.NoError(t, json.Unmarshal(b, &st))
-		return st.State == result.RunWaiting
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, b := postJSON(c, http.MethodGet, base+"/api/v1/runs/"+a.ID, nil)
+		var now RunState
+		require.NoError(c, json.Unmarshal(b, &now))
+		require.Equal(c, result.RunWaiting, now.State)
+		st = now
 	}, 30*time.Second, 20*time.Millisecond, "prepared, waiting for its start")
 	require.True(t, st.StartAt.Equal(at))
 	before, err := os.ReadFile(data)
@@ -338,8 +323,8 @@ func TestRunAPIDeleteWhileRunning(t *testing.T) {
 	var a accepted
 	require.NoError(t, json.Unmarshal(b, &a))
 	live := map[string]string{"ioprobe_job": "api", "target": "data", "op": "read"}
-	require.Eventually(t, func() bool {
-		return value(t, d.Registry(), "ioprobe_io_operations_total", live) > 0
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Positive(c, value(c, d.Registry(), "ioprobe_io_operations_total", live))
 	}, 30*time.Second, 20*time.Millisecond, "measuring")
 	require.Equal(t, 1.0, value(t, d.Registry(), "ioprobe_run_active", map[string]string{"ioprobe_job": "api", "target": "data"}))
 	code, b = postJSON(t, http.MethodDelete, base+"/api/v1/runs/"+a.ID, nil)

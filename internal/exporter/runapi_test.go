@@ -1,10 +1,8 @@
 package exporter
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -27,44 +25,7 @@ targets:
   logs: {path: DIR/logs.dat, size: 4MiB}
 `
 
-// readSpec is a 4 KiB random read in the form result files carry.
-func readSpec(readPct int) map[string]any {
-	return map[string]any{"name": "rr", "block_sizes": []map[string]any{{"bytes": 4096, "weight": 1}},
-		"read_pct": readPct, "random_pct": 100, "queue_depth": 2, "workers": 1, "engine": "sync"}
-}
-
-// postJSON sends body (bytes as they are, anything else as JSON, nil:
-// none) with method, as application/json.
-func postJSON(t *testing.T, method, url string, body any) (int, []byte) {
-	t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-		return send(t, method, url, nil)
-	case []byte:
-		r = bytes.NewReader(b)
-	default:
-		data, err := json.Marshal(body)
-		require.NoError(t, err)
-		r = bytes.NewReader(data)
-	}
-	return send(t, method, url, r, "Content-Type", "application/json")
-}
-
 type accepted = runapi.Accepted
-
-// waitRun polls a run until it has ended and returns its state.
-func waitRun(t *testing.T, base, id string) RunState {
-	t.Helper()
-	var st RunState
-	require.Eventually(t, func() bool {
-		code, body := postJSON(t, http.MethodGet, base+"/api/v1/runs/"+id, nil)
-		require.Equal(t, http.StatusOK, code, string(body))
-		require.NoError(t, json.Unmarshal(body, &st))
-		return st.State == result.RunDone || st.State == result.RunFailed || st.State == result.RunStopped
-	}, 30*time.Second, 50*time.Millisecond)
-	return st
-}
 
 // TestRunAPIStartsTogether posts two runs on two targets for one start
 // instant: both prepare first, then start at or after it, and both

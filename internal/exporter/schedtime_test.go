@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/config"
@@ -129,8 +130,10 @@ func (h *schedHarness) waitTimers(t *testing.T, n int) {
 	require.Eventually(t, func() bool { return h.clk.pending() == n }, 10*time.Second, time.Millisecond)
 }
 
-func (h *schedHarness) gauge(t *testing.T, name, job string) float64 {
-	t.Helper()
+func (h *schedHarness) gauge(t require.TestingT, name, job string) float64 {
+	if th, ok := t.(interface{ Helper() }); ok {
+		th.Helper()
+	}
 	switch name {
 	case "failures":
 		return testutil.ToFloat64(h.m.jobFailures.WithLabelValues(job))
@@ -139,7 +142,7 @@ func (h *schedHarness) gauge(t *testing.T, name, job string) float64 {
 	case "next_run":
 		return testutil.ToFloat64(h.m.nextRun.WithLabelValues(job))
 	}
-	t.Fatalf("no gauge %s", name)
+	require.FailNow(t, "no gauge "+name)
 	return 0
 }
 
@@ -412,7 +415,7 @@ func TestTriggers(t *testing.T) {
 	_, err = h.s.trigger("adhoc")
 	require.NoError(t, err)
 	take("adhoc").reply <- nil
-	require.Eventually(t, func() bool { return h.gauge(t, "failures", "adhoc") == 0 }, 10*time.Second, time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Zero(c, h.gauge(c, "failures", "adhoc")) }, 10*time.Second, time.Millisecond)
 
 	_, err = h.s.trigger("canary")
 	require.EqualError(t, err, `job "canary" is continuous: it is always running`)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/config"
@@ -68,8 +69,8 @@ jobs:
 	point := func(name, bs, random, qd string) map[string]string {
 		return map[string]string{"ioprobe_job": "suite", "workload": name, "block_size_bytes": bs, "random_pct": random, "queue_depth": qd}
 	}
-	require.Eventually(t, func() bool {
-		return value(t, reg, "ioprobe_run_success", point("mixed", "4096+65536", "100+0", "16+16")) == 1
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Equal(c, 1.0, value(c, reg, "ioprobe_run_success", point("mixed", "4096+65536", "100+0", "16+16")))
 	}, 10*time.Second, 20*time.Millisecond)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("random-read", "4096", "100", "16")))
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("sequential-read", "65536", "0", "16")))
@@ -82,8 +83,8 @@ jobs:
 	for name, l := range suiteCounters {
 		require.GreaterOrEqual(t, value(t, reg, name, l), 0.0, "%s%v", name, l)
 	}
-	require.Eventually(t, func() bool {
-		return value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "canary"}) > 0
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Positive(c, value(c, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "canary"}))
 	}, 10*time.Second, 20*time.Millisecond)
 
 	canaryRunner := d.sched.runner("canary")

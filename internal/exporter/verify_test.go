@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,13 +32,13 @@ jobs:
 	base, _ := start(t, d)
 	reg := d.Registry()
 	job := map[string]string{"ioprobe_job": "check", "target": "data"}
-	runs := func(status string) float64 {
+	runs := func(t require.TestingT, status string) float64 {
 		return value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "check", "status": status})
 	}
 
 	code, body := do(t, http.MethodPost, base+"/api/v1/jobs/check/run")
 	require.Equal(t, http.StatusAccepted, code, body)
-	require.Eventually(t, func() bool { return runs("ok") == 1 }, 10*time.Second, 50*time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, runs(c, "ok")) }, 10*time.Second, 50*time.Millisecond)
 	require.Equal(t, 0.0, value(t, reg, "ioprobe_io_verify_failures_total", job), "a clean file fails nothing")
 
 	f, err := os.OpenFile(filepath.Join(dir, "probe.dat"), os.O_WRONLY, 0)
@@ -49,7 +50,7 @@ jobs:
 
 	code, body = do(t, http.MethodPost, base+"/api/v1/jobs/check/run")
 	require.Equal(t, http.StatusAccepted, code, body)
-	require.Eventually(t, func() bool { return runs("errors") == 1 }, 10*time.Second, 50*time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, runs(c, "errors")) }, 10*time.Second, 50*time.Millisecond)
 	failures := value(t, reg, "ioprobe_io_verify_failures_total", job)
 	require.GreaterOrEqual(t, failures, 1.0, "the zeroed sector was read at least once")
 	require.Equal(t, failures, value(t, reg, "ioprobe_io_errors_total", map[string]string{"ioprobe_job": "check", "op": "read", "error": "verify"}))

@@ -38,14 +38,21 @@ func fakeDaemon(t *testing.T, rest http.HandlerFunc) *Client {
 func TestEveryRequestHasADeadline(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer l.Close()
+	accepted := make(chan net.Conn, 16)
 	go func() {
+		defer close(accepted)
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { c.Close() }) // accepted, never answered
+			accepted <- c // accepted, never answered
+		}
+	}()
+	defer func() {
+		l.Close()
+		for c := range accepted {
+			c.Close()
 		}
 	}()
 	silent := NewClient(l.Addr().String(), http.DefaultClient, false)
@@ -65,13 +72,14 @@ func TestEveryRequestHasADeadline(t *testing.T) {
 	require.ErrorContains(t, err, silentPost.Address+": unreachable: POST /api/v1/runs: no answer within 200ms")
 
 	var deletes atomic.Int32
+	hold := fleettest.Hold(t)
 	silentDelete := fakeDaemon(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodPost:
 			fmt.Fprint(w, `{"id": "r-1", "state": "accepted"}`)
 		case http.MethodDelete:
 			deletes.Add(1)
-			fleettest.Hold(t)(w, r)
+			hold(w, r)
 		default:
 			w.WriteHeader(http.StatusTeapot)
 		}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,25 +11,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
-
-// fleetHosts are three hosts of a fleet, two of them one machine's network
-// namespaces (same hostname, own address), each with its own result of a
-// point; their measurement windows differ by a few ms, as a fleet's do.
-func fleetHosts(t *testing.T, p result.Point, n int) []result.FleetHost {
-	t.Helper()
-	names := []string{"node1", "node1", "node2"}
-	elapsed := []float64{10.004, 9.998, 10.001}
-	w := wl(p.Name, 8192, 70, 100, 8, 2)
-	var hs []result.FleetHost
-	for i := range n {
-		h := esxHost
-		h.Hostname = names[i]
-		r := measured(h, p, w, 1000*float64(i+1), 10, i)
-		summarise(r, r.Summary.ReadBytes, r.Summary.WriteBytes, elapsed[i])
-		hs = append(hs, result.FleetHost{Address: fmt.Sprintf("10.0.0.%d:9100", i+1), Identity: h, State: result.RunDone, Result: r})
-	}
-	return hs
-}
 
 // TestFleetTextAllHostsRowIsTheMergedResult: the "All hosts" row and the
 // merged summary below it show the one merged result's figures, every

@@ -2,8 +2,6 @@ package report
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,18 +10,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./internal/report -update to create it")
-	require.Equal(t, string(want), string(got), "differs from %s (go test ./internal/report -update rewrites it)", path)
-}
 
 var fixtures = []struct {
 	name   string

@@ -7,8 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,19 +20,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
-
-func spec(t *testing.T, bs string, read, random, qd int, d time.Duration) workload.Spec {
-	t.Helper()
-	b, err := workload.ParseBlockSizes(bs)
-	require.NoError(t, err)
-	s := workload.Spec{BlockSizes: b, ReadPct: read, RandomPct: random, QueueDepth: qd, Workers: 1, Duration: d, RegionBytes: 32 << 20}.WithDefaults()
-	require.NoError(t, s.Validate())
-	return s
-}
-
-func plan(groups ...Group) Plan {
-	return Plan{Groups: groups, Engines: engine.NewRegistry(syncio.New()), Version: "test", Interval: 250 * time.Millisecond}
-}
 
 func TestKernelCountAgreesOnRandomReads(t *testing.T) {
 	dev := testloop.Device(t, 256<<20)
@@ -58,18 +43,6 @@ func TestKernelCountAgreesOnRandomReads(t *testing.T) {
 	require.InEpsilon(t, ours, kernel, 0.02, "ioprobe counted %v reads, the kernel %v", ours, kernel)
 	require.InEpsilon(t, float64(res.Summary.ReadBytes), float64(res.Summary.Device.ReadBytes), 0.02)
 	require.Zero(t, res.Summary.Device.WriteOps, "a read-only run wrote to the device")
-}
-
-// kernelReads is the reads-completed field of /sys/block/DEV/stat.
-func kernelReads(t *testing.T, dev string) uint64 {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "stat"))
-	require.NoError(t, err)
-	f := strings.Fields(string(b))
-	require.NotEmpty(t, f)
-	n, err := strconv.ParseUint(f[0], 10, 64)
-	require.NoError(t, err)
-	return n
 }
 
 func TestSummaryIsConsistent(t *testing.T) {
@@ -274,7 +247,7 @@ func (s *slowSetup) since() int64 { return int64(time.Since(s.t0)) + 1 } // neve
 
 func (s *slowSetup) Run(w *engine.Worker) error {
 	if w.ID == 1 {
-		time.Sleep(s.delay)
+		time.Sleep(s.delay) //hygiene:sleep the slow setup this test is about, not a wait for an event
 		s.setUp.Store(s.since())
 	}
 	w.Trace = func(*engine.Lane, *engine.IO, int64) {

@@ -18,32 +18,6 @@ import (
 
 const mib = 1 << 20
 
-func markerOf(t *testing.T, path string) string {
-	t.Helper()
-	buf := make([]byte, 512)
-	n, err := unix.Getxattr(path, markerXattr, buf)
-	require.NoError(t, err)
-	return string(buf[:n])
-}
-
-// markedSize returns the size path's marker records, and checks that the
-// marker names path itself.
-func markedSize(t *testing.T, path string) int64 {
-	t.Helper()
-	m, _, ok := parseMarker([]byte(markerOf(t, path)))
-	require.True(t, ok, markerOf(t, path))
-	var st unix.Stat_t
-	require.NoError(t, unix.Stat(path, &st))
-	require.Equal(t, st.Ino, m.ino)
-	return m.size
-}
-
-func requireNoEntry(t *testing.T, path string) {
-	t.Helper()
-	_, err := os.Lstat(path)
-	require.ErrorIs(t, err, os.ErrNotExist, "%s must not exist", path)
-}
-
 // requireRandomContent checks that data is what a benchmark may read:
 // no zeros, no two 4 KiB blocks alike, and nothing a compressor can shrink.
 func requireRandomContent(t *testing.T, data []byte) {
@@ -317,7 +291,7 @@ func TestSymlinkResolved(t *testing.T) {
 func TestTmpfsRefused(t *testing.T) {
 	var sfs unix.Statfs_t
 	if unix.Statfs("/dev/shm", &sfs) != nil || sfs.Type != unix.TMPFS_MAGIC {
-		t.Skip("/dev/shm is not tmpfs here")
+		t.Skip("/dev/shm is not tmpfs here") //hygiene:skip the machine's mounts, not something make test installs
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "ioprobe-target-test-")
 	require.NoError(t, err)

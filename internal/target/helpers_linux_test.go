@@ -13,23 +13,22 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
+// requireRoot skips the test without root (loop devices, mount), and
+// fails it under make test.
 func requireRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (loop devices, mount)")
-	}
+	testdeps.Need(t, testdeps.Root)
 }
 
-// requireTool skips the test when a command it needs is not installed.
+// requireTool is the path of a program scripts/test-deps.sh installs;
+// without it the test skips, and fails under make test.
 func requireTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s is not installed", name)
-	}
-	return p
+	return testdeps.LookPath(t, name)
 }
 
 func run(t *testing.T, name string, args ...string) string {
@@ -185,4 +184,41 @@ func overrideOrNone(id RefusalID) string {
 		}
 	}
 	return ""
+}
+
+func markerOf(t *testing.T, path string) string {
+	t.Helper()
+	buf := make([]byte, 512)
+	n, err := unix.Getxattr(path, markerXattr, buf)
+	require.NoError(t, err)
+	return string(buf[:n])
+}
+
+// markedSize returns the size path's marker records, and checks that the
+// marker names path itself.
+func markedSize(t *testing.T, path string) int64 {
+	t.Helper()
+	m, _, ok := parseMarker([]byte(markerOf(t, path)))
+	require.True(t, ok, markerOf(t, path))
+	var st unix.Stat_t
+	require.NoError(t, unix.Stat(path, &st))
+	require.Equal(t, st.Ino, m.ino)
+	return m.size
+}
+
+func requireNoEntry(t *testing.T, path string) {
+	t.Helper()
+	_, err := os.Lstat(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "%s must not exist", path)
+}
+
+// newOwned creates an ioprobe file of size bytes and returns its path.
+func newOwned(t *testing.T, dir string, size int64) string {
+	t.Helper()
+	path := filepath.Join(dir, "ioprobe.dat")
+	tg, err := Open(path, Options{Region: size})
+	require.NoError(t, err)
+	require.True(t, tg.Formatted)
+	require.NoError(t, tg.Close())
+	return path
 }

@@ -61,7 +61,7 @@ func TestParseAllLocks(t *testing.T) {
 func TestHolderHelper(t *testing.T) {
 	dev, how := os.Getenv("IOPROBE_HOLD_DEV"), os.Getenv("IOPROBE_HOLD_HOW")
 	if dev == "" {
-		t.Skip("a helper process for the holder tests")
+		t.Skip("a helper process for the holder tests") //hygiene:skip not a test unless holdDevice starts it
 	}
 	flags := unix.O_RDONLY
 	if how == "write" || how == "posix-write" {
@@ -87,7 +87,7 @@ func TestHolderHelper(t *testing.T) {
 		os.Exit(1)
 	}
 	fmt.Println("ready")
-	time.Sleep(10 * time.Minute)
+	time.Sleep(10 * time.Minute) //hygiene:sleep holds the device until the test kills this process
 	os.Exit(0)
 }
 

@@ -8,17 +8,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // TestSecondOpinion: what util-linux finds and ioprobe's probes miss is
 // added (here the probes are left out on purpose: nil), what both find is
 // not repeated, and a read error stays the error.
 func TestSecondOpinion(t *testing.T) {
-	for _, tool := range []string{"wipefs", "blkid", "mkswap"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (util-linux)", tool)
-		}
-	}
+	testdeps.Need(t, testdeps.Tool("wipefs"), testdeps.Tool("blkid"), testdeps.Tool("mkswap"))
 	img := filepath.Join(t.TempDir(), "img")
 	require.NoError(t, os.WriteFile(img, make([]byte, 1<<20), 0o600))
 	out, err := exec.Command("mkswap", img).CombinedOutput()

@@ -2,7 +2,6 @@ package target
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -12,22 +11,6 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/blkid"
 )
-
-func put(b []byte, off int, p []byte) []byte { copy(b[off:], p); return b }
-
-func le32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
-
-// mbr writes an MBR with entries of the given partition types.
-func mbr(b []byte, types ...byte) []byte {
-	for i, t := range types {
-		e := 446 + 16*i
-		b[e+4] = t
-		put(b, e+8, le32(uint32(2048*(i+1))))
-		put(b, e+12, le32(1024))
-	}
-	b[510], b[511] = 0x55, 0xAA
-	return b
-}
 
 // alignedReads serves reads of img like an O_DIRECT descriptor: offsets and
 // lengths must be multiples of the logical block, and it counts them.

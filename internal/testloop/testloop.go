@@ -4,8 +4,9 @@
 //
 // Every device is attached with direct I/O (losetup -f --show
 // --direct-io=on) and detached when the test ends; a failed detach is a
-// test error, so no test leaves a device behind unnoticed. The helpers
-// skip the test without root or without a working losetup.
+// test error, so no test leaves a device behind unnoticed. Without root
+// or a working losetup the helpers skip the test when it is run by hand
+// and fail it under make test (testdeps.LoopDevices).
 package testloop
 
 import (
@@ -14,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // Device attaches a loop device over a new sparse file of size bytes in
@@ -43,12 +46,9 @@ func DeviceAt(t testing.TB, backing string, size int64) string {
 func File(t testing.TB, backing string) string {
 	t.Helper()
 	SkipUnlessRoot(t)
-	if _, err := exec.LookPath("losetup"); err != nil {
-		t.Skip("losetup not installed")
-	}
 	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
 	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
+		testdeps.Missing(t, testdeps.LoopDevices, "losetup: %v: %s", err, out)
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() {
@@ -59,11 +59,10 @@ func File(t testing.TB, backing string) string {
 	return dev
 }
 
-// SkipUnlessRoot skips the test unless it runs as root, before a caller
-// writes a backing file only a loop device would use.
+// SkipUnlessRoot skips the test (fails it under make test) unless loop
+// devices can be attached here — root, losetup, /dev/loop-control —
+// before a caller writes a backing file only a loop device would use.
 func SkipUnlessRoot(t testing.TB) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a loop device")
-	}
+	testdeps.Need(t, testdeps.LoopDevices)
 }

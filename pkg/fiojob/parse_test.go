@@ -10,11 +10,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
-func parse(t *testing.T, text string, o Options) ([]Point, error) {
-	t.Helper()
-	return Parse("job.fio", []byte(text), o)
-}
-
 func TestParseJobs(t *testing.T) {
 	const base = "[global]\ntime_based\nruntime=10 ; inline comment\nfilename=/dev/x\t# another\ndirect=1\n"
 	for _, c := range []struct {

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // unitRows are sizes as fio 3.33 reads them (fio --parse-only
@@ -118,9 +120,7 @@ func TestSplitDirections(t *testing.T) {
 // own debug output, so the tables are fio's behaviour and not our reading
 // of its source.
 func TestUnitsAsFioReadsThem(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (scripts/test-deps.sh installs it)")
-	}
+	testdeps.Need(t, testdeps.Tool("fio"))
 	var job bytes.Buffer
 	for i, c := range unitRows {
 		fmt.Fprintf(&job, "[u%d]\nkb_base=%d\nfilename=/dev/null\nsize=%s\n", i, c.kbBase, c.in)

@@ -2,7 +2,12 @@ package icf
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // setup is a TEST SETUP section (Iometer 2006's layout) for a test type
@@ -87,4 +92,13 @@ func pointNames(pts []Point) []string {
 		out[i] = p.Name
 	}
 	return out
+}
+
+func parseFile(t *testing.T, name string) *Config {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	c, err := Parse(name, data, Options{})
+	require.NoError(t, err)
+	return c
 }

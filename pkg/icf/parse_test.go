@@ -10,15 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func parseFile(t *testing.T, name string) *Config {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	c, err := Parse(name, data, Options{})
-	require.NoError(t, err)
-	return c
-}
-
 // TestVersions: a file of each version reads into the right
 // specifications, lines, times, workers and points.
 func TestVersions(t *testing.T) {

@@ -9,10 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func lineSpec(lines ...Line) Spec {
-	return Spec{Lines: lines, Duration: time.Second}.WithDefaults()
-}
-
 func TestNormalizedOneLineForm(t *testing.T) {
 	s := Spec{BlockSizes: []BlockSize{{4 * KiB, 70}, {64 * KiB, 30}}, ReadPct: 67, RandomPct: 75, Align: 8 * KiB}
 	require.Equal(t, []Line{

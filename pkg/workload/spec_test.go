@@ -7,31 +7,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func valid() Spec {
-	return Spec{ReadPct: 100, RandomPct: 100, Duration: time.Second}.WithDefaults()
-}
-
 // fieldCase is a spec spoilt by mod and the FieldError text Validate must give.
 type fieldCase struct {
 	name string
 	mod  func(*Spec)
 	want string
-}
-
-// requireFieldErrors checks each case against a fresh spec from base.
-func requireFieldErrors(t *testing.T, base func() Spec, cases []fieldCase) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := base()
-			c.mod(&s)
-			err := s.Validate()
-			require.Error(t, err)
-			require.Contains(t, err.Error(), c.want)
-			var fe *FieldError
-			require.ErrorAs(t, err, &fe)
-		})
-	}
 }
 
 func TestValidateNamesTheField(t *testing.T) {

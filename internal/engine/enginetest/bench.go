@@ -62,7 +62,7 @@ func BenchmarkPaced(b *testing.B, f Factory, qd int) {
 // benchReads runs spec's reads on Benchmark's file and device.
 func benchReads(b *testing.B, f Factory, spec workload.Spec) {
 	if err := f().Available(); err != nil {
-		b.Skipf("engine %s: %v", f().Name(), err)
+		b.Skipf("engine %s: %v", f().Name(), err) //hygiene:skip the kernel's support for the engine
 	}
 	b.Run("file", func(b *testing.B) {
 		benchIO(b, f, tempFile(b, b.TempDir(), fileSize), fileSize, spec, 0)
@@ -81,11 +81,11 @@ func devSize(b *testing.B, dev string) int64 {
 	name := strings.TrimPrefix(dev, "/dev/")
 	raw, err := os.ReadFile("/sys/class/block/" + name + "/size")
 	if err != nil {
-		b.Skipf("no block device %s: %v", dev, err)
+		b.Skipf("no block device %s: %v", dev, err) //hygiene:skip a benchmark's device of the machine
 	}
 	sectors, _ := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
 	if sectors == 0 {
-		b.Skipf("%s has no size (for zram: echo 2G > /sys/block/zram0/disksize)", dev)
+		b.Skipf("%s has no size (for zram: echo 2G > /sys/block/zram0/disksize)", dev) //hygiene:skip a benchmark's device of the machine
 	}
 	return min(sectors*512, 1<<30)
 }
@@ -97,7 +97,7 @@ func devSize(b *testing.B, dev string) int64 {
 // costs per I/O. One b.N op is one I/O; the metrics are Benchmark's.
 func BenchmarkWrites(b *testing.B, f Factory, qd int) {
 	if err := f().Available(); err != nil {
-		b.Skipf("engine %s: %v", f().Name(), err)
+		b.Skipf("engine %s: %v", f().Name(), err) //hygiene:skip the kernel's support for the engine
 	}
 	for _, c := range []struct {
 		name   string

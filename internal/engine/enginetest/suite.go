@@ -30,7 +30,7 @@ const (
 // the temp directory and, as root, on a loop device.
 func Run(t *testing.T, f Factory) {
 	if err := f().Available(); err != nil {
-		t.Skipf("engine %s cannot run here: %v", f().Name(), err)
+		t.Skipf("engine %s cannot run here: %v", f().Name(), err) //hygiene:skip the kernel's support for the engine
 	}
 	t.Run("file", func(t *testing.T) {
 		path := tempFile(t, t.TempDir(), fileSize)
@@ -263,7 +263,7 @@ func testErrors(t *testing.T, f Factory, path string) {
 	})
 	t.Run("ShortRead", func(t *testing.T) {
 		if isBlock(t, path) {
-			t.Skip("a block device has no end of file inside its size")
+			t.Skip("a block device has no end of file inside its size") //hygiene:skip a case for files only
 		}
 		small := tempFile(t, t.TempDir(), 1*mib)
 		fd := openDirect(t, small, unix.O_RDONLY)

@@ -13,13 +13,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
-func requireUring(t *testing.T) {
-	t.Helper()
-	if err := New().Available(); err != nil {
-		t.Skipf("io_uring unavailable: %v", err)
-	}
-}
-
 func TestRingSetup(t *testing.T) {
 	requireUring(t)
 	runtime.LockOSThread()
@@ -119,11 +112,11 @@ func TestSuits(t *testing.T) {
 	// zram is bio-based and cannot take non-blocking I/O.
 	zfd, err := unix.Open("/dev/zram0", unix.O_RDONLY|unix.O_DIRECT, 0)
 	if err != nil {
-		t.Skipf("no /dev/zram0: %v", err)
+		t.Skipf("no /dev/zram0: %v", err) //hygiene:skip the machine's zram device
 	}
 	defer unix.Close(zfd)
 	if sz, _ := os.ReadFile("/sys/block/zram0/disksize"); string(sz) == "0\n" {
-		t.Skip("/dev/zram0 has no size")
+		t.Skip("/dev/zram0 has no size") //hygiene:skip the machine's zram device
 	}
 	require.ErrorContains(t, New().Suits(zfd), "cannot take non-blocking I/O")
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,11 +46,12 @@ func readmeServe(t *testing.T, e *docsEnv, b docBlock) {
 	// The grep finds the counter's samples once the canary has begun
 	// (after the 1 GiB file is filled).
 	sample := regexp.MustCompile(`(?m)^ioprobe_io_operations_total\{.*ioprobe_job="canary"`)
-	var o outcome
-	require.Eventually(t, func() bool {
-		o = e.shell(t, e.work, curl)
-		return o.code == 0 && sample.MatchString(o.stdout)
-	}, time.Minute, 200*time.Millisecond, "%s: %s\n%s", curl, o.stderr, d.log())
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		o, err := tryCmd(e.shellCmd(e.work, curl))
+		require.NoError(c, err)
+		require.Equal(c, 0, o.code, "%s: %s\n%s", curl, o.stderr, d.log())
+		assert.Regexp(c, sample, o.stdout, "%s\n%s", curl, d.log())
+	}, time.Minute, 200*time.Millisecond)
 	stopServe(t, d)
 }
 

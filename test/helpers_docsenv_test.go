@@ -333,10 +333,16 @@ func makeRecipe(t *testing.T, makefile, target string) string {
 // shell runs a command line of an example (adapted) with bash in dir.
 func (e *docsEnv) shell(t *testing.T, dir, line string) outcome {
 	t.Helper()
+	return runCmd(t, e.shellCmd(dir, line))
+}
+
+// shellCmd is the command shell runs (for tryCmd where a test must not
+// be failed).
+func (e *docsEnv) shellCmd(dir, line string) *exec.Cmd {
 	cmd := exec.Command("bash", "-c", "set -o pipefail\n"+line)
 	cmd.Dir = dir
 	cmd.Env = e.environ()
-	return runCmd(t, cmd)
+	return cmd
 }
 
 func (e *docsEnv) environ() []string {

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -171,8 +172,10 @@ type sample struct {
 	Histograms [][]any           `json:"histograms"`
 }
 
-func query(t *testing.T, prom, q string) []sample {
-	t.Helper()
+func query(t require.TestingT, prom, q string) []sample {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	resp, err := http.Get(prom + "/api/v1/query?query=" + url.QueryEscape(q))
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -192,9 +195,10 @@ func query(t *testing.T, prom, q string) []sample {
 func eventually(t *testing.T, prom, q string, within time.Duration) []sample {
 	t.Helper()
 	var got []sample
-	require.Eventually(t, func() bool {
-		got = query(t, prom, q)
-		return len(got) > 0
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		s := query(c, prom, q)
+		require.NotEmpty(c, s)
+		got = s
 	}, within, 250*time.Millisecond, "no result for %s", q)
 	return got
 }
@@ -249,8 +253,10 @@ func unixSeconds(t time.Time) string {
 }
 
 // float is the value of an instant sample.
-func (s sample) float(t *testing.T) float64 {
-	t.Helper()
+func (s sample) float(t require.TestingT) float64 {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	require.Len(t, s.Value, 2, "%v", s)
 	v, err := strconv.ParseFloat(s.Value[1].(string), 64)
 	require.NoError(t, err)

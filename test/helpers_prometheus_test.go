@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/dashboards/dashquery"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // The Prometheus servers the tests run against: Prometheus 3, built from
@@ -145,40 +149,43 @@ func prometheus2() (promServer, bool) {
 	return promServer{name: "prometheus " + strings.Fields(string(out))[2], prometheus: p, promtool: tool, v2: true}, true
 }
 
-// needPrometheus3 skips the test without Prometheus 3.
+// needPrometheus3 skips the test without Prometheus 3 (fails it under
+// make test, which builds it).
 func needPrometheus3(t *testing.T) promServer {
 	t.Helper()
 	s, ok := prometheus3(t)
 	if !ok {
-		t.Skip("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3; see .tools/logs/prometheus3.log after make test)")
+		testdeps.Missing(t, testdeps.Prometheus3, "it is not built")
 	}
 	return s
 }
 
 // promServers are the Prometheus releases installed here, and with lts
-// the promtool of 3.5 LTS too; it skips the test when there is none.
+// the promtool of 3.5 LTS too. Run by hand it tests those there are, and
+// skips the test when there is none; under make test, which installs them
+// all, a missing one fails the test.
 func promServers(t *testing.T, lts bool) []promServer {
 	t.Helper()
 	var out []promServer
 	if s, ok := prometheus3(t); ok {
 		out = append(out, s)
 	} else {
-		t.Log("Prometheus 3 is not built (make test-deps builds it into .tools/prometheus3): testing the older one only")
+		testdeps.Without(t, testdeps.Prometheus3, "it is not built: testing the older ones only")
 	}
 	if lts {
 		if s, ok := prometheusLTS(t); ok {
 			out = append(out, s)
 		} else {
-			t.Log("promtool 3.5 LTS is not built (make test-deps builds it into .tools/prometheus-lts)")
+			testdeps.Without(t, testdeps.PromtoolLTS, "it is not built")
 		}
 	}
 	if s, ok := prometheus2(); ok {
 		out = append(out, s)
 	} else {
-		t.Log("no Prometheus 2.x in PATH (Debian's prometheus package): testing Prometheus 3 only")
+		testdeps.Without(t, testdeps.Tool("prometheus"), "no Prometheus 2.x in PATH (Debian's prometheus package): testing Prometheus 3 only")
 	}
 	if len(out) == 0 {
-		t.Skip("no Prometheus installed (make test-deps)")
+		testdeps.Missing(t, testdeps.Prometheus3, "no Prometheus is installed")
 	}
 	return out
 }
@@ -245,4 +252,175 @@ func shippedScrapeConfig(t *testing.T, s promServer, probeEvery string, addrs ..
 		cfg = forPrometheus2(t, cfg)
 	}
 	return cfg
+}
+
+// dashboardRun is what a Grafana would have when it draws a dashboard:
+// Prometheus servers, a time range, the macros, the chosen variables.
+type dashboardRun struct {
+	// native answers every query; classic those that read classic
+	// buckets ("": none, they are not run).
+	native, classic string
+	start, end      time.Time
+	macros          dashquery.Macros
+	// choose names the value of each single-valued variable; pick, those
+	// of the multi-valued variables not set to All.
+	choose, pick map[string]string
+	// queries counts the queries run on each server.
+	queries map[string]int
+}
+
+func newDashboardRun(native, classic string, start, end time.Time, rateInterval string) *dashboardRun {
+	// A whole number of 1s steps, so that the range query's last step is
+	// the instant queries' time.
+	start = end.Add(-end.Sub(start).Round(time.Second) - time.Second)
+	return &dashboardRun{native: native, classic: classic, start: start, end: end, queries: map[string]int{},
+		macros: dashquery.Macros{
+			// Grafana: max($__interval + scrape interval, 4 × scrape interval).
+			"__rate_interval": rateInterval,
+			"__interval":      "1s",
+			"__interval_ms":   "1000",
+			"__range":         fmt.Sprintf("%ds", int(end.Sub(start).Seconds())),
+			"__range_s":       strconv.Itoa(int(end.Sub(start).Seconds())),
+		}}
+}
+
+// variables resolves a dashboard's query variables in order, as Grafana
+// does on load: each query must list values, and the chosen one must be
+// among them.
+func (r *dashboardRun) variables(t *testing.T, d *dashquery.Dashboard) map[string][]string {
+	t.Helper()
+	values := map[string][]string{}
+	for _, v := range d.Variables {
+		if v.Type != "query" {
+			continue
+		}
+		q, err := dashquery.Interpolate(v.QueryString(), d.Variables, values, r.macros)
+		require.NoError(t, err, "%s: variable %s", d.Title, v.Name)
+		series, label, ok := dashquery.LabelValues(q)
+		require.True(t, ok, "%s: variable %s: %s is not label_values(...)", d.Title, v.Name, q)
+		params := url.Values{"start": {unixSeconds(r.start)}, "end": {unixSeconds(r.end)}}
+		if series != "" {
+			params.Set("match[]", series)
+		}
+		var got []string
+		require.NoError(t, promGet(r.native, "/api/v1/label/"+label+"/values", params, &got), "%s: variable %s: %s", d.Title, v.Name, q)
+		require.NotEmpty(t, got, "%s: variable %s: %s lists no values", d.Title, v.Name, q)
+		want, ok := r.choose[v.Name]
+		if v.Multi || v.IncludeAll {
+			want, ok = r.pick[v.Name]
+			if !ok {
+				values[v.Name] = []string{dashquery.All}
+				continue
+			}
+		}
+		require.True(t, ok, "%s: the test chooses no value for %s", d.Title, v.Name)
+		require.Contains(t, got, want, "%s: variable %s: %s", d.Title, v.Name, q)
+		values[v.Name] = []string{want}
+	}
+	return values
+}
+
+// query runs one of a dashboard's queries as Grafana would: an instant
+// query at the end of the range, or a range query over it; on the
+// Prometheus without native histograms when it reads classic buckets.
+func (r *dashboardRun) query(t *testing.T, what, expr string, instant bool, values map[string][]string, d *dashquery.Dashboard) []sample {
+	t.Helper()
+	q, err := dashquery.Interpolate(expr, d.Variables, values, r.macros)
+	require.NoError(t, err, what)
+	prom := r.native
+	if classicOnly.MatchString(q) {
+		if r.classic == "" {
+			return nil
+		}
+		prom = r.classic
+	}
+	r.queries[prom]++
+	var res promResult
+	if instant {
+		res, err = queryAt(prom, q, r.end)
+	} else {
+		res, err = queryRange(prom, q, r.start, r.end, time.Second)
+	}
+	require.NoError(t, err, "%s: %s", what, q)
+	if len(res.Result) == 0 {
+		now, err := queryAt(prom, q, time.Now())
+		t.Fatalf("%s returned no data from %s to %s: %s (now: %v %v)", what, r.start, r.end, q, now, err)
+	}
+	if !instant {
+		points := 0
+		for _, s := range res.Result {
+			points += len(s.Values) + len(s.Histograms)
+		}
+		require.Positive(t, points, "%s: %s", what, q)
+	}
+	return res.Result
+}
+
+// runDashboard runs every panel, annotation and variable query of a
+// dashboard and returns each panel's result by title and refId.
+func (r *dashboardRun) runDashboard(t *testing.T, d *dashquery.Dashboard) map[string][]sample {
+	t.Helper()
+	values := r.variables(t, d)
+	out := map[string][]sample{}
+	for _, p := range d.Panels {
+		require.NotEmpty(t, p.Targets, "%s: %q", d.Title, p.Title)
+		for _, tg := range p.Targets {
+			what := fmt.Sprintf("%s: panel %q query %s", d.Title, p.Title, tg.RefID)
+			res := r.query(t, what, tg.Expr, tg.Instant, values, d)
+			if tg.Instant && len(p.Targets) == 1 {
+				grid(t, p, res)
+			}
+			out[p.Title+"/"+tg.RefID] = res
+		}
+	}
+	for _, a := range d.Annotations {
+		if a.Expr == "" {
+			continue // Grafana's own
+		}
+		r.query(t, fmt.Sprintf("%s: annotation %q", d.Title, a.Name), a.Expr, false, values, d)
+	}
+	return out
+}
+
+func loadDashboards(t *testing.T) map[string]*dashquery.Dashboard {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "grafana", "dashboards", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 3)
+	out := map[string]*dashquery.Dashboard{}
+	for _, f := range files {
+		d, err := dashquery.Load(f)
+		require.NoError(t, err, f)
+		out[d.UID] = d
+	}
+	return out
+}
+
+// cell is a row and column of a panel's grid.
+type cell struct{ row, col string }
+
+// grid checks that a panel laid out as a matrix gets what its
+// groupingToMatrix needs (a row and a column label on every sample, one
+// sample per cell, rows that are numbers when converted to numbers) and
+// returns its cells.
+func grid(t *testing.T, p dashquery.Panel, samples []sample) map[cell]float64 {
+	t.Helper()
+	row, col, numeric, ok := p.Grid()
+	if !ok {
+		return nil
+	}
+	cells := map[cell]float64{}
+	for _, s := range samples {
+		c := cell{s.Metric[row], s.Metric[col]}
+		require.NotEmpty(t, c.row, "%q: a sample without %s: %v", p.Title, row, s.Metric)
+		require.NotEmpty(t, c.col, "%q: a sample without %s: %v", p.Title, col, s.Metric)
+		_, dup := cells[c]
+		require.False(t, dup, "%q: two samples for the cell %v", p.Title, c)
+		if numeric {
+			_, err := strconv.ParseFloat(c.row, 64)
+			require.NoError(t, err, "%q sorts %s as numbers", p.Title, row)
+		}
+		cells[c] = s.float(t)
+	}
+	return cells
 }

@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
@@ -55,14 +55,7 @@ var fleetSeq atomic.Int32
 // loop devices.
 func needNetns(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for network namespaces and loop devices")
-	}
-	for _, tool := range []string{"ip", "unshare", "nsenter", "losetup"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s (iproute2, util-linux)", tool)
-		}
-	}
+	testdeps.Need(t, testdeps.Root, testdeps.LoopDevices, testdeps.Tool("ip"), testdeps.Tool("unshare"), testdeps.Tool("nsenter"))
 }
 
 // sh runs a command that must succeed.
@@ -177,7 +170,7 @@ func newNetFleet(t *testing.T, n int, devSize int64) *netFleet {
 	// Root without the kernel's bridge (or in a container without
 	// CAP_NET_ADMIN) cannot build the network: a skip, not a failure.
 	if out, err := exec.Command("ip", "link", "add", f.Bridge, "type", "bridge").CombinedOutput(); err != nil {
-		t.Skipf("cannot create a bridge: %v: %s", err, out)
+		t.Skipf("cannot create a bridge: %v: %s", err, out) //hygiene:skip the kernel's bridge or the container's capabilities
 	}
 	undo(t, "ip", "link", "del", f.Bridge)
 	sh(t, "ip", "addr", "add", net+"1/24", "dev", f.Bridge)
@@ -249,72 +242,4 @@ func deviceIOs(t *testing.T, dev string) diskIOs {
 	w, err := strconv.ParseUint(f[4], 10, 64)
 	require.NoError(t, err)
 	return diskIOs{Reads: r, Writes: w}
-}
-
-// TestNetnsHarness: the harness itself. Each daemon answers on its own
-// address from the root namespace, runs in its own network and UTS
-// namespaces (not this process's), and reports its own hostname; once
-// the test is over, nothing it created is left: no namespace, no link,
-// no loop device, no process.
-func TestNetnsHarness(t *testing.T) {
-	needNetns(t)
-	var names, backing []string
-	var pids []int
-	var subnet string
-	t.Run("up", func(t *testing.T) {
-		f := newNetFleet(t, 3, 16<<20)
-		names = append(names, f.Bridge)
-		self, err := os.Readlink("/proc/self/ns/net")
-		require.NoError(t, err)
-		selfUTS, err := os.Readlink("/proc/self/ns/uts")
-		require.NoError(t, err)
-		seen := map[string]bool{}
-		for _, h := range f.Hosts {
-			names = append(names, h.NS, h.Veth)
-			b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(h.Dev), "loop", "backing_file"))
-			require.NoError(t, err)
-			backing = append(backing, strings.TrimSpace(string(b)))
-			pid := h.cmd.Process.Pid
-			pids = append(pids, pid)
-			netns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pid))
-			require.NoError(t, err)
-			require.NotEqual(t, self, netns, "%s runs in the root network namespace", h.Name)
-			require.False(t, seen[netns], "two daemons share %s", netns)
-			seen[netns] = true
-			uts, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/uts", pid))
-			require.NoError(t, err)
-			require.NotEqual(t, selfUTS, uts)
-			comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-			require.NoError(t, err)
-			require.Equal(t, "ioprobe", strings.TrimSpace(string(comm)), "the pid the harness holds is the daemon's")
-			require.Contains(t, sh(t, "ip", "netns", "list"), h.NS)
-
-			resp, err := http.Get("http://" + h.Addr + "/api/v1/runs")
-			require.NoError(t, err)
-			resp.Body.Close()
-			require.Equal(t, http.StatusOK, resp.StatusCode, h.Name)
-			host := strings.TrimSpace(sh(t, "nsenter", "-t", strconv.Itoa(pid), "-u", "hostname"))
-			require.Equal(t, h.Name, host)
-		}
-		subnet = f.Subnet
-	})
-	require.Len(t, pids, 3)
-
-	netns := sh(t, "ip", "netns", "list")
-	links := sh(t, "ip", "-o", "link", "show")
-	loops := sh(t, "losetup", "-a")
-	for _, n := range names {
-		require.NotContains(t, netns, n)
-		require.NotContains(t, links, n)
-	}
-	// By its file: the device's number may be someone else's by now.
-	for _, b := range backing {
-		require.NotContains(t, loops, b, "%s is still attached", b)
-		require.NoDirExists(t, filepath.Dir(b))
-	}
-	for _, pid := range pids {
-		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
-		require.True(t, os.IsNotExist(err), "daemon %d still runs", pid)
-	}
-	require.NotContains(t, sh(t, "ip", "-o", "-4", "addr", "show"), " "+strings.TrimSuffix(subnet, "0/24"), "an address of the harness is left")
 }

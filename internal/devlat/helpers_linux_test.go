@@ -1,0 +1,53 @@
+package devlat
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/testloop"
+)
+
+// loopDevice attaches a loop device (root) and returns it resolved.
+func loopDevice(t *testing.T, size int64) (path string, d Device) {
+	path = testloop.Device(t, size)
+	d, err := Resolve("", filepath.Base(path))
+	require.NoError(t, err)
+	return path, d
+}
+
+// openTracer opens the programs for devs, or fails: the tests that call
+// it run as root on a kernel with BTF, where they must load.
+func openTracer(t *testing.T, devs ...Device) *Tracer {
+	tr, err := Open(devs)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, tr.Close()) })
+	return tr
+}
+
+// directIO does O_DIRECT 4 KiB I/O on path, one at a time, reads and
+// writes mixed, for about d or n I/Os, and returns how many it did.
+func directIO(t *testing.T, path string, size int64, d time.Duration, n int) int {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_DIRECT, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	buf, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	require.NoError(t, err)
+	defer unix.Munmap(buf)
+	end := time.Now().Add(d)
+	done := 0
+	for ; done < n && time.Now().Before(end); done++ {
+		off := rand.Int64N(size/4096) * 4096
+		if done%3 == 0 {
+			_, err = unix.Pwrite(fd, buf, off)
+		} else {
+			_, err = unix.Pread(fd, buf, off)
+		}
+		require.NoError(t, err)
+	}
+	return done
+}

@@ -1,0 +1,90 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/result"
+)
+
+// localFleetHost is one daemon of a local fleet.
+type localFleetHost struct {
+	*daemon
+	file string // its target "data"
+}
+
+// startLocalFleet starts n daemons with a target named "data" of 8 MiB each
+// and the run API enabled.
+func startLocalFleet(t *testing.T, n int) []localFleetHost {
+	t.Helper()
+	var out []localFleetHost
+	for range n {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "probe.dat")
+		cfg := filepath.Join(dir, "ioprobe.yaml")
+		require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, "targets:\n  data:\n    path: %s\n    size: 8MiB\napi:\n  runs:\n    max_duration: 1m\n", file), 0o600))
+		d := startDaemon(t, "--config", cfg, "--web.enable-admin-api")
+		out = append(out, localFleetHost{daemon: d, file: file})
+	}
+	return out
+}
+
+func localFleetAddrs(hosts []localFleetHost) string {
+	var a []string
+	for _, h := range hosts {
+		a = append(a, h.addr)
+	}
+	return strings.Join(a, ",")
+}
+
+// localFleetArgs are a short fleet run's flags: a second's start delay, no
+// ramp, a short measurement.
+func localFleetArgs(hosts string, extra ...string) []string {
+	return append([]string{"fleet", "run", "--hosts", hosts, "--target", "data", "--size", "4MiB", "--qd", "4",
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync"}, extra...)
+}
+
+// readFleetDoc reads the fleet document a fleet run wrote to path.
+func readFleetDoc(t *testing.T, path string) *result.Fleet {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var f result.Fleet
+	decodeStrict(t, data, &f)
+	require.Equal(t, result.FleetSchema, f.Schema)
+	return &f
+}
+
+// apiRunsOf is what a daemon's run history holds.
+func apiRunsOf(t *testing.T, addr string) []json.RawMessage {
+	t.Helper()
+	var runs struct {
+		Runs []json.RawMessage `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(fetch(t, "http://"+addr+"/api/v1/runs")), &runs))
+	return runs.Runs
+}
+
+// waitMeasuring waits until the daemon at addr has completed I/O of an
+// API run (the fleet runs have no ramp-up: it is measuring).
+func waitMeasuring(t *testing.T, addr string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return liveAPIOps.Match(body)
+	}, 30*time.Second, 20*time.Millisecond)
+}
