@@ -82,7 +82,13 @@ func (e env) loops() ([]loopDev, error) {
 		if errors.Is(err, unix.ENXIO) {
 			continue // detached since sysfs was read
 		}
-		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOTCONN) {
+			// EACCES, EPERM: ioprobe runs without root. ENOTCONN: the
+			// kernel could not stat the backing file because its FUSE
+			// daemon is gone (LOOP_GET_STATUS64 stats it); nothing on
+			// that filesystem can be opened again, so no target can be
+			// that file, and the loop device itself is still checked as
+			// a device (mounts, holders, signatures) below.
 			l, err = sysfsLoopStatus(bd, dir, string(file))
 		}
 		if err != nil {
@@ -113,7 +119,8 @@ func (e env) loopStatus(bd blockDev) (loopDev, error) {
 }
 
 // sysfsLoopStatus is what sysfs says of a loop device ioprobe may not open
-// (it runs without root): the backing file's name as the process that
+// (it runs without root) or whose backing file the kernel cannot stat (a
+// FUSE filesystem whose daemon died): the backing file's name as the process that
 // attached it saw it, stat'ed here. A name that is gone ("(deleted)", or
 // from another mount namespace) matches nothing: the loop device's
 // contents live in a file no target can name.
