@@ -70,14 +70,26 @@ func TestLinesReachTheDeviceAsSpecified(t *testing.T) {
 	q = 10.0 / 60
 	near(readSectors/reads, 8+120*q, 120*math.Sqrt(q*(1-q)/reads), "sectors per read")
 
-	// ioprobe's own per-line figures add up to what it reports, and no
-	// more reached the device than it issued (a QD of in-flight I/Os at
-	// most past the measured window).
+	// ioprobe's own per-line figures add up to what it reports; every
+	// write it counted reached the device, and the kernel saw no more
+	// than the I/Os issued. Those include the ones a worker issues after
+	// the measured window closes and before it sees the stop: two or
+	// three on a quiet machine, more when the machine is loaded, so the
+	// upper bound is a small share of the run (a split or doubled I/O
+	// would add tens of percent), not a count of in-flight I/Os.
 	var ops uint64
 	for _, l := range res.Summary.Lines {
 		ops += l.Ops
 	}
 	require.Equal(t, res.Summary.Ops, ops)
-	require.InDelta(t, float64(res.Summary.WriteOps), writes, 2+1, "writes the kernel saw, against ioprobe's")
-	require.InDelta(t, float64(res.Summary.ReadOps), reads, 2+2, "reads the kernel saw in the window (looks off), against ioprobe's")
+	tail := func(counted uint64) float64 { return max(4, 0.01*float64(counted)) }
+	w := float64(res.Summary.WriteOps)
+	require.GreaterOrEqual(t, writes, w, "every write ioprobe counted reached the device")
+	require.LessOrEqual(t, writes, w+tail(res.Summary.WriteOps), "writes the kernel saw, against ioprobe's")
+	// Reads in the window: the kernel's counters are read just after the
+	// window opens and closes, so completions may fall on either side of
+	// each edge (a few on a quiet machine, more on a loaded one).
+	r := float64(res.Summary.ReadOps)
+	require.GreaterOrEqual(t, reads, r-tail(res.Summary.ReadOps), "reads the kernel saw in the window (looks off), against ioprobe's")
+	require.LessOrEqual(t, reads, r+tail(res.Summary.ReadOps), "reads the kernel saw in the window (looks off), against ioprobe's")
 }
