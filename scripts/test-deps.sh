@@ -50,6 +50,10 @@ python3 -c 'import six' 2>/dev/null || need+=(python3-six)   # fio_jsonplus_clat
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
 /usr/bin/python3 -c 'import PIL' 2>/dev/null || need+=(python3-pil)
+# The etcd check's slow-flush device (test/check_slowflush_test.go): a FUSE
+# passthrough in Debian's Python (it mounts as root by mount(2) through
+# libfuse2, which python3-fusepy brings; no fusermount needed).
+/usr/bin/python3 -c 'import fusepy' 2>/dev/null || need+=(python3-fusepy)
 have node      || need+=(nodejs)
 have npm       || need+=(npm)
 # The differential test against libblkid (test/blkid_other_test.go): the
