@@ -248,3 +248,42 @@ func TestRunEtcdShort(t *testing.T) {
 	require.Empty(t, rep.Next)
 	require.Empty(t, entries(t, dir))
 }
+
+// TestStreamsAllocateNothing: an append and a commit allocate nothing
+// (the hot path's rule; BenchmarkWALSave measures).
+func TestStreamsAllocateNothing(t *testing.T) {
+	dir := t.TempDir()
+	d, err := openCheckDir(dir)
+	require.NoError(t, err)
+	defer d.close()
+	w, err := newWAL(d, 1, 0, SegmentBytes)
+	require.NoError(t, err)
+	defer w.close()
+	require.Zero(t, testing.AllocsPerRun(20, func() { require.NoError(t, w.save()) }))
+	b, err := newBackend(d, 1, &w.appended)
+	require.NoError(t, err)
+	require.NoError(t, b.commitPuts(4)) // the first commits allocate the path's pages, the first grows the file
+	require.NoError(t, b.commitPuts(4))
+	require.Zero(t, testing.AllocsPerRun(5, func() { require.NoError(t, b.commitPuts(4)) }))
+	_, err = d.removeFiles()
+	require.NoError(t, err)
+}
+
+// BenchmarkWALSave: one append (write, fdatasync) on the test's
+// filesystem; -benchmem shows it allocates nothing.
+func BenchmarkWALSave(b *testing.B) {
+	d, err := openCheckDir(b.TempDir())
+	require.NoError(b, err)
+	defer d.close()
+	w, err := newWAL(d, 1, 0, SegmentBytes)
+	require.NoError(b, err)
+	defer w.close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.save(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	_, _ = d.removeFiles()
+}
