@@ -12,6 +12,9 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
+// pathPages are the pages besides the puts' that every commit rewrites.
+const pathPages = 4
+
 // backendStream commits as etcd's backend does: every BatchInterval
 // (etcd's --backend-batch-interval) the puts the WAL saved since the
 // last commit go into bbolt, whose Tx.Commit (go.etcd.io/bbolt tx.go)
@@ -25,9 +28,10 @@ import (
 // 2.3 KB values make a leaf of two 4 KiB pages — one new page a put,
 // written at the end of the used pages (the keys are revisions, which
 // only grow); the copy-on-write path to them (the key bucket's branch,
-// the meta bucket's leaf with etcd's consistent index, the root) is
-// three pages rewritten in pages the commit before the last one freed.
-// etcd sets NoFreelistSync, so no freelist page is written.
+// the meta bucket's leaf with etcd's consistent index, the root) and the
+// freelist (etcd leaves bbolt's NoFreelistSync off, so every commit
+// writes it) are pathPages pages rewritten where the commit before the
+// last one freed them.
 type backendStream struct {
 	f      *ownFile
 	size   int64 // file size
@@ -99,7 +103,7 @@ func (b *backendStream) commitPuts(n int64) error {
 	s := b.txid % 2
 	if b.sets[s] < 0 { // the first two commits allocate the path's pages
 		b.sets[s] = b.hwm
-		b.hwm += 3
+		b.hwm += pathPages
 	}
 	first := b.hwm
 	b.hwm += n
@@ -117,7 +121,7 @@ func (b *backendStream) commitPuts(n int64) error {
 	}
 	// tx.write: the dirty pages in page order, each with its overflow in
 	// one write.
-	for i := int64(0); i < 3; i++ {
+	for i := int64(0); i < pathPages; i++ {
 		if err := b.pwrite(b.page, (b.sets[s]+i)*PageBytes); err != nil {
 			return err
 		}
@@ -132,7 +136,7 @@ func (b *backendStream) commitPuts(n int64) error {
 			return err
 		}
 	}
-	b.pages += uint64(3 + n)
+	b.pages += uint64(pathPages + n)
 	if err := b.fdatasync(); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 		What:      fmt.Sprintf("fdatasync(2) after each %d-byte append written with write(2), in %d-byte segments (and the directory fsync after a new segment is renamed in), as etcd times them", FrameBytes, SegmentBytes),
 		Histogram: result.NewHistogram(), WriteHistogram: result.NewHistogram()}
 	backend := Stream{Name: EtcdBackend.Stream, Metric: EtcdBackend.Metric,
-		What:      fmt.Sprintf("bbolt's Tx.Commit every %v: a page a put and three path pages written, fdatasync, the meta page, fdatasync", BatchInterval),
+		What:      fmt.Sprintf("bbolt's Tx.Commit every %v: a page a put and four of the path and the freelist written, fdatasync, the meta page, fdatasync", BatchInterval),
 		Histogram: result.NewHistogram()}
 	var kernel Kernel
 	haveDisk := dev != ""

@@ -185,8 +185,8 @@ func TestWALCutsSegments(t *testing.T) {
 	require.Empty(t, entries(t, dir))
 }
 
-// TestBackendCommits: each commit writes a page a put and three path
-// pages, then the meta page, with two fdatasyncs, growing the file by
+// TestBackendCommits: each commit writes a page a put and four pages of
+// the path and the freelist, then the meta page, with two fdatasyncs, growing the file by
 // AllocSize when it must.
 func TestBackendCommits(t *testing.T) {
 	dir := t.TempDir()
@@ -200,12 +200,12 @@ func TestBackendCommits(t *testing.T) {
 	require.NoError(t, b.commitPuts(7))
 	require.Equal(t, uint64(4), b.fdatasyncs)
 	require.Equal(t, uint64(1), b.grows, "one growth of 16 MiB covers both")
-	require.Equal(t, uint64(10+3+1+7+3+1), b.pages)
+	require.Equal(t, uint64(10+4+1+7+4+1), b.pages)
 	var st unix.Stat_t
 	require.NoError(t, unix.Fstat(b.f.fd, &st))
-	// The first commit needed pages up to 4+3+10 and one past: grown to
+	// The first commit needed pages up to 4+4+10 and one past: grown to
 	// that plus AllocSize; the second fitted.
-	require.Equal(t, (4+3+10+1)*int64(PageBytes)+AllocSize, st.Size)
+	require.Equal(t, (4+4+10+1)*int64(PageBytes)+AllocSize, st.Size)
 	_, err = d.removeFiles()
 	require.NoError(t, err)
 }
