@@ -33,18 +33,23 @@ const (
 // backend_commit_duration_seconds under 25 ms (the answers to "failed to
 // send out heartbeat on time" and "apply entries took too long").
 //
-// The margin is a fifth of the threshold, 2 ms for the WAL. It is how far
-// the 99th percentile moved between repeated runs on one device here
-// (docs/output.md gives the figures), and it is below the resolution of
-// etcd's own view: its histograms have buckets at 8 and 16 ms, so
-// histogram_quantile can put a true 9 ms anywhere from 8 to 16 ms.
+// The margin is a quarter of the threshold, 2.5 ms for the WAL: a
+// verdict that close could be the other one from another faithful
+// measurement of the same disk. Two tools timing the same I/O on the same
+// device in interleaved rounds — this check's WAL and the fio recipe, with
+// the kernel's flush and byte counts equal — put their 99th percentiles
+// up to a quarter apart here (docs/output.md has the table); and etcd's
+// own view is coarser still: its histograms have buckets at 8 and 16 ms,
+// so histogram_quantile can read a true 9 ms anywhere from 8 to 16 ms. A
+// noisier machine moves the figure further between runs: --repeat shows
+// it, and repeats on both sides of the threshold are borderline too.
 var (
 	EtcdWAL = Rule{Stream: "wal", Label: "WAL", Noun: "fdatasyncs", Figure: "fdatasync p99",
 		Metric: "etcd_disk_wal_fsync_duration_seconds", Quantile: 0.99,
-		Threshold: 10 * time.Millisecond, Margin: 2 * time.Millisecond, MinSamples: MinSamples}
+		Threshold: 10 * time.Millisecond, Margin: 2500 * time.Microsecond, MinSamples: MinSamples}
 	EtcdBackend = Rule{Stream: "backend", Label: "backend", Noun: "commits", Figure: "commit p99",
 		Metric: "etcd_disk_backend_commit_duration_seconds", Quantile: 0.99,
-		Threshold: 25 * time.Millisecond, Margin: 5 * time.Millisecond, MinSamples: MinSamples}
+		Threshold: 25 * time.Millisecond, Margin: 6250 * time.Microsecond, MinSamples: MinSamples}
 )
 
 // Etcd is the etcd check.
@@ -63,7 +68,7 @@ the meta page, fdatasync). It times what etcd times:
 etcd_disk_wal_fsync_duration_seconds (the fdatasync; the write beside it) and
 etcd_disk_backend_commit_duration_seconds (the whole commit), and judges each
 99th percentile against etcd's guidance. A verdict needs 300 samples a stream
-(else it is inconclusive, exit 2); within 2 ms of 10 ms (5 ms of 25 ms) it is
+(else it is inconclusive, exit 2); within 2.5 ms of 10 ms (6.25 of 25) it is
 borderline. The files are made in the directory and removed after, only while
 their names are still the files the check made.
 
