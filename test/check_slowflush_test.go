@@ -17,6 +17,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/check"
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // slowFlush is a journaled ext4 on a loop device over a file in a FUSE
@@ -175,7 +176,7 @@ func runCheckEtcd(t *testing.T, s slowFlush, args ...string) measured {
 	after := s.stat(t)
 	require.Contains(t, []int{0, 2, 3}, o.code, o.stderr)
 	r := checkDoc(t, o.stdout)
-	require.Equal(t, "ok", r.Status, r.Message)
+	require.Equal(t, result.StatusOK, r.Status, r.Message)
 	require.Empty(t, entries(t, s.mnt)[1:], "only lost+found is left") // lost+found sorts first
 	wal := r.Streams[0]
 	m := measured{tool: "ioprobe", samples: wal.Samples, p50: wal.Latency.Percentiles["50"], p99: wal.Latency.Percentiles["99"],

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/check"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // checkDoc decodes `check etcd --output json`, strictly.
@@ -38,7 +39,7 @@ func TestCheckEtcdFailsOnSlowStorage(t *testing.T) {
 	require.Equal(t, 3, o.code, "measured fine, fails the threshold: %s", o.stderr)
 	require.Contains(t, o.stderr, "check etcd failed: FAIL: WAL: 99th percentile of")
 	r := checkDoc(t, o.stdout)
-	require.Equal(t, "ok", r.Status)
+	require.Equal(t, result.StatusOK, r.Status)
 	require.NotNil(t, r.Verdict)
 	v := *r.Verdict
 	require.False(t, v.Pass)
@@ -93,7 +94,7 @@ func TestCheckEtcdInterruptedHasNoVerdict(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(out), &raw))
 			require.NotContains(t, raw, "verdict")
 			r := checkDoc(t, out)
-			require.Equal(t, "interrupted", r.Status)
+			require.Equal(t, result.StatusInterrupted, r.Status)
 			require.NotContains(t, out, `"pass"`)
 		} else {
 			require.Contains(t, out, "Check     etcd: interrupted, no verdict")

@@ -84,13 +84,13 @@ or run it before etcd starts.`,
 
 // Report is the document a check writes (--output json).
 type Report struct {
-	Schema    string    `json:"schema"`
-	Check     string    `json:"check"`
-	Status    string    `json:"status"` // ok, interrupted, errors
-	Message   string    `json:"message,omitempty"`
-	StartedAt time.Time `json:"started_at"`
-	Target    Target    `json:"target"`
-	Settings  Settings  `json:"settings"`
+	Schema    string        `json:"schema"`
+	Check     string        `json:"check"`
+	Status    result.Status `json:"status"` // ok, interrupted, errors
+	Message   string        `json:"message,omitempty"`
+	StartedAt time.Time     `json:"started_at"`
+	Target    Target        `json:"target"`
+	Settings  Settings      `json:"settings"`
 	// Verdict is absent unless every repeat was measured to its end
 	// without error: an interrupted or failed check has none.
 	Verdict *Verdict `json:"verdict,omitempty"`

@@ -88,7 +88,7 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 		kernel.WriteKiBPerFdatasync = float64(kernel.WriteBytes) / 1024 / float64(kernel.Fdatasyncs)
 		rep.Kernel = &kernel
 	}
-	if rep.Status == "ok" {
+	if rep.Status == result.StatusOK {
 		var vs []StreamVerdict
 		var labels []string
 		for i, s := range streams {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // runEtcd checks the directory once or o.Repeat times. Bad input and
@@ -34,7 +35,7 @@ func runEtcd(ctx context.Context, o Options) (*Report, error) {
 			"not enough free space: the check needs at least %d bytes (two WAL segments of %d bytes and the backend's file), %d are available",
 			need, SegmentBytes, free)}
 	}
-	rep := &Report{Schema: Schema, Check: "etcd", Status: "ok", StartedAt: time.Now().UTC(),
+	rep := &Report{Schema: Schema, Check: "etcd", Status: result.StatusOK, StartedAt: time.Now().UTC(),
 		Target: Target{Path: o.Target, Resolved: d.resolved, Filesystem: d.fsType, Device: d.dev}}
 	var runs []repeatStats
 	for i := 1; i <= o.Repeat; i++ {
@@ -45,12 +46,12 @@ func runEtcd(ctx context.Context, o Options) (*Report, error) {
 			err = rerr
 		}
 		if ctx.Err() != nil {
-			rep.Status, rep.Message = "interrupted", "interrupted: no verdict"
+			rep.Status, rep.Message = result.StatusInterrupted, "interrupted: no verdict"
 			runs = append(runs, st)
 			break
 		}
 		if err != nil {
-			rep.Status, rep.Message = "errors", err.Error()
+			rep.Status, rep.Message = result.StatusErrors, err.Error()
 			runs = append(runs, st)
 			break
 		}

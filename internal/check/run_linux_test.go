@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // entries lists a directory's names.
@@ -216,7 +217,7 @@ func TestRunEtcdShort(t *testing.T) {
 	dir := t.TempDir()
 	rep, err := runEtcd(context.Background(), Options{Target: dir, Duration: 400 * time.Millisecond, Repeat: 2, Backend: true})
 	require.NoError(t, err)
-	require.Equal(t, "ok", rep.Status, rep.Message)
+	require.Equal(t, result.StatusOK, rep.Status, rep.Message)
 	require.Empty(t, entries(t, dir))
 	require.Len(t, rep.Streams, 2)
 	wal, backend := rep.Streams[0], rep.Streams[1]
@@ -243,7 +244,7 @@ func TestRunEtcdShort(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, cancel)
 	rep, err = runEtcd(ctx, Options{Target: dir, Duration: time.Minute, Repeat: 1, Backend: true})
 	require.NoError(t, err)
-	require.Equal(t, "interrupted", rep.Status)
+	require.Equal(t, result.StatusInterrupted, rep.Status)
 	require.Nil(t, rep.Verdict)
 	require.Empty(t, rep.Next)
 	require.Empty(t, entries(t, dir))

@@ -85,7 +85,7 @@ func WriteText(w io.Writer, r *Report) error {
 	switch {
 	case r.Verdict != nil:
 		fmt.Fprintf(&b, "Check     %s: %s\n", r.Check, r.Verdict.Reason)
-	case r.Status == "interrupted":
+	case r.Status == result.StatusInterrupted:
 		fmt.Fprintf(&b, "Check     %s: interrupted, no verdict\n", r.Check)
 	default:
 		fmt.Fprintf(&b, "Check     %s: failed, no verdict: %s\n", r.Check, r.Message)

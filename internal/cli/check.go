@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ioprobe/ioprobe/internal/check"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // checkOptions are the flags of `ioprobe check NAME`.
@@ -141,7 +142,7 @@ func runCheck(ctx context.Context, g *globalOptions, c check.Check, o *checkOpti
 		fmt.Fprintf(g.stderr, "ioprobe: left %s: something else took the name of a file the check created, so it was not removed\n", l)
 	}
 	switch {
-	case rep.Status == "interrupted" || ctx.Err() != nil:
+	case rep.Status == result.StatusInterrupted || ctx.Err() != nil:
 		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the figures above are partial, no verdict")}
 	case rep.Verdict == nil:
 		return &exitError{code: ExitIOErrors, err: fmt.Errorf("check %s: %s (no verdict)", c.Name, rep.Message)}
