@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -93,32 +92,14 @@ func (d *checkDir) inspect() error {
 	}
 	d.fsType = fsName(int64(sfs.Type))
 	if d.fsType == "tmpfs" || d.fsType == "ramfs" {
-		return &target.SafetyError{Path: d.path, IDs: []target.RefusalID{target.RefuseBufferedFS},
-			Reason: fmt.Sprintf("%s is on %s: files there live in memory and fdatasync touches no storage, so the check would time RAM", d.resolved, d.fsType)}
+		return target.RefuseInMemory(d.path,
+			fmt.Sprintf("%s is on %s: files there live in memory and fdatasync touches no storage, so the check would time RAM", d.resolved, d.fsType))
 	}
-	if why := sharedDir(st); why != "" {
-		return &target.SafetyError{Path: d.path, Write: true,
-			Reason: fmt.Sprintf("the directory %s, so another user could swap the check's files; use a directory only you can write (or one with the sticky bit, chmod +t)", why)}
+	if err := target.RefuseSharedDirectory(d.path, d.fd); err != nil {
+		return err
 	}
 	d.dev = target.DeviceName(st.Dev)
 	return nil
-}
-
-// sharedDir says who else could rename or replace files in a directory
-// with stat st: "" when nobody but this user and root can.
-func sharedDir(st unix.Stat_t) string {
-	mode := st.Mode & 0o7777
-	switch {
-	case st.Uid != uint32(os.Geteuid()) && st.Uid != 0:
-		return fmt.Sprintf("belongs to another user (uid %d)", st.Uid)
-	case mode&unix.S_ISVTX != 0:
-		return ""
-	case mode&0o002 != 0:
-		return fmt.Sprintf("is writable by every user (mode %04o, not sticky)", mode)
-	case mode&0o020 != 0 && st.Gid != uint32(os.Getegid()):
-		return fmt.Sprintf("is writable by the users of group %d (mode %04o, not sticky)", st.Gid, mode)
-	}
-	return ""
 }
 
 // fsName names the filesystems a check is likely to meet, by statfs magic.
@@ -187,34 +168,6 @@ func sameName(dirfd int, name string, fd int) bool {
 		mine.Dev == there.Dev && mine.Ino == there.Ino
 }
 
-// errNotOurs marks a name that is no longer the file the check created.
-var errNotOurs = errors.New("no longer the file the check created")
-
-// removeIfSame unlinks name in dirfd only if it still is the file open as
-// fd, compared right before the unlink; otherwise it leaves it and says
-// what is there. A name already gone is not an error. (The daemon's
-// keep_files has its own, in internal/target: the two can become one.)
-func removeIfSame(dirfd int, name string, fd int) error {
-	var mine, there unix.Stat_t
-	if err := unix.Fstat(fd, &mine); err != nil {
-		return fmt.Errorf("fstat %s: %w", name, err)
-	}
-	err := unix.Fstatat(dirfd, name, &there, unix.AT_SYMLINK_NOFOLLOW)
-	if errors.Is(err, unix.ENOENT) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("fstatat %s: %w", name, err)
-	}
-	if mine.Dev != there.Dev || mine.Ino != there.Ino {
-		return fmt.Errorf("%s (inode %d, the check's was %d): %w", name, there.Ino, mine.Ino, errNotOurs)
-	}
-	if err := unix.Unlinkat(dirfd, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
-		return fmt.Errorf("unlink %s: %w", name, err)
-	}
-	return nil
-}
-
 // removeFiles removes every file created so far whose name is still that
 // file and closes them; it returns the paths it left because something
 // else had taken their names. The directory stays open.
@@ -222,8 +175,8 @@ func (d *checkDir) removeFiles() (left []string, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, f := range d.files {
-		if rerr := removeIfSame(d.fd, f.name, f.fd); rerr != nil {
-			if errors.Is(rerr, errNotOurs) {
+		if rerr := target.RemoveIfSame(d.fd, f.name, f.fd); rerr != nil {
+			if errors.Is(rerr, target.ErrNotSameFile) {
 				left = append(left, filepath.Join(d.resolved, f.name))
 			} else if err == nil {
 				err = rerr

@@ -59,6 +59,9 @@ func TestOpenCheckDirRefuses(t *testing.T) {
 	_, err = openCheckDir(shared)
 	require.ErrorContains(t, err, "is writable by every user (mode 0777, not sticky)")
 	require.True(t, target.IsBadInput(err))
+	var shse *target.SafetyError
+	require.ErrorAs(t, err, &shse)
+	require.Equal(t, []target.RefusalID{target.RefuseSharedDir}, shse.IDs, "the rule every file ioprobe writes is held to")
 	require.NoError(t, unix.Chmod(shared, 0o1777))
 	d, err := openCheckDir(shared)
 	require.NoError(t, err, "sticky, as /tmp: others cannot rename what the check made")
