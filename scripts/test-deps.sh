@@ -9,6 +9,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 have losetup   || need+=(util-linux)
 have flock     || need+=(util-linux)
 have mount     || need+=(mount)
+have umount    || need+=(mount)
 have mkfs.ext4 || need+=(e2fsprogs)
 have mke2fs    || need+=(e2fsprogs)
 have mkfs.ext2 || need+=(e2fsprogs)

@@ -10,14 +10,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/check"
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -43,23 +46,23 @@ func (s slowFlush) stat(t *testing.T) target.DiskStats {
 	return st
 }
 
-// newSlowFlush builds the device; everything is unmounted, detached and
-// stopped (by its pid) when the test ends.
+// newSlowFlush builds the device. One cleanup, registered before
+// anything is made, takes down whatever was made, in every path (a
+// failed step, a failed assertion, a test that ran out of time through
+// slowFlushCtx): the ext4 unmounted (lazily when busy), the loop device
+// detached, the FUSE mount unmounted and its process gone — stopped by
+// its pid when unmounting does not end it, so that no loop device is ever
+// left over a FUSE filesystem whose process died. The passthrough logs
+// to a file, not to a pipe of this process: were the test binary killed,
+// a write to a closed pipe must not kill the passthrough under the
+// mounts; and it has its own process group, so that a Ctrl-C to go test
+// does not either.
 func newSlowFlush(t *testing.T) slowFlush {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: FUSE mount, loop device, mount")
-	}
-	for _, tool := range []string{"losetup", "mkfs.ext4", "mount", "umount", "fio"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (scripts/test-deps.sh installs it)", tool)
-		}
-	}
-	if err := exec.Command("/usr/bin/python3", "-c", "import fusepy").Run(); err != nil {
-		t.Skip("Debian's python3-fusepy is not installed (scripts/test-deps.sh installs it)")
-	}
+	testdeps.Need(t, testdeps.Root, testdeps.LoopDevices, testdeps.DebianPython, testdeps.PythonModule("fusepy"),
+		testdeps.Tool("mkfs.ext4"), testdeps.Tool("mount"), testdeps.Tool("umount"), testdeps.Tool("fio"))
 	if _, err := os.Stat("/dev/fuse"); err != nil {
-		t.Skip("no /dev/fuse here")
+		t.Skipf("no /dev/fuse: %v", err) //hygiene:skip a kernel without FUSE; no package gives it
 	}
 	base := t.TempDir()
 	root, fuseMnt, mnt := filepath.Join(base, "root"), filepath.Join(base, "fuse"), filepath.Join(base, "ext4")
@@ -68,56 +71,145 @@ func newSlowFlush(t *testing.T) slowFlush {
 	}
 	s := slowFlush{mnt: mnt, delay: filepath.Join(base, "delay")}
 	s.setDelay(t, 0)
+	const imgName = "ioprobe-slowflush.img"
+	img := filepath.Join(fuseMnt, imgName)
 
-	script, err := filepath.Abs(filepath.Join("testdata", "slowflush.py"))
-	require.NoError(t, err)
-	fuse := exec.Command("/usr/bin/python3", script, root, fuseMnt, s.delay)
-	var fuseLog strings.Builder
-	fuse.Stdout, fuse.Stderr = &fuseLog, &fuseLog
-	require.NoError(t, fuse.Start())
-	exited := make(chan struct{})
-	go func() { _ = fuse.Wait(); close(exited) }()
+	var (
+		fuse         *exec.Cmd
+		exited       = make(chan struct{})
+		fuseLog      = filepath.Join(base, "slowflush.log")
+		dev          string
+		ext4, fuseUp bool
+	)
+	run := func(name string, args ...string) error {
+		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	unmount := func(dir string) {
+		if err := run("umount", dir); err != nil {
+			t.Errorf("%v; unmounting it lazily", err)
+			if err := run("umount", "-l", dir); err != nil {
+				t.Errorf("%v", err)
+			}
+		}
+	}
+	// loopOverImage reports whether the loop device still backs the
+	// image (its number may back another's file by now). Once the FUSE
+	// mount is detached lazily the kernel names the file from the
+	// detached mount's root: the name is what is left to go by.
+	loopOverImage := func() bool {
+		b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file"))
+		name := strings.TrimSpace(string(b))
+		return dev != "" && err == nil && (name == img || filepath.Base(name) == imgName)
+	}
 	t.Cleanup(func() {
-		if out, err := exec.Command("umount", fuseMnt).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", fuseMnt, err, out)
+		if ext4 {
+			unmount(mnt) // lazily when busy: the loop device stays in use until its holder lets go
+		}
+		if dev != "" {
+			// A loop device still in use is detached when its last user
+			// closes it (the kernel's autoclear).
+			if err := run("losetup", "-d", dev); err != nil {
+				t.Errorf("%v", err)
+			}
+		}
+		if fuse == nil {
+			return
+		}
+		if fuseUp {
+			if err := run("umount", fuseMnt); err != nil {
+				// Busy: the loop device still reads the image through it.
+				// Detach the mount and leave the passthrough serving: it
+				// ends on its own once the last user lets go. Stopping it
+				// now would leave a loop device over a dead FUSE file.
+				t.Errorf("%v; unmounting it lazily, the passthrough (pid %d) ends when its last user lets go", err, fuse.Process.Pid)
+				if err := run("umount", "-l", fuseMnt); err != nil {
+					t.Errorf("%v", err)
+				}
+			}
 		}
 		select {
 		case <-exited:
 		case <-time.After(10 * time.Second):
-			_ = fuse.Process.Kill() // ours, by its pid
+			if loopOverImage() {
+				t.Errorf("the FUSE passthrough (pid %d) still serves %s over its image: left running, it ends when the device is let go", fuse.Process.Pid, dev)
+				break
+			}
+			t.Errorf("the FUSE passthrough (pid %d) did not stop when unmounted: stopping it by its pid", fuse.Process.Pid)
+			_ = fuse.Process.Kill() // ours, by its pid; nothing reads through it any more
 			<-exited
-			t.Errorf("the FUSE passthrough did not stop when unmounted: %s", fuseLog.String())
+		}
+		if b, err := os.ReadFile(fuseLog); err == nil && len(b) > 0 {
+			t.Logf("the FUSE passthrough said: %s", b)
+		}
+		if loopOverImage() {
+			t.Errorf("%s is left over %s", dev, img)
+		}
+		for _, d := range []string{mnt, fuseMnt} {
+			if mounted(d, base) {
+				t.Errorf("%s is still mounted", d)
+			}
 		}
 	})
-	require.Eventually(t, func() bool {
-		var a, b unix.Stat_t
-		return unix.Stat(fuseMnt, &a) == nil && unix.Stat(base, &b) == nil && a.Dev != b.Dev
-	}, 30*time.Second, 20*time.Millisecond, "the FUSE passthrough never mounted: %s", &fuseLog)
 
-	img := filepath.Join(fuseMnt, "disk.img")
+	script, err := filepath.Abs(filepath.Join("testdata", "slowflush.py"))
+	require.NoError(t, err)
+	logf, err := os.Create(fuseLog)
+	require.NoError(t, err)
+	defer logf.Close() // the passthrough has its own descriptor
+	fuse = exec.Command("/usr/bin/python3", script, root, fuseMnt, s.delay)
+	fuse.Stdout, fuse.Stderr = logf, logf
+	fuse.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, fuse.Start())
+	go func() { _ = fuse.Wait(); close(exited) }()
+	fuseUp = true // from here the cleanup unmounts it (a mount not yet made fails to, and says so)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		select {
+		case <-exited:
+			require.Fail(c, "the FUSE passthrough exited")
+		default:
+		}
+		assert.True(c, mounted(fuseMnt, base), "mounted")
+	}, 30*time.Second, 20*time.Millisecond, "the FUSE passthrough never mounted (log in %s)", fuseLog)
+
 	require.NoError(t, os.WriteFile(img, nil, 0o600))
 	require.NoError(t, os.Truncate(img, 512<<20))
 	// Buffered: the loop driver's direct I/O through FUSE fails.
 	out, err := exec.Command("losetup", "-f", "--show", img).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	dev := strings.TrimSpace(string(out))
+	dev = strings.TrimSpace(string(out))
 	s.dev = filepath.Base(dev)
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("detach %s: %v: %s", dev, err, out)
-		}
-	})
 	// Journaled (the default), with inode tables and journal written now:
 	// lazy initialisation would write them in the background, into the
 	// counters the test compares.
-	mustRun(t, "mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev)
-	mustRun(t, "mount", dev, mnt)
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", mnt, err, out)
-		}
-	})
+	require.NoError(t, run("mkfs.ext4", "-q", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev))
+	require.NoError(t, run("mount", dev, mnt))
+	ext4 = true
 	return s
+}
+
+// mounted reports whether dir is a mount point: on another device than
+// parent, the directory it was made in.
+func mounted(dir, parent string) bool {
+	var a, b unix.Stat_t
+	return unix.Stat(dir, &a) == nil && unix.Stat(parent, &b) == nil && a.Dev != b.Dev
+}
+
+// slowFlushCtx ends the tools' runs a minute before the test's deadline
+// (go test -timeout), so that a run that takes too long fails the test
+// and its cleanup still takes the device down: a test that panics on
+// the timeout runs no cleanup.
+func slowFlushCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-time.Minute))
+		t.Cleanup(cancel)
+	}
+	return ctx
 }
 
 // measured is one tool's run at one added delay.
@@ -134,10 +226,10 @@ type measured struct {
 
 // runRecipe runs etcd's community fio recipe in the directory, with the
 // loop device's counters read around it.
-func runRecipe(t *testing.T, s slowFlush, size string) measured {
+func runRecipe(t *testing.T, ctx context.Context, s slowFlush, size string) measured {
 	t.Helper()
 	before := s.stat(t)
-	cmd := exec.Command("fio", "--name=etcd", "--rw=write", "--ioengine=sync", "--fdatasync=1",
+	cmd := exec.CommandContext(ctx, "fio", "--name=etcd", "--rw=write", "--ioengine=sync", "--fdatasync=1",
 		"--directory="+s.mnt, "--size="+size, "--bs=2300", "--output-format=json")
 	out, err := cmd.Output()
 	require.NoError(t, err, "fio: %s", out)
@@ -170,12 +262,11 @@ func runRecipe(t *testing.T, s slowFlush, size string) measured {
 }
 
 // runCheck runs `ioprobe check etcd` in the directory, the same way.
-func runCheckEtcd(t *testing.T, s slowFlush, args ...string) measured {
+func runCheckEtcd(t *testing.T, ctx context.Context, s slowFlush, args ...string) measured {
 	t.Helper()
 	before := s.stat(t)
-	// ioprobe()'s two minutes are less than the full form's runs at +9 ms.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
+	// Not ioprobe(): its two minutes are less than the full form's runs at
+	// +9 ms; the test's deadline bounds it.
 	cmd := exec.CommandContext(ctx, binary, append([]string{"check", "etcd", "--target", s.mnt, "--output", "json"}, args...)...)
 	o := runCmd(t, cmd)
 	after := s.stat(t)
@@ -228,6 +319,7 @@ func median(xs []float64) float64 {
 func TestCheckEtcdAgreesWithRecipeOnSlowFlushes(t *testing.T) {
 	full := os.Getenv("IOPROBE_ETCD_SLOWFLUSH") == "full"
 	s := newSlowFlush(t)
+	ctx := slowFlushCtx(t)
 	delays, rounds, size, dur := []int{0, 5}, 1, "1m", 2*time.Second
 	if full {
 		delays, rounds, size = []int{0, 3, 5, 9}, 3, "22m"
@@ -244,8 +336,8 @@ func TestCheckEtcdAgreesWithRecipeOnSlowFlushes(t *testing.T) {
 		for _, delay := range delays {
 			s.setDelay(t, delay)
 			run := []func() measured{
-				func() measured { m := runRecipe(t, s, size); recipeTook[delay] = m.runtime; return m },
-				func() measured { return runCheckEtcd(t, s, "--duration", checkFor(delay), "--backend=false") },
+				func() measured { m := runRecipe(t, ctx, s, size); recipeTook[delay] = m.runtime; return m },
+				func() measured { return runCheckEtcd(t, ctx, s, "--duration", checkFor(delay), "--backend=false") },
 			}
 			if round%2 == 0 { // interleaved: neither always goes first (the recipe's runtime is known from round 1)
 				run[0], run[1] = run[1], run[0]

@@ -8,20 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/check"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
-
-// checkDoc decodes `check etcd --output json`, strictly.
-func checkDoc(t *testing.T, s string) check.Report {
-	t.Helper()
-	var r check.Report
-	decodeStrict(t, []byte(s), &r)
-	require.Equal(t, check.Schema, r.Schema)
-	return r
-}
 
 // TestCheckEtcdFailsOnSlowStorage: every fdatasync of the real binary is
 // delayed 20 ms by strace's fault injection, twice etcd's 10 ms threshold,
@@ -84,7 +76,16 @@ func TestCheckEtcdInterruptedHasNoVerdict(t *testing.T) {
 			m, _ := filepath.Glob(filepath.Join(dir, "*-backend.db")) // made last, before measuring
 			return len(m) == 1
 		}, time.Minute, 20*time.Millisecond, "the check never started")
-		time.Sleep(300 * time.Millisecond) // into the measured window (any moment will do)
+		// Into the measured window: the backend's first commit has grown
+		// its file past the four pages made before it.
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			m, err := filepath.Glob(filepath.Join(dir, "*-backend.db"))
+			require.NoError(c, err)
+			require.Len(c, m, 1)
+			st, err := os.Stat(m[0])
+			require.NoError(c, err)
+			assert.Greater(c, st.Size(), int64(4*check.PageBytes), "the first commit")
+		}, time.Minute, 20*time.Millisecond, "the check never committed")
 		require.NoError(t, b.cmd.Process.Signal(syscall.SIGINT))
 		require.Equal(t, 130, b.exitCode(t), b.errb.String())
 		require.Contains(t, b.errb.String(), "no verdict")
@@ -172,16 +173,4 @@ func TestCheckBadInput(t *testing.T) {
 		require.Contains(t, o.stderr, "fdatasync touches no storage")
 	}
 	require.Equal(t, []string{"file"}, entries(t, dir), "nothing created")
-}
-
-// entries lists a directory's names.
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
 }
