@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -290,4 +291,106 @@ func BenchmarkWALSave(b *testing.B) {
 	}
 	b.StopTimer()
 	_, _ = d.removeFiles()
+}
+
+// TestWALLayout: segment by segment, what etcd's wal.Save and wal.cut
+// leave on disk, for segment sizes that cut often, at a frame's edge and
+// rarely. The model, from etcd's code: a segment starts with the header
+// (a crc, the metadata and the hard-state record, each framed); a record
+// is written at the segment's end while the end is under the segment
+// size; the record that finds it at or past the size is written there
+// too, and the segment is cut — truncated at its end, so its size is
+// exactly its frames — and the next one, prepared whole, begins.
+func TestWALLayout(t *testing.T) {
+	header := []int{8, 32, 24}
+	headerBytes := 0
+	for _, n := range header {
+		headerBytes += 8 + n
+	}
+	for _, c := range []struct {
+		name    string
+		seg     int64
+		records int
+	}{
+		{"a cut every third record", 4096, 10},
+		{"the size a frame's end", int64(headerBytes + 5*FrameBytes), 12},
+		{"the size a byte past a frame's end", int64(headerBytes+5*FrameBytes) + 1, 12},
+		{"no cut", 1 << 20, 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// The model: each segment's record count.
+			perSeg := []int{0}
+			off := int64(headerBytes)
+			for i := 0; i < c.records; i++ {
+				perSeg[len(perSeg)-1]++
+				if off < c.seg {
+					off += FrameBytes
+					continue
+				}
+				perSeg = append(perSeg, 0)
+				off = int64(headerBytes)
+			}
+			cuts := len(perSeg) - 1
+
+			dir := t.TempDir()
+			d, err := openCheckDir(dir)
+			require.NoError(t, err)
+			defer d.close()
+			w, err := newWAL(d, 1, 0, c.seg)
+			require.NoError(t, err)
+			for i := 0; i < c.records; i++ {
+				require.NoError(t, w.save())
+			}
+			w.close()
+			require.Equal(t, uint64(cuts), w.cuts)
+			require.Equal(t, uint64(c.records), w.records)
+			require.Equal(t, uint64(c.records*FrameBytes+cuts*headerBytes), w.bytes, "every record and each new segment's header")
+			require.Equal(t, uint64(c.records+2*cuts), w.fsync.Count(), "a sync a record; a cut adds the header's and the directory's")
+			require.Equal(t, uint64(c.records+cuts), w.write.Count())
+
+			var index uint64
+			for seq, n := range perSeg {
+				name := d.name(fmt.Sprintf("-r1-%016x.wal", seq))
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				require.NoError(t, err, "segment %d", seq)
+				used := headerBytes + n*FrameBytes
+				if seq < cuts {
+					require.Len(t, b, used, "segment %d: cut at its end", seq)
+				} else {
+					require.Len(t, b, max(int(c.seg), used), "the last segment: preallocated, the size set (fallocate mode 0)")
+				}
+				// The header's frames, then the records', each an 8-byte
+				// length and what it says, the records in order.
+				p := 0
+				for _, h := range header {
+					require.Equal(t, uint64(h), binary.LittleEndian.Uint64(b[p:]), "segment %d: header at %d", seq, p)
+					p += 8 + h
+				}
+				for i := 0; i < n; i++ {
+					require.Equal(t, uint64(RecordBytes), binary.LittleEndian.Uint64(b[p:]), "segment %d: frame %d", seq, i)
+					require.Equal(t, index, binary.LittleEndian.Uint64(b[p+8:]), "segment %d: frame %d's entry", seq, i)
+					index++
+					p += FrameBytes
+				}
+				require.Equal(t, used, p)
+				if p+8 <= len(b) {
+					require.Zero(t, binary.LittleEndian.Uint64(b[p:]), "nothing after the last frame")
+				}
+			}
+			require.Equal(t, uint64(c.records), index)
+			tmps, err := filepath.Glob(filepath.Join(dir, d.prefix+"-r1-*.tmp"))
+			require.NoError(t, err)
+			require.Len(t, tmps, 1, "the pipeline keeps one segment prepared")
+			st, err := os.Stat(tmps[0])
+			require.NoError(t, err)
+			require.Equal(t, c.seg, st.Size())
+			_, err = os.Stat(filepath.Join(dir, d.name(fmt.Sprintf("-r1-%016x.wal", len(perSeg)))))
+			require.ErrorIs(t, err, os.ErrNotExist, "no segment past the model's")
+
+			left, err := d.removeFiles()
+			require.NoError(t, err)
+			require.Empty(t, left)
+			require.Empty(t, entries(t, dir))
+		})
+	}
 }
