@@ -9,6 +9,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 have losetup   || need+=(util-linux)
 have flock     || need+=(util-linux)
 have mount     || need+=(mount)
+have umount    || need+=(mount)
 have mkfs.ext4 || need+=(e2fsprogs)
 have mke2fs    || need+=(e2fsprogs)
 have mkfs.ext2 || need+=(e2fsprogs)
@@ -50,6 +51,10 @@ python3 -c 'import six' 2>/dev/null || need+=(python3-six)   # fio_jsonplus_clat
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || need+=(python3-matplotlib)
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
 /usr/bin/python3 -c 'import PIL' 2>/dev/null || need+=(python3-pil)
+# The etcd check's slow-flush device (test/check_slowflush_test.go): a FUSE
+# passthrough in Debian's Python (it mounts as root by mount(2) through
+# libfuse2, which python3-fusepy brings; no fusermount needed).
+/usr/bin/python3 -c 'import fusepy' 2>/dev/null || need+=(python3-fusepy)
 have node      || need+=(nodejs)
 have npm       || need+=(npm)
 # The differential test against libblkid (test/blkid_other_test.go): the

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/check"
@@ -17,50 +20,157 @@ import (
 // so whatever this machine's own latency the p99 cannot be under it: the
 // check must measure without error and fail with its documented code 3,
 // the numbers in the verdict, and leave no file behind in the directory.
+// fio's recipe and etcd itself fail such a disk too: the case where every
+// tool agrees. 10 s: at 20 ms an fdatasync, the WAL reaches the 300
+// samples a verdict needs; the backend's few dozen commits do not, and
+// the WAL's conclusive failure decides.
 func TestCheckEtcdFailsOnSlowStorage(t *testing.T) {
 	dir := t.TempDir()
 	o := underStrace(t, dir, []string{"fdatasync:delay_enter=20000"},
-		"check", "etcd", "--target", dir, "--duration", "1s", "--output", "json")
+		"check", "etcd", "--target", dir, "--duration", "10s", "--output", "json")
 	require.Equal(t, 3, o.code, "measured fine, fails the threshold: %s", o.stderr)
-	require.Contains(t, o.stderr, "check etcd failed: FAIL: 99th percentile of")
-	var doc struct {
-		Schema  string          `json:"schema"`
-		Verdict check.Verdict   `json:"verdict"`
-		Result  json.RawMessage `json:"result"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(o.stdout), &doc))
-	require.Equal(t, "ioprobe.check/v1", doc.Schema)
-	v := doc.Verdict
+	require.Contains(t, o.stderr, "check etcd failed: FAIL: WAL: 99th percentile of")
+	r := checkDoc(t, o.stdout)
+	require.Equal(t, result.StatusOK, r.Status)
+	require.NotNil(t, r.Verdict)
+	v := *r.Verdict
 	require.False(t, v.Pass)
+	require.Equal(t, check.Fail, v.Verdict)
 	require.Equal(t, "etcd", v.Check)
 	require.Equal(t, 0.010, v.Threshold)
 	require.GreaterOrEqual(t, v.Measured, 0.020, "every fdatasync took at least the injected 20 ms")
-	require.Positive(t, v.Samples)
-	r := decodeResult(t, string(doc.Result))
-	require.Equal(t, result.StatusOK, r.Status)
-	require.Equal(t, v.Samples, r.Summary.Sync.Ops)
-	require.Equal(t, 1, r.Workload.Fdatasync)
-	require.Equal(t, 1, r.Workload.QueueDepth)
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Empty(t, entries, "the check's file is removed")
+	require.GreaterOrEqual(t, v.Samples, uint64(check.MinSamples))
+	require.Len(t, r.Streams, 2)
+	wal := r.Streams[0]
+	require.Equal(t, v.Samples, wal.Samples)
+	require.Equal(t, wal.Samples, wal.Histogram.Count())
+	require.GreaterOrEqual(t, wal.Latency.Percentiles["50"], 0.020)
+	require.Less(t, wal.WriteLatency.Percentiles["50"], 0.020, "the write is not delayed: only the fdatasync is")
+	require.Equal(t, check.Inconclusive, r.Streams[1].Verdict.Verdict)
+	require.Empty(t, entries(t, dir), "the check's files are removed")
 }
 
-// TestCheckBadInput: no target, an unknown check, a bad duration: one
-// line, exit 2, nothing created.
+// TestCheckEtcdInconclusive: too few samples for a 99th percentile is no
+// verdict, whichever side of the threshold they are on: exit 2, the
+// number of samples and the minimum said.
+func TestCheckEtcdInconclusive(t *testing.T) {
+	dir := t.TempDir()
+	o := underStrace(t, dir, []string{"fdatasync:delay_enter=20000"},
+		"check", "etcd", "--target", dir, "--duration", "1s", "--backend=false")
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Regexp(t, `check etcd: INCONCLUSIVE: WAL: only \d+ fdatasyncs; a 99th percentile against etcd's 10 ms needs at least 300`, o.stderr)
+	require.Contains(t, o.stdout, "Verdict   wal: INCONCLUSIVE: only ")
+	require.NotContains(t, o.stdout, "FAIL")
+	require.NotContains(t, o.stdout, "PASS")
+	require.Empty(t, entries(t, dir))
+}
+
+// TestCheckEtcdInterruptedHasNoVerdict: SIGINT while measuring gives the
+// partial figures and no verdict in either output, exit 130, no file
+// left.
+func TestCheckEtcdInterruptedHasNoVerdict(t *testing.T) {
+	for _, output := range []string{"json", "text"} {
+		dir := t.TempDir()
+		b := startBackground(t, "check", "etcd", "--target", dir, "--duration", "1h", "--output", output)
+		require.Eventually(t, func() bool {
+			m, _ := filepath.Glob(filepath.Join(dir, "*-backend.db")) // made last, before measuring
+			return len(m) == 1
+		}, time.Minute, 20*time.Millisecond, "the check never started")
+		// Into the measured window: the backend's first commit has grown
+		// its file past the four pages made before it.
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			m, err := filepath.Glob(filepath.Join(dir, "*-backend.db"))
+			require.NoError(c, err)
+			require.Len(c, m, 1)
+			st, err := os.Stat(m[0])
+			require.NoError(c, err)
+			assert.Greater(c, st.Size(), int64(4*check.PageBytes), "the first commit")
+		}, time.Minute, 20*time.Millisecond, "the check never committed")
+		require.NoError(t, b.cmd.Process.Signal(syscall.SIGINT))
+		require.Equal(t, 130, b.exitCode(t), b.errb.String())
+		require.Contains(t, b.errb.String(), "no verdict")
+		out := b.out.String()
+		if output == "json" {
+			var raw map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal([]byte(out), &raw))
+			require.NotContains(t, raw, "verdict")
+			r := checkDoc(t, out)
+			require.Equal(t, result.StatusInterrupted, r.Status)
+			require.NotContains(t, out, `"pass"`)
+		} else {
+			require.Contains(t, out, "Check     etcd: interrupted, no verdict")
+			require.NotContains(t, out, "PASS")
+			require.NotContains(t, out, "FAIL")
+			require.NotContains(t, out, "\nVerdict ")
+		}
+		require.Empty(t, entries(t, dir))
+	}
+}
+
+// TestCheckEtcdNeverRemovesAReplacedFile: a file renamed onto the check's
+// WAL segment while it runs is not the check's file: it stays, with its
+// content, and the check says so.
+func TestCheckEtcdNeverRemovesAReplacedFile(t *testing.T) {
+	dir := t.TempDir()
+	b := startBackground(t, "check", "etcd", "--target", dir, "--duration", "2s", "--backend=false", "--output", "json")
+	var seg string
+	require.Eventually(t, func() bool {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.wal"))
+		if len(m) == 1 {
+			seg = m[0]
+		}
+		return seg != ""
+	}, time.Minute, 10*time.Millisecond, "the check never made its segment")
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("a user's file"), 0o600))
+	require.NoError(t, os.Rename(victim, seg))
+	code := b.exitCode(t)
+	require.NotEqual(t, 1, code, b.errb.String())
+	require.NotEqual(t, 130, code)
+	got, err := os.ReadFile(seg)
+	require.NoError(t, err, "the file renamed onto the check's was deleted")
+	require.Equal(t, "a user's file", string(got))
+	require.Contains(t, b.errb.String(), "ioprobe: left "+seg+": something else took the name of a file the check created")
+	r := checkDoc(t, b.out.String())
+	require.Equal(t, []string{seg}, r.Left)
+	require.Equal(t, []string{filepath.Base(seg)}, entries(t, dir), "its other files are gone")
+}
+
+// TestCheckBadInput: no target, a missing directory (with or without a
+// trailing slash), a file, an unknown check, bad flags: one line, exit 2,
+// nothing created.
 func TestCheckBadInput(t *testing.T) {
 	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	missing := filepath.Join(dir, "etcd")
 	for _, args := range [][]string{
 		{"check", "etcd"},
 		{"check", "postgres", "--target", dir},
+		{"check", "etcd", "--target", missing},
+		{"check", "etcd", "--target", missing + "/"},
+		{"check", "etcd", "--target", filepath.Join(missing, "member") + "/"},
+		{"check", "etcd", "--target", file},
+		{"check", "etcd", "--target", file + "/"},
+		{"check", "etcd", "--target", "/dev/null"},
 		{"check", "etcd", "--target", dir, "--duration", "0s"},
 		{"check", "etcd", "--target", dir, "--output", "csv"},
+		{"check", "etcd", "--target", dir, "--repeat", "0"},
+		{"check", "etcd", "--target", dir, "--rate", "-1"},
+		{"check", "etcd", "--target", dir, "--rate", "NaN"},
+		{"check", "etcd", "--target", dir, "--rate", "10", "--duration", "10s"},
 	} {
 		o := ioprobe(t, dir, args...)
 		require.Equal(t, 2, o.code, "%v: %s", args, o.stderr)
 		require.NotContains(t, o.stderr[:len(o.stderr)-1], "\n", "one line")
+		require.Empty(t, o.stdout, "%v", args)
 	}
-	entries, err := filepath.Glob(filepath.Join(dir, "*"))
-	require.NoError(t, err)
-	require.Empty(t, entries)
+	o := ioprobe(t, dir, "check", "etcd", "--target", missing+"/")
+	require.Contains(t, o.stderr, "no such directory")
+	o = ioprobe(t, dir, "check", "etcd", "--target", "/dev/shm")
+	if _, err := os.Stat("/dev/shm"); err == nil {
+		require.Equal(t, 2, o.code)
+		require.Contains(t, o.stderr, "fdatasync touches no storage")
+	}
+	require.Equal(t, []string{"file"}, entries(t, dir), "nothing created")
 }

@@ -5,38 +5,34 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"math"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ioprobe/ioprobe/internal/check"
-	"github.com/ioprobe/ioprobe/internal/report"
-	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/result"
-	"github.com/ioprobe/ioprobe/pkg/workload"
 )
-
-// CheckSchema names the JSON document of `ioprobe check NAME --output json`.
-const CheckSchema = "ioprobe.check/v1"
 
 // checkOptions are the flags of `ioprobe check NAME`.
 type checkOptions struct {
-	target           string
-	duration         time.Duration
-	output           string
-	allowDestructive bool
+	target   string
+	duration time.Duration
+	output   string
+	repeat   int
+	rate     float64
+	backend  bool
 }
 
 func newCheckCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check NAME",
-		Short: "Judge a storage against a published threshold (exit 0 pass, 3 fail)",
+		Short: "Judge a storage against a published threshold (exit 0 pass, 3 fail, 2 inconclusive)",
 		Long: `ioprobe check runs one named workload that answers one question about a
 storage, and judges the result against the threshold its source publishes.
 Exit status: 0 the storage passes, 3 it was measured fine but fails the
-threshold, 1 I/O failed, 2 bad input, 130 interrupted.`,
+threshold, 2 bad input or an inconclusive verdict (too few samples), 1 I/O
+failed, 130 interrupted (no verdict).`,
 		Args: cobra.ArbitraryArgs, // an unknown name is bad input (exit 2), said below
 		// "check foo --target X" names the unknown check, not the flag
 		// that only the known checks have.
@@ -68,83 +64,92 @@ func checkNames() string {
 func newCheckSubcommand(g *globalOptions, c check.Check) *cobra.Command {
 	o := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   c.Name + " --target PATH",
+		Use:   c.Name + " --target DIR",
 		Short: c.Short,
-		Long:  c.Short + "\n\nWorkload and threshold: " + c.Source + ".",
-		Example: "  ioprobe check " + c.Name + " --target /var/lib/etcd     # a directory: a file is created in it and removed after\n" +
-			"  ioprobe check " + c.Name + " --target /data/probe.dat --output json",
+		Long:  c.Short + "\n\n" + c.Long + "\n\nThresholds and workload: " + c.Source + ".",
+		Example: "  ioprobe check " + c.Name + " --target /var/lib/etcd              # the directory etcd uses (it must exist)\n" +
+			"  ioprobe check " + c.Name + " --target /var/lib/etcd --repeat 3   # three runs: the verdict on all, the spread between them\n" +
+			"  ioprobe check " + c.Name + " --target /var/lib/etcd --rate 100   # beside a live etcd: at most 100 appends a second\n" +
+			"  ioprobe check " + c.Name + " --target /data --output json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runCheck(cmd.Context(), g, c, o)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.target, "target", "", "a directory on the storage to judge (a file is created in it and removed after), or a file or device")
-	fs.DurationVar(&o.duration, "duration", c.DefaultDuration, "measured run time (long enough for a stable 99th percentile)")
-	fs.StringVarP(&o.output, "output", "o", "text", "text (the run's report and the verdict) or json ("+CheckSchema+")")
-	fs.BoolVar(&o.allowDestructive, "allow-destructive", false, "allow writes to a block device or an existing file that ioprobe did not create")
+	fs.StringVar(&o.target, "target", "", "an existing directory on the storage to judge: the check's files are made in it and removed after")
+	fs.DurationVar(&o.duration, "duration", c.DefaultDuration, "measured time of each run (long enough for 300 samples in every stream)")
+	fs.IntVar(&o.repeat, "repeat", 1, "runs, one after another: the verdict rests on all of them, and the report gives each run's figure (the spread)")
+	fs.Float64Var(&o.rate, "rate", 0, "at most this many WAL appends (each a write and an fdatasync) a second; 0: a closed loop, as fast as the storage answers")
+	fs.BoolVar(&o.backend, "backend", true, "run etcd's backend commits beside the WAL, as etcd does (--backend=false: the WAL alone, as the fio recipe)")
+	fs.StringVarP(&o.output, "output", "o", "text", "text (the figures and the verdict) or json ("+check.Schema+")")
 	return cmd
 }
 
-// checkDocument is the JSON output: the verdict and the run behind it.
-type checkDocument struct {
-	Schema  string         `json:"schema"`
-	Verdict check.Verdict  `json:"verdict"`
-	Result  *result.Result `json:"result"`
+func (o *checkOptions) validate(c check.Check) error {
+	switch {
+	case o.output != "text" && o.output != "json":
+		return usagef("--output %q: want text or json", o.output)
+	case o.target == "":
+		return usagef("--target is required: an existing directory on the storage to judge")
+	case o.duration <= 0:
+		return usagef("--duration %v: want a positive duration", o.duration)
+	case o.repeat < 1 || o.repeat > 100:
+		return usagef("--repeat %d: want 1 to 100 runs", o.repeat)
+	case math.IsNaN(o.rate) || math.IsInf(o.rate, 0) || o.rate < 0:
+		return usagef("--rate %v: want 0 (no limit) or a positive number of appends a second", o.rate)
+	case o.rate > 0 && o.rate*o.duration.Seconds() < check.MinSamples:
+		return usagef("--rate %g for --duration %v allows at most %.0f appends, fewer than the %d samples a verdict needs: raise one of them",
+			o.rate, o.duration, math.Floor(o.rate*o.duration.Seconds()), check.MinSamples)
+	}
+	return nil
 }
 
 func runCheck(ctx context.Context, g *globalOptions, c check.Check, o *checkOptions) error {
-	if o.output != "text" && o.output != "json" {
-		return usagef("--output %q: want text or json", o.output)
-	}
-	if o.target == "" {
-		return usagef("--target is required: a directory (or file) on the storage to judge")
-	}
-	spec := c.Spec(o.duration)
-	spec.Ramp = 0
-	if err := spec.Validate(); err != nil {
+	if err := o.validate(c); err != nil {
 		return err
 	}
-	path, temporary := o.target, false
-	if st, err := os.Stat(o.target); err == nil && st.IsDir() {
-		path, temporary = filepath.Join(o.target, "ioprobe-check-"+c.Name+".dat"), true
-	}
-	var pr *progress
+	opts := check.Options{Target: o.target, Duration: o.duration, Repeat: o.repeat, Rate: o.rate, Backend: o.backend}
 	if g.stderrTTY {
-		pr = newProgress(g.stderr)
+		pr := newProgress(g.stderr)
 		defer pr.clear()
-	}
-	settings := suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: 1, Interval: time.Second, Engines: g.engines}
-	res, err := measure(ctx, settings.Plan(suiterun.Unit{Point: workload.SuitePoint{Specs: []workload.Spec{spec}}, Targets: []string{path}}), pr)
-	if temporary && res != nil && len(res.Targets) == 1 && res.Targets[0].Created {
-		_ = os.Remove(path) // ours: made for this check
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return &exitError{code: ExitInterrupted, err: errors.New("interrupted while preparing")}
+		opts.Progress = func(p check.Progress) {
+			run := ""
+			if p.Repeats > 1 {
+				run = fmt.Sprintf(" [%d/%d]", p.Repeat, p.Repeats)
+			}
+			line := fmt.Sprintf("check %s%s %ds/%ds  WAL %d appends", c.Name, run, int(p.Elapsed.Seconds()), int(p.Duration.Seconds()), p.Samples[0])
+			if o.backend {
+				line += fmt.Sprintf("  backend %d commits", p.Samples[1])
+			}
+			pr.line(line)
 		}
+	}
+	rep, err := c.Run(ctx, opts)
+	if err != nil {
 		return err
 	}
-	v := c.Judge(res)
 	if o.output == "json" {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(checkDocument{Schema: CheckSchema, Verdict: v, Result: res}); err != nil {
+		if err := enc.Encode(rep); err != nil {
 			return err
 		}
-	} else {
-		if err := report.WriteText(g.stdout, res); err != nil {
-			return err
-		}
-		fmt.Fprintf(g.stdout, "\nCheck     %s: %s\n", c.Name, v.Reason)
+	} else if err := check.WriteText(g.stdout, rep); err != nil {
+		return err
+	}
+	for _, l := range rep.Left {
+		fmt.Fprintf(g.stderr, "ioprobe: left %s: something else took the name of a file the check created, so it was not removed\n", l)
 	}
 	switch {
-	case ctx.Err() != nil:
-		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the result above is partial, no verdict")}
-	case res.Status == result.StatusErrors:
-		return &exitError{code: ExitIOErrors, err: errors.New(res.Message)}
-	case !v.Pass:
-		return &exitError{code: ExitCheckFailed, err: fmt.Errorf("check %s failed: %s", c.Name, v.Reason)}
+	case rep.Status == result.StatusInterrupted || ctx.Err() != nil:
+		return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the figures above are partial, no verdict")}
+	case rep.Verdict == nil:
+		return &exitError{code: ExitIOErrors, err: fmt.Errorf("check %s: %s (no verdict)", c.Name, rep.Message)}
+	case rep.Verdict.Verdict == check.Inconclusive:
+		return &exitError{code: ExitBadInput, err: fmt.Errorf("check %s: %s", c.Name, rep.Verdict.Reason)}
+	case !rep.Verdict.Pass:
+		return &exitError{code: ExitCheckFailed, err: fmt.Errorf("check %s failed: %s", c.Name, rep.Verdict.Reason)}
 	}
 	return nil
 }

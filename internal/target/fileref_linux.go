@@ -271,6 +271,22 @@ func (r *fileRef) checkDirSafe() error {
 	return nil
 }
 
+// RefuseSharedDirectory refuses the directory open as dirfd (given as
+// path) when others could replace the files ioprobe creates in it, by the
+// rule every file ioprobe writes is held to (see checkDirSafe); nil when
+// only this user and root can.
+func RefuseSharedDirectory(path string, dirfd int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(dirfd, &st); err != nil {
+		return &InputError{Path: path, Msg: "cannot stat the directory", Err: err}
+	}
+	if why := dirUnsafe(st, uint32(os.Geteuid()), inGroup); why != "" {
+		return refusal(path, true, because(RefuseSharedDir,
+			fmt.Sprintf("the directory %s, so another user could swap the files ioprobe creates there; use a directory only you can write (or one with the sticky bit, chmod +t)", why)))
+	}
+	return nil
+}
+
 // dirUnsafe says who else can replace files in a directory with stat st,
 // for a process of effective uid euid in the groups member says; "" when
 // nobody can.

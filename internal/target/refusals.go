@@ -78,6 +78,13 @@ type finding struct {
 
 func because(id RefusalID, text string) finding { return finding{id: id, text: text} }
 
+// RefuseInMemory refuses a target on a filesystem in memory (tmpfs,
+// ramfs) for a check of its own that found it there: text says what was
+// found. Made as every other refusal (RefuseBufferedFS, its override).
+func RefuseInMemory(path, text string) *SafetyError {
+	return refusal(path, false, because(RefuseBufferedFS, text))
+}
+
 // refusal is the only maker of a SafetyError: the override comes from the
 // list, and is offered only when it lifts every reason found.
 func refusal(path string, write bool, fs ...finding) *SafetyError {
