@@ -71,8 +71,10 @@ func TestCountsAndTimeAgreeWithDiskstats(t *testing.T) {
 	require.InDelta(t, float64(kernelN), float64(seen), float64(kernelN)/100+1, "the programs see the kernel's completions")
 	require.InDelta(t, float64(ks.ReadOps), float64(h.Read.Count()), float64(ks.ReadOps)/100+1)
 	require.InDelta(t, float64(ks.WriteOps), float64(h.Write.Count()), float64(ks.WriteOps)/100+1)
-	require.Equal(t, ks.ReadBytes(), rs[0].ReadBytes)
-	require.Equal(t, ks.WriteBytes(), rs[0].WriteBytes)
+	// Bytes as the counts: a request may be missed at the edges of the
+	// window (1 of 5,000 seen on a loaded machine), never more than 1%.
+	require.InDelta(t, float64(ks.ReadBytes()), float64(rs[0].ReadBytes), float64(ks.ReadBytes())/100+1)
+	require.InDelta(t, float64(ks.WriteBytes()), float64(rs[0].WriteBytes), float64(ks.WriteBytes())/100+1)
 
 	kernelMs := float64(ks.ReadTicks+ks.WriteTicks) / float64(ks.ReadOps+ks.WriteOps)
 	oursNs := float64(h.Read.Sum()+h.Write.Sum()+h.QueueRead.Sum()+h.QueueWrite.Sum()) / float64(h.Read.Count()+h.Write.Count())
