@@ -66,7 +66,11 @@ type ring struct {
 // newRing sets up a ring with at least entries submission slots (and twice
 // as many completion slots: the kernel's default), asking for every optional
 // flag and dropping them one by one while the kernel says EINVAL.
-func newRing(entries uint32) (*ring, error) {
+func newRing(entries uint32) (*ring, error) { return newRingWithout(entries, 0) }
+
+// newRingWithout is newRing without asking for the optional flags in
+// without.
+func newRingWithout(entries, without uint32) (*ring, error) {
 	if entries == 0 || entries > maxEntries {
 		return nil, fmt.Errorf("io_uring: %d queue entries (queue depth × targets) is outside 1..%d", entries, maxEntries)
 	}
@@ -74,6 +78,7 @@ func newRing(entries uint32) (*ring, error) {
 	for _, f := range optionalFlags {
 		flags |= f.flag
 	}
+	flags &^= without
 	dropped := 0
 	for {
 		p := params{flags: flags}
@@ -183,6 +188,47 @@ func (r *ring) submitAndWait(minComplete uint32, timeoutNs int64) (int, unix.Err
 	w.arg = geteventsArg{ts: uint64(uintptr(unsafe.Pointer(&w.ts)))}
 	return sysEnter(r.fd, toSubmit, minComplete, enterGetEvents|enterExtArg, unsafe.Pointer(&w.arg), unsafe.Sizeof(w.arg))
 }
+
+// briefWait bounds the first wait of a paced ring for its completions (see
+// submitAndWaitBrief): what its goroutine may hold its processor without
+// telling the scheduler, as a goroutine may compute for that long.
+const briefWait = 1_000_000 // ns
+
+// submitAndWaitBrief is submitAndWait without a timeout for a paced ring:
+// it submits and waits up to briefWait through RawSyscall, then, when the
+// completions have not come, goes on waiting through the runtime's syscall
+// entry as submitAndWait does. It returns 0 or an errno.
+//
+// Why: a paced ring's goroutine comes back from a sleep in the poller,
+// where every processor was idle and the runtime's sysmon thread asleep;
+// the runtime's syscall entry wakes sysmon, which then polls every 20 µs
+// until the processors are idle again: four or five more context switches
+// per I/O of a 20 IOPS canary. RawSyscall does not tell the scheduler that
+// the thread may block, so it is used only for a wait that cannot last:
+// the kernel ends it after briefWait, a signal (the runtime's preemption,
+// a stop-the-world) ends it at once, and meanwhile the goroutine holds its
+// processor as if it computed, for at most a millisecond.
+func (r *ring) submitAndWaitBrief(minComplete uint32) unix.Errno {
+	r.publish()
+	w := &r.wait
+	w.ts = unix.NsecToTimespec(briefWait)
+	w.arg = geteventsArg{ts: uint64(uintptr(unsafe.Pointer(&w.ts)))}
+	_, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.unsubmitted()), uintptr(minComplete),
+		enterGetEvents|enterExtArg, uintptr(unsafe.Pointer(&w.arg)), unsafe.Sizeof(w.arg))
+	switch errno {
+	case 0, unix.ETIME, unix.EINTR:
+	default:
+		return errno
+	}
+	if r.completions() >= minComplete {
+		return 0
+	}
+	_, errno = sysEnter(r.fd, r.unsubmitted(), minComplete, enterGetEvents, nil, 0)
+	return errno
+}
+
+// completions is the number of CQEs posted and not yet reaped.
+func (r *ring) completions() uint32 { return atomic.LoadUint32(r.cqTail) - r.cqHeadLocal }
 
 // registerBuffers registers iovs as fixed buffers 0..len(iovs)-1.
 func (r *ring) registerBuffers(iovs []unix.Iovec) error {

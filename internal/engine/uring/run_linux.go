@@ -49,6 +49,10 @@ type loop struct {
 	writeOp  uint8
 	sqeFlags uint8
 	pacer    engine.Pacer
+	// sleep: a paced ring with nothing in flight waits for its next slot
+	// here, in the runtime's poller, not in io_uring_enter (see
+	// engine.Sleeper); nil when unpaced.
+	sleep *engine.Sleeper
 
 	// Submission, as fio does it (iodepth_batch_submit,
 	// iodepth_batch_complete_min and _max): at most batchMax I/Os go to
@@ -91,6 +95,15 @@ type loop struct {
 	spent bool
 }
 
+// pacedFlags are the setup flags a paced ring goes without, so that its
+// goroutine need not be locked to a thread. Without DEFER_TASKRUN the
+// kernel posts a completion from task work on the submitting thread; a
+// paced ring's I/Os are submitted and waited for in one io_uring_enter
+// when it has nothing else in flight (its idle passes sleep in the
+// poller), so that thread is the waiting one. With several in flight, the
+// completions that land while the loop reaps are stamped as reap says.
+const pacedFlags = setupSingleIssuer | setupDeferTaskrun
+
 // flushTag marks a CQE's user_data as a flush's (the low bits are the
 // target's index); a slot's user_data is below it.
 const flushTag = uint64(1) << 32
@@ -101,12 +114,20 @@ func (e *Engine) Run(w *engine.Worker) error {
 		return fmt.Errorf("uring: %w", err)
 	}
 	// The ring is set up with SINGLE_ISSUER and DEFER_TASKRUN: every
-	// io_uring_enter must come from the thread that created it.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	// io_uring_enter must come from the thread that created it. A paced
+	// ring is not (see pacedFlags): its goroutine sleeps in the poller
+	// between I/Os, and a goroutine locked to its thread hands its
+	// processor to another thread and back at every sleep.
+	if !w.Paced() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	l, err := newLoop(w)
 	if err != nil {
 		return fmt.Errorf("uring: worker %d: %w", w.ID, err)
+	}
+	if l.sleep != nil {
+		defer l.sleep.Close()
 	}
 	w.WaitStart()
 	runErr := l.run()
@@ -125,7 +146,11 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("nothing to do: queue depth %d, %d targets", w.QueueDepth, len(w.Targets))
 	}
-	r, err := newRing(uint32(n))
+	var without uint32
+	if w.Paced() {
+		without = pacedFlags
+	}
+	r, err := newRingWithout(uint32(n), without)
 	if err != nil {
 		return nil, err
 	}
@@ -151,10 +176,16 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	for _, ln := range w.Spec.Normalized() {
 		l.delays = l.delays || ln.DelayMs > 0
 	}
+	if l.pacer.Paced() {
+		l.sleep = w.Ctl.NewSleeper()
+	}
 	fds := make([]int32, len(w.Targets))
 	for t, tgt := range w.Targets {
 		gen, err := w.Generator(t, 0)
 		if err != nil {
+			if l.sleep != nil {
+				l.sleep.Close()
+			}
 			r.close()
 			return nil, err
 		}
@@ -213,6 +244,14 @@ func (l *loop) run() error {
 		if len(l.free) == len(l.slots) && !l.flushInFlight && waitNs == 0 {
 			return nil // stopped, and nothing in flight
 		}
+		if waitNs > 0 && l.sleep != nil && l.idle() {
+			// Nothing in flight, nothing prepared: only the pacer's
+			// slot (or a delay) to wait for. Until returns false on a
+			// stop, which the next pass sees.
+			l.sleep.Until(engine.Nanotime() + waitNs)
+			y = engine.Yielder{} // it has just been through the scheduler
+			continue
+		}
 		minComplete := l.waitFor()
 		if minComplete == 0 {
 			waitNs = 0 // completions in hand, or polling: do not sleep
@@ -226,7 +265,13 @@ func (l *loop) run() error {
 			l.flushT0 = t0
 		}
 		l.batch = l.batch[:0]
-		_, errno := l.r.submitAndWait(minComplete, waitNs)
+		var errno unix.Errno
+		if l.sleep != nil && waitNs == 0 && minComplete > 0 {
+			// Paced, waiting for completions only: see briefWait.
+			errno = l.r.submitAndWaitBrief(minComplete)
+		} else {
+			_, errno = l.r.submitAndWait(minComplete, min(waitNs, maxWait))
+		}
 		t1 := engine.Nanotime()
 		switch errno {
 		case 0, unix.EINTR, unix.ETIME, unix.EAGAIN, unix.EBUSY:
@@ -316,8 +361,19 @@ func (l *loop) submit() {
 	}
 }
 
+// idle reports whether the ring has nothing in flight and nothing
+// prepared: every slot free but the one a delay holds, no flush, no
+// completed slot waiting to be released.
+func (l *loop) idle() bool {
+	free := len(l.free)
+	if l.held >= 0 {
+		free++
+	}
+	return free == len(l.slots) && !l.flushInFlight && len(l.batch) == 0 && len(l.ready) == 0
+}
+
 // fill prepares an I/O in every free slot the pacer allows. It returns how
-// long to wait for the pacer (bounded by maxWait), or 0.
+// long to wait for the pacer (or a delay), or 0.
 func (l *loop) fill() int64 {
 	if l.flushDue >= 0 {
 		if !l.flushInFlight && len(l.free) == len(l.slots) {
@@ -333,7 +389,7 @@ func (l *loop) fill() int64 {
 	for l.flushDue < 0 {
 		if l.held >= 0 {
 			if d := l.holdUntil - now; d > 0 {
-				return min(d, maxWait)
+				return d
 			}
 			i := uint32(l.held)
 			l.held = -1
@@ -346,7 +402,7 @@ func (l *loop) fill() int64 {
 		i := l.free[len(l.free)-1]
 		s := &l.slots[i]
 		if d := l.pacer.Next(now, s.tgt.gen, &s.op); d > 0 {
-			return min(d, maxWait)
+			return d
 		}
 		l.free = l.free[:len(l.free)-1]
 		if !l.w.Take(s.op.Len) {
