@@ -95,6 +95,12 @@ func (p *Pacer) Next(now int64, g *workload.Generator, op *IO) int64 {
 // start (with its Sleeper, else in naps of at most 50 ms), then draws it.
 // False: stopped.
 func (p *Pacer) NextWait(c *Control, g *workload.Generator, op *IO) bool {
+	if p.interval == 0 && p.dir == nil {
+		// Unpaced: the caller's loop has just seen the run going.
+		g.Next(&op.Op)
+		op.Due = 0
+		return true
+	}
 	p.slept = false
 	for {
 		now := int64(0)

@@ -110,24 +110,18 @@ func (l *lane) run(w *engine.Worker) {
 		if w.Issue != nil {
 			w.Issue(l.stats, &op)
 		}
-		var n int
-		var err error
-		var t0 int64
+		var res, t0 int64
 		if op.Write {
 			seq++
 			w.PrepareWrite(l.stats, &op, b, seq)
 			t0 = engine.Nanotime()
-			n, err = unix.Pwrite(l.fd, b, op.Offset)
+			res = pwrite(l.fd, b, op.Offset)
 		} else {
 			w.PrepareRead(l.stats, &op)
 			t0 = engine.Nanotime()
-			n, err = unix.Pread(l.fd, b, op.Offset)
+			res = pread(l.fd, b, op.Offset)
 		}
 		t1 := engine.Nanotime()
-		res := int64(n)
-		if err != nil {
-			res = -int64(errnoOf(err))
-		}
 		w.Complete(l.stats, &op, b, res, t0, t1)
 		if w.Trace != nil {
 			w.Trace(l.stats, &op, res)
