@@ -21,4 +21,12 @@ func TestYielderYieldsAfterShortCallsOncePerPeriod(t *testing.T) {
 	require.EqualValues(t, 5_000_000+2*p, y.next)
 	y.Tick(5_000_000+2*p+500_000, 3_000)
 	require.EqualValues(t, 5_000_000+3*p+500_000, y.next)
+	// Only long calls: the yield comes half a period late, before
+	// sysmon's 10 ms slice, after a long one.
+	deadline := int64(5_000_000 + 3*p + 500_000)
+	y.Tick(deadline+p/2-1, 50_000)
+	require.EqualValues(t, deadline, y.next, "long calls, not yet half a period late")
+	y.Tick(deadline+p/2, 50_000)
+	require.EqualValues(t, deadline+p/2+p, y.next, "yielded after a long call")
+	require.Less(t, int64(p+p/2), int64(10_000_000), "the late yield still comes before sysmon's 10 ms")
 }

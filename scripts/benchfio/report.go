@@ -114,7 +114,9 @@ func parseIoprobe(path string, s *sample) error {
 	}
 	s.ops, s.iops = r.Summary.Ops, r.Summary.IOPS
 	s.meanLat, s.p99Lat = r.Summary.Latency.Mean, r.Summary.Latency.Percentiles["99"]
-	if r.Workload.Engine != s.candidate[len("ioprobe-"):] {
+	// ioprobe-ENGINE, or ioprobe-ENGINE-VARIANT (the same engine with
+	// other flags).
+	if want, _, _ := strings.Cut(s.candidate[len("ioprobe-"):], "-"); r.Workload.Engine != want {
 		return fmt.Errorf("%s: candidate %s ran engine %q (%s)", path, s.candidate, r.Workload.Engine, r.Workload.EngineReason)
 	}
 	return nil
