@@ -39,6 +39,12 @@ type ring struct {
 	fd       int
 	flags    uint32 // setup flags in effect
 	features uint32
+	// enterFD and enterFlags are io_uring_enter's fd argument and the
+	// flags every call adds: the ring's descriptor and none, or, once
+	// registerRing has registered it with the calling thread, its index
+	// and IORING_ENTER_REGISTERED_RING.
+	enterFD    int
+	enterFlags uint32
 
 	sqRing, cqRing, sqeMem []byte
 	cqShared               bool // one mapping holds both rings (IORING_FEAT_SINGLE_MMAP)
@@ -91,7 +97,7 @@ func newRingWithout(entries, without uint32) (*ring, error) {
 		if err != nil {
 			return nil, fmt.Errorf("io_uring_setup: %w", err)
 		}
-		r := &ring{fd: fd, flags: p.flags, features: p.features}
+		r := &ring{fd: fd, flags: p.flags, features: p.features, enterFD: fd}
 		if err := r.mmap(&p); err != nil {
 			r.close()
 			return nil, err
@@ -166,7 +172,7 @@ func (r *ring) unsubmitted() uint32 { return r.sqTailLocal - atomic.LoadUint32(r
 // or an errno (EAGAIN or EBUSY when the kernel could not take them now).
 func (r *ring) submit() (int, unix.Errno) {
 	r.publish()
-	return sysEnterNoWait(r.fd, r.unsubmitted(), 0)
+	return sysEnterNoWait(r.enterFD, r.unsubmitted(), r.enterFlags)
 }
 
 // submitAndWait submits every unsubmitted SQE and waits until at least
@@ -178,15 +184,15 @@ func (r *ring) submitAndWait(minComplete uint32, timeoutNs int64) (int, unix.Err
 	r.publish()
 	toSubmit := r.unsubmitted()
 	if minComplete == 0 {
-		return sysEnterNoWait(r.fd, toSubmit, enterGetEvents)
+		return sysEnterNoWait(r.enterFD, toSubmit, r.enterFlags|enterGetEvents)
 	}
 	if timeoutNs <= 0 {
-		return sysEnter(r.fd, toSubmit, minComplete, enterGetEvents, nil, 0)
+		return sysEnter(r.enterFD, toSubmit, minComplete, r.enterFlags|enterGetEvents, nil, 0)
 	}
 	w := &r.wait
 	w.ts = unix.NsecToTimespec(timeoutNs)
 	w.arg = geteventsArg{ts: uint64(uintptr(unsafe.Pointer(&w.ts)))}
-	return sysEnter(r.fd, toSubmit, minComplete, enterGetEvents|enterExtArg, unsafe.Pointer(&w.arg), unsafe.Sizeof(w.arg))
+	return sysEnter(r.enterFD, toSubmit, minComplete, r.enterFlags|enterGetEvents|enterExtArg, unsafe.Pointer(&w.arg), unsafe.Sizeof(w.arg))
 }
 
 // briefWait bounds the first wait of a paced ring for its completions (see
@@ -213,8 +219,8 @@ func (r *ring) submitAndWaitBrief(minComplete uint32) unix.Errno {
 	w := &r.wait
 	w.ts = unix.NsecToTimespec(briefWait)
 	w.arg = geteventsArg{ts: uint64(uintptr(unsafe.Pointer(&w.ts)))}
-	_, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.unsubmitted()), uintptr(minComplete),
-		enterGetEvents|enterExtArg, uintptr(unsafe.Pointer(&w.arg)), unsafe.Sizeof(w.arg))
+	_, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.enterFD), uintptr(r.unsubmitted()), uintptr(minComplete),
+		uintptr(r.enterFlags|enterGetEvents|enterExtArg), uintptr(unsafe.Pointer(&w.arg)), unsafe.Sizeof(w.arg))
 	switch errno {
 	case 0, unix.ETIME, unix.EINTR:
 	default:
@@ -223,8 +229,29 @@ func (r *ring) submitAndWaitBrief(minComplete uint32) unix.Errno {
 	if r.completions() >= minComplete {
 		return 0
 	}
-	_, errno = sysEnter(r.fd, r.unsubmitted(), minComplete, enterGetEvents, nil, 0)
+	_, errno = sysEnter(r.enterFD, r.unsubmitted(), minComplete, r.enterFlags|enterGetEvents, nil, 0)
 	return errno
+}
+
+// registerRing registers the ring's descriptor with the calling thread
+// (IORING_REGISTER_RING_FDS, as t/io_uring does by default), so that
+// io_uring_enter finds the ring by index instead of looking the
+// descriptor up, and taking and dropping a reference to it, in the
+// process's shared descriptor table on every call. The index is the
+// thread's: only a ring used from one locked thread registers, and
+// close unregisters it from that thread. Without it (before Linux 5.18)
+// calls go by descriptor as before.
+func (r *ring) registerRing() error {
+	up := rsrcUpdate{offset: ^uint32(0), data: uint64(r.fd)} // any free index
+	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerRingFDs, uintptr(unsafe.Pointer(&up)), 1, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("io_uring: register ring: %w", errno)
+	}
+	if n != 1 {
+		return fmt.Errorf("io_uring: register ring: %d registered", n)
+	}
+	r.enterFD, r.enterFlags = int(up.offset), enterRegisteredRing
+	return nil
 }
 
 // completions is the number of CQEs posted and not yet reaped.
@@ -258,6 +285,13 @@ func (r *ring) registerFiles(fds []int32) error {
 // ring. Every I/O must have completed (the engine drains before closing).
 func (r *ring) close() error {
 	var errs []error
+	if r.enterFlags&enterRegisteredRing != 0 {
+		up := rsrcUpdate{offset: uint32(r.enterFD)}
+		if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), unregisterRingFDs, uintptr(unsafe.Pointer(&up)), 1, 0, 0); errno != 0 {
+			errs = append(errs, fmt.Errorf("io_uring: unregister ring: %w", errno))
+		}
+		r.enterFD, r.enterFlags = r.fd, 0
+	}
 	if r.bufsRegistered {
 		errs = append(errs, sysRegister(r.fd, unregisterBuffers, nil, 0))
 		r.bufsRegistered = false

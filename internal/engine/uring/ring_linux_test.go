@@ -93,6 +93,54 @@ func TestLoopRegistersFilesAndBuffers(t *testing.T) {
 	require.EqualValues(t, 0, l.free[len(l.free)-1])
 }
 
+// An unpaced ring registers its descriptor with its thread (as t/io_uring
+// does) and calls io_uring_enter by index; close gives the index back, so
+// the next ring on the thread gets the same one. A paced ring, whose
+// goroutine may move between threads, does not register.
+func TestLoopRegistersTheRingWithItsThread(t *testing.T) {
+	requireUring(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	fd, err := unix.Open(t.TempDir(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	newWorker := func(rate int) *engine.Worker {
+		spec := workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: 2, Workers: 1, RateIOPS: rate}.WithDefaults()
+		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Ctl: engine.NewControl(0, nil),
+			Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 1 << 20}}}})
+		require.NoError(t, err)
+		t.Cleanup(func() { engine.CloseWorkers(ws) })
+		return ws[0]
+	}
+	l, err := newLoop(newWorker(0))
+	require.NoError(t, err)
+	if l.r.enterFlags == 0 {
+		l.r.close()
+		t.Skip("the kernel does not register ring descriptors (Linux < 5.18)")
+	}
+	require.Equal(t, uint32(enterRegisteredRing), l.r.enterFlags)
+	index := l.r.enterFD
+	// A no-op through the registered index completes.
+	*l.r.nextSQE() = sqe{opcode: opNop, userData: 7}
+	_, errno := l.r.submitAndWait(1, 0)
+	require.Zero(t, errno)
+	require.EqualValues(t, 1, l.r.completions())
+	require.EqualValues(t, 7, l.r.cqes[l.r.cqHeadLocal&l.r.cqMask].userData)
+	require.NoError(t, l.r.close())
+
+	l2, err := newLoop(newWorker(0))
+	require.NoError(t, err)
+	require.Equal(t, index, l2.r.enterFD, "close gave the index back")
+	require.NoError(t, l2.r.close())
+
+	paced, err := newLoop(newWorker(20))
+	require.NoError(t, err)
+	defer paced.sleep.Close()
+	require.Zero(t, paced.r.enterFlags, "a paced ring goes by descriptor")
+	require.Equal(t, paced.r.fd, paced.r.enterFD)
+	require.NoError(t, paced.r.close())
+}
+
 func TestSuits(t *testing.T) {
 	// A regular file on ext4 or xfs takes RWF_NOWAIT; elsewhere the temp
 	// directory's file system decides, so only those are asserted.

@@ -209,6 +209,9 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if len(iovs) <= maxRegisteredBufs && r.registerBuffers(iovs) == nil {
 		l.readOp, l.writeOp = opReadFixed, opWriteFixed
 	}
+	if !w.Paced() {
+		_ = r.registerRing() // by descriptor when it cannot (Linux < 5.18)
+	}
 	// Slot 0 is handed out first.
 	for i := n - 1; i >= 0; i-- {
 		l.free = append(l.free, uint32(i))
