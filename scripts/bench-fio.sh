@@ -8,6 +8,7 @@
 #   ROUNDS=7 DURATION=10 scripts/bench-fio.sh
 #   WORKLOADS="1-randread-4k-qd1 2-randread-4k-qd32" scripts/bench-fio.sh
 #   BENCH_DEVICE=loop scripts/bench-fio.sh      # a loop device even if zram0 exists
+#   BASE=2a67e9f scripts/bench-fio.sh            # and that revision's ioprobe: before/after
 #
 # The device is /dev/zram0 (a RAM disk: the figures are the tools' CPU, not
 # a disk's), given a 2 GiB size if it has none (and reset to none at exit),
@@ -17,8 +18,11 @@
 # t/io_uring is left out). Every round runs every candidate of a workload
 # once, in reverse order on even rounds. Each run is measured from outside
 # by scripts/benchfio (wait4 rusage of the whole process tree, /proc/stat
-# deltas for the host, the device's completed I/Os). The report (Markdown)
-# is printed and kept with the raw output under out/bench-fio/.
+# deltas for the host, the device's completed I/Os). With BASE (a git
+# revision), every ioprobe candidate runs a second time as NAME-base with
+# ioprobe built from that revision, in the same rounds, and the report
+# holds each to its base too. The report (Markdown) is printed and kept
+# with the raw output under out/bench-fio/.
 #
 # It holds /tmp/ioprobe-quiet.lock for its whole run (the shared machine's
 # lock for zram0 and quiet measurements), and prints uptime before and
@@ -90,6 +94,12 @@ if grep -q "^$DEV " /proc/mounts; then die "$DEV is mounted"; fi
 
 echo "bench-fio: building ioprobe, the measuring helper, the bare loop and t/io_uring" >&2
 CGO_ENABLED=0 "$GO" build -o bin/ioprobe ./cmd/ioprobe
+if [ -n "${BASE:-}" ]; then
+	basesrc=$(mktemp -d /tmp/bench-fio-base.XXXXXX)
+	git archive "$BASE" | tar -x -C "$basesrc"
+	(cd "$basesrc" && CGO_ENABLED=0 "$GO" build -o "$OLDPWD/bin/ioprobe-base" ./cmd/ioprobe)
+	rm -rf "$basesrc"
+fi
 CGO_ENABLED=0 "$GO" build -o bin/benchfio ./scripts/benchfio
 gcc -O2 -Wall -o bin/bareloop scripts/bareloop/bareloop.c
 TIOURING=$FIO_SRC_DIR/t/io_uring
@@ -156,6 +166,10 @@ candidates() {
 read -r -a WORKLOADS <<<"${WORKLOADS:-1-randread-4k-qd1 2-randread-4k-qd32 3-seqread-64k-qd16 4-randwrite-4k-qd16}"
 for w in "${WORKLOADS[@]}"; do
 	mapfile -t cands < <(candidates "$w")
+	if [ -n "${BASE:-}" ]; then
+		# ioprobe-X ARGS -> ioprobe-X-base ARGS, run with bin/ioprobe-base.
+		mapfile -t -O "${#cands[@]}" cands < <(printf '%s\n' "${cands[@]}" | sed -n 's/^\(ioprobe-[^ ]*\) /\1-base /p')
+	fi
 	[ ${#cands[@]} -gt 0 ] || die "unknown workload $w"
 	for round in $(seq 1 "$ROUNDS"); do
 		order=("${cands[@]}")
@@ -167,6 +181,7 @@ for w in "${WORKLOADS[@]}"; do
 			# shellcheck disable=SC2206 # the candidate's arguments split on spaces
 			extra=($args)
 			case $name in
+			ioprobe-*-base) cmd=(bin/ioprobe-base "${IOPROBE[@]:1}" "${extra[@]}") ;;
 			ioprobe-*) cmd=("${IOPROBE[@]}" "${extra[@]}") ;;
 			bare-*) cmd=(bin/bareloop "${extra[@]}") ;;
 			tiouring-*) cmd=("$TIOURING" "${extra[@]}") ;;
@@ -185,6 +200,13 @@ done
 printf '%s\n' "2-randread-4k-qd32 ioprobe-uring-batch32 tiouring-t1" "2-randread-4k-qd32 ioprobe-uring tiouring-t1" \
 	"2-randread-4k-qd32 ioprobe-uring fio-io_uring" \
 	"1-randread-4k-qd1 ioprobe-sync bare-loop" "1-randread-4k-qd1 ioprobe-sync fio-psync" >"$OUT/pairs.txt"
+if [ -n "${BASE:-}" ]; then
+	# The same pairs for the base, and each ioprobe candidate held to it.
+	sed 's/ \(ioprobe-[^ ]*\) / \1-base /' "$OUT/pairs.txt" >"$OUT/pairs.base"
+	awk '$3 ~ /^ioprobe-.*-base:$/ { n = substr($3, 1, length($3) - 6); print $1, n, n "-base" }' "$OUT/commands.txt" | sort -u >>"$OUT/pairs.base"
+	cat "$OUT/pairs.base" >>"$OUT/pairs.txt"
+	rm "$OUT/pairs.base"
+fi
 load_after=$(uptime)
 {
 	echo "Device: $DEV, region $SIZE_MIB MiB filled with random data; $ROUNDS rounds of ${DURATION}s runs; ioprobe $(git describe --always --dirty 2>/dev/null || echo '?'), $("$FIO" --version)."
