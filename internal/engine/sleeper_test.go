@@ -28,11 +28,7 @@ func TestSleeperWakesAtItsDeadline(t *testing.T) {
 // test would hang until go test's timeout.
 func TestSleeperWokenByStop(t *testing.T) {
 	ctl := engine.NewControl(0, nil)
-	s := ctl.NewSleeper()
-	defer s.Close()
-	done := make(chan bool)
-	go func() { done <- s.Until(engine.Nanotime() + int64(time.Hour)) }()
-	time.Sleep(10 * time.Millisecond) // most likely asleep by now; either way it must wake
+	s, done := sleepAnHour(t, ctl)
 	ctl.Stop()
 	require.False(t, <-done, "a stopped sleep reports the stop")
 	require.False(t, s.Until(engine.Nanotime()+int64(time.Hour)), "after a stop, no sleep")
@@ -41,13 +37,21 @@ func TestSleeperWokenByStop(t *testing.T) {
 // An error budget that runs out stops the run, and wakes sleepers too.
 func TestSleeperWokenByErrorBudget(t *testing.T) {
 	ctl := engine.NewControl(1, nil)
-	s := ctl.NewSleeper()
-	defer s.Close()
-	done := make(chan bool)
-	go func() { done <- s.Until(engine.Nanotime() + int64(time.Hour)) }()
-	time.Sleep(10 * time.Millisecond)
+	_, done := sleepAnHour(t, ctl)
 	ctl.Fail(&engine.Lane{}, &engine.IO{Op: workload.Op{Len: 4096}}, 5, -5)
 	require.False(t, <-done)
+}
+
+// sleepAnHour starts a Sleeper of ctl sleeping for an hour and returns it
+// with the channel its Until's answer comes on, once it is most likely
+// asleep (either way a stop must wake it).
+func sleepAnHour(t *testing.T, ctl *engine.Control) (*engine.Sleeper, <-chan bool) {
+	s := ctl.NewSleeper()
+	t.Cleanup(s.Close)
+	done := make(chan bool, 1)
+	go func() { done <- s.Until(engine.Nanotime() + int64(time.Hour)) }()
+	time.Sleep(10 * time.Millisecond)
+	return s, done
 }
 
 // Sleeping allocates nothing: a paced lane sleeps once per I/O.

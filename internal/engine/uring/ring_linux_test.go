@@ -58,16 +58,25 @@ func TestTimedWaitExpires(t *testing.T) {
 	require.GreaterOrEqual(t, time.Since(began), 2*time.Millisecond)
 }
 
+// lockedWithDir skips without io_uring, locks the test's goroutine to its
+// thread (as the engine's Run does) for the test, and returns a descriptor
+// of a temporary directory: a target for loops that issue no I/O.
+func lockedWithDir(t *testing.T) int {
+	t.Helper()
+	requireUring(t)
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+	fd, err := unix.Open(t.TempDir(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd
+}
+
 // The engine registers its targets and buffers, so the kernel neither looks
 // up a file nor pins pages per I/O; each slot is its own fixed buffer, the
 // slot's buffer in the worker's memory.
 func TestLoopRegistersFilesAndBuffers(t *testing.T) {
-	requireUring(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	fd, err := unix.Open(t.TempDir(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	require.NoError(t, err)
-	defer unix.Close(fd)
+	fd := lockedWithDir(t)
 	spec := workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 8192, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: 3, Workers: 1}.WithDefaults()
 	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Ctl: engine.NewControl(0, nil),
 		Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 1 << 20}}, {FD: fd, Region: workload.Region{Len: 1 << 20}, Index: 1}}})
@@ -98,12 +107,7 @@ func TestLoopRegistersFilesAndBuffers(t *testing.T) {
 // the next ring on the thread gets the same one. A paced ring, whose
 // goroutine may move between threads, does not register.
 func TestLoopRegistersTheRingWithItsThread(t *testing.T) {
-	requireUring(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	fd, err := unix.Open(t.TempDir(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	require.NoError(t, err)
-	defer unix.Close(fd)
+	fd := lockedWithDir(t)
 	newWorker := func(rate int) *engine.Worker {
 		spec := workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: 2, Workers: 1, RateIOPS: rate}.WithDefaults()
 		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Ctl: engine.NewControl(0, nil),
