@@ -50,6 +50,7 @@ func sleepAnHour(t *testing.T, ctl *engine.Control) (*engine.Sleeper, <-chan boo
 	t.Cleanup(s.Close)
 	done := make(chan bool, 1)
 	go func() { done <- s.Until(engine.Nanotime() + int64(time.Hour)) }()
+	//hygiene:sleep the point: Until parked in the poller before the stop, so that the stop's wake is tested, not the flag
 	time.Sleep(10 * time.Millisecond)
 	return s, done
 }

@@ -133,19 +133,21 @@ func TestDaemonEndToEnd(t *testing.T) {
 	// far as the machine lets them.
 	const perRun = "not measured per run of a continuous job (list the device under devices: to watch it)"
 	require.NotEqual(t, perRun, runs.Runs[0].Result.Summary.Device.LatencyUnavailable)
-	require.Eventually(t, func() bool {
-		code, body := get(t, base+"/api/v1/runs?job=canary")
-		require.Equal(t, http.StatusOK, code)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		code, body := get(c, base+"/api/v1/runs?job=canary")
+		require.Equal(c, http.StatusOK, code)
 		var canaryRuns struct{ Runs []Run }
-		require.NoError(t, json.Unmarshal([]byte(body), &canaryRuns))
+		require.NoError(c, json.Unmarshal([]byte(body), &canaryRuns))
+		var whole *result.Result
 		for _, r := range canaryRuns.Runs {
 			if r.Result != nil && r.Result.Status == result.StatusOK {
-				require.Equal(t, perRun, r.Result.Summary.Device.LatencyUnavailable)
-				return true
+				whole = r.Result
+				break
 			}
 		}
-		return false
-	}, 10*time.Second, 50*time.Millisecond, "a whole canary run in the history")
+		require.NotNil(c, whole, "a whole canary run in the history")
+		assert.Equal(c, perRun, whole.Summary.Device.LatencyUnavailable)
+	}, 10*time.Second, 50*time.Millisecond)
 
 	problems, err := testutil.GatherAndLint(reg)
 	require.NoError(t, err)

@@ -120,7 +120,7 @@ func TestLoopRegistersTheRingWithItsThread(t *testing.T) {
 	require.NoError(t, err)
 	if l.r.enterFlags == 0 {
 		l.r.close()
-		t.Skip("the kernel does not register ring descriptors (Linux < 5.18)")
+		t.Skip("the kernel does not register ring descriptors (Linux < 5.18)") //hygiene:skip a kernel feature, not something make test installs
 	}
 	require.Equal(t, uint32(enterRegisteredRing), l.r.enterFlags)
 	index := l.r.enterFD
