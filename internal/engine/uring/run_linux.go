@@ -290,7 +290,7 @@ func (l *loop) run() error {
 			l.w.Depth.Submitted(n, l.inFlight())
 		}
 		l.reap(t1)
-		y.Tick(t1, t1-t0)
+		y.TickRing(t1, t1-t0)
 	}
 }
 
