@@ -53,6 +53,11 @@ type loop struct {
 	// here, in the runtime's poller, not in io_uring_enter (see
 	// engine.Sleeper); nil when unpaced.
 	sleep *engine.Sleeper
+	// brief: a paced ring, its group's only worker, waits for its
+	// completions first without telling the scheduler (see briefWait):
+	// with more paced workers than processors, one whose slot came would
+	// wait for a processor as long as another's brief wait lasts.
+	brief bool
 
 	// Submission, as fio does it (iodepth_batch_submit,
 	// iodepth_batch_complete_min and _max): at most batchMax I/Os go to
@@ -178,6 +183,7 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	}
 	if l.pacer.Paced() {
 		l.sleep = w.Ctl.NewSleeper()
+		l.brief = w.Spec.Workers <= 1
 	}
 	fds := make([]int32, len(w.Targets))
 	for t, tgt := range w.Targets {
@@ -269,7 +275,7 @@ func (l *loop) run() error {
 		}
 		l.batch = l.batch[:0]
 		var errno unix.Errno
-		if l.sleep != nil && waitNs == 0 && minComplete > 0 {
+		if l.brief && waitNs == 0 && minComplete > 0 {
 			// Paced, waiting for completions only: see briefWait.
 			errno = l.r.submitAndWaitBrief(minComplete)
 		} else {
