@@ -72,11 +72,7 @@ type ring struct {
 // newRing sets up a ring with at least entries submission slots (and twice
 // as many completion slots: the kernel's default), asking for every optional
 // flag and dropping them one by one while the kernel says EINVAL.
-func newRing(entries uint32) (*ring, error) { return newRingWithout(entries, 0) }
-
-// newRingWithout is newRing without asking for the optional flags in
-// without.
-func newRingWithout(entries, without uint32) (*ring, error) {
+func newRing(entries uint32) (*ring, error) {
 	if entries == 0 || entries > maxEntries {
 		return nil, fmt.Errorf("io_uring: %d queue entries (queue depth × targets) is outside 1..%d", entries, maxEntries)
 	}
@@ -84,7 +80,6 @@ func newRingWithout(entries, without uint32) (*ring, error) {
 	for _, f := range optionalFlags {
 		flags |= f.flag
 	}
-	flags &^= without
 	dropped := 0
 	for {
 		p := params{flags: flags}
@@ -238,8 +233,8 @@ func (r *ring) submitAndWaitBrief(minComplete uint32) unix.Errno {
 // io_uring_enter finds the ring by index instead of looking the
 // descriptor up, and taking and dropping a reference to it, in the
 // process's shared descriptor table on every call. The index is the
-// thread's: only a ring used from one locked thread registers, and
-// close unregisters it from that thread. Without it (before Linux 5.18)
+// thread's: the ring is used from its one locked thread, and close
+// unregisters it from that thread. Without it (before Linux 5.18)
 // calls go by descriptor as before.
 func (r *ring) registerRing() error {
 	up := rsrcUpdate{offset: ^uint32(0), data: uint64(r.fd)} // any free index

@@ -102,10 +102,9 @@ func TestLoopRegistersFilesAndBuffers(t *testing.T) {
 	require.EqualValues(t, 0, l.free[len(l.free)-1])
 }
 
-// An unpaced ring registers its descriptor with its thread (as t/io_uring
-// does) and calls io_uring_enter by index; close gives the index back, so
-// the next ring on the thread gets the same one. A paced ring, whose
-// goroutine may move between threads, does not register.
+// A ring registers its descriptor with its thread (as t/io_uring does)
+// and calls io_uring_enter by index; close gives the index back, so the
+// next ring on the thread gets the same one.
 func TestLoopRegistersTheRingWithItsThread(t *testing.T) {
 	fd := lockedWithDir(t)
 	newWorker := func(rate int) *engine.Worker {
@@ -140,8 +139,7 @@ func TestLoopRegistersTheRingWithItsThread(t *testing.T) {
 	paced, err := newLoop(newWorker(20))
 	require.NoError(t, err)
 	defer paced.sleep.Close()
-	require.Zero(t, paced.r.enterFlags, "a paced ring goes by descriptor")
-	require.Equal(t, paced.r.fd, paced.r.enterFD)
+	require.Equal(t, uint32(enterRegisteredRing), paced.r.enterFlags, "a paced ring is locked to its thread too")
 	require.NoError(t, paced.r.close())
 }
 

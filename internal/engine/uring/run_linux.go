@@ -100,15 +100,6 @@ type loop struct {
 	spent bool
 }
 
-// pacedFlags are the setup flags a paced ring goes without, so that its
-// goroutine need not be locked to a thread. Without DEFER_TASKRUN the
-// kernel posts a completion from task work on the submitting thread; a
-// paced ring's I/Os are submitted and waited for in one io_uring_enter
-// when it has nothing else in flight (its idle passes sleep in the
-// poller), so that thread is the waiting one. With several in flight, the
-// completions that land while the loop reaps are stamped as reap says.
-const pacedFlags = setupSingleIssuer | setupDeferTaskrun
-
 // flushTag marks a CQE's user_data as a flush's (the low bits are the
 // target's index); a slot's user_data is below it.
 const flushTag = uint64(1) << 32
@@ -120,13 +111,15 @@ func (e *Engine) Run(w *engine.Worker) error {
 	}
 	// The ring is set up with SINGLE_ISSUER and DEFER_TASKRUN: every
 	// io_uring_enter must come from the thread that created it. A paced
-	// ring is not (see pacedFlags): its goroutine sleeps in the poller
-	// between I/Os, and a goroutine locked to its thread hands its
-	// processor to another thread and back at every sleep.
-	if !w.Paced() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
+	// ring too, although its goroutine, locked, hands its processor to
+	// another thread and back at every sleep in the poller (two futex
+	// calls per I/O of a canary): unlocked, a goroutine preempted between
+	// submitting and waiting waits on another thread than the one its
+	// completion's task work is queued on, and each thread it visits is
+	// one more io_uring context (and one more place a per-thread fault
+	// injection, as the stall test's strace, counts its calls).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	l, err := newLoop(w)
 	if err != nil {
 		return fmt.Errorf("uring: worker %d: %w", w.ID, err)
@@ -151,11 +144,7 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("nothing to do: queue depth %d, %d targets", w.QueueDepth, len(w.Targets))
 	}
-	var without uint32
-	if w.Paced() {
-		without = pacedFlags
-	}
-	r, err := newRingWithout(uint32(n), without)
+	r, err := newRing(uint32(n))
 	if err != nil {
 		return nil, err
 	}
@@ -215,9 +204,7 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if len(iovs) <= maxRegisteredBufs && r.registerBuffers(iovs) == nil {
 		l.readOp, l.writeOp = opReadFixed, opWriteFixed
 	}
-	if !w.Paced() {
-		_ = r.registerRing() // by descriptor when it cannot (Linux < 5.18)
-	}
+	_ = r.registerRing() // by descriptor when it cannot (Linux < 5.18)
 	// Slot 0 is handed out first.
 	for i := n - 1; i >= 0; i-- {
 		l.free = append(l.free, uint32(i))
