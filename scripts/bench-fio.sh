@@ -138,6 +138,8 @@ candidates() {
 		echo "fio-libaio --name=rr --rw=randread --bs=4k --ioengine=libaio --iodepth=32"
 		echo "fio-psync32jobs --name=rr --rw=randread --bs=4k --ioengine=psync --iodepth=1 --numjobs=32"
 		# t/io_uring's -s32 -c32 in fio's terms: the whole queue per call.
+		# ioprobe's default submission is fio's (one I/O per call), so a
+		# fair comparison with t/io_uring needs the batch flags.
 		echo "ioprobe-uring-batch32 $rr --qd 32 --engine uring --batch-submit 32 --batch-complete 32 --batch-complete-max 32"
 		# t/io_uring reads the whole device: only when the region is it.
 		if [ "$SIZE_MIB" -eq "$DEV_MIB" ]; then
@@ -210,6 +212,10 @@ fi
 load_after=$(uptime)
 {
 	echo "Device: $DEV, region $SIZE_MIB MiB filled with random data; $ROUNDS rounds of ${DURATION}s runs; ioprobe $(git describe --always --dirty 2>/dev/null || echo '?'), $("$FIO" --version)."
+	echo
+	echo "Submission: ioprobe's default is fio's (one io_uring_enter per I/O: ioprobe-uring, held to fio-io_uring)."
+	echo "Against t/io_uring -s32 -c32, ioprobe-uring-batch32 submits and reaps the whole queue per call as it does:"
+	echo "--batch-submit 32 --batch-complete 32 --batch-complete-max 32 (ioprobe run --help)."
 	echo
 	echo "Load before: $load_before"
 	echo "Load after: $load_after"
