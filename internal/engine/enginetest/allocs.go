@@ -3,9 +3,6 @@
 package enginetest
 
 import (
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,41 +34,9 @@ func testNoAllocsPerIO(t *testing.T, f Factory, path string) {
 		t.Run(c.name, func(t *testing.T) {
 			spec := rr
 			c.edit(&spec)
-			spec = spec.WithDefaults()
-			require.NoError(t, spec.Validate())
-			ctl := engine.NewControl(0, nil)
-			ctl.SetMeasuring(true)
-			start := make(chan struct{})
-			ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 8 * mib}}}, Ctl: ctl, Start: start, Seed: 7})
-			require.NoError(t, err)
-			defer engine.CloseWorkers(ws)
-
-			const warm, hot = 500, 2000
-			var done atomic.Uint64
-			var m0, m1 runtime.MemStats
-			ws[0].Trace = func(*engine.Lane, *engine.IO, int64) {
-				switch done.Add(1) {
-				case warm:
-					runtime.ReadMemStats(&m0)
-				case warm + hot:
-					runtime.ReadMemStats(&m1)
-					ctl.Stop()
-				}
-			}
-			var wg sync.WaitGroup
-			var runErr error
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runErr = f().Run(ws[0])
-			}()
-			close(start)
-			wg.Wait()
-			require.NoError(t, runErr)
-			require.Nil(t, ctl.FirstError(), "I/O failed")
-			require.GreaterOrEqual(t, done.Load(), uint64(warm+hot))
-			allocs := m1.Mallocs - m0.Mallocs
-			require.Less(t, allocs, uint64(hot/100), "%d heap allocations over %d I/Os: the hot path allocates per I/O", allocs, hot)
+			const n = 2000
+			run := runHot(t, f, spec, engine.Target{FD: fd, Region: workload.Region{Len: 8 * mib}}, 7, 500, n, func() {}, func() {})
+			require.Less(t, run.allocs, uint64(n/100), "%d heap allocations over %d I/Os: the hot path allocates per I/O", run.allocs, n)
 		})
 	}
 }
