@@ -54,7 +54,6 @@ func (s *Sleeper) Until(deadline int64) bool {
 			}
 			continue
 		}
-		s.t.armed = true
 		// Stop stores the flag, then re-arms every timer to fire at
 		// once: checked after arming, a stop is either seen here or
 		// its re-arming comes after ours.

@@ -19,9 +19,6 @@ type timerFD struct {
 	its  unix.ItimerSpec
 	buf  [8]byte
 	read func(fd uintptr) bool // t.expired, bound once: waiting allocates nothing
-	// armed: set to a future instant since the last wait, so the first
-	// read would only say EAGAIN; wait goes to the poller at once.
-	armed bool
 }
 
 func newTimerFD() (*timerFD, error) {
@@ -40,7 +37,7 @@ func newTimerFD() (*timerFD, error) {
 
 // arm sets the timer to expire at the absolute Nanotime instant at (> 0):
 // a future one by Sleeper.Until, the past one (1) by a stop's wake, which
-// runs on another goroutine and leaves armed alone.
+// runs on another goroutine.
 func (t *timerFD) arm(at int64) error {
 	t.its.Value = unix.NsecToTimespec(at)
 	_, _, errno := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, t.fd, unix.TFD_TIMER_ABSTIME, uintptr(unsafe.Pointer(&t.its)), 0, 0, 0)
@@ -51,16 +48,17 @@ func (t *timerFD) arm(at int64) error {
 }
 
 // wait parks the goroutine in the network poller until the timer has
-// expired (since it was last read).
+// expired (since it was last read). It reads before it parks, always: the
+// poller is edge-triggered and RawRead forgets a readiness that came
+// before it (pollReset), so a timer that expired between arm and wait
+// (a short slot, a preempted goroutine) has no edge left to come, and
+// only the read sees it. Going to the poller first without reading lost
+// that wake-up and slept until the run's stop.
 func (t *timerFD) wait() error { return t.rc.Read(t.read) }
 
 // expired reads the expiry count: false (wait for readiness) while the
 // timer has not expired.
 func (t *timerFD) expired(fd uintptr) bool {
-	if t.armed {
-		t.armed = false
-		return false
-	}
 	_, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&t.buf[0])), uintptr(len(t.buf)))
 	return errno != unix.EAGAIN
 }

@@ -5,7 +5,7 @@ package engine
 import "errors"
 
 // timerFD exists on Linux only; elsewhere a Sleeper naps.
-type timerFD struct{ armed bool }
+type timerFD struct{}
 
 func newTimerFD() (*timerFD, error) { return nil, errors.New("no timerfd") }
 func (*timerFD) arm(int64) error    { return errors.ErrUnsupported }
