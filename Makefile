@@ -15,7 +15,7 @@ IMAGE ?= ghcr.io/ioprobe/ioprobe
 # build context has no .git to ask.
 VERSION_FILE ?= .version
 
-.PHONY: all build version-file image run test test-deps unit race fuzz bench bench-fio bench-fsync fio-side lint fmt clean dashboards bpf
+.PHONY: all build version-file image run test test-deps unit race fuzz bench bench-fio bench-idle bench-fsync fio-side lint fmt clean dashboards bpf
 
 all: build
 
@@ -91,10 +91,18 @@ unit:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# ioprobe against fio, interleaved, on /dev/zram0 (or a loop device); needs
-# root and fio. See docs/performance.md.
+# ioprobe against fio, fio's t/io_uring and a bare C pread loop,
+# interleaved, on /dev/zram0 (or a loop device); needs root, and installs
+# what it needs with scripts/test-deps.sh --bench. ROUNDS=5 DURATION=10 by
+# default. See docs/performance.md.
 bench-fio:
 	GO=$(GO) ./scripts/bench-fio.sh
+
+# The idle daemon (the shipped canary) over 60 s: CPU per canary I/O and
+# per scrape, system calls, beside a C loop doing the same reads; BASE=rev
+# adds that revision's daemon, interleaved. See docs/performance.md.
+bench-idle:
+	GO=$(GO) ./scripts/bench-idle.sh
 
 # fio and ioprobe on the same job files (scripts/fioside/*.fio) on a loop
 # device: read share, mean size from each tool's JSON and the kernel's

@@ -105,16 +105,99 @@ have ubinize      || need+=(mtd-utils)
 # --without-prometheus3 leaves it out, for make test, which runs that
 # build beside everything else.
 root=$(cd "$(dirname "$0")/.." && pwd)
-prometheus3=yes staticcheck=yes only_staticcheck=no
+prometheus3=yes staticcheck=yes only_staticcheck=no bench=no
 for arg in "$@"; do
 	case $arg in
 	--without-prometheus3) prometheus3=no ;;
 	# make test installs staticcheck in the job that lints, beside the tests.
 	--without-staticcheck) staticcheck=no ;;
 	--staticcheck-only) only_staticcheck=yes ;;
+	# What the benchmark scripts need and make test does not (see
+	# bench_deps below); scripts/bench-fio.sh runs it.
+	--bench) bench=yes ;;
 	*) echo "test-deps: unknown argument $arg" >&2; exit 2 ;;
 	esac
 done
+
+# --- Benchmarks only (--bench): never part of make test -----------------
+# scripts/bench-fio.sh compares ioprobe with fio's t/io_uring (Jens Axboe's
+# peak-IOPS tool, in fio's source, not in Debian's fio package) and with a
+# bare C pread loop, and scripts/bench-idle.sh profiles the idle daemon:
+# they need fio, a C compiler and make, strace, perf, and fio's source as
+# Debian ships it (apt-get source, the same version as the installed fio),
+# unpacked in $FIO_SRC_DIR (default .tools/fio-src, git-ignored). A
+# deb-src entry for the suites already configured is added when apt has
+# none.
+FIO_SRC_DIR=${FIO_SRC_DIR:-$root/.tools/fio-src}
+bench_deps() {
+	local pkgs=() p
+	for p in fio:fio gcc:gcc make:make strace:strace perf:linux-perf dpkg-source:dpkg-dev; do
+		command -v "${p%%:*}" >/dev/null 2>&1 || pkgs+=("${p#*:}")
+	done
+	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+		[ ${#pkgs[@]} -eq 0 ] || echo "test-deps: --bench: missing ${pkgs[*]} (not root or no apt-get)" >&2
+		[ -f "$FIO_SRC_DIR/t/io_uring.c" ] || echo "test-deps: --bench: no fio source in $FIO_SRC_DIR (not root or no apt-get)" >&2
+		return 0
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	if [ ${#pkgs[@]} -gt 0 ]; then
+		echo "test-deps: --bench: installing ${pkgs[*]}"
+		apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null
+		apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+	fi
+	local version
+	version=$(dpkg-query -W -f='${Version}' fio)
+	if [ -f "$FIO_SRC_DIR/t/io_uring.c" ] && [ "$(cat "$FIO_SRC_DIR/.debian-version" 2>/dev/null)" = "$version" ]; then
+		echo "test-deps: --bench: fio $version source is in $FIO_SRC_DIR"
+		return 0
+	fi
+	if ! apt-get source --print-uris fio >/dev/null 2>&1; then
+		add_deb_src
+		apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null
+	fi
+	local tmp
+	tmp=$(mktemp -d /tmp/fio-src.XXXXXX)
+	echo "test-deps: --bench: apt-get source fio=$version into $FIO_SRC_DIR"
+	(cd "$tmp" && apt-get source -qq "fio=$version" >/dev/null 2>&1) || {
+		rm -rf "$tmp"
+		echo "test-deps: --bench: apt-get source fio=$version failed" >&2
+		return 1
+	}
+	local src
+	src=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d -name 'fio-*' | head -1)
+	[ -n "$src" ] && [ -f "$src/t/io_uring.c" ] || { rm -rf "$tmp"; echo "test-deps: --bench: no t/io_uring.c in fio's source" >&2; return 1; }
+	rm -rf "$FIO_SRC_DIR"
+	mkdir -p "$(dirname "$FIO_SRC_DIR")"
+	mv "$src" "$FIO_SRC_DIR"
+	echo "$version" >"$FIO_SRC_DIR/.debian-version"
+	rm -rf "$tmp"
+}
+
+# add_deb_src adds deb-src for the Debian suites apt already fetches
+# binaries from: deb822 stanzas (*.sources) copied with Types: deb-src, and
+# one-line entries (sources.list, *.list) with deb-src for deb. APT_DIR is
+# for the test of this function only.
+add_deb_src() {
+	local d=${APT_DIR:-/etc/apt} f
+	echo "test-deps: --bench: adding deb-src entries ($d/sources.list.d/ioprobe-deb-src.*)"
+	for f in "$d"/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		case $f in */ioprobe-deb-src.sources) continue ;; esac
+		awk 'BEGIN { RS = ""; ORS = "\n\n" }
+			/(^|\n)Types:([^\n]*[ \t])?deb([ \t]|\n|$)/ && /(^|\n)URIs:[^\n]*debian/ {
+				sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f"
+	done >"$d/sources.list.d/ioprobe-deb-src.sources"
+	{ cat "$d/sources.list" "$d"/sources.list.d/*.list 2>/dev/null || true; } |
+		sed -n 's/^deb\([[:space:]].*debian.*\)$/deb-src\1/p' >"$d/sources.list.d/ioprobe-deb-src.list"
+	for f in "$d"/sources.list.d/ioprobe-deb-src.*; do
+		[ -s "$f" ] || rm -f "$f"
+	done
+}
+
+if [ "$bench" = yes ]; then
+	bench_deps
+	exit $?
+fi
 monitoring_deps() {
 	if [ "$prometheus3" = yes ]; then
 		"$root/scripts/prometheus3.sh"

@@ -176,6 +176,7 @@ type Control struct {
 	mu       sync.Mutex
 	firstErr *IOError
 	stopWhy  string
+	sleepers map[*Sleeper]struct{} // woken by a stop
 }
 
 // NewControl returns a Control that stops the run after maxErrors failed
@@ -193,8 +194,20 @@ func (c *Control) SetMeasuring(on bool) { c.measuring.Store(on) }
 // Stopped reports whether engines must stop issuing I/O.
 func (c *Control) Stopped() bool { return c.stop.Load() }
 
-// Stop asks every engine to stop issuing I/O.
-func (c *Control) Stop() { c.stop.Store(true) }
+// Stop asks every engine to stop issuing I/O, and wakes its sleeping lanes.
+func (c *Control) Stop() {
+	c.mu.Lock()
+	c.stopLocked()
+	c.mu.Unlock()
+}
+
+// stopLocked sets the stop flag, then wakes every Sleeper (c.mu held).
+func (c *Control) stopLocked() {
+	c.stop.Store(true)
+	for s := range c.sleepers {
+		s.wake()
+	}
+}
 
 // Errors is the number of failed I/Os so far (ramp-up included).
 func (c *Control) Errors() uint64 { return c.errors.Load() }
@@ -233,7 +246,7 @@ func (c *Control) fail(s *Lane, e *IOError) {
 	stopNow := c.maxErrors > 0 && n >= c.maxErrors && !c.stop.Load()
 	if stopNow {
 		c.stopWhy = fmt.Sprintf("stopped after %d I/O error(s); first: %s", n, c.firstErr)
-		c.stop.Store(true)
+		c.stopLocked()
 	}
 	c.mu.Unlock()
 	if stopNow && c.onStop != nil {

@@ -29,6 +29,8 @@ type Pacer struct {
 	next     int64 // the next slot; 0: not started
 	due      int64 // the slot of the I/O last allowed to start
 	dir      *dirPacer
+	sleep    *Sleeper
+	slept    bool // the last NextWait or Wait slept
 }
 
 // maxSleep bounds one sleep of Wait and Hold, so that a stop is noticed
@@ -52,6 +54,24 @@ func NewPacer(iops float64) Pacer {
 	return Pacer{interval: max(int64(1e9/iops), 1)}
 }
 
+// SleepWith makes NextWait and Wait sleep with s (see Sleeper) instead of
+// napping.
+func (p *Pacer) SleepWith(s *Sleeper) { p.sleep = s }
+
+// Slept reports whether the last NextWait or Wait slept (its goroutine
+// went through the scheduler: see Yielder).
+func (p *Pacer) Slept() bool { return p.slept }
+
+// sleepFor sleeps d ns from now: until now+d with the pacer's Sleeper,
+// else a nap of at most maxSleep. False: stopped.
+func (p *Pacer) sleepFor(c *Control, now, d int64) bool {
+	p.slept = true
+	if p.sleep != nil {
+		return p.sleep.Until(now + d)
+	}
+	return nap(c, d)
+}
+
 // Paced reports whether the pacer limits anything.
 func (p *Pacer) Paced() bool { return p.interval > 0 || p.dir != nil }
 
@@ -72,8 +92,16 @@ func (p *Pacer) Next(now int64, g *workload.Generator, op *IO) int64 {
 }
 
 // NextWait is Next for a lane that blocks: it sleeps until an I/O may
-// start (in naps of at most 50 ms), then draws it. False: stopped.
+// start (with its Sleeper, else in naps of at most 50 ms), then draws it.
+// False: stopped.
 func (p *Pacer) NextWait(c *Control, g *workload.Generator, op *IO) bool {
+	if p.interval == 0 && p.dir == nil {
+		// Unpaced: the caller's loop has just seen the run going.
+		g.Next(&op.Op)
+		op.Due = 0
+		return true
+	}
+	p.slept = false
 	for {
 		now := int64(0)
 		if p.Paced() {
@@ -83,7 +111,7 @@ func (p *Pacer) NextWait(c *Control, g *workload.Generator, op *IO) bool {
 		if d == 0 {
 			return !c.Stopped()
 		}
-		if !nap(c, d) {
+		if !p.sleepFor(c, now, d) {
 			return false
 		}
 	}
@@ -93,18 +121,21 @@ func (p *Pacer) NextWait(c *Control, g *workload.Generator, op *IO) bool {
 // Wait or Delay let start: its slot on the schedule. 0 when unpaced.
 func (p *Pacer) Due() int64 { return p.due }
 
-// Wait blocks until the next I/O is due, in sleeps of at most 50 ms so
-// that stop is noticed quickly. It returns false if stopped while waiting.
+// Wait blocks until the next I/O is due: with the pacer's Sleeper until
+// its slot, else in naps of at most 50 ms so that stop is noticed quickly.
+// It returns false if stopped while waiting.
 func (p *Pacer) Wait(c *Control) bool {
+	p.slept = false
 	if p.interval == 0 {
 		return true
 	}
 	for {
-		d := p.Delay(Nanotime())
+		now := Nanotime()
+		d := p.Delay(now)
 		if d == 0 {
 			return !c.Stopped()
 		}
-		if !nap(c, d) {
+		if !p.sleepFor(c, now, d) {
 			return false
 		}
 	}

@@ -128,6 +128,26 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.Equal(t, result.StatusOK, runs.Runs[0].Result.Status)
 	require.Equal(t, runs.Runs[0].Result.Summary.ElapsedSeconds, value(t, reg, "ioprobe_run_duration_seconds", shape),
 		"the gauge is the result's measured window")
+	// A continuous job's runs load no BPF programs (one run a minute, each
+	// load costing more CPU than the canary's I/O); other jobs' do, as
+	// far as the machine lets them.
+	const perRun = "not measured per run of a continuous job (list the device under devices: to watch it)"
+	require.NotEqual(t, perRun, runs.Runs[0].Result.Summary.Device.LatencyUnavailable)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		code, body := get(c, base+"/api/v1/runs?job=canary")
+		require.Equal(c, http.StatusOK, code)
+		var canaryRuns struct{ Runs []Run }
+		require.NoError(c, json.Unmarshal([]byte(body), &canaryRuns))
+		var whole *result.Result
+		for _, r := range canaryRuns.Runs {
+			if r.Result != nil && r.Result.Status == result.StatusOK {
+				whole = r.Result
+				break
+			}
+		}
+		require.NotNil(c, whole, "a whole canary run in the history")
+		assert.Equal(c, perRun, whole.Summary.Device.LatencyUnavailable)
+	}, 10*time.Second, 50*time.Millisecond)
 
 	problems, err := testutil.GatherAndLint(reg)
 	require.NoError(t, err)

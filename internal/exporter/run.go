@@ -109,6 +109,14 @@ func targetUnit(t *config.Target, name string, specs []workload.Spec) suiterun.U
 // obs see the run's snapshots too.
 func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64, obs ...runner.Observer) (*result.Result, error) {
 	p := d.settings(j.Target, j.MaxErrors).Plan(targetUnit(j.Target, pt.Name, pt.Specs))
+	if j.Mode == config.Continuous {
+		// A continuous job starts a run a minute; loading the BPF
+		// programs that time the device costs each of them about
+		// 40 ms of CPU, more than its 1,200 I/Os (docs/performance.md,
+		// "The idle daemon"). The config's devices: loads them once.
+		p.NoDeviceLatency = true
+		p.NoDeviceLatencyWhy = "not measured per run of a continuous job (list the device under devices: to watch it)"
+	}
 	live := d.live.observerFor(j.Name, map[string]string{j.Target.Path: j.Target.Name}, pt.Specs)
 	p.Observers = append([]runner.Observer{live}, obs...)
 

@@ -33,6 +33,8 @@ func (p *Plan) startDeviceLatency(targets []*openTarget) *deviceLatency {
 	}
 	sort.Strings(names)
 	switch {
+	case p.NoDeviceLatency && p.NoDeviceLatencyWhy != "":
+		dl.why = p.NoDeviceLatencyWhy
 	case p.NoDeviceLatency:
 		dl.why = "not asked for (--device-latency=false)"
 	case len(names) == 0:

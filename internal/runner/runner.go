@@ -46,8 +46,10 @@ type Plan struct {
 	// worker set up: the run now waits for StartAt, or starts its ramp-up.
 	Prepared func()
 	// NoDeviceLatency leaves the devices' own latency unmeasured (no BPF
-	// programs are loaded); the result says so.
-	NoDeviceLatency bool
+	// programs are loaded); the result says so, with NoDeviceLatencyWhy
+	// when set (else: run --device-latency=false).
+	NoDeviceLatency    bool
+	NoDeviceLatencyWhy string
 	// Created, when set, is handed every file this run created, held by
 	// descriptor, before the run closes it: the callee removes it later
 	// (only if its name still is that file) or closes it. err says that

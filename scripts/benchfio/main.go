@@ -1,20 +1,25 @@
 // Command benchfio is the measuring half of scripts/bench-fio.sh, which runs
 // ioprobe and fio side by side on the same device.
 //
-//	benchfio measure OUT.rec.json OUT.json -- CMD ARGS...
+//	benchfio measure [--dev DEVICE] OUT.rec.json OUT.json -- CMD ARGS...
 //	benchfio report DIR
 //
 // measure runs CMD with its standard output in OUT.json, waits for it with
 // wait4(2) and writes the record OUT.rec.json: wall time, the whole
 // process's user and system CPU from wait4's rusage (fio's job processes
 // are its children and are counted: fio waits for them) and the host's busy
-// and total CPU from /proc/stat deltas. The tools' own CPU lines are not used.
+// and total CPU from /proc/stat deltas. The tools' own CPU lines are not
+// used. With --dev, also the I/Os the block device completed meanwhile
+// (/sys/class/block/NAME/stat): a count no tool reports about itself.
 //
 // report reads every WORKLOAD.ROUND.CANDIDATE.{rec.,}json pair in DIR, where
-// CANDIDATE starts with "ioprobe-" or "fio-", and prints a Markdown report:
-// the median of each candidate's runs, the best candidate of each tool
-// (most IOPS per process CPU-second), and the median of the per-round ratios
-// of the two winners.
+// CANDIDATE starts with "ioprobe-" or "fio-" (or names a reference: "bare-",
+// scripts/bareloop's JSON; "tiouring-", fio's t/io_uring's text output),
+// and prints a Markdown report: the median of each candidate's runs, the
+// best candidate of each tool (most IOPS per process CPU-second), and the
+// median of the per-round ratios of the two winners. DIR/pairs.txt, when
+// present, names further pairs ("WORKLOAD A B" a line), each reported as
+// the median of A's per-round ratios to B (see pairs.go).
 package main
 
 import (
@@ -23,6 +28,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,12 +46,14 @@ func main() {
 
 func run(args []string) error {
 	switch {
+	case len(args) >= 7 && args[0] == "measure" && args[1] == "--dev" && args[5] == "--":
+		return measure(args[3], args[4], args[2], args[6:])
 	case len(args) >= 5 && args[0] == "measure" && args[3] == "--":
-		return measure(args[1], args[2], args[4:])
+		return measure(args[1], args[2], "", args[4:])
 	case len(args) == 2 && args[0] == "report":
 		return report(os.Stdout, args[1])
 	}
-	return errors.New("usage: benchfio measure OUT.rec.json OUT.json -- CMD ARGS... | benchfio report DIR")
+	return errors.New("usage: benchfio measure [--dev DEVICE] OUT.rec.json OUT.json -- CMD ARGS... | benchfio report DIR")
 }
 
 // record is what measure writes.
@@ -55,14 +65,23 @@ type record struct {
 	SystemSeconds    float64  `json:"system_seconds"`
 	HostBusySeconds  float64  `json:"host_busy_seconds"`
 	HostTotalSeconds float64  `json:"host_total_seconds"`
+	// DeviceIOs is the reads and writes the device completed while the
+	// command ran (measure --dev), else 0.
+	DeviceIOs float64 `json:"device_ios,omitempty"`
 }
 
-func measure(recPath, outPath string, argv []string) error {
+func measure(recPath, outPath, dev string, argv []string) error {
 	out, err := os.Create(outPath)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
+	var dev0 float64
+	if dev != "" {
+		if dev0, err = deviceIOs(dev); err != nil {
+			return err
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = out, os.Stderr
 	proc := cpuacct.Reader{}
@@ -93,6 +112,14 @@ func measure(recPath, outPath string, argv []string) error {
 	}
 	d := host1.Sub(host0).All
 	hz := float64(cpuacct.UserHZ())
+	var devIOs float64
+	if dev != "" {
+		dev1, err := deviceIOs(dev)
+		if err != nil {
+			return err
+		}
+		devIOs = dev1 - dev0
+	}
 	rec := record{
 		Command:          argv,
 		ExitCode:         ws.ExitStatus(),
@@ -101,6 +128,7 @@ func measure(recPath, outPath string, argv []string) error {
 		SystemSeconds:    time.Duration(ru.Stime.Nano()).Seconds(),
 		HostBusySeconds:  float64(d.Busy()) / hz,
 		HostTotalSeconds: float64(d.Total()) / hz,
+		DeviceIOs:        devIOs,
 	}
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
@@ -113,4 +141,23 @@ func measure(recPath, outPath string, argv []string) error {
 		return fmt.Errorf("%s exited with status %d", argv[0], rec.ExitCode)
 	}
 	return nil
+}
+
+// deviceIOs is the reads plus writes block device dev (/dev/NAME) has
+// completed: the first and fifth fields of /sys/class/block/NAME/stat.
+func deviceIOs(dev string) (float64, error) {
+	b, err := os.ReadFile("/sys/class/block/" + filepath.Base(dev) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 5 {
+		return 0, fmt.Errorf("%s: short stat line %q", dev, b)
+	}
+	r, err1 := strconv.ParseFloat(f[0], 64)
+	w, err2 := strconv.ParseFloat(f[4], 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("%s: %w", dev, err)
+	}
+	return r + w, nil
 }

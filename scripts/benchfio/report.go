@@ -69,8 +69,12 @@ func load(dir string) ([]sample, error) {
 			err = parseIoprobe(outPath, &out[i])
 		case "fio":
 			err = parseFio(outPath, &out[i])
+		case "bare":
+			err = parseBare(outPath, &out[i])
+		case "tiouring":
+			err = parseTIOURing(outPath, &out[i])
 		default:
-			err = fmt.Errorf("%s: candidate %q is neither ioprobe-… nor fio-…", rp, s.candidate)
+			err = fmt.Errorf("%s: candidate %q is none of ioprobe-…, fio-…, bare-…, tiouring-…", rp, s.candidate)
 		}
 		if err != nil {
 			return nil, err
@@ -110,7 +114,9 @@ func parseIoprobe(path string, s *sample) error {
 	}
 	s.ops, s.iops = r.Summary.Ops, r.Summary.IOPS
 	s.meanLat, s.p99Lat = r.Summary.Latency.Mean, r.Summary.Latency.Percentiles["99"]
-	if r.Workload.Engine != s.candidate[len("ioprobe-"):] {
+	// ioprobe-ENGINE, or ioprobe-ENGINE-VARIANT (the same engine with
+	// other flags).
+	if want, _, _ := strings.Cut(s.candidate[len("ioprobe-"):], "-"); r.Workload.Engine != want {
 		return fmt.Errorf("%s: candidate %s ran engine %q (%s)", path, s.candidate, r.Workload.Engine, r.Workload.EngineReason)
 	}
 	return nil
@@ -270,6 +276,10 @@ func report(w io.Writer, dir string) error {
 	if len(all) == 0 {
 		return fmt.Errorf("no runs in %s", dir)
 	}
+	pairs, err := readPairs(dir)
+	if err != nil {
+		return err
+	}
 	host, err := cpuacct.Reader{}.Host()
 	if err != nil {
 		return err
@@ -286,18 +296,27 @@ func report(w io.Writer, dir string) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Other load: the host's busy CPU, less the measured tool's own, during the runs (median; ioprobe's runs / fio's). Above a few tenths of a core the machine was shared while it ran, and the host-CPU column means little.")
+	reportPairs(w, pairRatios(all, pairs))
 	for _, r := range res {
 		fmt.Fprintf(w, "\n#### %s\n\n", r.name)
 		fmt.Fprintln(w, "| candidate | runs | IOPS | process CPU s | host busy s | I/Os per CPU-s | I/Os per host CPU-s | mean µs | p99 µs | other load |")
 		fmt.Fprintln(w, "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |")
 		for _, c := range r.candidates {
 			mark := ""
-			if c.name == r.ioprobe.name || c.name == r.fio.name {
+			if c.name != "" && (c.name == r.ioprobe.name || c.name == r.fio.name) {
 				mark = " **(best)**"
 			}
-			fmt.Fprintf(w, "| %s%s | %d | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f | %.1f | %.2f |\n",
-				c.name, mark, c.runs, c.iops, c.cpu, c.hostBusy, c.perCPU, c.perHost, c.mean*1e6, c.p99*1e6, c.others)
+			fmt.Fprintf(w, "| %s%s | %d | %.0f | %.2f | %.2f | %.0f | %.0f | %s | %s | %.2f |\n",
+				c.name, mark, c.runs, c.iops, c.cpu, c.hostBusy, c.perCPU, c.perHost, orDash(c.mean*1e6, 2), orDash(c.p99*1e6, 1), c.others)
 		}
 	}
 	return nil
+}
+
+// orDash formats v with prec decimals, or "–" when a tool does not report it.
+func orDash(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -82,4 +85,66 @@ func TestOthersIsTheRestOfTheHostsBusyCPU(t *testing.T) {
 	require.InDelta(t, 0.5, s.others(), 1e-9)
 	s.rec.HostBusySeconds = 9.5 // tick rounding: never negative
 	require.Zero(t, s.others())
+}
+
+// writeRun writes one run's record and output into dir.
+func writeRun(t *testing.T, dir, name string, rec record, out string) {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".rec.json"), b, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".json"), []byte(out), 0o644))
+}
+
+func TestPairsHoldIoprobeToTheReferences(t *testing.T) {
+	dir := t.TempDir()
+	ioprobe := func(ops float64) string {
+		return fmt.Sprintf(`{"workload":{"engine":"uring"},"summary":{"ops":%g,"iops":%g,"latency":{"mean_seconds":1e-4,"percentiles":{"99":2e-4}}}}`, ops, ops/10)
+	}
+	// t/io_uring prints one line a second, rounded, and leaves its last
+	// second out: the device's count is what a pair compares.
+	tiouring := "Added file /dev/zram0 (submitter 0)\nIOPS=300.00K, BW=1171MiB/s, IOS/call=32/31\nIOPS=1.20M, BW=4687MiB/s, IOS/call=32/32\nExiting on timeout\n"
+	for round, cpu := range []float64{2, 4, 5} { // ioprobe's CPU seconds: per-round ratios 1.0, 0.5, 0.4
+		r := round + 1
+		writeRun(t, dir, fmt.Sprintf("2-qd32.%d.ioprobe-uring", r), record{WallSeconds: 10, UserSeconds: cpu / 2, SystemSeconds: cpu / 2, DeviceIOs: 2e6}, ioprobe(2e6))
+		writeRun(t, dir, fmt.Sprintf("2-qd32.%d.tiouring-t1", r), record{WallSeconds: 10, UserSeconds: 1, SystemSeconds: 1, DeviceIOs: 2e6}, tiouring)
+		writeRun(t, dir, fmt.Sprintf("2-qd32.%d.fio-io_uring", r), record{WallSeconds: 10, UserSeconds: 2, SystemSeconds: 2}, `{"jobs":[{"read":{"total_ios":2000000,"iops":200000,"lat_ns":{"mean":1e5,"percentile":{"99.000000":2e5}}}}]}`)
+		writeRun(t, dir, fmt.Sprintf("1-qd1.%d.ioprobe-sync", r), record{WallSeconds: 10, UserSeconds: 1, SystemSeconds: 2}, strings.ReplaceAll(ioprobe(1e6), "uring", "sync"))
+		writeRun(t, dir, fmt.Sprintf("1-qd1.%d.bare-loop", r), record{WallSeconds: 10, UserSeconds: 0.5, SystemSeconds: 2.5}, `{"ios":1100000,"seconds":10,"iops":110000,"latency_mean_ns":2500}`)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pairs.txt"), []byte("# A B\n2-qd32 ioprobe-uring tiouring-t1\n2-qd32 ioprobe-uring fio-io_uring\n1-qd1 ioprobe-sync bare-loop\n"), 0o644))
+
+	all, err := load(dir)
+	require.NoError(t, err)
+	pairs, err := readPairs(dir)
+	require.NoError(t, err)
+	res := pairRatios(all, pairs)
+	require.Len(t, res, 3)
+
+	tio := res[0]
+	require.Equal(t, 3, tio.rounds)
+	require.InDelta(t, 0.5, tio.perCPU, 1e-9, "ratios 1.0, 0.5, 0.4: the median")
+	require.InDelta(t, 1e6, tio.bPerCPU, 1e-6, "the device's 2M I/Os over 2 CPU-s, not the printed 1.5M")
+	require.InDelta(t, 750e3, tio.bIOPS, 1e-6, "the mean of the per-second lines")
+	require.True(t, tio.aDevice && tio.bDevice)
+
+	f := res[1]
+	require.False(t, f.bDevice, "fio's own count where the device's was not measured")
+	require.InDelta(t, 1.0, f.perCPU, 1e-9, "ratios 2, 1, 0.8 (fio: 2M I/Os over 4 CPU-s)")
+
+	bare := res[2]
+	require.InDelta(t, 1e6/3/(1.1e6/3), bare.perCPU, 1e-9)
+	require.InDelta(t, 0.1/0.11, bare.iops, 1e-9)
+
+	var out bytes.Buffer
+	require.NoError(t, report(&out, dir))
+	require.Contains(t, out.String(), "| 2-qd32 | ioprobe-uring | tiouring-t1 | 3 | **0.500** | 0.267 | 500000 d | 1000000 d | 200000 | 750000 |")
+	require.Contains(t, out.String(), "| 1-qd1 | ioprobe-sync | bare-loop | 3 | **0.909** | 0.909 |")
+}
+
+func TestTIOURingOutputIsRecognised(t *testing.T) {
+	dir := t.TempDir()
+	writeRun(t, dir, "w.1.tiouring-t1", record{WallSeconds: 1, UserSeconds: 1}, "not t/io_uring\n")
+	_, err := load(dir)
+	require.ErrorContains(t, err, "no IOPS= line")
 }

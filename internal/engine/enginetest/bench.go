@@ -119,17 +119,46 @@ func benchIO(b *testing.B, f Factory, path string, size int64, spec workload.Spe
 		mode = unix.O_RDWR
 	}
 	fd := openDirect(b, path, mode)
+	var r0, r1 unix.Rusage
+	run := runHot(b, f, spec, engine.Target{FD: fd, Region: workload.Region{Len: size}, Path: path, Key: key}, 1, 1000, uint64(b.N),
+		func() {
+			require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &r0))
+			b.ReportAllocs()
+			b.ResetTimer()
+		},
+		func() {
+			b.StopTimer()
+			require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &r1))
+		})
+	ios := float64(run.ios)
+	user := float64(r1.Utime.Nano() - r0.Utime.Nano())
+	cpu := user + float64(r1.Stime.Nano()-r0.Stime.Nano())
+	b.ReportMetric(cpu/ios, "cpu-ns/op")
+	b.ReportMetric(user/ios, "user-ns/op")
+	b.ReportMetric(ios/(cpu/1e9), "iops/cpu-s")
+	b.ReportMetric(float64(run.allocs)/float64(b.N), "hot-allocs/op")
+}
+
+// hot is what runHot saw: the I/Os completed, and the heap allocations
+// between the warm-th completion and the last.
+type hot struct{ ios, allocs uint64 }
+
+// runHot runs one worker of spec (made whole with its defaults) on tgt
+// until warm+n I/Os have completed, reading the heap's allocation count
+// at the warm-th completion and the last (on the engine's goroutine, as
+// it completes them). begin is called just before the worker starts,
+// end just after it returns (a benchmark's timer). The run must succeed.
+func runHot(tb testing.TB, f Factory, spec workload.Spec, tgt engine.Target, seed, warm, n uint64, begin, end func()) hot {
 	spec = spec.WithDefaults()
-	require.NoError(b, spec.Validate())
+	require.NoError(tb, spec.Validate())
 	ctl := engine.NewControl(0, nil)
 	ctl.SetMeasuring(true)
 	start := make(chan struct{})
-	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: size}, Path: path, Key: key}}, Ctl: ctl, Start: start, Seed: 1})
-	require.NoError(b, err)
+	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Targets: []engine.Target{tgt}, Ctl: ctl, Start: start, Seed: seed})
+	require.NoError(tb, err)
 	defer engine.CloseWorkers(ws)
 
-	const warm = 1000
-	total := uint64(b.N) + warm
+	total := warm + n
 	var done atomic.Uint64
 	var m0, m1 runtime.MemStats
 	ws[0].Trace = func(*engine.Lane, *engine.IO, int64) {
@@ -148,21 +177,12 @@ func benchIO(b *testing.B, f Factory, path string, size int64, spec workload.Spe
 		defer wg.Done()
 		runErr = f().Run(ws[0])
 	}()
-	var r0, r1 unix.Rusage
-	require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &r0))
-	b.ReportAllocs()
-	b.ResetTimer()
+	begin()
 	close(start)
 	wg.Wait()
-	b.StopTimer()
-	require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &r1))
-	require.NoError(b, runErr)
-	require.Nil(b, ctl.FirstError(), "I/O failed")
-	ios := float64(done.Load())
-	user := float64(r1.Utime.Nano() - r0.Utime.Nano())
-	cpu := user + float64(r1.Stime.Nano()-r0.Stime.Nano())
-	b.ReportMetric(cpu/ios, "cpu-ns/op")
-	b.ReportMetric(user/ios, "user-ns/op")
-	b.ReportMetric(ios/(cpu/1e9), "iops/cpu-s")
-	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(b.N), "hot-allocs/op")
+	end()
+	require.NoError(tb, runErr)
+	require.Nil(tb, ctl.FirstError(), "I/O failed")
+	require.GreaterOrEqual(tb, done.Load(), total)
+	return hot{ios: done.Load(), allocs: m1.Mallocs - m0.Mallocs}
 }

@@ -58,6 +58,7 @@ func runAll(t *testing.T, f Factory, path string) {
 	t.Run("LinesDelayBurst", func(t *testing.T) { testBursts(t, f, path) })
 	t.Run("BudgetCount", func(t *testing.T) { testBudgetCount(t, f, path) })
 	t.Run("BudgetBytes", func(t *testing.T) { testBudgetBytes(t, f, path) })
+	t.Run("NoAllocsPerIO", func(t *testing.T) { testNoAllocsPerIO(t, f, path) })
 }
 
 // testFlush: --fdatasync 3 at QD 1 is exactly write, write, write, flush,

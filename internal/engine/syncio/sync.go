@@ -27,6 +27,7 @@ type lane struct {
 	gen   *workload.Generator
 	stats *engine.Lane
 	pacer engine.Pacer
+	sleep *engine.Sleeper // paced lanes: the pacer's (closed when the lane ends)
 }
 
 // Run implements engine.Engine.
@@ -37,15 +38,25 @@ func (e *Engine) Run(w *engine.Worker) error {
 		for q := 0; q < w.QueueDepth; q++ {
 			gen, err := w.Generator(t, q)
 			if err != nil {
+				for _, l := range lanes {
+					if l.sleep != nil {
+						l.sleep.Close()
+					}
+				}
 				return err
 			}
-			lanes = append(lanes, &lane{
+			l := &lane{
 				fd:    tgt.FD,
 				buf:   w.Slot(t, q, w.Spec.MaxBlock()),
 				gen:   gen,
 				stats: w.NewLane(t),
 				pacer: w.LanePacer(n, len(lanes)),
-			})
+			}
+			if l.pacer.Paced() {
+				l.sleep = w.Ctl.NewSleeper()
+				l.pacer.SleepWith(l.sleep)
+			}
+			lanes = append(lanes, l)
 		}
 	}
 	w.SetReady()
@@ -54,6 +65,9 @@ func (e *Engine) Run(w *engine.Worker) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if l.sleep != nil {
+				defer l.sleep.Close()
+			}
 			<-w.Start
 			l.run(w)
 		}()
@@ -80,6 +94,9 @@ func (l *lane) run(w *engine.Worker) {
 		if !l.pacer.NextWait(ctl, l.gen, &op) {
 			return
 		}
+		if l.pacer.Slept() {
+			y = engine.Yielder{} // it has just been through the scheduler
+		}
 		if !w.Take(op.Len) {
 			return // the worker's stop-after budget is spent
 		}
@@ -93,24 +110,18 @@ func (l *lane) run(w *engine.Worker) {
 		if w.Issue != nil {
 			w.Issue(l.stats, &op)
 		}
-		var n int
-		var err error
-		var t0 int64
+		var res, t0 int64
 		if op.Write {
 			seq++
 			w.PrepareWrite(l.stats, &op, b, seq)
 			t0 = engine.Nanotime()
-			n, err = unix.Pwrite(l.fd, b, op.Offset)
+			res = pwrite(l.fd, b, op.Offset)
 		} else {
 			w.PrepareRead(l.stats, &op)
 			t0 = engine.Nanotime()
-			n, err = unix.Pread(l.fd, b, op.Offset)
+			res = pread(l.fd, b, op.Offset)
 		}
 		t1 := engine.Nanotime()
-		res := int64(n)
-		if err != nil {
-			res = -int64(errnoOf(err))
-		}
 		w.Complete(l.stats, &op, b, res, t0, t1)
 		if w.Trace != nil {
 			w.Trace(l.stats, &op, res)

@@ -39,6 +39,12 @@ type ring struct {
 	fd       int
 	flags    uint32 // setup flags in effect
 	features uint32
+	// enterFD and enterFlags are io_uring_enter's fd argument and the
+	// flags every call adds: the ring's descriptor and none, or, once
+	// registerRing has registered it with the calling thread, its index
+	// and IORING_ENTER_REGISTERED_RING.
+	enterFD    int
+	enterFlags uint32
 
 	sqRing, cqRing, sqeMem []byte
 	cqShared               bool // one mapping holds both rings (IORING_FEAT_SINGLE_MMAP)
@@ -86,7 +92,7 @@ func newRing(entries uint32) (*ring, error) {
 		if err != nil {
 			return nil, fmt.Errorf("io_uring_setup: %w", err)
 		}
-		r := &ring{fd: fd, flags: p.flags, features: p.features}
+		r := &ring{fd: fd, flags: p.flags, features: p.features, enterFD: fd}
 		if err := r.mmap(&p); err != nil {
 			r.close()
 			return nil, err
@@ -161,7 +167,7 @@ func (r *ring) unsubmitted() uint32 { return r.sqTailLocal - atomic.LoadUint32(r
 // or an errno (EAGAIN or EBUSY when the kernel could not take them now).
 func (r *ring) submit() (int, unix.Errno) {
 	r.publish()
-	return sysEnterNoWait(r.fd, r.unsubmitted(), 0)
+	return sysEnterNoWait(r.enterFD, r.unsubmitted(), r.enterFlags)
 }
 
 // submitAndWait submits every unsubmitted SQE and waits until at least
@@ -173,16 +179,78 @@ func (r *ring) submitAndWait(minComplete uint32, timeoutNs int64) (int, unix.Err
 	r.publish()
 	toSubmit := r.unsubmitted()
 	if minComplete == 0 {
-		return sysEnterNoWait(r.fd, toSubmit, enterGetEvents)
+		return sysEnterNoWait(r.enterFD, toSubmit, r.enterFlags|enterGetEvents)
 	}
 	if timeoutNs <= 0 {
-		return sysEnter(r.fd, toSubmit, minComplete, enterGetEvents, nil, 0)
+		return sysEnter(r.enterFD, toSubmit, minComplete, r.enterFlags|enterGetEvents, nil, 0)
 	}
 	w := &r.wait
 	w.ts = unix.NsecToTimespec(timeoutNs)
 	w.arg = geteventsArg{ts: uint64(uintptr(unsafe.Pointer(&w.ts)))}
-	return sysEnter(r.fd, toSubmit, minComplete, enterGetEvents|enterExtArg, unsafe.Pointer(&w.arg), unsafe.Sizeof(w.arg))
+	return sysEnter(r.enterFD, toSubmit, minComplete, r.enterFlags|enterGetEvents|enterExtArg, unsafe.Pointer(&w.arg), unsafe.Sizeof(w.arg))
 }
+
+// briefWait bounds the first wait of a paced ring for its completions (see
+// submitAndWaitBrief): what its goroutine may hold its processor without
+// telling the scheduler, as a goroutine may compute for that long.
+const briefWait = 1_000_000 // ns
+
+// submitAndWaitBrief is submitAndWait without a timeout for a paced ring:
+// it submits and waits up to briefWait through RawSyscall, then, when the
+// completions have not come, goes on waiting through the runtime's syscall
+// entry as submitAndWait does. It returns 0 or an errno.
+//
+// Why: a paced ring's goroutine comes back from a sleep in the poller,
+// where every processor was idle and the runtime's sysmon thread asleep;
+// the runtime's syscall entry wakes sysmon, which then polls every 20 µs
+// until the processors are idle again: four or five more context switches
+// per I/O of a 20 IOPS canary. RawSyscall does not tell the scheduler that
+// the thread may block, so it is used only for a wait that cannot last:
+// the kernel ends it after briefWait, a signal (the runtime's preemption,
+// a stop-the-world) ends it at once, and meanwhile the goroutine holds its
+// processor as if it computed, for at most a millisecond.
+func (r *ring) submitAndWaitBrief(minComplete uint32) unix.Errno {
+	r.publish()
+	w := &r.wait
+	w.ts = unix.NsecToTimespec(briefWait)
+	w.arg = geteventsArg{ts: uint64(uintptr(unsafe.Pointer(&w.ts)))}
+	_, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.enterFD), uintptr(r.unsubmitted()), uintptr(minComplete),
+		uintptr(r.enterFlags|enterGetEvents|enterExtArg), uintptr(unsafe.Pointer(&w.arg)), unsafe.Sizeof(w.arg))
+	switch errno {
+	case 0, unix.ETIME, unix.EINTR:
+	default:
+		return errno
+	}
+	if r.completions() >= minComplete {
+		return 0
+	}
+	_, errno = sysEnter(r.enterFD, r.unsubmitted(), minComplete, r.enterFlags|enterGetEvents, nil, 0)
+	return errno
+}
+
+// registerRing registers the ring's descriptor with the calling thread
+// (IORING_REGISTER_RING_FDS, as t/io_uring does by default), so that
+// io_uring_enter finds the ring by index instead of looking the
+// descriptor up, and taking and dropping a reference to it, in the
+// process's shared descriptor table on every call. The index is the
+// thread's: the ring is used from its one locked thread, and close
+// unregisters it from that thread. Without it (before Linux 5.18)
+// calls go by descriptor as before.
+func (r *ring) registerRing() error {
+	up := rsrcUpdate{offset: ^uint32(0), data: uint64(r.fd)} // any free index
+	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerRingFDs, uintptr(unsafe.Pointer(&up)), 1, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("io_uring: register ring: %w", errno)
+	}
+	if n != 1 {
+		return fmt.Errorf("io_uring: register ring: %d registered", n)
+	}
+	r.enterFD, r.enterFlags = int(up.offset), enterRegisteredRing
+	return nil
+}
+
+// completions is the number of CQEs posted and not yet reaped.
+func (r *ring) completions() uint32 { return atomic.LoadUint32(r.cqTail) - r.cqHeadLocal }
 
 // registerBuffers registers iovs as fixed buffers 0..len(iovs)-1.
 func (r *ring) registerBuffers(iovs []unix.Iovec) error {
@@ -212,6 +280,13 @@ func (r *ring) registerFiles(fds []int32) error {
 // ring. Every I/O must have completed (the engine drains before closing).
 func (r *ring) close() error {
 	var errs []error
+	if r.enterFlags&enterRegisteredRing != 0 {
+		up := rsrcUpdate{offset: uint32(r.enterFD)}
+		if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), unregisterRingFDs, uintptr(unsafe.Pointer(&up)), 1, 0, 0); errno != 0 {
+			errs = append(errs, fmt.Errorf("io_uring: unregister ring: %w", errno))
+		}
+		r.enterFD, r.enterFlags = r.fd, 0
+	}
 	if r.bufsRegistered {
 		errs = append(errs, sysRegister(r.fd, unregisterBuffers, nil, 0))
 		r.bufsRegistered = false

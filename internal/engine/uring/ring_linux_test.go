@@ -58,16 +58,25 @@ func TestTimedWaitExpires(t *testing.T) {
 	require.GreaterOrEqual(t, time.Since(began), 2*time.Millisecond)
 }
 
+// lockedWithDir skips without io_uring, locks the test's goroutine to its
+// thread (as the engine's Run does) for the test, and returns a descriptor
+// of a temporary directory: a target for loops that issue no I/O.
+func lockedWithDir(t *testing.T) int {
+	t.Helper()
+	requireUring(t)
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+	fd, err := unix.Open(t.TempDir(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd
+}
+
 // The engine registers its targets and buffers, so the kernel neither looks
 // up a file nor pins pages per I/O; each slot is its own fixed buffer, the
 // slot's buffer in the worker's memory.
 func TestLoopRegistersFilesAndBuffers(t *testing.T) {
-	requireUring(t)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	fd, err := unix.Open(t.TempDir(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	require.NoError(t, err)
-	defer unix.Close(fd)
+	fd := lockedWithDir(t)
 	spec := workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 8192, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: 3, Workers: 1}.WithDefaults()
 	ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Ctl: engine.NewControl(0, nil),
 		Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 1 << 20}}, {FD: fd, Region: workload.Region{Len: 1 << 20}, Index: 1}}})
@@ -91,6 +100,47 @@ func TestLoopRegistersFilesAndBuffers(t *testing.T) {
 	}
 	require.Len(t, l.free, 6)
 	require.EqualValues(t, 0, l.free[len(l.free)-1])
+}
+
+// A ring registers its descriptor with its thread (as t/io_uring does)
+// and calls io_uring_enter by index; close gives the index back, so the
+// next ring on the thread gets the same one.
+func TestLoopRegistersTheRingWithItsThread(t *testing.T) {
+	fd := lockedWithDir(t)
+	newWorker := func(rate int) *engine.Worker {
+		spec := workload.Spec{ReadPct: 100, RandomPct: 100, QueueDepth: 2, Workers: 1, RateIOPS: rate}.WithDefaults()
+		ws, err := engine.NewWorkers(engine.WorkerSet{Spec: &spec, Ctl: engine.NewControl(0, nil),
+			Targets: []engine.Target{{FD: fd, Region: workload.Region{Len: 1 << 20}}}})
+		require.NoError(t, err)
+		t.Cleanup(func() { engine.CloseWorkers(ws) })
+		return ws[0]
+	}
+	l, err := newLoop(newWorker(0))
+	require.NoError(t, err)
+	if l.r.enterFlags == 0 {
+		l.r.close()
+		t.Skip("the kernel does not register ring descriptors (Linux < 5.18)") //hygiene:skip a kernel feature, not something make test installs
+	}
+	require.Equal(t, uint32(enterRegisteredRing), l.r.enterFlags)
+	index := l.r.enterFD
+	// A no-op through the registered index completes.
+	*l.r.nextSQE() = sqe{opcode: opNop, userData: 7}
+	_, errno := l.r.submitAndWait(1, 0)
+	require.Zero(t, errno)
+	require.EqualValues(t, 1, l.r.completions())
+	require.EqualValues(t, 7, l.r.cqes[l.r.cqHeadLocal&l.r.cqMask].userData)
+	require.NoError(t, l.r.close())
+
+	l2, err := newLoop(newWorker(0))
+	require.NoError(t, err)
+	require.Equal(t, index, l2.r.enterFD, "close gave the index back")
+	require.NoError(t, l2.r.close())
+
+	paced, err := newLoop(newWorker(20))
+	require.NoError(t, err)
+	defer paced.sleep.Close()
+	require.Equal(t, uint32(enterRegisteredRing), paced.r.enterFlags, "a paced ring is locked to its thread too")
+	require.NoError(t, paced.r.close())
 }
 
 func TestSuits(t *testing.T) {

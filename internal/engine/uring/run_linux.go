@@ -49,6 +49,15 @@ type loop struct {
 	writeOp  uint8
 	sqeFlags uint8
 	pacer    engine.Pacer
+	// sleep: a paced ring with nothing in flight waits for its next slot
+	// here, in the runtime's poller, not in io_uring_enter (see
+	// engine.Sleeper); nil when unpaced.
+	sleep *engine.Sleeper
+	// brief: a paced ring, its group's only worker, waits for its
+	// completions first without telling the scheduler (see briefWait):
+	// with more paced workers than processors, one whose slot came would
+	// wait for a processor as long as another's brief wait lasts.
+	brief bool
 
 	// Submission, as fio does it (iodepth_batch_submit,
 	// iodepth_batch_complete_min and _max): at most batchMax I/Os go to
@@ -101,12 +110,22 @@ func (e *Engine) Run(w *engine.Worker) error {
 		return fmt.Errorf("uring: %w", err)
 	}
 	// The ring is set up with SINGLE_ISSUER and DEFER_TASKRUN: every
-	// io_uring_enter must come from the thread that created it.
+	// io_uring_enter must come from the thread that created it. A paced
+	// ring too, although its goroutine, locked, hands its processor to
+	// another thread and back at every sleep in the poller (two futex
+	// calls per I/O of a canary): unlocked, a goroutine preempted between
+	// submitting and waiting waits on another thread than the one its
+	// completion's task work is queued on, and each thread it visits is
+	// one more io_uring context (and one more place a per-thread fault
+	// injection, as the stall test's strace, counts its calls).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	l, err := newLoop(w)
 	if err != nil {
 		return fmt.Errorf("uring: worker %d: %w", w.ID, err)
+	}
+	if l.sleep != nil {
+		defer l.sleep.Close()
 	}
 	w.WaitStart()
 	runErr := l.run()
@@ -151,10 +170,17 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	for _, ln := range w.Spec.Normalized() {
 		l.delays = l.delays || ln.DelayMs > 0
 	}
+	if l.pacer.Paced() {
+		l.sleep = w.Ctl.NewSleeper()
+		l.brief = w.Spec.Workers <= 1
+	}
 	fds := make([]int32, len(w.Targets))
 	for t, tgt := range w.Targets {
 		gen, err := w.Generator(t, 0)
 		if err != nil {
+			if l.sleep != nil {
+				l.sleep.Close()
+			}
 			r.close()
 			return nil, err
 		}
@@ -178,6 +204,7 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if len(iovs) <= maxRegisteredBufs && r.registerBuffers(iovs) == nil {
 		l.readOp, l.writeOp = opReadFixed, opWriteFixed
 	}
+	_ = r.registerRing() // by descriptor when it cannot (Linux < 5.18)
 	// Slot 0 is handed out first.
 	for i := n - 1; i >= 0; i-- {
 		l.free = append(l.free, uint32(i))
@@ -213,6 +240,14 @@ func (l *loop) run() error {
 		if len(l.free) == len(l.slots) && !l.flushInFlight && waitNs == 0 {
 			return nil // stopped, and nothing in flight
 		}
+		if waitNs > 0 && l.sleep != nil && l.idle() {
+			// Nothing in flight, nothing prepared: only the pacer's
+			// slot (or a delay) to wait for. Until returns false on a
+			// stop, which the next pass sees.
+			l.sleep.Until(engine.Nanotime() + waitNs)
+			y = engine.Yielder{} // it has just been through the scheduler
+			continue
+		}
 		minComplete := l.waitFor()
 		if minComplete == 0 {
 			waitNs = 0 // completions in hand, or polling: do not sleep
@@ -226,7 +261,13 @@ func (l *loop) run() error {
 			l.flushT0 = t0
 		}
 		l.batch = l.batch[:0]
-		_, errno := l.r.submitAndWait(minComplete, waitNs)
+		var errno unix.Errno
+		if l.brief && waitNs == 0 && minComplete > 0 {
+			// Paced, waiting for completions only: see briefWait.
+			errno = l.r.submitAndWaitBrief(minComplete)
+		} else {
+			_, errno = l.r.submitAndWait(minComplete, min(waitNs, maxWait))
+		}
 		t1 := engine.Nanotime()
 		switch errno {
 		case 0, unix.EINTR, unix.ETIME, unix.EAGAIN, unix.EBUSY:
@@ -242,7 +283,7 @@ func (l *loop) run() error {
 			l.w.Depth.Submitted(n, l.inFlight())
 		}
 		l.reap(t1)
-		y.Tick(t1, t1-t0)
+		y.TickRing(t1, t1-t0)
 	}
 }
 
@@ -316,8 +357,19 @@ func (l *loop) submit() {
 	}
 }
 
+// idle reports whether the ring has nothing in flight and nothing
+// prepared: every slot free but the one a delay holds, no flush, no
+// completed slot waiting to be released.
+func (l *loop) idle() bool {
+	free := len(l.free)
+	if l.held >= 0 {
+		free++
+	}
+	return free == len(l.slots) && !l.flushInFlight && len(l.batch) == 0 && len(l.ready) == 0
+}
+
 // fill prepares an I/O in every free slot the pacer allows. It returns how
-// long to wait for the pacer (bounded by maxWait), or 0.
+// long to wait for the pacer (or a delay), or 0.
 func (l *loop) fill() int64 {
 	if l.flushDue >= 0 {
 		if !l.flushInFlight && len(l.free) == len(l.slots) {
@@ -333,7 +385,7 @@ func (l *loop) fill() int64 {
 	for l.flushDue < 0 {
 		if l.held >= 0 {
 			if d := l.holdUntil - now; d > 0 {
-				return min(d, maxWait)
+				return d
 			}
 			i := uint32(l.held)
 			l.held = -1
@@ -346,7 +398,7 @@ func (l *loop) fill() int64 {
 		i := l.free[len(l.free)-1]
 		s := &l.slots[i]
 		if d := l.pacer.Next(now, s.tgt.gen, &s.op); d > 0 {
-			return min(d, maxWait)
+			return d
 		}
 		l.free = l.free[:len(l.free)-1]
 		if !l.w.Take(s.op.Len) {

@@ -20,6 +20,7 @@ const (
 	featExtArg          = 1 << 8
 	enterGetEvents      = 1 << 0
 	enterExtArg         = 1 << 3
+	enterRegisteredRing = 1 << 4 // 5.18: the fd argument is a registered ring's index
 	sqeFixedFile        = 1 << 0
 	opNop               = 0
 	opFsync             = 3
@@ -35,6 +36,8 @@ const (
 	unregisterBuffers   = 1
 	registerFiles       = 2
 	unregisterFiles     = 3
+	registerRingFDs     = 20 // 5.18
+	unregisterRingFDs   = 21
 	maxRegisteredBufs   = 1 << 14 // IORING_MAX_REG_BUFFERS
 	maxRegisteredBufLen = 1 << 30 // a registered buffer may not exceed 1 GiB
 )
@@ -73,6 +76,12 @@ type sqe struct {
 	fileIndex   uint32
 	addr3       uint64
 	_           uint64
+}
+
+// rsrcUpdate is struct io_uring_rsrc_update, for IORING_REGISTER_RING_FDS.
+type rsrcUpdate struct {
+	offset, resv uint32
+	data         uint64
 }
 
 // cqe is struct io_uring_cqe (16 bytes; the ring is never set up with CQE32).
