@@ -70,7 +70,7 @@ func (s *Sleeper) Until(deadline int64) bool {
 // wake makes a sleeping Until look at the stop flag now.
 func (s *Sleeper) wake() {
 	if s.t != nil {
-		_ = s.t.arm(1) // an instant long past: the timer fires at once
+		_ = s.t.fire() // an instant long past: the timer fires at once
 	}
 }
 

@@ -16,7 +16,8 @@ type timerFD struct {
 	file *os.File
 	rc   syscall.RawConn
 	fd   uintptr
-	its  unix.ItimerSpec
+	its  unix.ItimerSpec // arm's, on the sleeping goroutine
+	past unix.ItimerSpec // fire's: 1 ns on the clock, set once
 	buf  [8]byte
 	read func(fd uintptr) bool // t.expired, bound once: waiting allocates nothing
 }
@@ -27,6 +28,7 @@ func newTimerFD() (*timerFD, error) {
 		return nil, err
 	}
 	t := &timerFD{file: os.NewFile(uintptr(fd), "timerfd"), fd: uintptr(fd)}
+	t.past.Value = unix.NsecToTimespec(1)
 	if t.rc, err = t.file.SyscallConn(); err != nil {
 		t.file.Close()
 		return nil, err
@@ -35,12 +37,22 @@ func newTimerFD() (*timerFD, error) {
 	return t, nil
 }
 
-// arm sets the timer to expire at the absolute Nanotime instant at (> 0):
-// a future one by Sleeper.Until, the past one (1) by a stop's wake, which
-// runs on another goroutine.
+// arm sets the timer to expire at the absolute Nanotime instant at (> 0),
+// for Sleeper.Until on the sleeping goroutine: its ItimerSpec is that
+// goroutine's alone.
 func (t *timerFD) arm(at int64) error {
 	t.its.Value = unix.NsecToTimespec(at)
-	_, _, errno := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, t.fd, unix.TFD_TIMER_ABSTIME, uintptr(unsafe.Pointer(&t.its)), 0, 0, 0)
+	return t.settime(&t.its)
+}
+
+// fire makes the timer expire at once, for a stop's wake on another
+// goroutine: its ItimerSpec (an instant long past) is written once, when
+// the timer is made, and only read after, so a wake never races the
+// sleeping goroutine's arm.
+func (t *timerFD) fire() error { return t.settime(&t.past) }
+
+func (t *timerFD) settime(its *unix.ItimerSpec) error {
+	_, _, errno := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, t.fd, unix.TFD_TIMER_ABSTIME, uintptr(unsafe.Pointer(its)), 0, 0, 0)
 	if errno != 0 {
 		return errno
 	}

@@ -10,4 +10,5 @@ type timerFD struct{}
 func newTimerFD() (*timerFD, error) { return nil, errors.New("no timerfd") }
 func (*timerFD) arm(int64) error    { return errors.ErrUnsupported }
 func (*timerFD) wait() error        { return errors.ErrUnsupported }
+func (*timerFD) fire() error        { return errors.ErrUnsupported }
 func (*timerFD) close()             {}
