@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -235,8 +236,13 @@ jobs:
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	// Active is not enough: the job opens (and locks) its target after it
+	// is marked active. Its I/O counted means the target is open.
+	doing := regexp.MustCompile(`(?m)^ioprobe_io_operations_total\{[^}]*ioprobe_job="long"[^}]*\} [1-9]`)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		assert.Contains(c, fetch(c, base+"/metrics"), `ioprobe_run_active{ioprobe_job="long",target="data"} 1`)
+		m := fetch(c, base+"/metrics")
+		assert.Contains(c, m, `ioprobe_run_active{ioprobe_job="long",target="data"} 1`)
+		assert.Regexp(c, doing, m)
 	}, time.Minute, 50*time.Millisecond)
 	o := ioprobe(t, dir, "run", "--target", tgt, "--read-pct", "0", "--duration", "200ms", "--ramp", "0s")
 	require.Equal(t, 2, o.code, o.stderr)
