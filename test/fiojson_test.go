@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testjson"
 )
 
 // The paths of fio's json+ document that fio-plot (fiolib/jsonparsing*.py)
@@ -138,33 +139,8 @@ func runFio(t *testing.T, dir string) (map[string]any, []byte) {
 // in the document's order (array elements by index).
 func orderedKeys(t *testing.T, data []byte, path ...string) []string {
 	t.Helper()
-	raw := json.RawMessage(data)
-	for _, p := range path {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) == nil {
-			raw = m[p]
-		} else {
-			var a []json.RawMessage
-			require.NoError(t, json.Unmarshal(raw, &a))
-			i, err := strconv.Atoi(p)
-			require.NoError(t, err)
-			require.Less(t, i, len(a))
-			raw = a[i]
-		}
-		require.NotNil(t, raw, "no %q in %v", p, path)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
+	keys, err := testjson.Keys(data, path...)
 	require.NoError(t, err)
-	require.Equal(t, json.Delim('{'), tok)
-	var keys []string
-	for dec.More() {
-		k, err := dec.Token()
-		require.NoError(t, err)
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		require.NoError(t, dec.Decode(&skip))
-	}
 	return keys
 }
 

@@ -1,14 +1,12 @@
 package test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,7 +43,7 @@ jobs:
 	// (io_uring reads are not system calls strace can fail).
 	cmd := exec.Command("strace", "-f", "-o", "/dev/null", "-e", "trace=pread64", "-e", "inject=pread64:error=EIO:when=50+",
 		binary, "serve", "--config", cfg, "--web.listen-address", "127.0.0.1:0")
-	stderr := &syncBuffer{}
+	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	// A group of their own: killing strace alone would leave ioprobe
 	// running, detached, with the pipe that Wait waits on.
@@ -108,22 +106,4 @@ func childOf(t *testing.T, pid int) int {
 	child, err := strconv.Atoi(f[0])
 	require.NoError(t, err)
 	return child
-}
-
-// syncBuffer is a bytes.Buffer that a process writes while a test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testjson"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -206,36 +207,8 @@ func TestFioJSONBudgetOptions(t *testing.T) {
 // the document has them.
 func jsonKeys(t *testing.T, data []byte, path ...string) []string {
 	t.Helper()
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	require.NoError(t, dec.Decode(&v))
-	raw := data
-	for _, p := range path {
-		var m map[string]json.RawMessage
-		var a []json.RawMessage
-		if json.Unmarshal(raw, &m) == nil {
-			raw = m[p]
-		} else {
-			require.NoError(t, json.Unmarshal(raw, &a))
-			i, err := strconv.Atoi(p)
-			require.NoError(t, err)
-			raw = a[i]
-		}
-		require.NotNil(t, raw, "no %s", p)
-	}
-	dec = json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
+	keys, err := testjson.Keys(data, path...)
 	require.NoError(t, err)
-	require.Equal(t, json.Delim('{'), tok, "%s is an object", path)
-	var keys []string
-	for dec.More() {
-		k, err := dec.Token()
-		require.NoError(t, err)
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		require.NoError(t, dec.Decode(&skip))
-	}
 	return keys
 }
 
