@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -19,6 +20,7 @@ type checkOptions struct {
 	target   string
 	duration time.Duration
 	output   string
+	out      string
 	repeat   int
 	rate     float64
 	backend  bool
@@ -83,6 +85,7 @@ func newCheckSubcommand(g *globalOptions, c check.Check) *cobra.Command {
 	fs.Float64Var(&o.rate, "rate", 0, "at most this many WAL appends (each a write and an fdatasync) a second; 0: a closed loop, as fast as the storage answers")
 	fs.BoolVar(&o.backend, "backend", true, "run etcd's backend commits beside the WAL, as etcd does (--backend=false: the WAL alone, as the fio recipe)")
 	fs.StringVarP(&o.output, "output", "o", "text", "text (the figures and the verdict) or json ("+check.Schema+")")
+	fs.StringVar(&o.out, "out", "", "write the output to this file instead of stdout (a regular file, never a symlink or a device)")
 	return cmd
 }
 
@@ -109,6 +112,9 @@ func runCheck(ctx context.Context, g *globalOptions, c check.Check, o *checkOpti
 	if err := o.validate(c); err != nil {
 		return err
 	}
+	if err := checkOut(o.out); err != nil {
+		return err
+	}
 	opts := check.Options{Target: o.target, Duration: o.duration, Repeat: o.repeat, Rate: o.rate, Backend: o.backend}
 	if g.stderrTTY {
 		pr := newProgress(g.stderr)
@@ -129,13 +135,14 @@ func runCheck(ctx context.Context, g *globalOptions, c check.Check, o *checkOpti
 	if err != nil {
 		return err
 	}
-	if o.output == "json" {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
+	if err := writeOut(g, o.out, func(w io.Writer) error {
+		if o.output == "json" {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
 		}
-	} else if err := check.WriteText(g.stdout, rep); err != nil {
+		return check.WriteText(w, rep)
+	}); err != nil {
 		return err
 	}
 	for _, l := range rep.Left {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -11,11 +13,13 @@ import (
 // compareOptions are the flags of `ioprobe compare`.
 type compareOptions struct {
 	output string
+	out    string
 }
 
 // AddFlags registers the flags.
 func (o *compareOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.output, "output", "o", "text", report.OutputUsage(report.ForCompare))
+	fs.StringVar(&o.out, "out", "", "write the output to this file instead of stdout")
 }
 
 func newCompareCommand(g *globalOptions) *cobra.Command {
@@ -56,6 +60,9 @@ func runCompare(g *globalOptions, o *compareOptions, base, other string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOut(o.out); err != nil {
+		return err
+	}
 	b, err := load([]string{base})
 	if err != nil {
 		return err
@@ -68,6 +75,7 @@ func runCompare(g *globalOptions, o *compareOptions, base, other string) error {
 	if err != nil {
 		return usagef("compare: %v", err)
 	}
-	return write(g.stdout, &report.Comparison{Comparison: c, Base: report.CompareSide{File: base, Results: b.doc.Results},
-		Other: report.CompareSide{File: other, Results: ot.doc.Results}})
+	doc := &report.Comparison{Comparison: c, Base: report.CompareSide{File: base, Results: b.doc.Results},
+		Other: report.CompareSide{File: other, Results: ot.doc.Results}}
+	return writeOut(g, o.out, func(w io.Writer) error { return write(w, doc) })
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -57,7 +58,7 @@ func exitCode(err error) int {
 	}
 	var ue *usageError
 	var fe *workload.FieldError
-	if errors.As(err, &ue) || errors.As(err, &fe) || target.IsBadInput(err) {
+	if errors.As(err, &ue) || errors.As(err, &fe) || target.IsBadInput(err) || safefile.IsBadInput(err) {
 		return ExitBadInput
 	}
 	return ExitIOErrors

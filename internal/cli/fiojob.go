@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/fiojob"
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -57,11 +58,11 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 	if err := o.checkInterval(); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(f.file)
+	data, err := safefile.JobFile.Read(f.file)
 	if err != nil {
 		return usagef("--fio-job: %v", err)
 	}
-	points, err := fiojob.Parse(f.file, data, fiojob.Options{Section: f.section, Targets: o.targets, Env: os.LookupEnv, Include: os.ReadFile,
+	points, err := fiojob.Parse(f.file, data, fiojob.Options{Section: f.section, Targets: o.targets, Env: os.LookupEnv, Include: safefile.JobFile.Read,
 		Stat: fioStat, Keywords: fioKeywords()})
 	if err != nil {
 		return usagef("%v", err)

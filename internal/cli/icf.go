@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/icf"
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -66,7 +66,7 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 	if err := o.checkInterval(); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(f.file)
+	data, err := safefile.ICF.Read(f.file)
 	if err != nil {
 		return usagef("--icf: %v", err)
 	}
@@ -113,7 +113,7 @@ func icfNeedsTargets(g *globalOptions, o *runOptions, f *icfOptions) error {
 	if !o.dryRun {
 		return usagef("%s (--dry-run lists them)", msg)
 	}
-	data, err := os.ReadFile(f.file)
+	data, err := safefile.ICF.Read(f.file)
 	if err != nil {
 		return usagef("--icf: %v", err)
 	}

@@ -1,11 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -83,12 +84,11 @@ func load(files []string) (*loaded, error) {
 	var names, sources, versions []string
 	for _, f := range files {
 		l.named[f]++
-		fh, err := os.Open(f)
+		data, err := safefile.Result.Read(f)
 		if err != nil {
-			return nil, usagef("%v", err)
+			return nil, err
 		}
-		suite, rs, err := result.Decode(fh)
-		fh.Close()
+		suite, rs, err := result.Decode(bytes.NewReader(data))
 		if err != nil {
 			return nil, usagef("%s: %v", f, err)
 		}
@@ -115,7 +115,7 @@ func load(files []string) (*loaded, error) {
 		l.multiTarget = l.multiTarget || len(sides) > 1
 		names = append(names, suite)
 		l.doc.Results = append(l.doc.Results, rs...)
-		if s, fl, err := sourceOf(f); err == nil {
+		if s, fl, err := sourceOf(data); err == nil {
 			if s != "" {
 				sources = append(sources, s)
 			}
@@ -129,18 +129,13 @@ func load(files []string) (*loaded, error) {
 }
 
 // sourceOf reads a suite file's source line and, for a fleet suite,
-// where it ran, again (Decode returns only the results).
-func sourceOf(path string) (string, *result.FleetSuite, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return "", nil, err
-	}
-	defer fh.Close()
+// where it ran (Decode returns only the results).
+func sourceOf(data []byte) (string, *result.FleetSuite, error) {
 	var s struct {
 		Source string             `json:"source"`
 		Fleet  *result.FleetSuite `json:"fleet"`
 	}
-	err = json.NewDecoder(fh).Decode(&s)
+	err := json.Unmarshal(data, &s)
 	return s.Source, s.Fleet, err
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/exporter"
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/version"
 )
 
@@ -88,6 +89,9 @@ func loadConfig(g *globalOptions, path string) (*config.Config, error) {
 			fmt.Fprintf(g.stderr, "ioprobe: %s\n", p)
 		}
 		return nil, &exitError{code: ExitBadInput}
+	}
+	if safefile.IsBadInput(err) {
+		return nil, err // names the config file and what is wrong with it
 	}
 	return nil, usagef("config: %v", err)
 }

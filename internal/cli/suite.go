@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/version"
@@ -231,20 +230,15 @@ func suiteRefusal(s *workload.Suite, u suiterun.Unit, err error) error {
 	return fmt.Errorf("suite %s, point %s: %w%s; nothing was run", s.Name, u.Label(), err, hint)
 }
 
-// checkOut refuses an --out whose directory does not exist before the
-// suite runs for hours.
+// checkOut refuses an --out that could not be written (no such
+// directory, a directory others can write, a name that is a symlink, a
+// device, a FIFO or a directory) before anything runs: exit 2, nothing
+// touched.
 func checkOut(path string) error {
 	if path == "" {
 		return nil
 	}
-	st, err := os.Stat(filepath.Dir(path))
-	if err != nil || !st.IsDir() {
-		return &workload.FieldError{Field: "--out", Value: path, Reason: "its directory does not exist"}
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return &workload.FieldError{Field: "--out", Value: path, Reason: "is a directory"}
-	}
-	return nil
+	return safefile.CheckOut(path)
 }
 
 // runUnits runs every unit (× repeat) and appends their results to doc.
@@ -298,21 +292,23 @@ func (o *suiteOptions) partial() string {
 	return "the results on stdout are partial"
 }
 
-// writeOut writes to stdout, or to path (then says so on stderr).
+// writeOut writes to stdout, or to path (then says so on stderr): a new
+// regular file in path's directory, renamed over path once whole (see
+// safefile.Create), never through a symlink or onto a device.
 func writeOut(g *globalOptions, path string, write func(w io.Writer) error) error {
 	if path == "" {
 		return write(g.stdout)
 	}
-	f, err := os.Create(path)
+	f, err := safefile.Create(path)
 	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	if err := write(f.File()); err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(); err != nil {
+		return err
 	}
 	fmt.Fprintf(g.stderr, "ioprobe: wrote %s\n", path)
 	return nil

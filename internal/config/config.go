@@ -3,13 +3,13 @@ package config
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"reflect"
 	"time"
 
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -149,9 +149,14 @@ type Options struct {
 	Suites SuiteFunc
 }
 
-// Load reads, checks and validates the config file at path.
+// Load reads, checks and validates the config file at path: a regular
+// file of at most safefile.Config.Max bytes that only this user and root
+// can change (safefile.CheckConfig).
 func Load(path string, opts Options) (*Config, error) {
-	data, err := os.ReadFile(path)
+	if err := safefile.CheckConfig(safefile.Config.What, path); err != nil {
+		return nil, err
+	}
+	data, err := safefile.Config.Read(path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -99,7 +100,19 @@ const maxProblems = 100
 // kept as it is: its "line N" counts from 0 for some errors and from 1 for
 // others, so it cannot become a FILE:LINE prefix.
 func syntaxError(file string, err error) *Error {
-	return &Error{Problems: []Problem{{File: file, Msg: err.Error()}}}
+	return &Error{Problems: []Problem{{File: file, Msg: unquote(err.Error())}}}
+}
+
+// quoted is what a YAML parser's message quotes of the file: an anchor's
+// name ("unknown anchor 'x' referenced"). Its other messages are its own
+// words (and one-character tokens: "did not find expected ',' or '}'").
+var quoted = regexp.MustCompile(`anchor '[^']*'`)
+
+// unquote drops the file's text that a parser's message quotes: the
+// message and its line stay, the content (perhaps a secret behind a
+// symlink) does not.
+func unquote(msg string) string {
+	return quoted.ReplaceAllString(msg, "anchor (its name is not shown)")
 }
 
 // human writes a duration without trailing zero units: 1m, 1h30m, 1m10s.

@@ -155,7 +155,13 @@ func (w *walker) structure(path string, n *yaml.Node, t reflect.Type) {
 		return // an empty section
 	}
 	if n.Kind != yaml.MappingNode {
-		w.ps.add(path, "want a mapping of keys to values, got %s", describe(n))
+		got := describe(n)
+		if path == "" {
+			// Not under any known key: what the file holds is not shown
+			// (a config path may be a symlink to a secret).
+			got = kindOf(n)
+		}
+		w.ps.add(path, "want a mapping of keys to values, got %s", got)
 		return
 	}
 	fields := fieldsOf(t)
@@ -164,7 +170,7 @@ func (w *walker) structure(path string, n *yaml.Node, t reflect.Type) {
 		p := join(path, k.Value)
 		f, ok := fields[k.Value]
 		if !ok {
-			w.ps.addAt(k.Line, path, "unknown key %q%s", k.Value, suggest(k.Value, fields))
+			w.ps.addAt(k.Line, path, "%s", unknownKey(k.Value, fields))
 			continue
 		}
 		w.value(p, v, f)
@@ -211,7 +217,7 @@ func (w *walker) pairs(path string, n *yaml.Node) [][2]*yaml.Node {
 		k := kv[0]
 		p := join(path, k.Value)
 		if first, dup := w.ps.lines[p]; dup {
-			w.ps.addAt(k.Line, path, "key %q is given twice (first on line %d)", k.Value, first)
+			w.ps.addAt(k.Line, path, "a key is given twice (first on line %d)", first)
 			continue
 		}
 		w.ps.lines[p] = k.Line
@@ -311,6 +317,57 @@ func describe(n *yaml.Node) string {
 		return n.Value
 	}
 	return "something else"
+}
+
+// schemaKeys are every key the config has somewhere (suite is a job's
+// key, not a module's): such a key in the wrong place is named.
+var schemaKeys = func() map[string]bool {
+	m := map[string]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for k, f := range fieldsOf(t) {
+			if m[k] {
+				continue
+			}
+			m[k] = true
+			ft := f.typ
+			for ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Map || ft.Kind() == reflect.Slice {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct && ft != durationType {
+				walk(ft)
+			}
+		}
+	}
+	walk(reflect.TypeOf(rawConfig{}))
+	return m
+}()
+
+// kindOf names what a node is without its content.
+func kindOf(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return "a single value"
+	}
+	return "something else"
+}
+
+// unknownKey reports a key the schema does not have. Its text is shown
+// only when it is a near spelling of a known key (a typo): a config path
+// may be a symlink to a file that is no config at all (/etc/shadow), and
+// its lines must not reach a log or a reload answer.
+func unknownKey(key string, fields map[string]field) string {
+	if s := suggest(key, fields); strings.HasPrefix(s, " (did you mean") || schemaKeys[key] {
+		return fmt.Sprintf("unknown key %q%s", key, s)
+	}
+	return "unknown key (its text is not shown: it is no known key)" + suggest(key, fields)
 }
 
 // suggest offers the closest known key for a misspelt one, else lists them.

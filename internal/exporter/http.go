@@ -4,13 +4,16 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/exporter-toolkit/web"
+	"go.yaml.in/yaml/v3"
 
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/version"
 )
 
@@ -143,6 +146,33 @@ func (d *Daemon) handleReload(w http.ResponseWriter, _ *http.Request) {
 func CheckWebConfig(path string) error {
 	if path == "" {
 		return nil
+	}
+	// exporter-toolkit reads the file and the TLS files it names with
+	// os.ReadFile, unbounded (a FIFO would hang it): each is checked to be
+	// a bounded regular file first.
+	data, err := safefile.WebConfig.Read(path)
+	if err != nil {
+		return err
+	}
+	var files struct {
+		TLS struct {
+			Cert string `yaml:"cert_file"`
+			Key  string `yaml:"key_file"`
+			CA   string `yaml:"client_ca_file"`
+		} `yaml:"tls_server_config"`
+	}
+	if yaml.Unmarshal(data, &files) == nil {
+		for _, f := range []string{files.TLS.Cert, files.TLS.Key, files.TLS.CA} {
+			if f == "" {
+				continue
+			}
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(filepath.Dir(path), f) // exporter-toolkit's rule
+			}
+			if _, err := safefile.WebConfig.Read(f); err != nil {
+				return err
+			}
+		}
 	}
 	return web.Validate(path)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/config"
 
 	"github.com/ioprobe/ioprobe/internal/runapi"
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/version"
 )
 
@@ -126,10 +127,28 @@ type Client struct {
 func NewHTTPClient(file string) (*http.Client, bool, error) {
 	cfg := &config.HTTPClientConfig{}
 	if file != "" {
+		// prometheus/common reads the file and the files it names whole:
+		// each is checked to be a bounded regular file first.
+		if _, err := safefile.WebConfig.Read(file); err != nil {
+			return nil, false, fmt.Errorf("--client-config: %w", err)
+		}
 		var err error
 		cfg, _, err = config.LoadHTTPConfigFile(file)
 		if err != nil {
 			return nil, false, fmt.Errorf("--client-config %s: %v", file, err)
+		}
+		t, b := cfg.TLSConfig, cfg.BasicAuth
+		named := []string{t.CAFile, t.CertFile, t.KeyFile, cfg.BearerTokenFile}
+		if b != nil {
+			named = append(named, b.PasswordFile)
+		}
+		for _, f := range named {
+			if f == "" {
+				continue
+			}
+			if _, err := safefile.WebConfig.Read(f); err != nil {
+				return nil, false, fmt.Errorf("--client-config %s: %w", file, err)
+			}
 		}
 	}
 	// Whatever the file says (prometheus/common follows redirects by

@@ -2,14 +2,16 @@ package fleet
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/internal/safefile"
 )
 
 // MaxHosts bounds the host list (a typo in a DNS name must not fan out to
@@ -87,12 +89,11 @@ func checkAddress(item string) error {
 }
 
 func readHostsFile(ctx context.Context, path string, r Resolver) ([]string, error) {
-	f, err := os.Open(path)
+	data, err := safefile.HostList.Read(path)
 	if err != nil {
-		return nil, fmt.Errorf("--hosts: %v", err)
+		return nil, fmt.Errorf("--hosts: %w", err)
 	}
-	defer f.Close()
-	return parseHostsFile(ctx, path, f, r)
+	return parseHostsFile(ctx, path, bytes.NewReader(data), r)
 }
 
 // parseHostsFile reads one item per line; # starts a comment.

@@ -287,6 +287,16 @@ func RefuseSharedDirectory(path string, dirfd int) error {
 	return nil
 }
 
+// OthersCanWrite is the shared-directory rule for other files ioprobe
+// trusts (the daemon's config and the directories above it): who else
+// than this user and root can replace what st describes, "" when nobody
+// can. member says which groups count as this user's own; a config passes
+// func(uint32) bool { return false }, as a group of several users can
+// change it.
+func OthersCanWrite(st unix.Stat_t, member func(gid uint32) bool) string {
+	return dirUnsafe(st, uint32(os.Geteuid()), member)
+}
+
 // dirUnsafe says who else can replace files in a directory with stat st,
 // for a process of effective uid euid in the groups member says; "" when
 // nobody can.

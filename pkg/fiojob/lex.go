@@ -48,7 +48,12 @@ type pos struct {
 // which fio reads as 4).
 type option struct {
 	key, value string
-	bare       bool
+	// written is the value as the file has it, before ${VAR} and the
+	// keywords are replaced: what every output records, so that an
+	// environment variable's value (a token, a password) never reaches
+	// a shared result.
+	written string
+	bare    bool
 	at         pos
 	global     bool // written in a [global] section
 }
@@ -64,12 +69,38 @@ type section struct {
 // maxIncludeDepth bounds include chains (and include loops).
 const maxIncludeDepth = 16
 
+// The include budget bounds the whole include tree, not just its depth:
+// 4 includes per level over 15 levels are a billion files. A job file of
+// hundreds of sections that each include a shared options file stays
+// well inside it. Each file's own size is bounded by its reader (the
+// CLI's: safefile.JobFile).
+const (
+	MaxIncludes     = 1024     // include directives followed, in the whole tree
+	MaxIncludeBytes = 16 << 20 // bytes of the job file and every included file
+)
+
 // lexer splits job files into sections, following include directives.
 type lexer struct {
 	env      func(string) (string, bool)
 	keywords map[string]string
 	include  func(name string) ([]byte, error)
 	sections []*section
+	// includes and bytes are what the tree read so far (the budget).
+	includes int
+	bytes    int64
+}
+
+// optionErr is a refusal about the option key on line at: the key is
+// named only when fio or ioprobe knows it, never the text of another
+// line (an included file may be anything).
+func optionErr(at pos, sect, key, reason string) *Error {
+	e := &Error{File: at.file, Line: at.line, Section: sect, Reason: reason}
+	if knownOption(key) || knownOption(strings.ToLower(key)) {
+		e.Option = key
+	} else {
+		e.Reason += " (no option fio knows: the line's text is not shown)"
+	}
+	return e
 }
 
 // stripLine is fio's strip_blank_front and strip_blank_end: blanks cut at
@@ -88,6 +119,9 @@ func stripLine(raw string) string {
 func (l *lexer) file(name string, data []byte, depth int, inInclude bool) error {
 	if depth > maxIncludeDepth {
 		return &Error{File: name, Reason: fmt.Sprintf("includes nested more than %d deep (a loop?)", maxIncludeDepth)}
+	}
+	if l.bytes += int64(len(data)); l.bytes > MaxIncludeBytes {
+		return &Error{File: name, Reason: fmt.Sprintf("the job file and its includes hold more than %d MiB: ioprobe reads at most that much of an include tree", MaxIncludeBytes>>20)}
 	}
 	for i, raw := range strings.Split(string(data), "\n") {
 		at := pos{file: name, line: i + 1}
@@ -108,7 +142,7 @@ func (l *lexer) file(name string, data []byte, depth int, inInclude bool) error 
 			// fio takes what follows '[' and drops the line's last
 			// character, whatever it is: "[job1]]" is the section "job1]".
 			if len(line) < 3 || line[len(line)-1] != ']' {
-				return &Error{File: name, Line: at.line, Reason: fmt.Sprintf("%q: a section header is [name] (fio drops the header's last character, whatever it is)", line)}
+				return &Error{File: name, Line: at.line, Reason: "not a section header: a section header is [name] (fio drops the header's last character, whatever it is)"}
 			}
 			n := line[1 : len(line)-1]
 			l.sections = append(l.sections, &section{name: n, global: strings.HasPrefix(n, "global"), at: at})
@@ -116,7 +150,10 @@ func (l *lexer) file(name string, data []byte, depth int, inInclude bool) error 
 		}
 		o := option{at: at}
 		if k, v, ok := strings.Cut(l.substitute(line), "="); ok {
-			o.key, o.value = strings.TrimRight(k, " \t"), v
+			o.key, o.value, o.written = strings.TrimRight(k, " \t"), v, v
+			if _, w, ok := strings.Cut(line, "="); ok {
+				o.written = w
+			}
 		} else {
 			o.key, o.bare = line, true
 		}
@@ -124,9 +161,9 @@ func (l *lexer) file(name string, data []byte, depth int, inInclude bool) error 
 			if inInclude {
 				// fio's include files hold options for the section that
 				// includes them.
-				return &Error{File: name, Line: at.line, Option: o.key, Reason: "an included option outside any section"}
+				return optionErr(at, "", o.key, "an included option outside any section")
 			}
-			return &Error{File: name, Line: at.line, Option: o.key, Reason: "option before the first [section]"}
+			return optionErr(at, "", o.key, "option before the first [section]")
 		}
 		s := l.sections[len(l.sections)-1]
 		o.global = s.global
@@ -148,6 +185,9 @@ func (l *lexer) includeFile(name, line string, at pos, depth int) error {
 	}
 	if l.include == nil {
 		return &Error{File: name, Line: at.line, Reason: "include " + inc + ": no include files can be read here"}
+	}
+	if l.includes++; l.includes > MaxIncludes {
+		return &Error{File: name, Line: at.line, Reason: fmt.Sprintf("include %s: the job file's include tree holds more than %d includes: ioprobe follows at most that many", inc, MaxIncludes)}
 	}
 	body, err := l.include(inc)
 	if err != nil && !path.IsAbs(inc) {

@@ -110,6 +110,11 @@ func newJob(s *section) *job {
 // note records something the user must know about how fio reads o.
 func (j *job) note(o option, format string, args ...any) {
 	n := fmt.Sprintf("%s (line %d): ", o.key, o.at.line) + fmt.Sprintf(format, args...)
+	if o.written != o.value {
+		// Notes reach the result: a value from the environment is not
+		// quoted in them.
+		n = fmt.Sprintf("%s (line %d): fio reads %s (as written) with a note this value's words would show; it comes from the environment and is not recorded", o.key, o.at.line, strings.TrimSpace(o.written))
+	}
 	for _, have := range j.notes {
 		if have == n {
 			return
@@ -185,7 +190,7 @@ func (j *job) apply(o option) error {
 			// job takes its section's name before its own options, so
 			// [global]'s name= renames no job.
 			if !o.global {
-				j.name = o.value
+				j.name = o.written // as written: ${VAR} stays out of the result
 			}
 		}
 		if n != "" {

@@ -193,16 +193,16 @@ func (j Job) budgetLine(first Job) (pos, string) {
 func resolve(s *section, globals []*section, o Options) (Job, bool, error) {
 	j := newJob(s)
 	fail := func(op option, reason string) error {
-		return &Error{File: op.at.file, Line: op.at.line, Section: s.name, Option: op.key, Reason: reason}
+		return optionErr(op.at, s.name, op.key, reason)
 	}
 	out := Job{Name: s.name, at: s.at}
 	for _, g := range globals {
 		for _, op := range g.opts {
-			out.Global = append(out.Global, Option{Key: op.key, Value: strings.TrimSpace(op.value), Bare: op.bare})
+			out.Global = append(out.Global, Option{Key: op.key, Value: strings.TrimSpace(op.written), Bare: op.bare})
 		}
 	}
 	for _, op := range s.opts {
-		out.Options = append(out.Options, Option{Key: op.key, Value: strings.TrimSpace(op.value), Bare: op.bare})
+		out.Options = append(out.Options, Option{Key: op.key, Value: strings.TrimSpace(op.written), Bare: op.bare})
 	}
 	for _, sect := range append(append([]*section{}, globals...), s) {
 		opts := append([]option(nil), sect.opts...)

@@ -156,7 +156,7 @@ func TestParseRefusals(t *testing.T) {
 		{"[global]\ntime_based\nruntime=1\n[j]\nnumjobs=2\n", "job.fio:5: [j] numjobs: without filename fio gives each clone its own file; ioprobe's workers share their targets (give filename or --target)"},
 		{"bs=4k\n[j]\n", "job.fio:1: bs: option before the first [section]"},
 		{"[global]\nbs=4k\n", "job.fio: no job section (only [global])"},
-		{"[j\n", `job.fio:1: "[j": a section header is [name] (fio drops the header's last character, whatever it is)`},
+		{"[j\n", `job.fio:1: not a section header: a section header is [name] (fio drops the header's last character, whatever it is)`},
 	} {
 		_, err := parse(t, c.text, Options{})
 		require.EqualError(t, err, c.want, c.text)
