@@ -54,8 +54,8 @@ type option struct {
 	// a shared result.
 	written string
 	bare    bool
-	at         pos
-	global     bool // written in a [global] section
+	at      pos
+	global  bool // written in a [global] section
 }
 
 // section is one [name] with its options in file order.
