@@ -213,6 +213,10 @@ func runReport(g *globalOptions, o *reportOptions, files []string) error {
 		if errors.As(err, &dup) {
 			return usagef("--merge: %s: merging would count its I/Os twice", l.twice(dup))
 		}
+		var sum *result.MergeSumError
+		if errors.As(err, &sum) {
+			return usagef("--merge: %s does not add up with the others: %v (merging would give false figures)", l.files[sum.Result], sum.Err)
+		}
 		if err != nil {
 			return usagef("--merge: %v", err)
 		}

@@ -362,8 +362,16 @@ func (h *Histogram) UnmarshalJSON(b []byte) error {
 		if p[0] >= NumBuckets || p[0] < lo || p[0] > hi {
 			return fmt.Errorf("histogram bucket %d lies outside min_ns..max_ns", p[0])
 		}
-		h.buckets[p[0]] += p[1]
-		n += p[1]
+		if h.buckets[p[0]] != 0 {
+			return fmt.Errorf("histogram bucket %d is given twice", p[0])
+		}
+		// Counts that wrap uint64 could add up to any count: two buckets
+		// of 2^63 each sum back to 0.
+		var c uint64
+		if n, c = bits.Add64(n, p[1], 0); c != 0 {
+			return fmt.Errorf("histogram buckets hold more than 2^64 values (a count wrapped, or is not one)")
+		}
+		h.buckets[p[0]] = p[1]
 	}
 	if n != j.Count {
 		return fmt.Errorf("histogram buckets hold %d values but count is %d", n, j.Count)

@@ -134,6 +134,14 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 			return nil, fmt.Errorf("cannot merge %s from %s exactly: it has no latency histogram", PointOf(r).Name, r.Host.Hostname)
 		}
 	}
+	if err := checkSums(rs); err != nil {
+		var se *SumError
+		if errors.As(err, &se) {
+			r := rs[se.Index]
+			return nil, &MergeSumError{Result: r, Err: se}
+		}
+		return nil, err
+	}
 	of, err := runsOf(rs)
 	if err != nil {
 		return nil, err
