@@ -153,11 +153,11 @@ type Options struct {
 // file of at most safefile.Config.Max bytes that only this user and root
 // can change (safefile.CheckConfig).
 func Load(path string, opts Options) (*Config, error) {
-	if err := safefile.CheckConfig(safefile.Config.What, path); err != nil {
-		return nil, err
-	}
 	data, err := safefile.Config.Read(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := safefile.CheckConfig(safefile.Config.What, path); err != nil {
 		return nil, err
 	}
 	return Parse(path, data, opts)
