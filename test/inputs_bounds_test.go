@@ -117,15 +117,15 @@ func TestInputsReadersRefuseDevicesAndFIFOs(t *testing.T) {
 }
 
 // TestInputsTooLargeIsNamed: a result file over the bound (a sparse file
-// of 300 MiB) is refused naming the bound, before any of it is read.
+// of 600 MiB) is refused naming the bound, before any of it is read.
 func TestInputsTooLargeIsNamed(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.json")
 	f, err := os.Create(big)
 	require.NoError(t, err)
-	require.NoError(t, f.Truncate(300<<20))
+	require.NoError(t, f.Truncate(600<<20))
 	require.NoError(t, f.Close())
 	o := bounded(t, dir, "report", big)
 	require.Equal(t, 2, o.code, o.stderr)
-	require.Equal(t, "ioprobe: result file "+big+" is larger than 256 MiB: ioprobe reads at most 256 MiB of a result file\n", o.stderr)
+	require.Equal(t, "ioprobe: result file "+big+" is larger than 512 MiB: ioprobe reads at most 512 MiB of a result file\n", o.stderr)
 }

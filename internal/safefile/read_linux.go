@@ -1,6 +1,7 @@
 package safefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -28,15 +29,16 @@ func (k Kind) Read(path string) ([]byte, error) {
 	if st.Size > k.Max {
 		return nil, k.tooLarge(path)
 	}
-	// The file may grow while it is read: read one byte past the bound.
-	data, err := io.ReadAll(io.LimitReader(f, k.Max+1))
-	if err != nil {
+	// Sized once from fstat (no doubling of a large document); the file
+	// may grow while it is read: read one byte past the bound.
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size+1))
+	if _, err := buf.ReadFrom(io.LimitReader(f, k.Max+1)); err != nil {
 		return nil, &Error{What: k.What, Path: path, Msg: "cannot be read", Err: err}
 	}
-	if int64(len(data)) > k.Max {
+	if int64(buf.Len()) > k.Max {
 		return nil, k.tooLarge(path)
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
 func (k Kind) open(path string) (*os.File, error) {
