@@ -143,7 +143,7 @@ func (r *reader) nextKey(expect string) (line, error) {
 		return l, r.errf(l, "", "the file ends where %s was expected", expect)
 	}
 	if !l.isKey() {
-		return l, r.errf(l, "", "%q where %s was expected", l.text, expect)
+		return l, r.errf(l, "", "a line that is not a key (its text is not shown) where %s was expected", expect)
 	}
 	return l, nil
 }

@@ -153,7 +153,7 @@ func Parse(name string, data []byte, o Options) (*Config, error) {
 			if strings.HasPrefix(strings.ToLower(l.text), "version") {
 				continue // Iometer writes the version again at the end
 			}
-			err = r.errf(l, "", "%q is outside every section (want 'TEST SETUP, 'RESULTS DISPLAY, 'ACCESS SPECIFICATIONS or 'MANAGER LIST)", l.text)
+			err = r.errf(l, "", "a line outside every section (its text is not shown; want 'TEST SETUP, 'RESULTS DISPLAY, 'ACCESS SPECIFICATIONS or 'MANAGER LIST)")
 		}
 		if err != nil {
 			return nil, err
@@ -243,7 +243,7 @@ func (c *Config) testSetup(r *reader, version uint64) error {
 			return r.errf(k, "", "the file ends before 'END test setup")
 		}
 		if !k.isKey() {
-			return r.errf(k, "", "%q where a test setup key was expected", k.text)
+			return r.errf(k, "", "a line that is not a key (its text is not shown) where a test setup key was expected")
 		}
 		if k.section() != "" {
 			if version >= strictSetup {

@@ -167,7 +167,7 @@ func TestRefusals(t *testing.T) {
 			`t.icf:27: [TEST SETUP] 'END test setup is missing before this section`},
 		{"bad test type", strings.Replace(base(one, good), "\tNORMAL", "\tCYCLE_EVERYTHING", 1),
 			`t.icf:26: [TEST SETUP] 'Test Type: "CYCLE_EVERYTHING": want one of NORMAL, CYCLE_TARGETS, CYCLE_WORKERS, INCREMENT_TARGETS_PARALLEL, INCREMENT_TARGETS_SERIAL, CYCLE_WORKERS_AND_TARGETS, CYCLE_OUTSTANDING_IOS, CYCLE_OUTSTANDING_IOS_AND_TARGETS`},
-		{"stray line", base(one, good) + "hello\n", `t.icf:63: "hello" is outside every section (want 'TEST SETUP, 'RESULTS DISPLAY, 'ACCESS SPECIFICATIONS or 'MANAGER LIST)`},
+		{"stray line", base(one, good) + "hello\n", `t.icf:63: a line outside every section (its text is not shown; want 'TEST SETUP, 'RESULTS DISPLAY, 'ACCESS SPECIFICATIONS or 'MANAGER LIST)`},
 		{"no worker", base(one, ""), "t.icf:42: [MANAGER LIST] the file has no disk worker ('MANAGER LIST with a 'Worker of type DISK): nothing to run"},
 		{"queue depth end", strings.Replace(setup("CYCLE_OUTSTANDING_IOS", "1 1 LINEAR", "1 1 LINEAR", "1 4096 2 EXPONENTIAL")+one+managers(good), "", "", 1),
 			`t.icf:24: [TEST SETUP] 'Queue Depth Cycling: end 4096: ioprobe runs at most 1024 outstanding I/Os per worker per target`},
