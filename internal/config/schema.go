@@ -300,23 +300,16 @@ func isScalar(n *yaml.Node, tags ...string) bool {
 	return false
 }
 
-// describe names what a node is, for "want X, got Y".
+// describe names what a node is, for "want X, got Y": a scalar with its
+// value (it is the value of a known key), else its kind.
 func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!str":
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		if n.Tag == "!!str" {
 			return fmt.Sprintf("%q", n.Value)
-		case "!!null":
-			return "nothing"
 		}
 		return n.Value
 	}
-	return "something else"
+	return kindOf(n)
 }
 
 // schemaKeys are every key the config has somewhere (suite is a job's

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ioprobe/ioprobe/internal/target"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/target"
 )
 
 // maxLinks bounds the symlinks followed while a config's path is walked

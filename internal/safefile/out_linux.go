@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ioprobe/ioprobe/internal/target"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/target"
 )
 
 // Out is an output file being written: its directory opened once, the
@@ -176,7 +177,7 @@ func (o *Out) nameIsWritable() error {
 		to, _ := os.Readlink(filepath.Join(o.dir, o.name))
 		return &Error{What: "--out", Path: o.path, Msg: fmt.Sprintf("is a symbolic link (to %s): ioprobe writes its output only to a regular file and never follows a link; name the file itself", to)}
 	case unix.S_IFBLK, unix.S_IFCHR:
-		return &Error{What: "--out", Path: o.path, Msg: fmt.Sprintf("is %s: ioprobe writes its output only to a regular file, never to a device (the device to measure is --target)", modeName(st.Mode))}
+		return &Error{What: "--out", Path: o.path, Msg: fmt.Sprintf("is %s: ioprobe writes its output only to a regular file, never to a device (the device to measure is --target)", target.FileType(st.Mode))}
 	}
-	return &Error{What: "--out", Path: o.path, Msg: fmt.Sprintf("is %s: ioprobe writes its output only to a regular file", modeName(st.Mode))}
+	return &Error{What: "--out", Path: o.path, Msg: fmt.Sprintf("is %s: ioprobe writes its output only to a regular file", target.FileType(st.Mode))}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/target"
 )
 
 // Read reads the regular file at path (a symlink to one is followed),
@@ -24,7 +26,7 @@ func (k Kind) Read(path string) ([]byte, error) {
 		return nil, &Error{What: k.What, Path: path, Msg: "cannot be examined", Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, &Error{What: k.What, Path: path, Msg: fmt.Sprintf("is %s, not a regular file: ioprobe reads a %s only from a regular file", modeName(st.Mode), k.What)}
+		return nil, &Error{What: k.What, Path: path, Msg: fmt.Sprintf("is %s, not a regular file: ioprobe reads a %s only from a regular file", target.FileType(st.Mode), k.What)}
 	}
 	if st.Size > k.Max {
 		return nil, k.tooLarge(path)
@@ -62,25 +64,4 @@ func plain(err error) error {
 		return errno
 	}
 	return err
-}
-
-// modeName names a file type for a refusal.
-func modeName(m uint32) string {
-	switch m & unix.S_IFMT {
-	case unix.S_IFLNK:
-		return "a symbolic link"
-	case unix.S_IFREG:
-		return "a regular file"
-	case unix.S_IFDIR:
-		return "a directory"
-	case unix.S_IFBLK:
-		return "a block device"
-	case unix.S_IFCHR:
-		return "a character device"
-	case unix.S_IFIFO:
-		return "a FIFO"
-	case unix.S_IFSOCK:
-		return "a socket"
-	}
-	return fmt.Sprintf("something else (mode %#o)", m)
 }

@@ -234,11 +234,20 @@ func (r *fileRef) replacedErr(fd int) error {
 }
 
 func describeMode(m uint32) string {
+	if m&unix.S_IFMT == unix.S_IFREG {
+		return "another regular file"
+	}
+	return FileType(m)
+}
+
+// FileType names the type of a file of mode m for a refusal: "a FIFO",
+// "a block device", "a symbolic link".
+func FileType(m uint32) string {
 	switch m & unix.S_IFMT {
 	case unix.S_IFLNK:
 		return "a symbolic link"
 	case unix.S_IFREG:
-		return "another regular file"
+		return "a regular file"
 	case unix.S_IFDIR:
 		return "a directory"
 	case unix.S_IFBLK:
