@@ -17,8 +17,9 @@ import (
 // touched), then written to a new file renamed over the name.
 
 // TestOutNeverOntoADevice: --out onto a symlink to a loop device and
-// onto the device's own path, for run, report and compare, is refused
-// before anything runs, and the device's bytes are unchanged.
+// onto the device's own path, for run, report, compare, suite, fleet and
+// check, is refused before anything runs (no host asked, no file made),
+// and the device's bytes are unchanged.
 func TestOutNeverOntoADevice(t *testing.T) {
 	testdeps.Need(t, testdeps.LoopDevices)
 	dev := randomLoop(t, 64<<20)
@@ -34,6 +35,9 @@ func TestOutNeverOntoADevice(t *testing.T) {
 			{"run", "--target", tgt, "--size", "4MiB", "--duration", "1s", "--ramp", "0s", "--output", "json"},
 			{"report", "a.json"},
 			{"compare", "a.json", "a.json"},
+			{"suite", "business", "--target", tgt, "--duration", "1s", "--ramp", "0s"},
+			{"fleet", "run", "--hosts", "127.0.0.1:1", "--target", "data"},
+			{"check", "etcd", "--target", dir},
 		} {
 			o := ioprobe(t, dir, append(args, "--out", out)...)
 			require.Equal(t, 2, o.code, "%v: %s", args, o.stderr)
