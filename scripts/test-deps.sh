@@ -56,6 +56,9 @@ python3 -c 'import six' 2>/dev/null || need+=(python3-six)   # fio_jsonplus_clat
 # libfuse2, which python3-fusepy brings; no fusermount needed).
 /usr/bin/python3 -c 'import fusepy' 2>/dev/null || need+=(python3-fusepy)
 have node      || need+=(nodejs)
+# A real browser for the DNS-rebinding test (test/rebinding_test.go): a page
+# whose name points at the daemon must not start a run.
+have chromium  || need+=(chromium)
 have npm       || need+=(npm)
 # The differential test against libblkid (test/blkid_other_test.go): the
 # tools that make RAID, volume-manager, crypto, swap and partition labels.

@@ -28,6 +28,8 @@ type Config struct {
 	// shell globs ("nvme*n1"), matched against /sys/class/block when the
 	// daemon starts and at every reload. None: off.
 	Devices []string
+	// HTTP says which Host names the daemon answers besides its own.
+	HTTP HTTP
 
 	lines map[string]int // dotted key path → its line in File, for CheckRuns
 }

@@ -21,6 +21,17 @@ var badConfigs = map[string]string{
 testdata/bad/api-limits.yaml:4: api.runs.max_queue_depth: must be between 1 and 1024 (got 2000)
 testdata/bad/api-limits.yaml:5: api.runs.keep: must be between 1 and 1000 (got 0)
 testdata/bad/api-limits.yaml:6: api.runs.max_start_delay: must be between 0s and 24h (got 48h)`,
+	"allowed-hosts": `:3: http.allowed_hosts[0]: is empty: give a host name (ioprobe.example.com), *.SUFFIX, an IP address, a network (10.0.0.0/8) or *
+testdata/bad/allowed-hosts.yaml:4: http.allowed_hosts[1]: "ioprobe.example.com:9816": the Host rule compares names, not ports: give the name without :PORT
+testdata/bad/allowed-hosts.yaml:5: http.allowed_hosts[2]: "[2001:db8::1]": give the name alone, as the Host header carries it without a port (ioprobe.example.com, 2001:db8::1)
+testdata/bad/allowed-hosts.yaml:6: http.allowed_hosts[3]: "http://ioprobe.example.com": give the name alone, as the Host header carries it without a port (ioprobe.example.com, 2001:db8::1)
+testdata/bad/allowed-hosts.yaml:7: http.allowed_hosts[4]: "bad name.example.com": not a DNS name (labels of letters, digits, '-' and '_', 1 to 63 characters each, 253 in all; '*' only as a whole first label, *.example.com)
+testdata/bad/allowed-hosts.yaml:8: http.allowed_hosts[5]: "*.com": would match every name under a top-level domain: give a domain of your own after *. (or * for any Host)
+testdata/bad/allowed-hosts.yaml:9: http.allowed_hosts[6]: "foo.*.example.com": not a DNS name (labels of letters, digits, '-' and '_', 1 to 63 characters each, 253 in all; '*' only as a whole first label, *.example.com)
+testdata/bad/allowed-hosts.yaml:10: http.allowed_hosts[7]: "fe80::1%eth0": an address with a zone (%eth0) names a link, not a host: give it without
+testdata/bad/allowed-hosts.yaml:12: http.allowed_hosts[9]: "ioprobe.example.com" is listed twice
+testdata/bad/allowed-hosts.yaml:13: http.allowed_hosts[10]: "10.0.0.0/33": not a network (want an address and a prefix length, 10.0.0.0/8, 2001:db8::/32)
+testdata/bad/allowed-hosts.yaml:14: http.allowed_hosts[11]: "0.0.0.0/0": every address: give * for any Host`,
 	"api-unknown-key":         `:3: api.runs: unknown key "max_durations" (did you mean "max_duration"?)`,
 	"api-job-name":            `:4: jobs.api: the name "api" is reserved for runs posted to the run API (POST /api/v1/runs)`,
 	"bad-block-size":          `:6: jobs.mix.block_size: size "4x": unknown unit "x" (want k, KiB, M, MiB, G, GiB, T, TiB, or kB, MB, GB, TB)`,

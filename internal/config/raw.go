@@ -18,6 +18,11 @@ type rawConfig struct {
 	Modules map[string]rawModule `mapstructure:"modules"`
 	API     rawAPI               `mapstructure:"api"`
 	Devices []string             `mapstructure:"devices"`
+	HTTP    rawHTTP              `mapstructure:"http"`
+}
+
+type rawHTTP struct {
+	AllowedHosts []string `mapstructure:"allowed_hosts"`
 }
 
 type rawAPI struct {

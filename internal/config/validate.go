@@ -51,6 +51,7 @@ func validate(cfg *Config, raw *rawConfig, names map[string][]string, ps *proble
 	cfg.API = validateAPI(raw.API, ps)
 	_, cfg.API.Given = ps.lines["api"]
 	cfg.Devices = validateDevices(raw.Devices, ps)
+	cfg.HTTP = validateHTTP(raw.HTTP, ps)
 	if !cfg.API.Given && len(names["jobs"]) == 0 && len(names["modules"]) == 0 && len(cfg.Devices) == 0 {
 		ps.add("", "nothing to do: define at least one job or module (or an api section, for runs posted to the run API, or devices to watch)")
 	}

@@ -248,10 +248,10 @@ func stormMix(base string) []stormReq {
 	add(stormReq{kind: "huge-header", method: "GET", target: "/metrics", header: [2]string{"X-Junk", strings.Repeat("j", 256<<10)}, want: []string{"431"}})
 	add(stormReq{kind: "garbage", raw: "\x00\xff GARBAGE \r\n\r\n", want: []string{"400"}})
 	add(stormReq{kind: "garbage", raw: "GET /metrics HTTP/9.9\r\n\r\n", want: []string{"505"}})
-	add(stormReq{kind: "garbage", raw: "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n", want: []string{"400"}})
+	add(stormReq{kind: "garbage", raw: "GET /metrics HTTP/1.1\r\nHost: localhost\r\nContent-Length: -5\r\n\r\n", want: []string{"400"}})
 	// Truncated: a request line cut short, a body shorter than announced.
 	add(stormReq{kind: "truncated", raw: "GET /probe?target=da", want: []string{"400", "closed"}})
-	add(stormReq{kind: "truncated", raw: "POST /api/v1/jobs/adhoc/run HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc", want: []string{"202", "409"}})
+	add(stormReq{kind: "truncated", raw: "POST /api/v1/jobs/adhoc/run HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\nabc", want: []string{"202", "409"}})
 	_ = base
 	return reqs
 }
@@ -318,8 +318,8 @@ func holdConnections(t *testing.T, addr string) *heldConns {
 		return c
 	}
 	for i := 0; i < stormEach; i++ {
-		h.silent = append(h.silent, dial("GET /metrics HTTP/1.1\r\nHost: x\r\n"))
-		c := dial("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n")
+		h.silent = append(h.silent, dial("GET /metrics HTTP/1.1\r\nHost: localhost\r\n"))
+		c := dial("GET /-/healthy HTTP/1.1\r\nHost: localhost\r\n\r\n")
 		require.Equal(t, "200", readAnswer(c), "the answer before a kept-alive connection goes idle")
 		h.idle = append(h.idle, c)
 	}
@@ -377,8 +377,8 @@ func TestSilentClientsAreHungUp(t *testing.T) {
 		require.NoError(t, err)
 		return c
 	}
-	silent := dial("GET /metrics HTTP/1.1\r\nHost: x\r\n")
-	idle := dial("GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n")
+	silent := dial("GET /metrics HTTP/1.1\r\nHost: localhost\r\n")
+	idle := dial("GET /-/healthy HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	require.Equal(t, "200", readAnswer(idle))
 	// A server that times a silent client out answers 408 before it hangs
 	// up, or hangs up at once; either way the connection ends.

@@ -95,6 +95,8 @@ type Daemon struct {
 	bodyTimeout, answerTimeout, authWait time.Duration
 	// auth orders the password checks (nil without --web.config.file).
 	auth *authGate
+	// hosts knows the Host names the daemon answers (hosts.go).
+	hosts *hostRule
 
 	reloadMu sync.Mutex
 	// runCtx ends when the daemon stops; every run and probe ends with it.
@@ -129,6 +131,7 @@ func New(o Options) (*Daemon, error) {
 		answerTimeout:     answerTimeout,
 		authWait:          authWait,
 		idleTimeout:       idleTimeout,
+		hosts:             newHostRule(),
 	}
 	if o.Web.ConfigFile != "" {
 		d.auth = newAuthGate()
@@ -175,6 +178,14 @@ func (d *Daemon) Run(ctx context.Context) error {
 		d.logger.Error("HTTP server failed", "err", err)
 		return err
 	}
+	for i, l := range ls {
+		spec := ""
+		if d.opts.Listener == nil && !d.opts.Web.SystemdSocket && i < len(d.opts.Web.ListenAddresses) {
+			spec = d.opts.Web.ListenAddresses[i]
+		}
+		d.hosts.addListener(spec, l.Addr())
+	}
+	d.hosts.lookupFQDN()
 	d.logUnstartable()
 	d.devWatch.apply(cfg.Devices)
 	defer d.devWatch.close()
@@ -263,6 +274,7 @@ func (d *Daemon) Reload() error {
 		return 0
 	})
 	d.apiRuns.reconfigure(cfg)
+	d.hosts.lookupFQDN() // the machine may have been renamed too
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	d.logger.Info("configuration reloaded", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules))

@@ -145,10 +145,10 @@ func TestUnauthorisedBodiesAreNotWaitedFor(t *testing.T) {
 			fdRest := openFDs(t)
 			wrong := "Authorization: Basic " + basic("prom", "wrong") + "\r\n"
 			kinds := []string{
-				"POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n",
-				"POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
-				"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n",
-				"POST /api/v1/runs HTTP/1.1\r\nHost: x\r\n" + wrong + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+				"POST /api/v1/runs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n",
+				"POST /api/v1/runs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+				"GET /metrics HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n",
+				"POST /api/v1/runs HTTP/1.1\r\nHost: localhost\r\n" + wrong + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
 			}
 			const n = 200
 			conns := make([]net.Conn, n)
@@ -159,7 +159,7 @@ func TestUnauthorisedBodiesAreNotWaitedFor(t *testing.T) {
 			}
 			// Held by their clients until the header timeout.
 			silent := []net.Conn{s.dial(t)}
-			_, err := io.WriteString(silent[0], "GET /metrics HTTP/1.1\r\nHost: x\r\n")
+			_, err := io.WriteString(silent[0], "GET /metrics HTTP/1.1\r\nHost: localhost\r\n")
 			require.NoError(t, err)
 			if useTLS {
 				raw, err := net.Dial("tcp", s.addr) // never says hello

@@ -73,7 +73,7 @@ func (d *Daemon) Handler() http.Handler {
 		panic(err) // a fixed template: cannot fail
 	}
 	mux.Handle("GET /{$}", landing)
-	return d.authorised(mux)
+	return d.hostGuard(d.authorised(mux))
 }
 
 // authorised is the first handler inside exporter-toolkit's basic

@@ -349,7 +349,7 @@ func TestRunAPISilentBody(t *testing.T) {
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = io.WriteString(c, "POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"target\": \"data\", ")
+	_, err = io.WriteString(c, "POST /api/v1/runs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"target\": \"data\", ")
 	require.NoError(t, err)
 	require.Equal(t, "400", readAnswer(c))
 	require.Equal(t, "hung up", readAnswer(c))
