@@ -20,6 +20,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/runapi"
 	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/internal/strictjson"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -105,6 +106,11 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // it, including fields added to both later. What only the result has:
 // the times, and engine_requested (what was asked; engine is what ran).
 func decodeSpec(i int, raw json.RawMessage) (workload.Spec, sentTimes, *badRequest) {
+	// encoding/json matches keys case-insensitively: "Lines" would be
+	// decoded as lines while the checks below read keys["lines"].
+	if err := strictjson.Check(raw, &apiSpec{}, fmt.Sprintf("specs[%d]", i)); err != nil {
+		return workload.Spec{}, sentTimes{}, refuse("%v", err)
+	}
 	var a apiSpec
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -207,12 +213,18 @@ func jsonBody(r *http.Request) *badRequest {
 // decodeRunRequest reads a bounded body strictly: unknown fields and
 // trailing data are errors, a body over maxRunBody is 413.
 func decodeRunRequest(w http.ResponseWriter, r *http.Request) (*runRequest, *badRequest) {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRunBody))
-	dec.DisallowUnknownFields()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRunBody))
 	var req runRequest
-	err := dec.Decode(&req)
 	if err == nil {
-		if dec.Decode(&struct{}{}) != io.EOF {
+		// Keys as written, each once: encoding/json would take "Target"
+		// for target, and the last of two.
+		if kerr := strictjson.Check(body, &req, ""); kerr != nil {
+			return nil, refuse("bad request body: %v", kerr)
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&req)
+		if err == nil && dec.Decode(&struct{}{}) != io.EOF {
 			err = errors.New("trailing data after the JSON object")
 		}
 	}

@@ -1,0 +1,217 @@
+package strictjson
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// KeyError is a key that encoding/json would take silently.
+type KeyError struct {
+	Path string // where the object is: "", "specs[0]", "specs[0].lines[1]"
+	Key  string // the key as the document has it
+	// Field is the field the key would have been taken as; "" when the
+	// key is given twice.
+	Field string
+}
+
+func (e *KeyError) Error() string {
+	where := ""
+	if e.Path != "" {
+		where = e.Path + ": "
+	}
+	if e.Field == "" {
+		return fmt.Sprintf("%sfield %q is given twice", where, e.Key)
+	}
+	return fmt.Sprintf("%sunknown field %q (keys are case-sensitive: did you mean %q?)", where, e.Key, e.Field)
+}
+
+// Checker checks documents against Go types. As maps a type that decodes
+// itself (a json.Unmarshaler, whose fields the checker cannot see) to the
+// type of its wire form, which is checked instead; other such types are
+// not looked into.
+type Checker struct {
+	As map[reflect.Type]reflect.Type
+}
+
+// Check is Checker{}.Check.
+func Check(data []byte, v any, path string) error { return Checker{}.Check(data, v, path) }
+
+// Check walks data, a JSON document, beside the type of v as
+// encoding/json would decode it into v, and returns the first *KeyError
+// (path prefixes the place it names). Keys no field matches in any case
+// are left to the decoder (DisallowUnknownFields, or ignored), and so is
+// any other error of the document: a document that is not JSON is not
+// this check's to refuse.
+func (c Checker) Check(data []byte, v any, path string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	err := c.value(dec, reflect.TypeOf(v), path)
+	var ke *KeyError
+	if errors.As(err, &ke) {
+		return ke
+	}
+	return nil
+}
+
+var (
+	unmarshaler     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// opaque: a type whose JSON encoding/json does not map onto fields.
+func opaque(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return t.Kind() == reflect.Interface || t.Implements(unmarshaler) || pt.Implements(unmarshaler) ||
+		t.Implements(textUnmarshaler) || pt.Implements(textUnmarshaler)
+}
+
+// value reads one value of type t.
+func (c Checker) value(dec *json.Decoder, t reflect.Type, path string) error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if as, ok := c.As[t]; ok {
+		t = as
+	}
+	// t nil: a value no field takes, which the decoder refuses or
+	// ignores. It is skipped whole (encoding/json's scanner, linear and
+	// bounded in depth): Token, which walks it here, costs time
+	// quadratic in its nesting.
+	if t == nil || opaque(t) {
+		var skip json.RawMessage
+		return dec.Decode(&skip)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('{'):
+		switch t.Kind() {
+		case reflect.Struct:
+			return c.object(dec, path, fieldsOf(t), nil)
+		case reflect.Map:
+			return c.object(dec, path, nil, t.Elem())
+		}
+		return c.object(dec, path, nil, nil)
+	case json.Delim('['):
+		var elem reflect.Type
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			elem = t.Elem()
+		}
+		for i := 0; dec.More(); i++ {
+			if err := c.value(dec, elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		_, err := dec.Token() // ]
+		return err
+	}
+	return nil // a scalar
+}
+
+// object reads the rest of an object after its '{': a struct's (fields
+// set) or a map's (elem set), or one whose type is not an object's
+// (neither: its values are skipped, its repeated keys found).
+func (c Checker) object(dec *json.Decoder, path string, fields map[string]reflect.Type, elem reflect.Type) error {
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return &KeyError{Path: path, Key: key}
+		}
+		seen[key] = true
+		next := elem
+		if fields != nil {
+			ft, ok := fields[key]
+			if !ok {
+				for name := range fields {
+					if strings.EqualFold(name, key) {
+						return &KeyError{Path: path, Key: key, Field: name}
+					}
+				}
+			}
+			next = ft
+		}
+		if err := c.value(dec, next, join(path, key)); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token() // }
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
+
+// fieldsOf is the JSON names of a struct's fields as encoding/json sees
+// them: tags, untagged exported fields by their Go name, the fields of
+// untagged embedded structs promoted, a shallower name hiding a deeper.
+func fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
+	out := map[string]reflect.Type{}
+	visited := map[reflect.Type]bool{}
+	for level := []reflect.Type{t}; len(level) > 0; {
+		var next []reflect.Type
+		found := map[string]reflect.Type{}
+		for _, st := range level {
+			if visited[st] {
+				continue
+			}
+			visited[st] = true
+			for i := range st.NumField() {
+				f := st.Field(i)
+				tag := f.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, _, _ := strings.Cut(tag, ",")
+				ft := f.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+					next = append(next, ft)
+					continue
+				}
+				if !f.IsExported() {
+					continue
+				}
+				if name == "" {
+					name = f.Name
+				}
+				if _, hidden := out[name]; !hidden {
+					found[name] = f.Type
+				}
+			}
+		}
+		for k, v := range found {
+			out[k] = v
+		}
+		level = next
+	}
+	fieldCache.Store(t, out)
+	return out
+}

@@ -1,0 +1,95 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+type line struct {
+	Share   int `json:"share"`
+	ReadPct int `json:"read_pct"`
+}
+
+type base struct {
+	Name    string `json:"name"`
+	ReadPct int    `json:"read_pct"`
+	Lines   []line `json:"lines"`
+	Skipped int    `json:"-"`
+	Untag   int
+}
+
+type spec struct {
+	base
+	ReadPct *int            `json:"read_pct"` // hides base's
+	Extra   map[string]line `json:"extra"`
+	Raw     json.RawMessage `json:"raw"`
+	Self    *selfDecoding   `json:"self"`
+}
+
+// selfDecoding decodes itself: the checker does not look into it unless
+// told its wire form.
+type selfDecoding struct{ n int }
+
+func (s *selfDecoding) UnmarshalJSON(b []byte) error {
+	var w selfWire
+	return json.Unmarshal(b, &w)
+}
+
+type selfWire struct {
+	Count int `json:"count"`
+}
+
+func TestCheck(t *testing.T) {
+	for _, c := range []struct {
+		doc, want string
+	}{
+		{`{"name": "a", "read_pct": 1, "lines": [{"share": 1, "read_pct": 2}], "Untag": 1, "extra": {"X": {"share": 1}}, "raw": {"Name": 1}, "self": {"Count": 1}}`, ""},
+		{`{"Lines": []}`, `unknown field "Lines" (keys are case-sensitive: did you mean "lines"?)`},
+		{`{"LINES": []}`, `unknown field "LINES" (keys are case-sensitive: did you mean "lines"?)`},
+		{`{"line\u017f": []}`, `unknown field "line` + "\u017f" + `" (keys are case-sensitive: did you mean "lines"?)`},
+		{`{"lines": [{"share": 1}, {"Read_Pct": 5}]}`, `lines[1]: unknown field "Read_Pct" (keys are case-sensitive: did you mean "read_pct"?)`},
+		{`{"extra": {"a": {"SHARE": 1}}}`, `extra.a: unknown field "SHARE" (keys are case-sensitive: did you mean "share"?)`},
+		{`{"untag": 1}`, `unknown field "untag" (keys are case-sensitive: did you mean "Untag"?)`},
+		{`{"read_pct": 1, "read_pct": 2}`, `field "read_pct" is given twice`},
+		{`{"bogus": {"a": 1, "a": 2}}`, ""}, // what no field takes is the decoder's
+		{`{"extra": {"a": {}, "a": {"share": 2}}}`, `extra: field "a" is given twice`},
+		{`{"bogus": 1, "Skipped": 2}`, ""}, // unknown, not a case variant: the decoder's
+		{`{"name": `, ""},                  // not JSON: the decoder's
+	} {
+		err := Check([]byte(c.doc), &spec{}, "")
+		if c.want == "" {
+			require.NoError(t, err, c.doc)
+			continue
+		}
+		require.EqualError(t, err, c.want, c.doc)
+		// What the check refuses, encoding/json takes silently (or, for a
+		// repeated key, keeps the last of).
+		require.NoError(t, json.Unmarshal([]byte(c.doc), &spec{}), c.doc)
+	}
+	err := Checker{As: map[reflect.Type]reflect.Type{reflect.TypeFor[selfDecoding](): reflect.TypeFor[selfWire]()}}.
+		Check([]byte(`{"self": {"COUNT": 1}}`), &spec{}, "doc")
+	require.EqualError(t, err, `doc.self: unknown field "COUNT" (keys are case-sensitive: did you mean "count"?)`)
+}
+
+// TestCheckDeepUnknown: a deeply nested value that no field takes is
+// skipped whole, as encoding/json skips it; the check goes on after it.
+// Walked token by token, 30000 levels (a 64 KiB body) took 15 s.
+func TestCheckDeepUnknown(t *testing.T) {
+	doc := []byte(`{"bogus": ` + repeat(`{"a": `, 9000) + `1` + repeat("}", 9000) + `, "Name": 1}`)
+	require.EqualError(t, Check(doc, &spec{}, ""), `unknown field "Name" (keys are case-sensitive: did you mean "name"?)`)
+	for _, d := range []int{30000, 1 << 20} {
+		doc = []byte(`{"bogus": ` + repeat("[", d) + repeat("]", d) + `, "Name": 1}`)
+		require.NoError(t, Check(doc, &spec{}, ""), "beyond encoding/json's depth: not JSON it decodes, the decoder's to refuse")
+	}
+}
+
+func repeat(s string, n int) string {
+	b := make([]byte, 0, len(s)*n)
+	for range n {
+		b = append(b, s...)
+	}
+	return string(b)
+}
