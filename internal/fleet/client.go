@@ -16,6 +16,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/runapi"
 	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/version"
+	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // Bounds of what the fleet reads and waits for: a host, or whatever
@@ -228,6 +229,11 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any, lim
 	}
 	if out == nil {
 		return nil
+	}
+	// A host's answer is untrusted: a key in another case, or given
+	// twice, would be taken silently.
+	if err := result.CheckKeys(data, out); err != nil {
+		return &AnswerError{Request: what, Msg: err.Error()}
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return &AnswerError{Request: what, Msg: err.Error()}

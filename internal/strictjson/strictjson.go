@@ -65,6 +65,22 @@ var (
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
+// hasKeys: t's JSON may hold an object whose keys matter (a struct's or
+// a map's); a value of any other type (numbers, strings, lists of them:
+// a histogram's buckets) is skipped whole, the fast way.
+func hasKeys(t reflect.Type) bool {
+	for {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			t = t.Elem()
+		case reflect.Struct, reflect.Map:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
 // opaque: a type whose JSON encoding/json does not map onto fields.
 func opaque(t reflect.Type) bool {
 	pt := reflect.PointerTo(t)
@@ -84,7 +100,7 @@ func (c Checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 	// ignores. It is skipped whole (encoding/json's scanner, linear and
 	// bounded in depth): Token, which walks it here, costs time
 	// quadratic in its nesting.
-	if t == nil || opaque(t) {
+	if t == nil || opaque(t) || !hasKeys(t) {
 		var skip json.RawMessage
 		return dec.Decode(&skip)
 	}

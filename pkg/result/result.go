@@ -661,19 +661,19 @@ func Decode(r io.Reader) (suite string, results []*Result, err error) {
 	switch head.Schema {
 	case Schema:
 		var res Result
-		if err := json.Unmarshal(data, &res); err != nil {
+		if err := decodeDoc(data, &res); err != nil {
 			return "", nil, fmt.Errorf("bad %s document: %v", Schema, err)
 		}
 		return "", []*Result{&res}, nil
 	case SuiteSchema:
 		var s Suite
-		if err := json.Unmarshal(data, &s); err != nil {
+		if err := decodeDoc(data, &s); err != nil {
 			return "", nil, fmt.Errorf("bad %s document: %v", SuiteSchema, err)
 		}
 		return s.Suite, s.Results, nil
 	case FleetSchema:
 		var f Fleet
-		if err := json.Unmarshal(data, &f); err != nil {
+		if err := decodeDoc(data, &f); err != nil {
 			return "", nil, fmt.Errorf("bad %s document: %v", FleetSchema, err)
 		}
 		if m := f.MergedOf(); m != nil {
