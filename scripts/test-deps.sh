@@ -59,6 +59,9 @@ have node      || need+=(nodejs)
 # A real browser for the DNS-rebinding test (test/rebinding_test.go): a page
 # whose name points at the daemon must not start a run.
 have chromium  || need+=(chromium)
+# A terminal for a run (script gives it one): its progress line must not
+# pass a job name's escape sequences through (test/hostile_text_test.go).
+have script    || need+=(bsdutils)
 have npm       || need+=(npm)
 # The differential test against libblkid (test/blkid_other_test.go): the
 # tools that make RAID, volume-manager, crypto, swap and partition labels.

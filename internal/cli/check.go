@@ -117,7 +117,7 @@ func runCheck(ctx context.Context, g *globalOptions, c check.Check, o *checkOpti
 	}
 	opts := check.Options{Target: o.target, Duration: o.duration, Repeat: o.repeat, Rate: o.rate, Backend: o.backend}
 	if g.stderrTTY {
-		pr := newProgress(g.stderr)
+		pr := newProgress(g.terminal())
 		defer pr.clear()
 		opts.Progress = func(p check.Progress) {
 			run := ""

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -16,16 +17,19 @@ const dryRunUsage = "print the points, their access specifications and targets, 
 // its first I/O (runner.Check: input, engines, every target's safety
 // rules), touching nothing. The error is the first refusal.
 func dryRun(w io.Writer, title string, settings suiterun.Settings, units []suiterun.Unit) (suiterun.Unit, error) {
-	fmt.Fprintf(w, "%s: %d point(s), nothing run (--dry-run)\n", title, len(units))
+	// Names and paths come from job files, ICF files and the command
+	// line: escaped, each in its place and whatever path they took.
+	w = textsafe.NewWriter(w)
+	fmt.Fprint(w, textsafe.Sprintf("%s: %d point(s), nothing run (--dry-run)\n", title, len(units)))
 	for i, u := range units {
-		fmt.Fprintf(w, "%d. %s\n", i+1, u.Label())
+		fmt.Fprint(w, textsafe.Sprintf("%d. %s\n", i+1, u.Label()))
 		for j, s := range u.Point.Specs {
 			fmt.Fprintf(w, "   %s\n", describeSpec(s))
 			if u.SpecTargets != nil {
-				fmt.Fprintf(w, "     on %s\n", strings.Join(u.SpecTargets[j], ", "))
+				fmt.Fprint(w, textsafe.Sprintf("     on %s\n", strings.Join(u.SpecTargets[j], ", ")))
 			}
 		}
-		fmt.Fprintf(w, "   targets: %s\n", strings.Join(u.Targets, ", "))
+		fmt.Fprint(w, textsafe.Sprintf("   targets: %s\n", strings.Join(u.Targets, ", ")))
 	}
 	u, err := settings.Check(units)
 	if err == nil {
@@ -38,7 +42,7 @@ func dryRun(w io.Writer, title string, settings suiterun.Settings, units []suite
 func describeSpec(s workload.Spec) string {
 	var b strings.Builder
 	if s.Name != "" {
-		b.WriteString(s.Name + ": ")
+		b.WriteString(textsafe.Escape(s.Name) + ": ")
 	}
 	if len(s.Lines) > 0 {
 		fmt.Fprintf(&b, "%d line(s), qd %d, workers %d, ramp %s, run %s, engine %s", len(s.Lines), s.QueueDepth, s.Workers, s.Ramp, s.Duration, s.Engine)

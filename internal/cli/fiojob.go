@@ -12,6 +12,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/fiojob"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -79,7 +80,7 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 		}
 		for _, j := range p.Jobs {
 			for _, n := range j.Notes {
-				fmt.Fprintf(g.stderr, "ioprobe: %s [%s]: %s\n", f.file, j.Name, n)
+				fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: %s [%s]: %s\n", f.file, j.Name, n))
 				notes[p.Name] = append(notes[p.Name], "["+j.Name+"] "+n)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/fleet"
 	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -157,7 +158,9 @@ func (o *fleetOptions) setup(ctx context.Context, g *globalOptions) (*fleetSetup
 		return nil, usagef("%v", err)
 	}
 	s := &fleetSetup{target: name, dryRun: o.dryRun, ctl: &fleet.Controller{MaxSkew: o.maxSkew, StartDelay: o.startDelay, LostAfter: o.hostTimeout,
-		Log: func(format string, args ...any) { fmt.Fprintf(g.stderr, "ioprobe: fleet: "+format+"\n", args...) }}}
+		Log: func(format string, args ...any) {
+			fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: fleet: "+format+"\n", args...))
+		}}}
 	for _, a := range addrs {
 		s.clients = append(s.clients, fleet.NewClient(a, hc, tls))
 	}
@@ -172,17 +175,17 @@ func (s *fleetSetup) check(ctx context.Context, g *globalOptions, clients []*fle
 		return nil, &exitError{code: ExitInterrupted, err: errors.New("interrupted during the pre-checks: nothing was started")}
 	}
 	for _, p := range problems {
-		fmt.Fprintf(g.stderr, "ioprobe: host %s\n", p.Error())
+		fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: host %s\n", p))
 	}
 	if len(problems) > 0 {
 		return nil, &exitError{code: ExitBadInput, err: fmt.Errorf("fleet: %d of %d %s failed the pre-checks (above): nothing was started anywhere",
 			len(problems), len(clients), plural(len(clients), "host", "hosts"))}
 	}
 	if s.dryRun {
-		fmt.Fprintf(g.stdout, "fleet: %d %s checked, target %q, %d %s, nothing run (--dry-run)\n", len(clients), plural(len(clients), "host", "hosts"),
-			s.target, len(reqs), plural(len(reqs), "point", "points"))
+		fmt.Fprint(g.stdout, textsafe.Sprintf("fleet: %d %s checked, target %q, %d %s, nothing run (--dry-run)\n", len(clients), plural(len(clients), "host", "hosts"),
+			s.target, len(reqs), plural(len(reqs), "point", "points")))
 		for i, c := range clients {
-			fmt.Fprintf(g.stdout, "%s: clock offset %s, every point accepted\n", c.Address, skews[i])
+			fmt.Fprint(g.stdout, textsafe.Sprintf("%s: clock offset %s, every point accepted\n", c.Address, skews[i]))
 		}
 	}
 	worst := fleet.Skew{}
@@ -296,7 +299,7 @@ func runFleetRun(ctx context.Context, g *globalOptions, o *fleetOptions) error {
 func startFailed(g *globalOptions, se *fleet.StartError) error {
 	measured := se.Measured()
 	for _, h := range measured {
-		fmt.Fprintf(g.stderr, "ioprobe: fleet: host %s\n", h)
+		fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: fleet: host %s\n", h))
 	}
 	var he *fleet.HostError
 	interrupted := !errors.As(se, &he)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/fleet"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -99,7 +100,7 @@ func (s *fleetSetup) runWithProgress(ctx context.Context, g *globalOptions, clie
 	if !g.stderrTTY {
 		return s.ctl.Run(ctx, clients, req)
 	}
-	p := &fleetProgress{progress: newProgress(g.stderr)}
+	p := &fleetProgress{progress: newProgress(g.terminal())}
 	for _, c := range clients {
 		p.names = append(p.names, c.Address)
 		p.states = append(p.states, statePosting)
@@ -108,7 +109,7 @@ func (s *fleetSetup) runWithProgress(ctx context.Context, g *globalOptions, clie
 	ctl.Watch = p.watch
 	ctl.Log = func(format string, args ...any) {
 		p.clear()
-		fmt.Fprintf(g.stderr, "ioprobe: fleet: "+format+"\n", args...)
+		fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: fleet: "+format+"\n", args...))
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup

@@ -14,6 +14,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/fleet"
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -148,7 +149,7 @@ func runFleetSuite(ctx context.Context, g *globalOptions, o *fleetOptions, name 
 			if cycled {
 				label += fmt.Sprintf(" on %d %s", len(u.Targets), plural(len(u.Targets), "host", "hosts"))
 			}
-			fmt.Fprintf(g.stderr, "ioprobe: fleet: point %s\n", label)
+			fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: fleet: point %s\n", label))
 			req := s.request(runLabel(time.Now(), u.Point.Name), u.Point.Specs, u.Point.Pattern, u.Point.Size)
 			_, hosts, runErr := s.runWithProgress(ctx, g, s.clients[:len(u.Targets)], req)
 			p := point(u)
@@ -222,7 +223,7 @@ func cancelledRuns(g *globalOptions, err error) string {
 		return "the runs already accepted were stopped before their start"
 	}
 	for _, h := range se.Measured() {
-		fmt.Fprintf(g.stderr, "ioprobe: fleet: host %s\n", h)
+		fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: fleet: host %s\n", h))
 	}
 	return fmt.Sprintf("the runs already accepted were stopped, but %d had started (above)", len(se.Measured()))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/icf"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -93,7 +94,7 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 		return usagef("%s: %v", f.file, err)
 	}
 	for _, n := range notes {
-		fmt.Fprintf(g.stderr, "ioprobe: %s: %s\n", f.file, n)
+		fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: %s: %s\n", f.file, n))
 	}
 	return o.runImported(ctx, g, "Iometer file "+f.file, s, units,
 		&result.SuiteOptions{Targets: o.targets, Repeat: 1, Engine: o.engine},
@@ -126,9 +127,9 @@ func icfNeedsTargets(g *globalOptions, o *runOptions, f *icfOptions) error {
 		return usagef("%s: %v", f.file, err)
 	}
 	disks := c.DiskTargets()
-	fmt.Fprintf(g.stdout, "%s: %d disk target(s), in the order --target replaces them:\n", f.file, len(disks))
+	fmt.Fprint(g.stdout, textsafe.Sprintf("%s: %d disk target(s), in the order --target replaces them:\n", f.file, len(disks)))
 	for i, d := range disks {
-		fmt.Fprintf(g.stdout, "  --target %d  replaces  %s\n", i+1, d)
+		fmt.Fprint(g.stdout, textsafe.Sprintf("  --target %d  replaces  %s\n", i+1, d))
 	}
 	return usagef("%s (listed above)", msg)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/runner"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -38,6 +39,7 @@ func (p *progress) line(s string) {
 	if p.prefix != nil {
 		s = p.prefix() + s
 	}
+	s = textsafe.Escape(s) // it names jobs and points: their \r would forge the line
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pad := ""

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -20,15 +18,30 @@ import (
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
 	"github.com/ioprobe/ioprobe/internal/engine/uring"
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/internal/version"
 )
 
 // globalOptions are shared by every command.
 type globalOptions struct {
+	// stderr escapes what it carries (textsafe): notes and errors quote
+	// hostnames, job names, hosts' answers. rawStderr is stderr as given,
+	// for the progress line (whose \r returns to the start of its line;
+	// it escapes what it shows) and the daemon's log (logfmt quotes what
+	// it carries, and JSON must stay JSON).
 	stdout, stderr io.Writer
+	rawStderr      io.Writer
 	// stderrTTY says whether stderr is a terminal (progress is shown only then).
 	stderrTTY bool
 	engines   *engine.Registry
+}
+
+// terminal is stderr as given (see globalOptions).
+func (g *globalOptions) terminal() io.Writer {
+	if g.rawStderr != nil {
+		return g.rawStderr
+	}
+	return g.stderr
 }
 
 // newEngines is the explicit engine registry, in the order "auto" prefers:
@@ -80,6 +93,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 func execute(ctx context.Context, g *globalOptions, args []string) int {
+	if g.rawStderr == nil {
+		g.rawStderr = g.stderr
+	}
+	g.stderr = textsafe.NewWriter(g.stderr)
 	root := NewRootCommand(g)
 	root.SetArgs(args)
 	err := unknownCommand(root, root.ExecuteContext(ctx))
@@ -119,31 +136,7 @@ const maxRefusal = 4000
 // and bytes that are not UTF-8 (a binary file given as a job file, say)
 // are written as Go escapes, never sent raw, and a line longer than
 // limit characters is cut with an ellipsis.
-func printable(s string, limit int) string {
-	var b strings.Builder
-	n := 0
-	for i, r := range s {
-		if n >= limit {
-			b.WriteString("…")
-			break
-		}
-		n++
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == utf8.RuneError: // a decoder's stand-in for bytes that were not text
-			b.WriteString(`\ufffd`)
-		case r == '\t':
-			b.WriteByte(' ')
-		case !unicode.IsPrint(r) && r != ' ':
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func printable(s string, limit int) string { return textsafe.Line(s, limit) }
 
 // flagValueRE matches pflag's error for a value its parser refused; the
 // cause is a strconv (or time) error, whose wording is Go's, not ours.

@@ -380,7 +380,7 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 	}
 	var pr *progress
 	if g.stderrTTY {
-		pr = newProgress(g.stderr)
+		pr = newProgress(g.terminal())
 		defer pr.clear()
 	}
 	plan := o.settings(g).Plan(unit)

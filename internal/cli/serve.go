@@ -18,6 +18,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/exporter"
 	"github.com/ioprobe/ioprobe/internal/safefile"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/internal/version"
 )
 
@@ -104,7 +105,7 @@ func (o *serveOptions) logger(g *globalOptions) (*promslog.Config, error) {
 	if err := format.Set(o.logFormat); err != nil {
 		return nil, usagef("--log.format %s: want one of %s", o.logFormat, strings.Join(promslog.FormatFlagOptions, ", "))
 	}
-	return &promslog.Config{Level: lvl, Format: format, Writer: g.stderr}, nil
+	return &promslog.Config{Level: lvl, Format: format, Writer: g.terminal()}, nil
 }
 
 // runServe is `ioprobe serve`. It returns when ctx ends (SIGTERM, SIGINT):
@@ -117,11 +118,11 @@ func runServe(ctx context.Context, g *globalOptions, o *serveOptions) error {
 		}
 		if bad := exporter.CheckRuns(cfg, g.engines); len(bad) > 0 {
 			for _, u := range bad {
-				fmt.Fprintf(g.stderr, "ioprobe: %s\n", u.Problem)
+				fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: %s\n", u.Problem))
 			}
 			return &exitError{code: ExitBadInput}
 		}
-		fmt.Fprintf(g.stdout, "%s: ok: %s\n", o.configCheck, summary(cfg))
+		fmt.Fprint(g.stdout, textsafe.Sprintf("%s: ok: %s\n", o.configCheck, summary(cfg)))
 		return nil
 	}
 	if o.configFile == "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -248,7 +249,7 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 	clock := newSuiteClock(suiterun.Measured(units), o.repeat)
 	var pr *progress
 	if g.stderrTTY {
-		pr = newProgress(g.stderr)
+		pr = newProgress(g.terminal())
 		pr.prefix = clock.prefix
 		defer pr.clear()
 	}
@@ -266,7 +267,7 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 		},
 		Kept: func(_ suiterun.Unit, res *result.Result) { doc.Results = append(doc.Results, res) },
 		Reused: func(u, from suiterun.Unit, _ *result.Result) {
-			fmt.Fprintf(g.stderr, "ioprobe: point %s has the specification of %s: reported from that measurement\n", u.Label(), from.Label())
+			fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: point %s has the specification of %s: reported from that measurement\n", u.Label(), from.Label()))
 		},
 	}
 	err := ex.Execute(ctx, units)

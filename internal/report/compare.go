@@ -24,7 +24,7 @@ func WriteCompareText(w io.Writer, c *result.Comparison, base, other CompareSide
 	if c == nil {
 		return errors.New("report: nil comparison")
 	}
-	ew := &errWriter{w: w}
+	ew := newErrWriter(w)
 	ew.printf("ioprobe compare: other against base, (other − base) ÷ base\n")
 	kv := &table{align: "ll"}
 	kv.add("Base", describeSide(base))

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -205,6 +206,23 @@ func joinTargets(r *result.Result, f func(t result.Target) string) string {
 
 func float(v float64) string { return result.Float(v) }
 
+// csvNumber is a number as a spreadsheet reads one (and as the numeric
+// columns are written): sign, digits, decimals, exponent.
+var csvNumber = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+
+// csvCell neutralises a cell a spreadsheet would take as a formula (a
+// workload, host or point name from a document: "=HYPERLINK(…)",
+// "@SUM(…)", "-2+3"): a cell that starts with = + - @, a tab or a
+// carriage return gets a leading ' (OWASP's CSV injection advice), which
+// spreadsheets show as text. A number stays a number: a negative
+// figure is written as it is.
+func csvCell(v string) string {
+	if v == "" || !strings.ContainsRune("=+-@\t\r", rune(v[0])) || csvNumber.MatchString(v) {
+		return v
+	}
+	return "'" + v
+}
+
 // WriteCSV writes one row per result, columns in CSVColumns order, after a
 // header row when header is true (false appends to an existing file). A
 // point that ran several jobs at once has a row per job (workload: the
@@ -223,7 +241,7 @@ func WriteCSV(w io.Writer, rs []*result.Result, header bool) error {
 		}
 		for _, rr := range csvRows(r) {
 			for j, c := range csvColumns {
-				row[j] = c.value(rr)
+				row[j] = csvCell(c.value(rr))
 			}
 			if err := cw.Write(row); err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -19,7 +20,7 @@ func WriteFleetText(w io.Writer, f *result.Fleet) error {
 	if f == nil {
 		return errors.New("report: nil fleet document")
 	}
-	ew := &errWriter{w: w}
+	ew := newErrWriter(w)
 	title := "ioprobe"
 	if f.Version != "" {
 		title += " " + f.Version
@@ -49,6 +50,7 @@ func WriteFleetText(w io.Writer, f *result.Fleet) error {
 // has one: the State column says only done, failed or unreachable (an
 // error there widened every row to its length).
 func writeHostsTable(w io.Writer, hosts []result.FleetHost, merged *result.Result) error {
+	w = textsafe.NewWriter(w)
 	if err := hostsTable(hosts, merged).write(w, ""); err != nil {
 		return err
 	}
@@ -72,7 +74,7 @@ func hostErrors(hosts []result.FleetHost) []string {
 		if h.Name() != h.Address {
 			who = h.Name() + " at " + h.Address
 		}
-		out = append(out, fmt.Sprintf("%s %s: %s", who, h.State, h.Error))
+		out = append(out, textsafe.Escape(fmt.Sprintf("%s %s: %s", who, h.State, h.Error)))
 	}
 	return out
 }

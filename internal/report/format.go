@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 )
 
 // num formats v with the given decimals and thousands separators
@@ -73,7 +75,16 @@ type table struct {
 	rows  [][]string
 }
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+// add adds a row. Cells hold what documents say (hostnames, paths,
+// names): each is escaped (textsafe), so that none breaks the table's
+// lines or acts on a terminal.
+func (t *table) add(cells ...string) {
+	row := make([]string, len(cells))
+	for i, c := range cells {
+		row[i] = textsafe.Escape(c)
+	}
+	t.rows = append(t.rows, row)
+}
 
 // addTable lays sub out in its own columns and adds each of its lines as
 // one cell, the first under label (the "Targets" block of the headers).

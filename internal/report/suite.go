@@ -23,7 +23,7 @@ func WriteSuiteText(w io.Writer, s *result.Suite) error {
 			return fmt.Errorf("report: result %d is nil", i)
 		}
 	}
-	ew := &errWriter{w: w}
+	ew := newErrWriter(w)
 	writeSuiteHeader(ew, s)
 	n := 0
 	for _, sec := range pivot(s.Results) {
@@ -291,8 +291,11 @@ func writeFootnotes(ew *errWriter, rs []*result.Result) {
 			notes = append(notes, fmt.Sprintf("%s %s on %d hosts: %s", partialMark, where, len(r.Hosts), note))
 		}
 	}
-	if len(notes) > 0 {
-		ew.printf("\n%s\n", strings.Join(notes, "\n"))
+	for i, n := range notes {
+		if i == 0 {
+			ew.printf("\n")
+		}
+		ew.printf("%s\n", n)
 	}
 }
 

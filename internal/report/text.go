@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -20,7 +21,7 @@ func WriteText(w io.Writer, r *result.Result) error {
 	if r == nil {
 		return errors.New("report: nil result")
 	}
-	ew := &errWriter{w: w}
+	ew := newErrWriter(w)
 	writeHeader(ew, r)
 
 	ops := opColumns(r)
@@ -73,9 +74,17 @@ type errWriter struct {
 	err error
 }
 
+// newErrWriter is how every text output writes: through textsafe's
+// writer, so that no control character a document holds reaches the
+// terminal raw, whichever path it took.
+func newErrWriter(w io.Writer) *errWriter { return &errWriter{w: textsafe.NewWriter(w)} }
+
+// printf writes format, ioprobe's own words, with its string arguments
+// escaped: they come from documents (a point's name, a host's address, a
+// status message) and must not break or forge the report's lines.
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
+		_, e.err = io.WriteString(e.w, textsafe.Sprintf(format, args...))
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 )
 
 // Holders: a device another program is working on is not idle because
@@ -149,15 +151,9 @@ func (e env) procLabel(pid int) string {
 }
 
 // printable keeps a process's own words (its comm, its command line) from
-// breaking the one line a refusal is: control characters become spaces.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// breaking the one line a refusal is or acting on a terminal: control
+// characters are written as escapes.
+func printable(s string) string { return textsafe.Escape(s) }
 
 // lockText says that who is locked by holder through the lock /proc/locks
 // words as entry ("1: POSIX ADVISORY WRITE 812 00:05:123 0 EOF"). A BSD
