@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/runapi"
@@ -44,6 +45,9 @@ const (
 	maxUnfinishedAPIRuns = 64
 	maxRunSpecs          = 16
 	maxLabelLen          = 128
+	// maxNameLen bounds a pattern's and a spec's name (Iometer's and
+	// fio's job names may be long).
+	maxNameLen = 256
 	// bodyReadTimeout bounds the reading of a body: the server has no
 	// read timeout (a /probe may take minutes).
 	bodyReadTimeout = 10 * time.Second
@@ -240,6 +244,12 @@ func decodeRunRequest(w http.ResponseWriter, r *http.Request) (*runRequest, *bad
 	return &req, nil
 }
 
+// printableName: at most limit bytes, every character printable (no
+// control character, bidi override or stray byte).
+func printableName(s string, limit int) bool {
+	return len(s) <= limit && utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
+}
+
 // plannedRun is a request that passed every check.
 type plannedRun struct {
 	target  *config.Target
@@ -267,8 +277,14 @@ func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*p
 	if label == "" {
 		label = "api"
 	}
-	if len(label) > maxLabelLen || strings.IndexFunc(label, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-		return nil, refuse("label: at most %d printable characters", maxLabelLen)
+	// Names end up in results, reports and logs: printable, bounded.
+	for _, f := range []struct {
+		key, v string
+		limit  int
+	}{{"label", label, maxLabelLen}, {"pattern", req.Pattern, maxNameLen}} {
+		if !printableName(f.v, f.limit) {
+			return nil, refuse("%s: at most %d printable characters", f.key, f.limit)
+		}
 	}
 	if req.Size < 0 {
 		return nil, refuse("size %d: must not be negative", req.Size)
@@ -315,6 +331,9 @@ func (d *Daemon) planRun(cfg *config.Config, req *runRequest, now time.Time) (*p
 		s, sent, bad := decodeSpec(i, raw)
 		if bad != nil {
 			return nil, bad
+		}
+		if !printableName(s.Name, maxNameLen) {
+			return nil, refuse("specs[%d].name: at most %d printable characters", i, maxNameLen)
 		}
 		if ramp != nil {
 			s.Ramp, sent.ramp = *ramp, topRamp
