@@ -71,3 +71,24 @@ func TestRunAPIKeysAsWritten(t *testing.T) {
 	code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", out)
 	require.Equal(t, http.StatusOK, code, string(b))
 }
+
+// TestRunAPINamesArePrintable: a label, pattern or spec name with a
+// control character or a bidi override is refused (on main the pattern
+// and the spec's name were taken as sent, into results and reports).
+func TestRunAPINamesArePrintable(t *testing.T) {
+	d, dir := newDaemon(t, runAPIConfig, WebOptions{EnableAdminAPI: true})
+	base, _ := start(t, d)
+	for _, c := range []struct {
+		change func(r map[string]any)
+		want   string
+	}{
+		{func(r map[string]any) { r["label"] = "x\x1b[2J" }, "label: at most 128 printable characters"},
+		{func(r map[string]any) { r["pattern"] = "Random Read\r\nFORGED" }, "pattern: at most 256 printable characters"},
+		{func(r map[string]any) { r["specs"].([]any)[0].(map[string]any)["name"] = "rr\u202eevil" }, "specs[0].name: at most 256 printable characters"},
+	} {
+		code, b := postJSON(t, http.MethodPost, base+"/api/v1/runs", body("data", c.change))
+		require.Equal(t, http.StatusBadRequest, code, string(b))
+		require.Equal(t, c.want, errorOf(t, b))
+	}
+	require.NoFileExists(t, filepath.Join(dir, "data.dat"))
+}
