@@ -106,6 +106,8 @@ var docExamples = []docExample{
 	{file: "docs/configuration.md", first: "jobs:", run: configFragment},
 	{file: "docs/configuration.md", first: "devices: [", run: configFragment},
 	{file: "docs/configuration.md", first: "api:", run: configFragment},
+	{file: "docs/configuration.md", first: "http:", run: allowedHostsFragment},
+	{file: "docs/configuration.md", first: "$ curl -H 'Host: rebind.example:9816'", run: misdirected},
 
 	{file: "docs/dashboards.md", first: "cp grafana/provisioning/dashboards/", run: eachLine(nil)},
 
