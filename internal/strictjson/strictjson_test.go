@@ -31,11 +31,13 @@ type spec struct {
 
 // selfDecoding decodes itself: the checker does not look into it unless
 // told its wire form.
-type selfDecoding struct{ n int }
+type selfDecoding struct{ count int }
 
 func (s *selfDecoding) UnmarshalJSON(b []byte) error {
 	var w selfWire
-	return json.Unmarshal(b, &w)
+	err := json.Unmarshal(b, &w)
+	s.count = w.Count
+	return err
 }
 
 type selfWire struct {
