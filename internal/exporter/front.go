@@ -97,6 +97,9 @@ func (d *Daemon) front(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
 		_ = rc.SetWriteDeadline(time.Now().Add(d.answerTimeout))
+		if d.misdirected(w, r) { // hosts.go: before any password is checked
+			return
+		}
 		p := &passage{gate: d.auth}
 		defer p.done()
 		if d.auth != nil {

@@ -218,23 +218,32 @@ func (h *hostRule) isInterfaceAddr(ip netip.Addr) bool {
 	return h.ifAddr[ip]
 }
 
-// hostGuard refuses a request whose Host the daemon does not answer as
-// (421), the health endpoints aside.
+// misdirected answers 421 to a request whose Host the daemon does not
+// answer as, the health endpoints aside, and says whether it did. The
+// front asks first, before the password check: a rebinding page's
+// requests cost no bcrypt and learn nothing from a 401; Handler asks
+// again for the servers and tests that have no front.
+func (d *Daemon) misdirected(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.Path == "/-/healthy" || r.URL.Path == "/-/ready" || d.hosts.allows(r, d.cfg.Load().HTTP.AllowedHosts) {
+		return false
+	}
+	cut(w, r)
+	w.Header().Set("Connection", "close")
+	msg := fmt.Sprintf("misdirected request: this daemon does not answer to Host %q (it answers to its addresses, localhost, "+
+		"its host name and the names in %s: add the name it is reached by there)", r.Host, config.AllowedHostsKey)
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		writeJSON(w, http.StatusMisdirectedRequest, apiError{msg})
+	} else {
+		http.Error(w, msg, http.StatusMisdirectedRequest)
+	}
+	return true
+}
+
+// hostGuard serves next the requests that are not misdirected.
 func (d *Daemon) hostGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/-/healthy" || r.URL.Path == "/-/ready" ||
-			d.hosts.allows(r, d.cfg.Load().HTTP.AllowedHosts) {
+		if !d.misdirected(w, r) {
 			next.ServeHTTP(w, r)
-			return
 		}
-		cut(w, r)
-		w.Header().Set("Connection", "close")
-		msg := fmt.Sprintf("misdirected request: this daemon does not answer to Host %q (it answers to its addresses, localhost, "+
-			"its host name and the names in %s: add the name it is reached by there)", r.Host, config.AllowedHostsKey)
-		if strings.HasPrefix(r.URL.Path, "/api/") {
-			writeJSON(w, http.StatusMisdirectedRequest, apiError{msg})
-			return
-		}
-		http.Error(w, msg, http.StatusMisdirectedRequest)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // hostsConfig serves the run API, one on-demand job and one probe module,
@@ -218,4 +219,32 @@ func TestHostRuleNames(t *testing.T) {
 	r, _ := http.NewRequest(http.MethodGet, "http://x/", nil)
 	r.Host = "anything.example"
 	require.True(t, h.allows(r, []string{"*"}), "* turns the rule off")
+}
+
+// TestHostRuleBeforeThePassword: with basic auth, a misdirected request
+// is 421 before its password is checked (a rebinding page's requests
+// cost no bcrypt); the daemon's own names still need the password.
+func TestHostRuleBeforeThePassword(t *testing.T) {
+	s := startSecured(t, hostsConfig, false, bcrypt.MinCost, WebOptions{EnableAdminAPI: true}, nil)
+	for _, c := range []struct {
+		host, user string
+		want       int
+	}{
+		{"rebind.test", "", http.StatusMisdirectedRequest},
+		{"rebind.test", "prom", http.StatusMisdirectedRequest},
+		{s.addr, "", http.StatusUnauthorized},
+		{s.addr, "prom", http.StatusOK},
+		{"localhost", "prom", http.StatusOK},
+	} {
+		req, err := http.NewRequest(http.MethodGet, s.base+"/api/v1/jobs", nil)
+		require.NoError(t, err)
+		req.Host = c.host
+		if c.user != "" {
+			req.SetBasicAuth(c.user, "s3cret")
+		}
+		resp, err := s.client.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, c.want, resp.StatusCode, "%+v", c)
+	}
 }
