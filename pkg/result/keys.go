@@ -7,10 +7,16 @@ import (
 	"github.com/ioprobe/ioprobe/internal/strictjson"
 )
 
-// keyChecker checks a document's keys as written; a histogram, which
-// decodes itself, is checked as its wire form.
+// resultFields is a Result's fields without its UnmarshalJSON (which
+// checks its sums): what the key check walks.
+type resultFields Result
+
+// keyChecker checks a document's keys as written; a type that decodes
+// itself is checked as its wire form: a histogram's sparse form, a
+// result's fields.
 var keyChecker = strictjson.Checker{As: map[reflect.Type]reflect.Type{
 	reflect.TypeFor[Histogram](): reflect.TypeFor[histogramJSON](),
+	reflect.TypeFor[Result]():    reflect.TypeFor[resultFields](),
 }}
 
 // CheckKeys refuses what decoding data into v would take silently: a

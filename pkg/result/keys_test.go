@@ -3,8 +3,10 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -37,4 +39,41 @@ func TestDecodeKeysAsWritten(t *testing.T) {
 	_, rs, err := Decode(bytes.NewReader([]byte(later)))
 	require.NoError(t, err)
 	require.Equal(t, "db-1", rs[0].Host.Hostname)
+}
+
+// TestKeyCheckSeesEveryObject: every type of the documents that decodes
+// itself (whose keys the check cannot see by its fields) is mapped to its
+// wire form, or has no keys: a type that gains an UnmarshalJSON must not
+// turn the check off for everything below it.
+func TestKeyCheckSeesEveryObject(t *testing.T) {
+	unmarshaler := reflect.TypeFor[json.Unmarshaler]()
+	noKeys := map[reflect.Type]bool{reflect.TypeFor[time.Time](): true}
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice || ty.Kind() == reflect.Array || ty.Kind() == reflect.Map {
+			ty = ty.Elem()
+		}
+		if seen[ty] {
+			return
+		}
+		seen[ty] = true
+		if as, ok := keyChecker.As[ty]; ok {
+			walk(as)
+			return
+		}
+		if ty.Implements(unmarshaler) || reflect.PointerTo(ty).Implements(unmarshaler) {
+			require.True(t, noKeys[ty], "%s decodes itself: map it to its wire form in keyChecker.As", ty)
+			return
+		}
+		if ty.Kind() == reflect.Struct {
+			for i := range ty.NumField() {
+				walk(ty.Field(i).Type)
+			}
+		}
+	}
+	for _, doc := range []any{Result{}, Suite{}, Fleet{}} {
+		walk(reflect.TypeOf(doc))
+	}
+	require.True(t, seen[reflect.TypeFor[histogramJSON]()], "the histogram's wire form is walked")
 }
