@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +26,19 @@ func recheck(targets []*openTarget) error {
 		}
 	}
 	return nil
+}
+
+// unseenNotes says, for the result, which processes the holder checks
+// of the written targets could not look at although ioprobe had every
+// privilege that gives the view (target.Target.Unseen).
+func unseenNotes(targets []*openTarget) []string {
+	var out []string
+	for _, ot := range targets {
+		if len(ot.t.Unseen) > 0 {
+			out = append(out, fmt.Sprintf("%s: the holder check could not look at %s, which a security policy hides even from root with CAP_SYS_PTRACE; nothing else was hidden", ot.t.Path, strings.Join(ot.t.Unseen, "; ")))
+		}
+	}
+	return out
 }
 
 // guard looks for signatures on the targets a run writes, on its own

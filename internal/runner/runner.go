@@ -471,6 +471,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			return nil, err
 		}
 	}
+	res.Notes = append(res.Notes, unseenNotes(targets)...)
 	g := newGuard(targets)
 	defer g.close()
 

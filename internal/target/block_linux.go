@@ -67,9 +67,11 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 	if fs := append(e.inUse(t.Device), e.loopsOver(t.Device)...); len(fs) > 0 {
 		return -1, refusal(path, true, fs...)
 	}
-	if fs := e.busyWriters(t.Device); len(fs) > 0 {
+	fs, unseen := e.busyWriters(t.Device)
+	if len(fs) > 0 {
 		return -1, refusal(path, true, fs...)
 	}
+	t.Unseen = unseen
 	sigFD, wfd := rfd, -1
 	if !o.AllowDestructive {
 		// Claimed is a refusal no flag lifts: say it now rather than offer

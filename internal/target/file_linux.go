@@ -196,6 +196,16 @@ func (e env) openFile(r *fileRef, opts Options, c *created) (*Target, error) {
 		if err := e.refuseForeignFileData(path, fd, &now, now.Size, t.LogicalBlock, own.key, own.otherKey); err != nil {
 			return nil, err
 		}
+		if c == nil {
+			// Somebody's file in use (a VM's image, a database's file),
+			// or ioprobe's held by another program. One this Open made
+			// nobody else holds.
+			fs, unseen := e.fileHolders(r.resolved(), fd, own.owned)
+			if len(fs) > 0 {
+				return nil, refusal(path, true, fs...)
+			}
+			t.Unseen = unseen
+		}
 		if !own.owned && !o.AllowDestructive {
 			reason := "it is an existing file that ioprobe did not create, and writes would overwrite its contents"
 			if own.why != "" {

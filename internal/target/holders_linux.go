@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,104 +23,38 @@ import (
 // its whole disk (or its partitions), and everything a loop device target
 // is a view into (its backing files and devices, at any depth), at:
 //
-//   - every descriptor every process has open on them (/proc/PID/fd), its
-//     access mode (the flags line of /proc/PID/fdinfo/FD: O_WRONLY or
-//     O_RDWR is a writer) and the locks taken through it (its lock: lines);
+//   - every process's hold on them (procscan_linux.go): a descriptor in
+//     its table or in a thread's own, opened for writing (the flags line
+//     of its fdinfo: O_WRONLY or O_RDWR) or locked through (its lock:
+//     lines); a shared writable mapping; a file registered in an
+//     io_uring;
 //   - every lock /proc/locks shows on their inodes (and on the device
 //     nodes ioprobe knows), of any kind: POSIX, OFD, flock, leases.
 //
-// Processes in another PID namespace are not visible in /proc; their locks
-// still are, in /proc/locks, without a pid.
+// The same rules hold for a file ioprobe did not create before it writes
+// it with --allow-destructive (a VM's raw image, a database's file), and
+// for ioprobe's own files, where another ioprobe run holding the writers'
+// flock follows the ownership rules instead (lockWriters).
+//
+// The look needs a view of every process (procview_linux.go): without it
+// the write is refused. Locks of processes in other PID namespaces still
+// show in /proc/locks, without a pid.
 
 // watchedObj is what the holders of something are looked for on: a block
-// device (rdev) or a file (dev and inode), and how a refusal names it.
+// device (rdev, through any node of it) or a file, by how /proc names
+// it, and how a refusal names it.
 type watchedObj struct {
-	rdev     uint64 // a block device, 0 for a file
-	dev, ino uint64 // a file, or a device node
-	who      string // "it", "its disk sda", "its backing file /x"
-}
-
-// fdHolder is a descriptor a process has open on a watched object.
-type fdHolder struct {
-	pid   int
-	write bool     // opened O_WRONLY or O_RDWR
-	locks []string // the locks taken through it, as /proc/locks words them
+	rdev  uint64   // a block device, 0 for a file
+	ids   []fileID // the file, or the device nodes ioprobe knows
+	names []string // its paths (an io_uring names its files by path)
+	who   string   // "it", "its disk sda", "its backing file /x"
 }
 
 // parseFDInfo reads /proc/PID/fdinfo/FD: whether the descriptor was
-// opened for writing (O_ACCMODE of its octal flags line is O_WRONLY or
-// O_RDWR) and the locks taken through it (its lock: lines).
+// opened for writing and the locks taken through it.
 func parseFDInfo(r io.Reader) (write bool, locks []string, err error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		switch k {
-		case "flags":
-			f, err := strconv.ParseUint(v, 8, 64)
-			if err != nil {
-				return false, nil, fmt.Errorf("fdinfo: bad flags %q", v)
-			}
-			write = f&unix.O_ACCMODE == unix.O_WRONLY || f&unix.O_ACCMODE == unix.O_RDWR
-		case "lock":
-			locks = append(locks, v)
-		}
-	}
-	return write, locks, sc.Err()
-}
-
-// fdHolders finds, for each watched object (by index), the descriptors
-// other processes hold on it.
-func (e env) fdHolders(objs []watchedObj) map[int][]fdHolder {
-	out := map[int][]fdHolder{}
-	procs, err := os.ReadDir(e.procRoot())
-	if err != nil {
-		return out
-	}
-	self := os.Getpid()
-	for _, p := range procs {
-		pid, err := strconv.Atoi(p.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		fdDir := filepath.Join(e.procRoot(), p.Name(), "fd")
-		fds, err := os.ReadDir(fdDir)
-		if err != nil {
-			continue // gone, or not ours to see
-		}
-		for _, f := range fds {
-			var st unix.Stat_t
-			if unix.Stat(filepath.Join(fdDir, f.Name()), &st) != nil {
-				continue
-			}
-			i := matchObj(objs, &st)
-			if i < 0 {
-				continue
-			}
-			info, err := os.Open(filepath.Join(e.procRoot(), p.Name(), "fdinfo", f.Name()))
-			if err != nil {
-				continue // closed since
-			}
-			w, locks, _ := parseFDInfo(info)
-			info.Close()
-			out[i] = append(out[i], fdHolder{pid: pid, write: w, locks: locks})
-		}
-	}
-	return out
-}
-
-// matchObj is the index of the watched object st is, or -1.
-func matchObj(objs []watchedObj, st *unix.Stat_t) int {
-	isBlk := st.Mode&unix.S_IFMT == unix.S_IFBLK
-	for i, o := range objs {
-		if o.rdev != 0 && isBlk && st.Rdev == o.rdev || o.rdev == 0 && o.ino != 0 && st.Dev == o.dev && st.Ino == o.ino {
-			return i
-		}
-	}
-	return -1
+	in, err := parseFDInfoFull(r)
+	return in.write, in.locks, err
 }
 
 // procLabel names a process by its pid, its comm and its command line:
@@ -181,12 +115,22 @@ func lockText(who, holder, entry string) string {
 // flockMeaning follows a refusal for a BSD flock.
 const flockMeaning = ": a BSD flock on a device means a program is working on it (systemd and udev's convention)"
 
-// holderFindings says who writes to or locks what objs name: descriptors
-// open for writing (open-for-writing), locks taken through descriptors or
-// shown by /proc/locks on the objects' inodes (locked). Processes are
-// named by pid, comm and command line.
-func (e env) holderFindings(objs []watchedObj) []finding {
-	var out []finding
+// holderRules says how holders are judged.
+type holderRules struct {
+	// view: the write needs a view of every process (a device, a file
+	// ioprobe did not create); without one it is refused.
+	view bool
+	// ownRuns: the object is an ioprobe file; a holder whose descriptor
+	// holds a BSD flock on it is an ioprobe run (the writers' flock),
+	// which lockWriters judges, and so is a flock in /proc/locks.
+	ownRuns bool
+}
+
+// holderFindings says who writes to or locks what objs name (see the top
+// of this file): writers (open-for-writing), locks (locked), and, when
+// rules ask for a view of every process and ioprobe has none, why
+// (hidden-processes). Processes are named by pid, comm and command line.
+func (e env) holderFindings(objs []watchedObj, rules holderRules) (out []finding, unseen []string) {
 	seen := map[string]bool{}
 	add := func(f finding) {
 		if !seen[f.text] {
@@ -194,38 +138,55 @@ func (e env) holderFindings(objs []watchedObj) []finding {
 			out = append(out, f)
 		}
 	}
-	hs := e.fdHolders(objs)
-	idx := make([]int, 0, len(hs))
-	for i := range hs {
-		idx = append(idx, i)
+	before := 0
+	if rules.view {
+		if fs := e.namespaceView(); len(fs) > 0 {
+			out = append(out, fs...)
+		} else if n, err := e.kernelTasks(); err == nil {
+			before = n
+		} else {
+			out = append(out, hidden(viewCount, "it cannot read the kernel's count of tasks (/proc/loadavg: "+err.Error()+")"))
+		}
 	}
-	sort.Ints(idx)
-	for _, i := range idx {
-		for _, h := range hs[i] {
-			if h.write {
-				add(because(RefuseOpenForWriting, fmt.Sprintf("%s is open for writing by %s, which may be using it (a database on a raw device, a VM's disk)", objs[i].who, e.procLabel(h.pid))))
-			}
-			for _, l := range h.locks {
-				add(because(RefuseLocked, lockText(objs[i].who, e.lockerLabel(h.pid, l), l)))
-			}
+	scan := e.scanProcs(objs)
+	if rules.view {
+		var fs []finding
+		fs, unseen = e.scanView(&scan, before)
+		for _, f := range fs {
+			add(f)
+		}
+	}
+	for _, h := range scan.holds {
+		if rules.ownRuns && h.flock {
+			continue
+		}
+		who := objs[h.obj].who
+		if text := e.holdText(who, h); text != "" {
+			add(because(RefuseOpenForWriting, text))
+		}
+		for _, l := range h.locks {
+			add(because(RefuseLocked, lockText(who, e.lockerLabel(h.pid, l), l)))
 		}
 	}
 	f, err := os.Open(filepath.Join(e.procRoot(), "locks"))
 	if err != nil {
-		return out
+		if rules.view {
+			add(because(RefuseUnverifiable, "cannot read /proc/locks: "+err.Error()))
+		}
+		return out, unseen
 	}
 	defer f.Close()
 	entries, err := parseAllLocks(f)
 	if err != nil {
-		return append(out, because(RefuseUnverifiable, "cannot read /proc/locks: "+err.Error()))
+		return append(out, because(RefuseUnverifiable, "cannot read /proc/locks: "+err.Error())), unseen
 	}
 	self := os.Getpid()
 	for _, l := range entries {
-		if l.pid == self {
+		if l.pid == self || rules.ownRuns && strings.Fields(l.entry)[1] == "FLOCK" {
 			continue
 		}
 		for _, o := range objs {
-			if o.ino == 0 || l.maj != unix.Major(o.dev) || l.min != unix.Minor(o.dev) || l.ino != o.ino {
+			if !slices.Contains(o.ids, fileID{l.maj, l.min, l.ino}) {
 				continue
 			}
 			holder := e.lockerLabel(l.pid, l.entry)
@@ -238,7 +199,28 @@ func (e env) holderFindings(objs []watchedObj) []finding {
 			add(because(RefuseLocked, lockText(o.who, holder, l.entry)))
 		}
 	}
-	return out
+	return out, unseen
+}
+
+// holdText says how holding h makes who busy: "" for a descriptor open
+// for reading only (a reader is no reason).
+func (e env) holdText(who string, h holding) string {
+	p := e.procLabel(h.pid)
+	switch h.how {
+	case heldByThreadFD:
+		if h.write {
+			return fmt.Sprintf("%s is open for writing by thread %d of %s, in a descriptor table of that thread's own (unshare(CLONE_FILES): /proc/%d/task/%d/fd)", who, h.tid, p, h.pid, h.tid)
+		}
+	case heldByMapping:
+		return fmt.Sprintf("%s is mapped shared and writable by %s (%s in /proc/%d/maps), which writes it through memory with or without a descriptor", who, p, h.where, h.pid)
+	case heldByRing:
+		return fmt.Sprintf("%s is registered in an io_uring of %s (%s: IORING_REGISTER_FILES), which reads and writes it without a descriptor", who, p, h.where)
+	default:
+		if h.write {
+			return fmt.Sprintf("%s is open for writing by %s, which may be using it (a database on a raw device, a VM's disk)", who, p)
+		}
+	}
+	return ""
 }
 
 // lockerLabel names the process holding a lock: as lockDevice does for a
@@ -285,34 +267,67 @@ func parseAllLocks(r io.Reader) ([]procLock, error) {
 	return out, sc.Err()
 }
 
+// deviceObj is block device d as a watched object: its number, and the
+// node ioprobe knows of it (its inode, as /proc names it, and its path).
+func (e env) deviceObj(d blockDev, who string) watchedObj {
+	o := watchedObj{rdev: rdevOf(d), who: who}
+	if node, err := e.deviceNode(d); err == nil {
+		o.names = append(o.names, node)
+		if id, err := nodeID(node); err == nil {
+			o.ids = append(o.ids, id)
+		}
+	}
+	return o
+}
+
+// nodeID is how /proc names the file at path (a device node ioprobe
+// knows, under /dev): its superblock's device number and its inode.
+func nodeID(path string) (fileID, error) {
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO|unix.STATX_MNT_ID, &st); err != nil {
+		return fileID{}, err
+	}
+	return sbID(&st, "/proc/self/mountinfo")
+}
+
+// sbID is the fileID of what st describes: the device number of the
+// superblock of its mount (st.Mnt_id, in the mount table at mountinfo),
+// which is what /proc shows (stat's st_dev differs on btrfs), else st_dev.
+func sbID(st *unix.Statx_t, mountinfo string) (fileID, error) {
+	id := fileID{st.Dev_major, st.Dev_minor, st.Ino}
+	if st.Mask&unix.STATX_MNT_ID == 0 {
+		return id, nil
+	}
+	ms, err := readMounts(mountinfo)
+	if err != nil {
+		return id, err
+	}
+	for _, m := range ms {
+		if m.ID == int(st.Mnt_id) {
+			id.maj, id.min = m.Major, m.Minor
+		}
+	}
+	return id, nil
+}
+
 // busyWriters lists the holders (writers and lockers) of the block device
 // dev, of the devices whose bytes overlap it (its whole disk, or its
 // partitions), and, when dev is a loop device, of every file and device it
-// is a view into.
-func (e env) busyWriters(dev string) []finding {
+// is a view into; and, when ioprobe cannot see every process, that.
+func (e env) busyWriters(dev string) ([]finding, []string) {
 	fam, err := readFamily(e.sysRoot, dev)
 	if err != nil {
-		return nil // inUse has said why
+		return nil, nil // inUse has said why
 	}
 	var objs []watchedObj
-	addDev := func(d blockDev, who string) {
-		o := watchedObj{rdev: rdevOf(d), who: who}
-		objs = append(objs, o)
-		if node, err := e.deviceNode(d); err == nil {
-			var st unix.Stat_t
-			if unix.Stat(node, &st) == nil {
-				objs = append(objs, watchedObj{dev: st.Dev, ino: st.Ino, who: who})
-			}
-		}
-	}
 	for _, m := range fam.Overlaps() {
 		switch {
 		case m.Name == fam.Self.Name:
-			addDev(m, "it")
+			objs = append(objs, e.deviceObj(m, "it"))
 		case fam.Disk != nil && m.Name == fam.Disk.Name:
-			addDev(m, "its disk "+m.Name)
+			objs = append(objs, e.deviceObj(m, "its disk "+m.Name))
 		default:
-			addDev(m, "its partition "+m.Name)
+			objs = append(objs, e.deviceObj(m, "its partition "+m.Name))
 		}
 	}
 	if ls, err := e.loops(); err == nil {
@@ -323,14 +338,42 @@ func (e env) busyWriters(dev string) []finding {
 			chain, _ := e.loopChain(l, ls) // loopsOver says when it cannot follow it
 			for _, k := range chain {
 				if k.dev != nil {
-					addDev(*k.dev, k.subject)
+					objs = append(objs, e.deviceObj(*k.dev, k.subject))
 				} else if k.over.backIno != 0 {
-					objs = append(objs, watchedObj{dev: k.over.backDev, ino: k.over.backIno, who: k.subject})
+					o := watchedObj{who: k.subject, ids: []fileID{{unix.Major(k.over.backDev), unix.Minor(k.over.backDev), k.over.backIno}}}
+					if name := strings.TrimSpace(k.over.file); name != "" {
+						o.names = append(o.names, name)
+						if id, err := nodeID(name); err == nil && id.ino == k.over.backIno && !slices.Contains(o.ids, id) {
+							o.ids = append(o.ids, id) // btrfs: its superblock's number too
+						}
+					}
+					objs = append(objs, o)
 				}
 			}
 		}
 	}
-	return e.persistentHolders(objs)
+	return e.persistentHolders(objs, holderRules{view: true})
+}
+
+// fileHolders lists the holders of the file open as fd (named path, as
+// resolved): for a file that is not ioprobe's (owned false) the device
+// rules, a view of every process included; for ioprobe's own, those of
+// other programs, an ioprobe run holding the writers' flock left to
+// lockWriters.
+func (e env) fileHolders(path string, fd int, owned bool) ([]finding, []string) {
+	var st unix.Statx_t
+	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_INO|unix.STATX_MNT_ID, &st); err != nil {
+		return []finding{because(RefuseUnverifiable, "cannot stat it to look for its holders: " + err.Error())}, nil
+	}
+	id, err := sbID(&st, filepath.Join(e.procRoot(), "self/mountinfo"))
+	if err != nil {
+		return []finding{because(RefuseUnverifiable, "cannot read the mount table to look for its holders: " + err.Error())}, nil
+	}
+	o := watchedObj{who: "it", ids: []fileID{id}, names: []string{path}}
+	if sd := (fileID{st.Dev_major, st.Dev_minor, st.Ino}); sd != id {
+		o.ids = append(o.ids, sd)
+	}
+	return e.persistentHolders([]watchedObj{o}, holderRules{view: !owned, ownRuns: owned})
 }
 
 // holderRecheck is how long apart the holders are looked for again.
@@ -339,22 +382,27 @@ const holderRecheck = 150 * time.Millisecond
 // persistentHolders is holderFindings seen three times, holderRecheck
 // apart: a holder gone at the next look is no user of the device (losetup
 // opens attached devices read-write for a moment on its way to a free
-// one; udev's blkid reads a new device), one that stays is.
-func (e env) persistentHolders(objs []watchedObj) []finding {
-	fs := e.holderFindings(objs)
+// one; udev's blkid reads a new device), one that stays is. A reason
+// with a key (what ioprobe could not see) is the same reason when its
+// words (counts, pids) change: it is said as the last look found it.
+// unseen is the last look's (see scanView).
+func (e env) persistentHolders(objs []watchedObj, rules holderRules) ([]finding, []string) {
+	fs, unseen := e.holderFindings(objs, rules)
 	for i := 0; i < 2 && len(fs) > 0; i++ {
 		time.Sleep(holderRecheck)
-		again := map[string]bool{}
-		for _, f := range e.holderFindings(objs) {
-			again[f.text] = true
+		again := map[string]finding{}
+		look, u := e.holderFindings(objs, rules)
+		for _, f := range look {
+			again[f.persistKey()] = f
 		}
+		unseen = u
 		kept := fs[:0]
 		for _, f := range fs {
-			if again[f.text] {
-				kept = append(kept, f)
+			if g, ok := again[f.persistKey()]; ok {
+				kept = append(kept, g)
 			}
 		}
 		fs = kept
 	}
-	return fs
+	return fs, unseen
 }

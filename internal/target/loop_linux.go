@@ -336,7 +336,7 @@ func (e env) loopBusy(l loopDev) []string {
 	if h := e.lockHolders(fd); h != "" {
 		why = append(why, "is locked by "+h)
 	}
-	if o := e.openers(rdevOf(l.blockDev)); o != "" {
+	if o := e.openers(l.blockDev); o != "" {
 		why = append(why, "is open by "+o)
 	}
 	size, err := blkSize64(fd)
@@ -364,10 +364,10 @@ func (e env) loopBusy(l loopDev) []string {
 // device rdev open, from /proc/PID/fd: what can be known of a loop
 // device's users, which sysfs does not count. Processes in other PID
 // namespaces are not visible.
-func (e env) openers(rdev uint64) string {
+func (e env) openers(d blockDev) string {
 	var names []string
 	seen := map[int]bool{}
-	for _, h := range e.fdHolders([]watchedObj{{rdev: rdev}})[0] {
+	for _, h := range e.scanProcs([]watchedObj{e.deviceObj(d, "")}).holds {
 		if !seen[h.pid] {
 			seen[h.pid] = true
 			names = append(names, e.processName(h.pid))

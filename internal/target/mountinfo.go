@@ -10,11 +10,14 @@ import (
 
 // mount is one line of /proc/PID/mountinfo (proc(5)).
 type mount struct {
+	ID           int // unique on the machine, across mount namespaces (fdinfo's mnt_id)
 	Major, Minor uint32
 	Root         string
 	MountPoint   string
+	Options      string // this mount's: "rw,nodev,relatime"
 	FSType       string
 	Source       string
+	SuperOptions string // the filesystem's: "rw,hidepid=invisible"
 }
 
 // parseMountInfo parses /proc/self/mountinfo. Paths are unescaped (\040 is
@@ -47,13 +50,23 @@ func parseMountInfo(r io.Reader) ([]mount, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mountinfo line %d: %w", line, err)
 		}
-		mounts = append(mounts, mount{
+		id, err := strconv.Atoi(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("mountinfo line %d: bad mount id %q", line, f[0])
+		}
+		m := mount{
+			ID:    id,
 			Major: maj, Minor: min,
 			Root:       unescapeOctal(f[3]),
 			MountPoint: unescapeOctal(f[4]),
+			Options:    f[5],
 			FSType:     f[sep+1],
 			Source:     unescapeOctal(f[sep+2]),
-		})
+		}
+		if sep+3 < len(f) {
+			m.SuperOptions = f[sep+3]
+		}
+		mounts = append(mounts, m)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("mountinfo: %w", err)

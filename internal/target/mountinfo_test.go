@@ -15,12 +15,12 @@ func TestParseMountInfo(t *testing.T) {
 	got, err := parseMountInfo(f)
 	require.NoError(t, err)
 	require.Equal(t, []mount{
-		{Major: 0, Minor: 21, Root: "/", MountPoint: "/proc", FSType: "proc", Source: "proc"},
-		{Major: 0, Minor: 23, Root: "/", MountPoint: "/dev/shm", FSType: "tmpfs", Source: "tmpfs"},
-		{Major: 254, Minor: 0, Root: "/", MountPoint: "/", FSType: "ext4", Source: "/dev/vda"},
-		{Major: 98, Minor: 0, Root: "/mnt1", MountPoint: "/mnt/with space", FSType: "ext3", Source: "/dev/root"},
-		{Major: 0, Minor: 45, Root: "/", MountPoint: "/srv/data", FSType: "btrfs", Source: "/dev/loop3"},
-		{Major: 259, Minor: 1, Root: "/sub", MountPoint: "/mnt/tab\tand\\back", FSType: "xfs", Source: "/dev/nvme0n1p2"},
+		{ID: 22, Major: 0, Minor: 21, Root: "/", MountPoint: "/proc", Options: "rw,relatime", FSType: "proc", Source: "proc", SuperOptions: "rw"},
+		{ID: 25, Major: 0, Minor: 23, Root: "/", MountPoint: "/dev/shm", Options: "rw,relatime", FSType: "tmpfs", Source: "tmpfs", SuperOptions: "rw,size=24684096k"},
+		{ID: 27, Major: 254, Minor: 0, Root: "/", MountPoint: "/", Options: "rw,relatime", FSType: "ext4", Source: "/dev/vda", SuperOptions: "rw,discard"},
+		{ID: 36, Major: 98, Minor: 0, Root: "/mnt1", MountPoint: "/mnt/with space", Options: "rw,noatime", FSType: "ext3", Source: "/dev/root", SuperOptions: "rw,errors=continue"},
+		{ID: 40, Major: 0, Minor: 45, Root: "/", MountPoint: "/srv/data", Options: "rw,relatime", FSType: "btrfs", Source: "/dev/loop3", SuperOptions: "rw,space_cache=v2"},
+		{ID: 41, Major: 259, Minor: 1, Root: "/sub", MountPoint: "/mnt/tab\tand\\back", Options: "rw", FSType: "xfs", Source: "/dev/nvme0n1p2", SuperOptions: "rw"},
 	}, got)
 }
 

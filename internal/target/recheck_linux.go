@@ -22,7 +22,7 @@ import (
 // second opinion, through the descriptor that holds it open exclusively.
 // A file: nothing may have changed it since Open checked it (its size and
 // times to the nanosecond, as Open left them), no loop device may back
-// it, and it holds no signature.
+// it, no other program holds it, and it holds no signature.
 func (t *Target) Recheck() error {
 	if t == nil || !t.Writable || t.closed {
 		return nil
@@ -45,6 +45,11 @@ func (t *Target) recheck() error {
 		if fs := append(e.inUse(t.Device), e.loopsOver(t.Device)...); len(fs) > 0 {
 			return refusal(t.Path, true, fs...)
 		}
+		fs, unseen := e.busyWriters(t.Device)
+		if len(fs) > 0 {
+			return refusal(t.Path, true, fs...)
+		}
+		t.Unseen = unseen
 		sigs, err := readSignatures(t.FD, t.Size, t.LogicalBlock)
 		sigs, err = secondOpinion(t.Resolved, sigs, err)
 		if err == nil {
@@ -68,6 +73,11 @@ func (t *Target) recheck() error {
 	if err := e.backsLoop(t.Path, &st, true); err != nil {
 		return err
 	}
+	fs, unseen := e.fileHolders(t.Resolved, t.FD, t.file.owned)
+	if len(fs) > 0 {
+		return refusal(t.Path, true, fs...)
+	}
+	t.Unseen = unseen
 	return refuseFileSignatures(t.Path, t.FD, now.size, t.LogicalBlock, t.SectorKey)
 }
 

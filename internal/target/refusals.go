@@ -18,6 +18,7 @@ const (
 	RefuseSignature       RefusalID = "signature"
 	RefuseLocked          RefusalID = "locked"
 	RefuseOpenForWriting  RefusalID = "open-for-writing"
+	RefuseHiddenProcs     RefusalID = "hidden-processes"
 	RefuseLoopStacked     RefusalID = "loop-stacked"
 	RefuseLoopBackingFile RefusalID = "loop-backing-file"
 	RefuseLoopView        RefusalID = "loop-view"
@@ -49,6 +50,7 @@ var Refusals = []Refusal{
 	{RefuseSignature, ""},
 	{RefuseLocked, ""},
 	{RefuseOpenForWriting, ""},
+	{RefuseHiddenProcs, ""},
 	{RefuseLoopStacked, ""},
 	{RefuseLoopBackingFile, ""},
 	{RefuseLoopView, ""},
@@ -74,6 +76,15 @@ func overrideOf(id RefusalID) string {
 type finding struct {
 	id   RefusalID
 	text string // what was found, e.g. "it is mounted at /mnt (ext4)"
+	key  string // when set, the reason whatever its text (persistentHolders)
+}
+
+// persistKey is what makes two looks' findings the same reason.
+func (f finding) persistKey() string {
+	if f.key != "" {
+		return f.key
+	}
+	return f.text
 }
 
 func because(id RefusalID, text string) finding { return finding{id: id, text: text} }

@@ -102,6 +102,13 @@ type Target struct {
 	// ("vda", "loop3", "nvme0n1p2"), for ReadDiskStats; "" when there is
 	// none (an anonymous st_dev, as on btrfs or overlayfs).
 	Device   string
+	// Unseen names the processes ioprobe could not look at for holders
+	// of a target it writes, although it ran with every privilege that
+	// gives a view of the processes (a security policy hides them from
+	// root: an LSM, a sandbox's init): the write was not refused for
+	// them, and the result says so (notes). Empty almost everywhere.
+	Unseen []string
+
 	Created  bool // ioprobe created the file in this Open
 	Extended bool // ioprobe grew its own file to a larger region in this Open
 	Writable bool
