@@ -363,11 +363,11 @@ func (e env) busyWriters(dev string) ([]finding, []string) {
 func (e env) fileHolders(path string, fd int, owned bool) ([]finding, []string) {
 	var st unix.Statx_t
 	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_INO|unix.STATX_MNT_ID, &st); err != nil {
-		return []finding{because(RefuseUnverifiable, "cannot stat it to look for its holders: " + err.Error())}, nil
+		return []finding{because(RefuseUnverifiable, "cannot stat it to look for its holders: "+err.Error())}, nil
 	}
 	id, err := sbID(&st, filepath.Join(e.procRoot(), "self/mountinfo"))
 	if err != nil {
-		return []finding{because(RefuseUnverifiable, "cannot read the mount table to look for its holders: " + err.Error())}, nil
+		return []finding{because(RefuseUnverifiable, "cannot read the mount table to look for its holders: "+err.Error())}, nil
 	}
 	o := watchedObj{who: "it", ids: []fileID{id}, names: []string{path}}
 	if sd := (fileID{st.Dev_major, st.Dev_minor, st.Ino}); sd != id {

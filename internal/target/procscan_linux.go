@@ -95,7 +95,7 @@ type procScanner struct {
 	objs     []watchedObj
 	inos     map[uint64]bool
 	needRdev bool
-	mounts   map[int]*mount   // by mount id: ids are unique across namespaces
+	mounts   map[int]*mount // by mount id: ids are unique across namespaces
 	bySB     map[[2]uint32]*mount
 	nsMounts map[string][]mount // mount namespace -> its mounts, as its processes see them
 	myNS     string

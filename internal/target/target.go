@@ -101,7 +101,7 @@ type Target struct {
 	// Device is the kernel name of the block device the I/O reaches
 	// ("vda", "loop3", "nvme0n1p2"), for ReadDiskStats; "" when there is
 	// none (an anonymous st_dev, as on btrfs or overlayfs).
-	Device   string
+	Device string
 	// Unseen names the processes ioprobe could not look at for holders
 	// of a target it writes, although it ran with every privilege that
 	// gives a view of the processes (a security policy hides them from
