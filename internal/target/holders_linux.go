@@ -156,8 +156,32 @@ func (e env) holderFindings(objs []watchedObj, rules holderRules) (out []finding
 			add(f)
 		}
 	}
+	var entries []procLock
+	f, err := os.Open(filepath.Join(e.procRoot(), "locks"))
+	if err == nil {
+		entries, err = parseAllLocks(f)
+		f.Close()
+	}
+	if err != nil && (rules.view || !os.IsNotExist(err)) {
+		add(because(RefuseUnverifiable, "cannot read /proc/locks: "+err.Error()))
+	}
+	// On ioprobe's file, a process holding the writers' flock is an
+	// ioprobe run: its descriptors, and the ring its uring engine
+	// registers the file in, are that run's.
+	runs := map[int]bool{}
+	if rules.ownRuns {
+		for _, h := range scan.holds {
+			runs[h.pid] = runs[h.pid] || h.flock
+		}
+		for _, l := range entries {
+			if lockKind(l.entry) == "FLOCK" && l.pid > 0 && matchesAny(objs, l) {
+				runs[l.pid] = true
+			}
+		}
+	}
+	named := map[string]bool{} // the locks named through a descriptor
 	for _, h := range scan.holds {
-		if rules.ownRuns && h.flock {
+		if runs[h.pid] {
 			continue
 		}
 		who := objs[h.obj].who
@@ -165,24 +189,13 @@ func (e env) holderFindings(objs []watchedObj, rules holderRules) (out []finding
 			add(because(RefuseOpenForWriting, text))
 		}
 		for _, l := range h.locks {
+			named[lockBody(l)] = true
 			add(because(RefuseLocked, lockText(who, e.lockerLabel(h.pid, l), l)))
 		}
 	}
-	f, err := os.Open(filepath.Join(e.procRoot(), "locks"))
-	if err != nil {
-		if rules.view {
-			add(because(RefuseUnverifiable, "cannot read /proc/locks: "+err.Error()))
-		}
-		return out, unseen
-	}
-	defer f.Close()
-	entries, err := parseAllLocks(f)
-	if err != nil {
-		return append(out, because(RefuseUnverifiable, "cannot read /proc/locks: "+err.Error())), unseen
-	}
 	self := os.Getpid()
 	for _, l := range entries {
-		if l.pid == self || rules.ownRuns && strings.Fields(l.entry)[1] == "FLOCK" {
+		if l.pid == self || runs[l.pid] || l.pid == -1 && named[lockBody(l.entry)] {
 			continue
 		}
 		for _, o := range objs {
@@ -200,6 +213,34 @@ func (e env) holderFindings(objs []watchedObj, rules holderRules) (out []finding
 		}
 	}
 	return out, unseen
+}
+
+// lockKind is a /proc/locks entry's kind: FLOCK, POSIX, OFDLCK, LEASE.
+func lockKind(entry string) string {
+	if f := strings.Fields(entry); len(f) > 1 {
+		return f[1]
+	}
+	return ""
+}
+
+// lockBody is a lock's entry without its number, which /proc/locks and
+// fdinfo count apart: the same lock reads the same.
+func lockBody(entry string) string {
+	f := strings.Fields(entry)
+	if len(f) > 0 {
+		f = f[1:]
+	}
+	return strings.Join(f, " ")
+}
+
+// matchesAny says whether lock l is on one of objs.
+func matchesAny(objs []watchedObj, l procLock) bool {
+	for _, o := range objs {
+		if slices.Contains(o.ids, fileID{l.maj, l.min, l.ino}) {
+			return true
+		}
+	}
+	return false
 }
 
 // holdText says how holding h makes who busy: "" for a descriptor open
