@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,4 +153,36 @@ func TestLoopBackingFileHolderRefused(t *testing.T) {
 	_, err := Open(dev, writeAll)
 	se := requireSafetyError(t, err, fmt.Sprintf("its backing file %s (%s shows all of it) is open for writing by pid %d", backing, dev[len("/dev/"):], pid), "")
 	require.Contains(t, se.IDs, RefuseOpenForWriting)
+}
+
+// Past any bound of the look (processes, descriptors, mapped regions,
+// time) ioprobe has not seen every process: the write is refused
+// (hidden-processes), naming the bound; within them, the same look finds
+// nothing to refuse a file nobody holds for.
+func TestScanBoundsFailClosed(t *testing.T) {
+	requireRoot(t) // every process's tables
+	f := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(f, []byte("data"), 0o644))
+	fd, err := unix.Open(f, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	e := defaultEnv()
+	fs, _ := e.fileHolders(f, fd, false)
+	require.Empty(t, fs, "a look within the bounds")
+	for _, tc := range []struct {
+		lim  scanLimits
+		want string
+	}{
+		{scanLimits{procs: 1, fds: 1 << 20, mapLines: 1 << 23, budget: time.Minute}, "there are more than 1 processes, the most it looks at"},
+		{scanLimits{procs: 1 << 16, fds: 2, mapLines: 1 << 23, budget: time.Minute}, "processes hold more than 2 descriptors, the most it looks at"},
+		{scanLimits{procs: 1 << 16, fds: 1 << 20, mapLines: 2, budget: time.Minute}, "processes map more than 2 regions, the most it looks at"},
+		{scanLimits{procs: 1 << 16, fds: 1 << 20, mapLines: 1 << 23, budget: 0}, "looking at every process took longer than 0s"},
+	} {
+		e.limits = &tc.lim
+		fs, _ := e.holderFindings([]watchedObj{{who: "it", ids: []fileID{{1, 2, 3}}}}, holderRules{view: true})
+		require.Len(t, fs, 1, "%v", fs)
+		require.Equal(t, RefuseHiddenProcs, fs[0].id)
+		require.Contains(t, fs[0].text, tc.want)
+		require.Equal(t, viewBound, fs[0].key)
+	}
 }

@@ -21,6 +21,7 @@ type env struct {
 	spaceCheck bool   // check free space before creating a file (tests turn it off to reach ENOSPC)
 	checkOnly  bool   // Check: open as Open would, but never create, extend or fill
 	fillHook   func(off int64) error
+	limits     *scanLimits // the holder look's bounds (nil: defaultLimits)
 }
 
 func defaultEnv() env {

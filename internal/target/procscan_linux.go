@@ -37,17 +37,23 @@ import (
 // FUSE or another filesystem that may not answer.
 //
 // Every look is bounded: processes, descriptors, maps lines and time
-// (maxScan*). Past a bound the look is incomplete, which refuses the
+// (defaultLimits). Past a bound the look is incomplete, which refuses the
 // write (hidden-processes) like any view of the processes that is.
 
-// Bounds of one look.
-const (
-	maxScanProcs    = 1 << 16
-	maxScanFDs      = 1 << 20
-	maxScanMapLines = 1 << 23
-	maxRingFdinfo   = 64 << 20 // bytes of one io_uring's fdinfo
-	scanBudget      = 10 * time.Second
-)
+// scanLimits are the bounds of one look.
+type scanLimits struct {
+	procs, fds, mapLines int
+	budget               time.Duration
+}
+
+// defaultLimits: tens of thousands of processes, a million descriptors,
+// eight million mapped regions (Elasticsearch asks for 262144 per
+// process) and 10 s; a busy machine here is looked at in milliseconds
+// (docs/reliability.md).
+var defaultLimits = scanLimits{procs: 1 << 16, fds: 1 << 20, mapLines: 1 << 23, budget: 10 * time.Second}
+
+// maxRingFdinfo bounds the bytes of one io_uring's fdinfo.
+const maxRingFdinfo = 64 << 20
 
 // kcmpFiles is KCMP_FILES (linux/kcmp.h).
 const kcmpFiles = 2
@@ -102,6 +108,7 @@ type procScanner struct {
 	self     int
 	fds      int
 	lines    int
+	lim      scanLimits
 	deadline time.Time
 	res      scanResult
 }
@@ -110,7 +117,11 @@ type procScanner struct {
 func (e env) scanProcs(objs []watchedObj) scanResult {
 	s := &procScanner{e: e, root: e.procRoot(), objs: objs, inos: map[uint64]bool{},
 		mounts: map[int]*mount{}, bySB: map[[2]uint32]*mount{}, nsMounts: map[string][]mount{},
-		self: os.Getpid(), deadline: time.Now().Add(scanBudget)}
+		self: os.Getpid(), lim: defaultLimits}
+	if e.limits != nil {
+		s.lim = *e.limits
+	}
+	s.deadline = time.Now().Add(s.lim.budget)
 	for _, o := range objs {
 		for _, id := range o.ids {
 			s.inos[id.ino] = true
@@ -138,12 +149,12 @@ func (e env) scanProcs(objs []watchedObj) scanResult {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		if procs++; procs > maxScanProcs {
-			s.res.bound = fmt.Sprintf("there are more than %d processes, the most it looks at", maxScanProcs)
+		if procs++; procs > s.lim.procs {
+			s.res.bound = fmt.Sprintf("there are more than %d processes, the most it looks at", s.lim.procs)
 			break
 		}
 		if time.Now().After(s.deadline) {
-			s.res.bound = fmt.Sprintf("looking at every process took longer than %s", scanBudget)
+			s.res.bound = fmt.Sprintf("looking at every process took longer than %s", s.lim.budget)
 			break
 		}
 		if !s.process(pid) {
@@ -241,8 +252,8 @@ func (s *procScanner) fdTable(pid, tid int, dir string) error {
 		how = heldByThreadFD
 	}
 	for _, n := range fds {
-		if s.fds++; s.fds > maxScanFDs {
-			s.res.bound = fmt.Sprintf("processes hold more than %d descriptors, the most it looks at", maxScanFDs)
+		if s.fds++; s.fds > s.lim.fds {
+			s.res.bound = fmt.Sprintf("processes hold more than %d descriptors, the most it looks at", s.lim.fds)
 			return errBound
 		}
 		link, err := os.Readlink(filepath.Join(fdDir, n))
@@ -435,8 +446,8 @@ func (s *procScanner) maps(pid int, dir string) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 16<<10), 64<<10)
 	for sc.Scan() {
-		if s.lines++; s.lines > maxScanMapLines {
-			s.res.bound = fmt.Sprintf("processes map more than %d regions, the most it looks at", maxScanMapLines)
+		if s.lines++; s.lines > s.lim.mapLines {
+			s.res.bound = fmt.Sprintf("processes map more than %d regions, the most it looks at", s.lim.mapLines)
 			return errBound
 		}
 		m, ok, err := parseMapsLine(sc.Text())
