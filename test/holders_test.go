@@ -1,6 +1,7 @@
 package test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -289,4 +291,67 @@ func TestHoldersNeedAViewOfEveryProcess(t *testing.T) {
 		require.NotContains(t, o.stderr, "cannot see every process")
 		require.Equal(t, before, sha256Dev(t, dev))
 	})
+}
+
+// TestServeJobsMeetTheHolders: the daemon's jobs with allow_destructive
+// go through the same checks (issue 32, item 8): a job on a loop device
+// registered in another process's io_uring, and one on a file that
+// another process maps shared and writable, fail their runs with the
+// refusal, counted as failed, the bytes unchanged; once the holder is
+// gone, the device's job runs.
+func TestServeJobsMeetTheHolders(t *testing.T) {
+	needTools(t, "losetup")
+	prog := holderProgram(t)
+	dev := randomLoop(t, 16<<20)
+	img := randomFile(t, 16<<20)
+	devHolder := hold(t, prog, "uring", dev)
+	imgHolder := hold(t, prog, "mmap", img)
+	devBefore, imgBefore := sha256Dev(t, dev), sha256Of(t, img, 0)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`
+global: {snapshot_interval: 200ms}
+targets:
+  disk: {path: `+dev+`, allow_destructive: true}
+  image: {path: `+img+`, allow_destructive: true}
+jobs:
+  disk-writer: {target: disk, read_pct: 0, duration: 300ms, ramp: 0s, every: 2s}
+  image-writer: {target: image, read_pct: 0, duration: 300ms, ramp: 0s, every: 2s}
+`), 0o644))
+	d := startDaemon(t, "--config", cfg)
+	base := "http://" + d.addr
+	lastRun := func(c require.TestingT, job string) (status, errText string) {
+		var runs struct {
+			Runs []struct{ Status, Error string }
+		}
+		require.NoError(c, json.Unmarshal([]byte(fetch(c, base+"/api/v1/runs?job="+job+"&limit=1")), &runs))
+		if len(runs.Runs) == 0 {
+			return "", ""
+		}
+		return runs.Runs[0].Status, runs.Runs[0].Error
+	}
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		m := scrape(c, base)
+		for _, job := range []string{"disk-writer", "image-writer"} {
+			assert.GreaterOrEqual(c, metric(m, `ioprobe_job_runs_total{ioprobe_job="`+job+`",status="failed"}`), 1.0, "%s has not failed yet:\n%s", job, d.log())
+		}
+	}, time.Minute, 100*time.Millisecond)
+	status, why := lastRun(t, "disk-writer")
+	require.Equal(t, "failed", status)
+	require.Contains(t, why, fmt.Sprintf("refusing to write to %s: it is registered in an io_uring of pid %d (holder", dev, devHolder))
+	status, why = lastRun(t, "image-writer")
+	require.Equal(t, "failed", status)
+	require.Contains(t, why, fmt.Sprintf("refusing to write to %s: it is mapped shared and writable by pid %d (holder", img, imgHolder))
+	require.Equal(t, devBefore, sha256Dev(t, dev), "the device's bytes changed")
+	require.Equal(t, imgBefore, sha256Of(t, img, 0), "the file's bytes changed")
+
+	// The holder gone, the job's next attempt runs and writes.
+	require.NoError(t, syscall.Kill(-devHolder, syscall.SIGKILL))
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.GreaterOrEqual(c, metric(scrape(c, base), `ioprobe_job_runs_total{ioprobe_job="disk-writer",status="ok"}`), 1.0, "no run since the holder went:\n%s", d.log())
+	}, time.Minute, 100*time.Millisecond)
+	require.NotEqual(t, devBefore, sha256Dev(t, dev), "the job wrote the device once nobody held it")
+	status, _ = lastRun(t, "image-writer")
+	require.Equal(t, "failed", status, "the file is still held")
+	require.Equal(t, imgBefore, sha256Of(t, img, 0))
 }
