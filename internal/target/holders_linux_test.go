@@ -186,3 +186,48 @@ func TestScanBoundsFailClosed(t *testing.T) {
 		require.Equal(t, viewBound, fs[0].key)
 	}
 }
+
+// BenchmarkHolderLook measures one look at every process for the holders
+// of a file (what a device write or a foreign file's write costs at open,
+// once per check: Check, Open and the re-check before the first write),
+// with IOPROBE_BENCH_PROCS extra processes (default 0) each holding
+// IOPROBE_BENCH_FDS descriptors on regular files (default 100):
+//
+//	IOPROBE_BENCH_PROCS=1000 go test -run '^$' -bench HolderLook ./internal/target/
+func BenchmarkHolderLook(b *testing.B) {
+	procs, _ := strconv.Atoi(os.Getenv("IOPROBE_BENCH_PROCS"))
+	fds, err := strconv.Atoi(os.Getenv("IOPROBE_BENCH_FDS"))
+	if err != nil {
+		fds = 100
+	}
+	dir := b.TempDir()
+	held := filepath.Join(dir, "held")
+	require.NoError(b, os.WriteFile(held, []byte("x"), 0o644))
+	script := fmt.Sprintf(`i=3; while [ $i -lt %d ]; do eval "exec $i<\"$1\""; i=$((i+1)); done; echo ready; exec sleep 600`, fds+3)
+	for i := 0; i < procs; i++ {
+		cmd := exec.Command("/bin/bash", "-c", script, "bash", held)
+		testloop.Hold(b, cmd)
+	}
+	f := filepath.Join(dir, "target")
+	require.NoError(b, os.WriteFile(f, []byte("data"), 0o644))
+	fd, err := unix.Open(f, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	require.NoError(b, err)
+	defer unix.Close(fd)
+	e := defaultEnv()
+	if fs, _ := e.fileHolders(f, fd, false); len(fs) > 0 {
+		b.Fatal(fs)
+	}
+	var ru0, ru1 unix.Rusage
+	require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &ru0))
+	b.ResetTimer()
+	var scan scanResult
+	for i := 0; i < b.N; i++ {
+		scan = e.scanProcs([]watchedObj{{who: "it", ids: []fileID{{1, 2, 3}}}})
+	}
+	b.StopTimer()
+	require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &ru1))
+	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(scan.tasks), "tasks")
+	b.ReportMetric(float64(procs*fds), "extra-fds")
+}

@@ -2,6 +2,7 @@ package target
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -34,43 +35,58 @@ type fdInfo struct {
 // the octal flags line), mount id, inode and lock: lines. Other lines (an
 // io_uring's, an eventfd's) are ignored.
 func parseFDInfoFull(r io.Reader) (fdInfo, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 1<<20))
+	if err != nil {
+		return fdInfo{mntID: -1}, err
+	}
+	return parseFDInfoBytes(b)
+}
+
+// parseFDInfoBytes is parseFDInfoFull over the bytes read: the holder
+// look parses one per descriptor on the machine, from one buffer.
+func parseFDInfoBytes(b []byte) (fdInfo, error) {
 	in := fdInfo{mntID: -1}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 4096), 64<<10)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		k, v, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
 			continue
 		}
-		v = strings.TrimSpace(v)
-		switch k {
+		v = bytes.TrimSpace(v)
+		switch string(k) {
 		case "flags":
-			f, err := strconv.ParseUint(v, 8, 64)
+			f, err := strconv.ParseUint(string(v), 8, 64)
 			if err != nil {
 				return in, fmt.Errorf("fdinfo: bad flags %q", v)
 			}
 			acc := f & 3 // O_ACCMODE
 			in.write = acc == 1 || acc == 2
 		case "mnt_id":
-			id, err := strconv.Atoi(v)
+			id, err := strconv.Atoi(string(v))
 			if err != nil {
 				return in, fmt.Errorf("fdinfo: bad mnt_id %q", v)
 			}
 			in.mntID = id
 		case "ino":
-			ino, err := strconv.ParseUint(v, 10, 64)
+			ino, err := strconv.ParseUint(string(v), 10, 64)
 			if err != nil {
 				return in, fmt.Errorf("fdinfo: bad ino %q", v)
 			}
 			in.ino = ino
 		case "lock":
-			in.locks = append(in.locks, v)
-			if f := strings.Fields(v); len(f) > 1 && f[1] == "FLOCK" {
+			l := string(v)
+			in.locks = append(in.locks, l)
+			if f := strings.Fields(l); len(f) > 1 && f[1] == "FLOCK" {
 				in.flock = true
 			}
 		}
 	}
-	return in, sc.Err()
+	return in, nil
 }
 
 // mapping is a line of /proc/PID/maps that maps a file shared and

@@ -2,6 +2,7 @@ package target
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -110,6 +111,7 @@ type procScanner struct {
 	lines    int
 	lim      scanLimits
 	deadline time.Time
+	buf      []byte // readlink's and fdinfo's
 	res      scanResult
 }
 
@@ -117,7 +119,7 @@ type procScanner struct {
 func (e env) scanProcs(objs []watchedObj) scanResult {
 	s := &procScanner{e: e, root: e.procRoot(), objs: objs, inos: map[uint64]bool{},
 		mounts: map[int]*mount{}, bySB: map[[2]uint32]*mount{}, nsMounts: map[string][]mount{},
-		self: os.Getpid(), lim: defaultLimits}
+		self: os.Getpid(), lim: defaultLimits, buf: make([]byte, 4096)}
 	if e.limits != nil {
 		s.lim = *e.limits
 	}
@@ -240,13 +242,25 @@ func sameFiles(pid, tid int) (bool, error) {
 
 // fdTable looks at a descriptor table: pid's (tid 0, dir /proc/PID) or a
 // thread's own (dir /proc/PID/task/TID). An error is what ioprobe may not
-// read (or errBound).
+// read (or errBound). Each descriptor costs a readlinkat and, for a file,
+// an openat, a read and a close of its fdinfo, relative to the
+// directories opened once: a look at 100,000 descriptors is counted in
+// tenths of a second, not seconds (docs/reliability.md).
 func (s *procScanner) fdTable(pid, tid int, dir string) error {
-	fdDir, infoDir := filepath.Join(dir, "fd"), filepath.Join(dir, "fdinfo")
-	fds, err := readNames(fdDir)
+	fdDir, err := unix.Open(filepath.Join(dir, "fd"), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return err
+		return &os.PathError{Op: "open", Path: filepath.Join(dir, "fd"), Err: err}
 	}
+	defer unix.Close(fdDir)
+	fds, err := dirNames(fdDir)
+	if err != nil {
+		return &os.PathError{Op: "readdir", Path: filepath.Join(dir, "fd"), Err: err}
+	}
+	infoDir, err := unix.Open(filepath.Join(dir, "fdinfo"), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: filepath.Join(dir, "fdinfo"), Err: err}
+	}
+	defer unix.Close(infoDir)
 	how := heldByFD
 	if tid != 0 {
 		how = heldByThreadFD
@@ -256,30 +270,31 @@ func (s *procScanner) fdTable(pid, tid int, dir string) error {
 			s.res.bound = fmt.Sprintf("processes hold more than %d descriptors, the most it looks at", s.lim.fds)
 			return errBound
 		}
-		link, err := os.Readlink(filepath.Join(fdDir, n))
+		k, err := unix.Readlinkat(fdDir, n, s.buf)
 		if err != nil {
 			if gone(err) {
 				continue
 			}
-			return err
+			return &os.PathError{Op: "readlink", Path: filepath.Join(dir, "fd", n), Err: err}
 		}
-		if strings.HasPrefix(link, "anon_inode:") && strings.Contains(link, "io_uring") {
-			if err := s.ring(pid, filepath.Join(infoDir, n), "io_uring fd "+n); err != nil {
+		link := s.buf[:k]
+		if bytes.HasPrefix(link, []byte("anon_inode:")) && bytes.Contains(link, []byte("io_uring")) {
+			if err := s.ring(pid, filepath.Join(dir, "fdinfo", n), "io_uring fd "+n); err != nil {
 				return err
 			}
 			continue
 		}
-		if !strings.HasPrefix(link, "/") {
+		if len(link) == 0 || link[0] != '/' {
 			continue // a pipe, a socket, another anonymous inode, a namespace
 		}
-		in, err := readFDInfo(filepath.Join(infoDir, n))
+		in, err := s.readFDInfo(infoDir, n)
 		if err != nil {
 			if gone(err) {
 				continue
 			}
-			return err
+			return &os.PathError{Op: "read", Path: filepath.Join(dir, "fdinfo", n), Err: err}
 		}
-		if i := s.matchFD(pid, in, filepath.Join(fdDir, n)); i >= 0 {
+		if i := s.matchFD(pid, in, filepath.Join(dir, "fd", n)); i >= 0 {
 			s.res.holds = append(s.res.holds, holding{obj: i, pid: pid, tid: tid, how: how,
 				write: in.write, flock: in.flock, locks: in.locks, where: "fd " + n})
 		}
@@ -287,13 +302,50 @@ func (s *procScanner) fdTable(pid, tid int, dir string) error {
 	return nil
 }
 
-func readFDInfo(path string) (fdInfo, error) {
-	f, err := os.Open(path)
+// dirNames lists the directory open as fd.
+func dirNames(fd int) ([]string, error) {
+	var names []string
+	buf := make([]byte, 8192)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}
+
+// readFDInfo reads the fdinfo of descriptor name in the fdinfo directory
+// open as dir into the scanner's buffer: one read, as seq_file gives a
+// small file whole (a longer one is read on).
+func (s *procScanner) readFDInfo(dir int, name string) (fdInfo, error) {
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fdInfo{}, err
 	}
-	defer f.Close()
-	return parseFDInfoFull(f)
+	defer unix.Close(fd)
+	got := 0
+	for {
+		n, err := unix.Read(fd, s.buf[got:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fdInfo{}, err
+		}
+		got += n
+		if n == 0 || got < len(s.buf) {
+			break
+		}
+		if len(s.buf) >= 1<<20 {
+			return fdInfo{}, fmt.Errorf("longer than %d bytes", len(s.buf))
+		}
+		s.buf = append(s.buf, make([]byte, len(s.buf))...)
+	}
+	return parseFDInfoBytes(s.buf[:got])
 }
 
 // matchFD is the watched object the descriptor (described by in, open as
