@@ -29,13 +29,14 @@ func recheck(targets []*openTarget) error {
 }
 
 // unseenNotes says, for the result, which processes the holder checks
-// of the written targets could not look at although ioprobe had every
-// privilege that gives the view (target.Target.Unseen).
+// of the written targets could not look at: ioprobe's own ancestors that
+// deny it a look although it has every privilege that gives the view
+// (target.Target.Unseen).
 func unseenNotes(targets []*openTarget) []string {
 	var out []string
 	for _, ot := range targets {
 		if len(ot.t.Unseen) > 0 {
-			out = append(out, fmt.Sprintf("%s: the holder check could not look at %s, which a security policy hides even from root with CAP_SYS_PTRACE; nothing else was hidden", ot.t.Path, strings.Join(ot.t.Unseen, "; ")))
+			out = append(out, fmt.Sprintf("%s: the holder check could not look at %s: a process ioprobe descends from (the supervisor or sandbox that started it), which denies ioprobe a look although it runs with CAP_SYS_PTRACE; every other process was looked at", ot.t.Path, strings.Join(ot.t.Unseen, "; ")))
 		}
 	}
 	return out

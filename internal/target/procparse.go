@@ -239,6 +239,21 @@ func parseLoadavgTasks(s string) (int, error) {
 	return strconv.Atoi(total)
 }
 
+// parseStatPPid reads the parent's pid from /proc/PID/stat: the fourth
+// field, after the command name in parentheses (which may hold spaces and
+// parentheses itself).
+func parseStatPPid(s string) (int, error) {
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("stat: no command name in %q", s)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0, fmt.Errorf("stat: short %q", s)
+	}
+	return strconv.Atoi(f[1])
+}
+
 // procStatus is what the holder view needs of /proc/self/status.
 type procStatus struct {
 	nspid  []int  // NSpid: this process's pid in each PID namespace it is in, from /proc's

@@ -153,9 +153,7 @@ const (
 
 // fullView says whether ioprobe runs with every privilege that gives the
 // view: CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH (or CAP_DAC_OVERRIDE)
-// effective in the first user namespace. A process such an ioprobe may
-// not read is hidden by a security policy (an LSM, a sandbox's own init),
-// which nothing ioprobe could be given lifts.
+// effective in the first user namespace.
 func (e env) fullView() bool {
 	st, err := e.selfStatus()
 	if err != nil || st.capEff&(1<<capSysPtrace) == 0 || st.capEff&(1<<capDacReadSearch|1<<capDacOverride) == 0 {
@@ -169,25 +167,60 @@ func (e env) fullView() bool {
 	return err == nil && ino == initUserNSIno
 }
 
+// ancestors are the processes ioprobe descends from (its parent, theirs,
+// up to PID 1), from /proc/PID/stat, which anyone may read.
+func (e env) ancestors() map[int]bool {
+	out := map[int]bool{}
+	pid := os.Getpid()
+	for i := 0; i < 4096 && pid > 1; i++ {
+		b, err := os.ReadFile(filepath.Join(e.procRoot(), strconv.Itoa(pid), "stat"))
+		if err != nil {
+			break
+		}
+		ppid, err := parseStatPPid(string(b))
+		if err != nil || ppid <= 0 || out[ppid] {
+			break
+		}
+		out[ppid] = true
+		pid = ppid
+	}
+	return out
+}
+
 // scanView says what a scan could not see: processes whose holdings were
 // denied, a bound reached, more tasks counted by the kernel than seen.
-// Processes denied to an ioprobe with every privilege (fullView) are
-// unseen instead: named, not refused for (Target.Unseen).
+//
+// One kind of denied process is named rather than refused for (unseen,
+// for Target.Unseen and the result's notes): one ioprobe descends from,
+// denied to it although it has every privilege that gives the view
+// (fullView). That is the supervisor or sandbox that started it guarding
+// itself (an LSM such as Landlock confines the processes it starts, which
+// may then not look into it: this project's CI runs under such an init),
+// not a program that can be working on the device ioprobe was started to
+// write. Any other process denied refuses the write: a confined ioprobe
+// (a container's AppArmor profile with hostPID) cannot see the host.
 func (e env) scanView(s *scanResult, before int) (out []finding, unseen []string) {
-	if len(s.denied) > 0 && e.fullView() {
+	var denied []deniedProc
+	if len(s.denied) > 0 {
+		up, full := e.ancestors(), e.fullView()
 		for _, d := range s.denied {
-			unseen = append(unseen, e.procLabel(d.pid)+": "+d.err.Error())
+			if full && up[d.pid] {
+				unseen = append(unseen, e.procLabel(d.pid)+": "+d.err.Error())
+			} else {
+				denied = append(denied, d)
+			}
 		}
-	} else if len(s.denied) > 0 {
+	}
+	if len(denied) > 0 {
 		names := make([]string, 0, 3)
-		for _, d := range s.denied[:min(3, len(s.denied))] {
+		for _, d := range denied[:min(3, len(denied))] {
 			names = append(names, e.procLabel(d.pid)+": "+d.err.Error())
 		}
 		more := ""
-		if len(s.denied) > 3 {
-			more = fmt.Sprintf(" and %d more", len(s.denied)-3)
+		if len(denied) > 3 {
+			more = fmt.Sprintf(" and %d more", len(denied)-3)
 		}
-		out = append(out, hidden(viewDenied, fmt.Sprintf("it may not read what %d processes hold (%s%s), as uid %d", len(s.denied), strings.Join(names, "; "), more, os.Geteuid())))
+		out = append(out, hidden(viewDenied, fmt.Sprintf("it may not read what %d processes hold (%s%s), as uid %d", len(denied), strings.Join(names, "; "), more, os.Geteuid())))
 	}
 	if s.bound != "" {
 		out = append(out, hidden(viewBound, s.bound))

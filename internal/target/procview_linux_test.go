@@ -84,14 +84,32 @@ func TestScanView(t *testing.T) {
 		require.Contains(t, fs[0].text, fmt.Sprintf("it may not read what 4 processes hold (pid 1: fd: permission denied; pid 2: maps: permission denied; pid 3: permission denied and 1 more), as uid %d", os.Geteuid()))
 		require.Equal(t, viewDenied, fs[0].key)
 	})
-	t.Run("denied to an ioprobe with every privilege", func(t *testing.T) {
+	// The fake /proc's ancestry: this process's parent is 7, whose is 1.
+	ancestry := func(t *testing.T, e env) {
+		for pid, ppid := range map[int]int{os.Getpid(): 7, 7: 1} {
+			dir := filepath.Join(e.proc, fmt.Sprint(pid))
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "stat"), []byte(fmt.Sprintf("%d (a (b) c) S %d 1 1 0", pid, ppid)), 0o644))
+		}
+	}
+	t.Run("an ancestor denied to an ioprobe with every privilege", func(t *testing.T) {
 		e := fakeProc(t, hostPID, hostUser, rootCaps, procPlain, "0 0 0 1/100 1\n")
-		fs, unseen := e.scanView(&scanResult{denied: denied[:1], tasks: 100}, 100)
-		require.Empty(t, fs, "a security policy hides it: named, not refused for")
+		ancestry(t, e)
+		fs, unseen := e.scanView(&scanResult{denied: []deniedProc{{1, errors.New("fd: permission denied")}, {7, unix.EACCES}}, tasks: 100}, 100)
+		require.Empty(t, fs, "the sandbox that started it guards itself: named, not refused for")
+		require.Equal(t, []string{"pid 1: fd: permission denied", "pid 7: permission denied"}, unseen)
+	})
+	t.Run("another process denied to an ioprobe with every privilege", func(t *testing.T) {
+		e := fakeProc(t, hostPID, hostUser, rootCaps, procPlain, "0 0 0 1/100 1\n")
+		ancestry(t, e)
+		fs, unseen := e.scanView(&scanResult{denied: denied, tasks: 100}, 100)
 		require.Equal(t, []string{"pid 1: fd: permission denied"}, unseen)
+		require.Len(t, fs, 1, "a confined ioprobe (AppArmor in a container) does not see the host")
+		require.Contains(t, fs[0].text, "it may not read what 3 processes hold (pid 2: maps: permission denied;")
 	})
 	t.Run("in a user namespace, every privilege is not", func(t *testing.T) {
 		e := fakeProc(t, hostPID, "user:[4026532400]", rootCaps, procPlain, "0 0 0 1/100 1\n")
+		ancestry(t, e)
 		fs, unseen := e.scanView(&scanResult{denied: denied[:1], tasks: 100}, 100)
 		require.Empty(t, unseen)
 		require.Len(t, fs, 1)

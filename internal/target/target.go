@@ -104,9 +104,10 @@ type Target struct {
 	Device string
 	// Unseen names the processes ioprobe could not look at for holders
 	// of a target it writes, although it ran with every privilege that
-	// gives a view of the processes (a security policy hides them from
-	// root: an LSM, a sandbox's init): the write was not refused for
-	// them, and the result says so (notes). Empty almost everywhere.
+	// gives a view of the processes: processes it descends from (the
+	// supervisor or sandbox that started it, guarding itself). The write
+	// was not refused for them, and the result says so (notes); any
+	// other process hidden from it refuses the write (hidden-processes).
 	Unseen []string
 
 	Created  bool // ioprobe created the file in this Open
