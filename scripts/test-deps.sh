@@ -23,6 +23,8 @@ have swapon    || need+=(mount)
 have swapoff   || need+=(mount)
 have cp        || need+=(coreutils)
 have setpriv   || need+=(util-linux)
+# The shipped unit and its drop-in, checked offline (test/deploy_test.go).
+have systemd-analyze || need+=(systemd)
 have strace    || need+=(strace)
 have prometheus || need+=(prometheus)
 have promtool  || need+=(prometheus)

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
 
 // The shipped example configs are valid: the daemon's own (standalone and
@@ -87,4 +90,97 @@ func TestServiceMonitorsKeepProbeApart(t *testing.T) {
 		jobs[e.Path] = job
 	}
 	require.Equal(t, map[string]string{"/metrics": "ioprobe", "/probe": "ioprobe-probe"}, jobs)
+}
+
+// serviceSettings is what systemd would run ioprobe.service with, of the
+// settings that decide ioprobe's view of the processes: the unit, then
+// each drop-in, the last assignment of ProtectProc winning, capability
+// lists merged, an empty one resetting them (systemd.exec(5)).
+type serviceSettings struct {
+	protectProc string
+	ambient     []string
+	bounding    []string
+}
+
+func unitSettings(t *testing.T, files ...string) serviceSettings {
+	t.Helper()
+	var s serviceSettings
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		section := ""
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "[") {
+				section = line
+				continue
+			}
+			k, v, ok := strings.Cut(line, "=")
+			if section != "[Service]" || !ok || strings.HasPrefix(line, "#") {
+				continue
+			}
+			switch k {
+			case "ProtectProc":
+				s.protectProc = v
+			case "AmbientCapabilities":
+				s.ambient = merge(s.ambient, v)
+			case "CapabilityBoundingSet":
+				s.bounding = merge(s.bounding, v)
+			}
+		}
+	}
+	return s
+}
+
+func merge(list []string, v string) []string {
+	if strings.TrimSpace(v) == "" {
+		return []string{}
+	}
+	return append(list, strings.Fields(v)...)
+}
+
+// setprivCaps is the unit's ambient capabilities as setpriv's
+// --ambient-caps wants them ("+sys_ptrace,+dac_read_search").
+func (s serviceSettings) setprivCaps() string {
+	var out []string
+	for _, c := range s.ambient {
+		out = append(out, "+"+strings.ToLower(strings.TrimPrefix(c, "CAP_")))
+	}
+	return strings.Join(out, ",")
+}
+
+// The shipped unit and its drop-in for device writes are what systemd
+// takes (systemd-analyze verify, with ExecStart pointed at the built
+// binary: no warning), and they say what the docs say: the unit alone
+// hides other users' processes and grants nothing; with the drop-in,
+// /proc shows every process and the ioprobe user has exactly the
+// capabilities that give the view (TestHoldersNeedAViewOfEveryProcess
+// runs ioprobe as the unit would).
+func TestSystemdUnitAndDropIn(t *testing.T) {
+	analyze := testdeps.LookPath(t, "systemd-analyze")
+	dir := t.TempDir()
+	unit, err := os.ReadFile("../configs/systemd/ioprobe.service")
+	require.NoError(t, err)
+	require.Contains(t, string(unit), "ExecStart=/usr/local/bin/ioprobe serve")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ioprobe.service"), []byte(strings.Replace(string(unit), "ExecStart=/usr/local/bin/ioprobe", "ExecStart="+binary, 1)), 0o644))
+	verify := func() string {
+		out, err := exec.Command(analyze, "verify", filepath.Join(dir, "ioprobe.service")).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+	require.Empty(t, verify(), "the unit")
+	dropIn, err := os.ReadFile("../configs/systemd/ioprobe.service.d/write-devices.conf")
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "ioprobe.service.d"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ioprobe.service.d/write-devices.conf"), dropIn, 0o644))
+	require.Empty(t, verify(), "the unit with the drop-in")
+
+	alone := unitSettings(t, "../configs/systemd/ioprobe.service")
+	require.Equal(t, "invisible", alone.protectProc)
+	require.Empty(t, alone.ambient)
+	with := unitSettings(t, "../configs/systemd/ioprobe.service", "../configs/systemd/ioprobe.service.d/write-devices.conf")
+	require.Equal(t, "default", with.protectProc)
+	view := []string{"CAP_SYS_PTRACE", "CAP_DAC_READ_SEARCH", "CAP_CHECKPOINT_RESTORE"}
+	require.ElementsMatch(t, view, with.ambient)
+	require.ElementsMatch(t, view, with.bounding, "the bounding set is the drop-in's alone")
 }

@@ -183,12 +183,26 @@ func TestRunsShareTheirFile(t *testing.T) {
 	}
 }
 
-// viewCaps are the capabilities that give a user other than root a view
-// of every process: CAP_SYS_PTRACE (fdinfo, maps, rings),
-// CAP_DAC_READ_SEARCH (the fd directories are mode 0500 of their owner),
-// CAP_CHECKPOINT_RESTORE (map_files, for a shared mapping whose file was
-// deleted).
-const viewCaps = "+sys_ptrace,+dac_read_search,+checkpoint_restore"
+// asUnit is how ioprobe runs under the shipped systemd unit with these
+// drop-ins (configs/systemd): the command prefix that mounts /proc as the
+// unit's ProtectProc= has it (hidepid=invisible for "invisible") in a
+// mount namespace of its own, and the ambient capabilities, for setpriv.
+func asUnit(t *testing.T, dropIns ...string) (prefix []string, caps string) {
+	t.Helper()
+	files := []string{"../configs/systemd/ioprobe.service"}
+	for _, d := range dropIns {
+		files = append(files, "../configs/systemd/ioprobe.service.d/"+d)
+	}
+	u := unitSettings(t, files...)
+	switch u.protectProc {
+	case "", "default":
+	case "invisible", "noaccess", "ptraceable":
+		prefix = []string{"unshare", "-m", "--propagation", "private", "sh", "-c", `mount -t proc -o hidepid=` + u.protectProc + ` proc /proc && exec "$@"`, "sh"}
+	default:
+		t.Fatalf("ProtectProc=%s: the test does not know it", u.protectProc)
+	}
+	return prefix, u.setprivCaps()
+}
 
 // asUser is `setpriv --reuid=nobody --regid=nobody` with groups (none:
 // --clear-groups) and, when caps is set, those capabilities inherited and
@@ -217,11 +231,12 @@ func asUser(groups []uint32, caps string, prefix []string, bin string, args ...s
 // process refuses to write a device (hidden-processes), naming why and
 // what gives the view, with or without a holder it cannot see, and the
 // bytes stay: as a user in the device's group (other users' descriptors
-// denied), under a /proc mounted hidepid=invisible (ProtectProc=invisible),
-// and in a PID namespace of its own (unshare -p --mount-proc). The same
-// user with the capabilities that give the view writes the blank device
-// and is refused for the holder; root in the host's namespace is refused
-// for the holder, as before.
+// denied), as the shipped systemd unit runs it (ProtectProc=invisible, no
+// capabilities), and in a PID namespace of its own (unshare -p
+// --mount-proc). As the unit with its drop-in write-devices.conf runs it
+// (the capabilities that give the view, /proc as the host has it), the
+// same user writes the blank device and is refused for the holder; root in
+// the host's namespace is refused for the holder, as before.
 func TestHoldersNeedAViewOfEveryProcess(t *testing.T) {
 	needTools(t, "losetup", "setpriv", "unshare", "mount")
 	bin, _ := unprivileged(t)
@@ -232,7 +247,10 @@ func TestHoldersNeedAViewOfEveryProcess(t *testing.T) {
 	require.NoError(t, syscall.Stat(dev, &st))
 	group := []uint32{st.Gid}
 	write := []string{"run", "--target", dev, "--allow-destructive", "--read-pct", "0", "--duration", "300ms", "--ramp", "0s", "--output", "json"}
-	hidepid := []string{"unshare", "-m", "--propagation", "private", "sh", "-c", `mount -t proc -o hidepid=invisible proc /proc && exec "$@"`, "sh"}
+	unit, unitCaps := asUnit(t)
+	require.NotEmpty(t, unit, "the shipped unit hides other users' processes")
+	require.Empty(t, unitCaps, "the shipped unit grants no capability")
+	viewed, viewCaps := asUnit(t, "write-devices.conf")
 	pidns := []string{"unshare", "-p", "-f", "--mount-proc"}
 	before := sha256Dev(t, dev)
 	blind := func(t *testing.T, cmd *exec.Cmd, why string) {
@@ -250,7 +268,7 @@ func TestHoldersNeedAViewOfEveryProcess(t *testing.T) {
 		why    string
 	}{
 		{"a user in the device's group", nil, true, "it may not read what "},
-		{"hidepid=invisible", hidepid, true, "/proc is mounted hidepid=invisible (systemd's ProtectProc=invisible does that)"},
+		{"as the shipped unit runs it (ProtectProc=invisible)", unit, true, "/proc is mounted hidepid=invisible (systemd's ProtectProc=invisible does that)"},
 		{"a PID namespace of its own", pidns, false, "it runs in a PID namespace of its own (pid:["},
 	}
 	for _, holder := range []bool{false, true} {
@@ -273,13 +291,13 @@ func TestHoldersNeedAViewOfEveryProcess(t *testing.T) {
 			})
 		}
 	}
-	t.Run("with the capabilities that give the view", func(t *testing.T) {
-		o := runCmd(t, asUser(group, viewCaps, hidepid, bin, write...))
+	t.Run("as the unit with write-devices.conf runs it", func(t *testing.T) {
+		o := runCmd(t, asUser(group, viewCaps, viewed, bin, write...))
 		require.Equal(t, 0, o.code, o.stderr)
 		require.Positive(t, decodeResult(t, o.stdout).Summary.WriteOps, "a blank device, seen whole")
 		pid := hold(t, prog, "mmap", dev)
 		before := sha256Dev(t, dev)
-		o = runCmd(t, asUser(group, viewCaps, hidepid, bin, write...))
+		o = runCmd(t, asUser(group, viewCaps, viewed, bin, write...))
 		noFlagOffered(t, o, fmt.Sprintf("it is mapped shared and writable by pid %d (holder", pid))
 		require.Equal(t, before, sha256Dev(t, dev))
 	})

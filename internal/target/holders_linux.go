@@ -130,7 +130,28 @@ type holderRules struct {
 // of this file): writers (open-for-writing), locks (locked), and, when
 // rules ask for a view of every process and ioprobe has none, why
 // (hidden-processes). Processes are named by pid, comm and command line.
-func (e env) holderFindings(objs []watchedObj, rules holderRules) (out []finding, unseen []string) {
+//
+// The look is waited for no longer than its budget (lookguard_linux.go).
+func (e env) holderFindings(objs []watchedObj, rules holderRules) ([]finding, []string) {
+	type look struct {
+		fs     []finding
+		unseen []string
+	}
+	budget := defaultLimits.budget
+	if e.limits != nil {
+		budget = e.limits.budget
+	}
+	r := guardedLook(budget+time.Second, func(p *lookProgress) look {
+		fs, unseen := e.lookHolders(objs, rules, p)
+		return look{fs, unseen}
+	}, func(why string) look {
+		return look{fs: []finding{hidden(viewBound, why)}}
+	})
+	return r.fs, r.unseen
+}
+
+// lookHolders is one look of holderFindings, reporting where it is to p.
+func (e env) lookHolders(objs []watchedObj, rules holderRules, p *lookProgress) (out []finding, unseen []string) {
 	seen := map[string]bool{}
 	add := func(f finding) {
 		if !seen[f.text] {
@@ -148,7 +169,8 @@ func (e env) holderFindings(objs []watchedObj, rules holderRules) (out []finding
 			out = append(out, hidden(viewCount, "it cannot read the kernel's count of tasks (/proc/loadavg: "+err.Error()+")"))
 		}
 	}
-	scan := e.scanProcs(objs)
+	scan := e.scanProcs(objs, p)
+	p.at(0, "the names of the holders")
 	if rules.view {
 		var fs []finding
 		fs, unseen = e.scanView(&scan, before)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -222,7 +223,7 @@ func BenchmarkHolderLook(b *testing.B) {
 	b.ResetTimer()
 	var scan scanResult
 	for i := 0; i < b.N; i++ {
-		scan = e.scanProcs([]watchedObj{{who: "it", ids: []fileID{{1, 2, 3}}}})
+		scan = e.scanProcs([]watchedObj{{who: "it", ids: []fileID{{1, 2, 3}}}}, nil)
 	}
 	b.StopTimer()
 	require.NoError(b, unix.Getrusage(unix.RUSAGE_SELF, &ru1))
@@ -230,4 +231,40 @@ func BenchmarkHolderLook(b *testing.B) {
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(scan.tasks), "tasks")
 	b.ReportMetric(float64(procs*fds), "extra-fds")
+}
+
+// A look at the processes that does not answer (a read of /proc that
+// waits on a process's memory map, held by a fault on a hung filesystem;
+// here the test's hook blocks it) refuses the write once its budget is
+// over, naming the process and what of it did not answer; while it stays
+// stuck, the next look refuses at once rather than wait behind it; once
+// it returns, looks answer again.
+func TestLookThatDoesNotAnswerRefuses(t *testing.T) {
+	requireRoot(t)
+	release := make(chan struct{})
+	var blocked atomic.Int64
+	e := defaultEnv()
+	e.limits = &scanLimits{procs: 1 << 16, fds: 1 << 20, mapLines: 1 << 23, budget: 100 * time.Millisecond}
+	e.lookHook = func(pid int) {
+		if blocked.CompareAndSwap(0, int64(pid)) {
+			<-release
+		}
+	}
+	objs := []watchedObj{{who: "it", ids: []fileID{{1, 2, 3}}}}
+	fs, _ := e.holderFindings(objs, holderRules{})
+	require.Len(t, fs, 1, "%v", fs)
+	require.Equal(t, RefuseHiddenProcs, fs[0].id)
+	require.Contains(t, fs[0].text, fmt.Sprintf("looking at every process did not finish within 1.1s: pid %d (its descriptors) did not answer", blocked.Load()))
+
+	fs, _ = e.holderFindings(objs, holderRules{})
+	require.Len(t, fs, 1, "%v", fs)
+	require.Contains(t, fs[0].text, "an earlier look at every process has waited")
+	require.Contains(t, fs[0].text, fmt.Sprintf("on pid %d (its descriptors), which does not answer", blocked.Load()))
+
+	close(release)
+	e.lookHook = nil
+	require.Eventually(t, func() bool {
+		fs, _ := e.holderFindings(objs, holderRules{})
+		return len(fs) == 0
+	}, time.Minute, 10*time.Millisecond, "looks answer again once the stuck one returned")
 }

@@ -367,7 +367,7 @@ func (e env) loopBusy(l loopDev) []string {
 func (e env) openers(d blockDev) string {
 	var names []string
 	seen := map[int]bool{}
-	for _, h := range e.scanProcs([]watchedObj{e.deviceObj(d, "")}).holds {
+	for _, h := range e.scanProcs([]watchedObj{e.deviceObj(d, "")}, nil).holds {
 		if !seen[h.pid] {
 			seen[h.pid] = true
 			names = append(names, e.processName(h.pid))

@@ -21,7 +21,8 @@ type env struct {
 	spaceCheck bool   // check free space before creating a file (tests turn it off to reach ENOSPC)
 	checkOnly  bool   // Check: open as Open would, but never create, extend or fill
 	fillHook   func(off int64) error
-	limits     *scanLimits // the holder look's bounds (nil: defaultLimits)
+	limits     *scanLimits   // the holder look's bounds (nil: defaultLimits)
+	lookHook   func(pid int) // tests: called as the holder look reaches each process
 }
 
 func defaultEnv() env {

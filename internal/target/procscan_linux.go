@@ -112,12 +112,14 @@ type procScanner struct {
 	lim      scanLimits
 	deadline time.Time
 	buf      []byte // readlink's and fdinfo's
+	progress *lookProgress
 	res      scanResult
 }
 
 // scanProcs looks at every process but this one for how it holds objs.
-func (e env) scanProcs(objs []watchedObj) scanResult {
-	s := &procScanner{e: e, root: e.procRoot(), objs: objs, inos: map[uint64]bool{},
+// Where it is goes to progress (nil: nowhere).
+func (e env) scanProcs(objs []watchedObj, progress *lookProgress) scanResult {
+	s := &procScanner{e: e, root: e.procRoot(), objs: objs, inos: map[uint64]bool{}, progress: progress,
 		mounts: map[int]*mount{}, bySB: map[[2]uint32]*mount{}, nsMounts: map[string][]mount{},
 		self: os.Getpid(), lim: defaultLimits, buf: make([]byte, 4096)}
 	if e.limits != nil {
@@ -183,6 +185,10 @@ func (s *procScanner) process(pid int) bool {
 	if pid == s.self {
 		return true
 	}
+	s.progress.at(pid, "its descriptors")
+	if s.e.lookHook != nil {
+		s.e.lookHook(pid)
+	}
 	err = s.fdTable(pid, 0, dir)
 	for _, t := range tids {
 		tid, terr := strconv.Atoi(t)
@@ -195,6 +201,7 @@ func (s *procScanner) process(pid int) bool {
 		err = s.fdTable(pid, tid, filepath.Join(dir, "task", t))
 	}
 	if err == nil {
+		s.progress.at(pid, "its /proc/PID/maps, which waits on its memory map")
 		err = s.maps(pid, dir)
 	}
 	if err == errBound {

@@ -27,6 +27,7 @@ import (
 //	drop-net-raw-capability         NET_RAW not added, dropped (ALL drops it)
 //	latest-tag                      an image tag, not latest
 //	job-ttl-seconds-after-finished  a Job has ttlSecondsAfterFinished
+//	host-pids                       the pod does not share the node's PID namespace
 //
 // An object may ignore a check with kube-linter's annotation
 // ignore-check.kube-linter.io/<check>, whose value must say why; here it
@@ -36,7 +37,7 @@ import (
 // exemptions are the containers allowed to fail a check their object's
 // annotation ignores.
 var exemptions = map[string][]string{
-	"run-as-non-root": {"chown-data"},
+	"run-as-non-root": {"chown-data", "ioprobe-devices"},
 }
 
 // podTemplate is what the checks read of an object.
@@ -60,7 +61,7 @@ func podTemplates(t *testing.T) []podTemplate {
 			}
 		}
 	}
-	require.Len(t, out, 2, "the DaemonSet and the fleet Job")
+	require.Len(t, out, 3, "the DaemonSets and the fleet Job")
 	return out
 }
 
@@ -153,10 +154,15 @@ func hasCap(caps []corev1.Capability, name corev1.Capability) bool {
 }
 
 // The pod templates of configs/kubernetes pass kube-linter's default
-// container checks; the one finding that stays (chown-data runs as root)
-// is ignored by annotation, with its reason, and only for that container.
+// container checks; the findings that stay (chown-data runs as root;
+// daemonset-devices.yaml's ioprobe runs as root in the node's PID
+// namespace) are ignored by annotation, with their reasons, and only for
+// those containers.
 func TestKubeLinterContainerChecks(t *testing.T) {
 	for _, p := range podTemplates(t) {
+		if p.spec.HostPID && !ignored(t, p, "host-pids") {
+			t.Errorf("[host-pids] %s shares the node's PID namespace", p.name)
+		}
 		var containers []corev1.Container
 		containers = append(containers, p.spec.InitContainers...)
 		containers = append(containers, p.spec.Containers...)

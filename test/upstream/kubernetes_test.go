@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -40,6 +41,7 @@ func TestKubernetesObjectsDecodeStrictly(t *testing.T) {
 	sort.Strings(kinds)
 	require.Equal(t, []string{
 		"configmap.yaml: ConfigMap",
+		"daemonset-devices.yaml: DaemonSet",
 		"daemonset.yaml: DaemonSet",
 		"fleet-job.yaml: Job",
 		"fleet-job.yaml: PersistentVolumeClaim",
@@ -79,7 +81,9 @@ func TestFleetCollectorOverridesDecodeStrictly(t *testing.T) {
 }
 
 // kustomization.yaml lists every object file but the fleet Job, which
-// its comment keeps out on purpose (an apply must not start a benchmark).
+// its comment keeps out on purpose (an apply must not start a benchmark),
+// and daemonset-devices.yaml, which replaces daemonset.yaml by hand where
+// jobs write devices.
 func TestKustomizationListsTheObjects(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(kubeDir, "kustomization.yaml"))
 	require.NoError(t, err)
@@ -96,9 +100,55 @@ func TestKustomizationListsTheObjects(t *testing.T) {
 	require.NoError(t, err)
 	var want []string
 	for _, f := range files {
-		if n := filepath.Base(f); n != "kustomization.yaml" && n != "fleet-job.yaml" {
+		if n := filepath.Base(f); n != "kustomization.yaml" && n != "fleet-job.yaml" && n != "daemonset-devices.yaml" {
 			want = append(want, n)
 		}
 	}
 	require.ElementsMatch(t, want, k.Resources)
+}
+
+// daemonSet is the DaemonSet in file.
+func daemonSet(t *testing.T, file string) *appsv1.DaemonSet {
+	t.Helper()
+	for _, o := range shippedObjects(t) {
+		if ds, ok := o.obj.(*appsv1.DaemonSet); ok && o.file == file {
+			return ds
+		}
+	}
+	t.Fatalf("no DaemonSet in %s", file)
+	return nil
+}
+
+// daemonset-devices.yaml gives ioprobe what a device write needs, a view
+// of every process on the node (README "Safety", hidden-processes): the
+// node's PID namespace, root with only the capabilities that read other
+// processes' tables, no privilege escalation; daemonset.yaml has not
+// (its ioprobe refuses device writes). Apart from that the two are the
+// same DaemonSet: one replaces the other.
+func TestDevicesDaemonSetGivesTheView(t *testing.T) {
+	base, dev := daemonSet(t, "daemonset.yaml"), daemonSet(t, "daemonset-devices.yaml")
+	require.False(t, base.Spec.Template.Spec.HostPID)
+	require.True(t, dev.Spec.Template.Spec.HostPID, "the node's PID namespace")
+	require.Equal(t, base.Name, dev.Name, "it replaces the DaemonSet")
+	require.Equal(t, base.Labels, dev.Labels)
+	require.Equal(t, base.Spec.Selector, dev.Spec.Selector)
+	require.Len(t, dev.Spec.Template.Spec.Containers, 1)
+	b, d := base.Spec.Template.Spec.Containers[0], dev.Spec.Template.Spec.Containers[0]
+	for _, same := range []struct {
+		what string
+		a, b any
+	}{{"image", b.Image, d.Image}, {"args", b.Args, d.Args}, {"ports", b.Ports, d.Ports},
+		{"readiness", b.ReadinessProbe, d.ReadinessProbe}, {"liveness", b.LivenessProbe, d.LivenessProbe},
+		{"resources", b.Resources, d.Resources}, {"mounts", b.VolumeMounts, d.VolumeMounts}} {
+		require.Equal(t, same.a, same.b, "the %s differ", same.what)
+	}
+	sc := d.SecurityContext
+	require.NotNil(t, sc)
+	require.EqualValues(t, 0, *sc.RunAsUser, "root: a non-root container's added capabilities are not in effect")
+	require.False(t, *sc.AllowPrivilegeEscalation)
+	require.True(t, *sc.ReadOnlyRootFilesystem)
+	require.Equal(t, []corev1.Capability{"ALL"}, sc.Capabilities.Drop)
+	require.ElementsMatch(t, []corev1.Capability{"SYS_PTRACE", "DAC_READ_SEARCH", "CHECKPOINT_RESTORE"}, sc.Capabilities.Add)
+	require.Nil(t, sc.Privileged)
+	require.Equal(t, []corev1.VolumeDevice{{Name: "disk", DevicePath: "/dev/ioprobe"}}, d.VolumeDevices)
 }
