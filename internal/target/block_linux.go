@@ -67,7 +67,7 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 	if fs := append(e.inUse(t.Device), e.loopsOver(t.Device)...); len(fs) > 0 {
 		return -1, refusal(path, true, fs...)
 	}
-	fs, unseen := e.busyWriters(t.Device)
+	fs, unseen := e.busyWriters(t.Device, false)
 	if len(fs) > 0 {
 		return -1, refusal(path, true, fs...)
 	}

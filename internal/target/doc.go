@@ -26,7 +26,12 @@
 //     signature, loop devices whose backing (at any depth) holds one
 //     anywhere (loopview_linux.go), files that back a loop device, devices
 //     another process holds open for writing or locks in any way
-//     (holders_linux.go; ioprobe takes LOCK_EX itself while it writes).
+//     (holders_linux.go, procscan_linux.go: descriptors in any thread's
+//     table, shared writable mappings, io_uring registrations; the same
+//     for a file ioprobe did not create; ioprobe takes LOCK_EX itself
+//     while it writes), and such writes when ioprobe cannot see every
+//     process (procview_linux.go; a look that does not answer in time
+//     refuses too: lookguard_linux.go).
 //     The refusals no flag lifts are looked for before --allow-destructive
 //     is offered. A refusal is a *SafetyError whose
 //     reasons carry ids from Refusals, the list README and docs/output.md

@@ -200,7 +200,7 @@ func (e env) openFile(r *fileRef, opts Options, c *created) (*Target, error) {
 			// Somebody's file in use (a VM's image, a database's file),
 			// or ioprobe's held by another program. One this Open made
 			// nobody else holds.
-			fs, unseen := e.fileHolders(r.resolved(), fd, own.owned)
+			fs, unseen := e.fileHolders(r.resolved(), fd, own.owned, false)
 			if len(fs) > 0 {
 				return nil, refusal(path, true, fs...)
 			}

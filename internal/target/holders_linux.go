@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -124,6 +125,9 @@ type holderRules struct {
 	// holds a BSD flock on it is an ioprobe run (the writers' flock),
 	// which lockWriters judges, and so is a flock in /proc/locks.
 	ownRuns bool
+	// fresh: look now (the re-check right before the first write), not
+	// take a look that found nothing a moment ago (see lookCache).
+	fresh bool
 }
 
 // holderFindings says who writes to or locks what objs name (see the top
@@ -377,7 +381,7 @@ func sbID(st *unix.Statx_t, mountinfo string) (fileID, error) {
 // dev, of the devices whose bytes overlap it (its whole disk, or its
 // partitions), and, when dev is a loop device, of every file and device it
 // is a view into; and, when ioprobe cannot see every process, that.
-func (e env) busyWriters(dev string) ([]finding, []string) {
+func (e env) busyWriters(dev string, fresh bool) ([]finding, []string) {
 	fam, err := readFamily(e.sysRoot, dev)
 	if err != nil {
 		return nil, nil // inUse has said why
@@ -415,7 +419,7 @@ func (e env) busyWriters(dev string) ([]finding, []string) {
 			}
 		}
 	}
-	return e.persistentHolders(objs, holderRules{view: true})
+	return e.persistentHolders(objs, holderRules{view: true, fresh: fresh})
 }
 
 // fileHolders lists the holders of the file open as fd (named path, as
@@ -423,7 +427,7 @@ func (e env) busyWriters(dev string) ([]finding, []string) {
 // rules, a view of every process included; for ioprobe's own, those of
 // other programs, an ioprobe run holding the writers' flock left to
 // lockWriters.
-func (e env) fileHolders(path string, fd int, owned bool) ([]finding, []string) {
+func (e env) fileHolders(path string, fd int, owned, fresh bool) ([]finding, []string) {
 	var st unix.Statx_t
 	if err := unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_INO|unix.STATX_MNT_ID, &st); err != nil {
 		return []finding{because(RefuseUnverifiable, "cannot stat it to look for its holders: "+err.Error())}, nil
@@ -436,7 +440,7 @@ func (e env) fileHolders(path string, fd int, owned bool) ([]finding, []string) 
 	if sd := (fileID{st.Dev_major, st.Dev_minor, st.Ino}); sd != id {
 		o.ids = append(o.ids, sd)
 	}
-	return e.persistentHolders([]watchedObj{o}, holderRules{view: !owned, ownRuns: owned})
+	return e.persistentHolders([]watchedObj{o}, holderRules{view: !owned, ownRuns: owned, fresh: fresh})
 }
 
 // holderRecheck is how long apart the holders are looked for again.
@@ -450,7 +454,16 @@ const holderRecheck = 150 * time.Millisecond
 // words (counts, pids) change: it is said as the last look found it.
 // unseen is the last look's (see scanView).
 func (e env) persistentHolders(objs []watchedObj, rules holderRules) ([]finding, []string) {
+	key := fmt.Sprint(objs, rules.view, rules.ownRuns)
+	if !rules.fresh {
+		if unseen, ok := lookCache.get(key); ok {
+			return nil, unseen
+		}
+	}
 	fs, unseen := e.holderFindings(objs, rules)
+	if len(fs) == 0 {
+		lookCache.put(key, unseen)
+	}
 	for i := 0; i < 2 && len(fs) > 0; i++ {
 		time.Sleep(holderRecheck)
 		again := map[string]finding{}
@@ -468,4 +481,35 @@ func (e env) persistentHolders(objs []watchedObj, rules holderRules) ([]finding,
 		fs = kept
 	}
 	return fs, unseen
+}
+
+// lookCache keeps the last look that found nothing, for lookReuse: a run
+// checks its targets (Check), then opens them (Open) a moment later, and
+// one look serves both. The look that counts is the fresh one right
+// before the first write (Recheck), which never takes it from here.
+var lookCache lastLook
+
+// lookReuse is how long a look that found nothing is taken again.
+const lookReuse = time.Second
+
+type lastLook struct {
+	mu     sync.Mutex
+	key    string
+	at     time.Time
+	unseen []string
+}
+
+func (c *lastLook) get(key string) ([]string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.key != key || time.Since(c.at) > lookReuse {
+		return nil, false
+	}
+	return c.unseen, true
+}
+
+func (c *lastLook) put(key string, unseen []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.at, c.unseen = key, time.Now(), unseen
 }

@@ -168,7 +168,7 @@ func TestScanBoundsFailClosed(t *testing.T) {
 	require.NoError(t, err)
 	defer unix.Close(fd)
 	e := defaultEnv()
-	fs, _ := e.fileHolders(f, fd, false)
+	fs, _ := e.fileHolders(f, fd, false, true)
 	require.Empty(t, fs, "a look within the bounds")
 	for _, tc := range []struct {
 		lim  scanLimits
@@ -215,7 +215,7 @@ func BenchmarkHolderLook(b *testing.B) {
 	require.NoError(b, err)
 	defer unix.Close(fd)
 	e := defaultEnv()
-	if fs, _ := e.fileHolders(f, fd, false); len(fs) > 0 {
+	if fs, _ := e.fileHolders(f, fd, false, true); len(fs) > 0 {
 		b.Fatal(fs)
 	}
 	var ru0, ru1 unix.Rusage

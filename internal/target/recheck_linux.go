@@ -45,7 +45,7 @@ func (t *Target) recheck() error {
 		if fs := append(e.inUse(t.Device), e.loopsOver(t.Device)...); len(fs) > 0 {
 			return refusal(t.Path, true, fs...)
 		}
-		fs, unseen := e.busyWriters(t.Device)
+		fs, unseen := e.busyWriters(t.Device, true)
 		if len(fs) > 0 {
 			return refusal(t.Path, true, fs...)
 		}
@@ -73,7 +73,7 @@ func (t *Target) recheck() error {
 	if err := e.backsLoop(t.Path, &st, true); err != nil {
 		return err
 	}
-	fs, unseen := e.fileHolders(t.Resolved, t.FD, t.file.owned)
+	fs, unseen := e.fileHolders(t.Resolved, t.FD, t.file.owned, true)
 	if len(fs) > 0 {
 		return refusal(t.Path, true, fs...)
 	}
