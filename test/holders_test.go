@@ -89,7 +89,7 @@ func TestHoldersProcFdDoesNotShow(t *testing.T) {
 	prog := holderProgram(t)
 	for _, w := range holdWays {
 		t.Run(w.mode, func(t *testing.T) {
-			dev := randomLoop(t, 16<<20)
+			dev := holderLoop(t, 16<<20)
 			pid := hold(t, prog, w.mode, dev)
 			require.False(t, fdShows(t, pid, dev), "/proc/%d/fd shows %s: the case is not the one meant", pid, dev)
 			before := sha256Dev(t, dev)
@@ -241,7 +241,7 @@ func TestHoldersNeedAViewOfEveryProcess(t *testing.T) {
 	needTools(t, "losetup", "setpriv", "unshare", "mount")
 	bin, _ := unprivileged(t)
 	prog := holderProgram(t)
-	dev := randomLoop(t, 16<<20)
+	dev := holderLoop(t, 16<<20)
 	require.NoError(t, os.Chmod(dev, 0o660))
 	var st syscall.Stat_t
 	require.NoError(t, syscall.Stat(dev, &st))
@@ -320,7 +320,7 @@ func TestHoldersNeedAViewOfEveryProcess(t *testing.T) {
 func TestServeJobsMeetTheHolders(t *testing.T) {
 	needTools(t, "losetup")
 	prog := holderProgram(t)
-	dev := randomLoop(t, 16<<20)
+	dev := holderLoop(t, 16<<20)
 	img := randomFile(t, 16<<20)
 	devHolder := hold(t, prog, "uring", dev)
 	imgHolder := hold(t, prog, "mmap", img)
@@ -372,4 +372,23 @@ jobs:
 	status, _ = lastRun(t, "image-writer")
 	require.Equal(t, "failed", status, "the file is still held")
 	require.Equal(t, imgBefore, sha256Of(t, img, 0))
+}
+
+// holderLoop is randomLoop on a loop device that has no partitions left
+// over from another test's table (a partition scan can outlive the
+// detach of the device it was made on, and losetup -f hands that device
+// out again): such a device stays attached, and skipped, until the test
+// ends.
+func holderLoop(t *testing.T, size int64) string {
+	t.Helper()
+	for i := 0; i < 16; i++ {
+		dev := randomLoop(t, size)
+		name := filepath.Base(dev)
+		if parts, _ := filepath.Glob(filepath.Join("/sys/block", name, name+"p*")); len(parts) == 0 {
+			return dev
+		}
+		t.Logf("%s has partitions left from an earlier test; trying another", dev)
+	}
+	t.Fatal("16 loop devices in a row had partitions left over")
+	return ""
 }
