@@ -75,13 +75,16 @@ func parseMountInfo(r io.Reader) ([]mount, error) {
 }
 
 // parseMajMin parses "MAJOR:MINOR" as in mountinfo and sysfs dev files.
-func parseMajMin(s string) (uint32, uint32, error) {
-	a, b, ok := strings.Cut(strings.TrimSpace(s), ":")
+func parseMajMin(s string) (uint32, uint32, error) { return majMin(strings.TrimSpace(s), 10) }
+
+// majMin parses "MAJOR:MINOR" with numbers in base.
+func majMin(s string, base int) (uint32, uint32, error) {
+	a, b, ok := strings.Cut(s, ":")
 	if !ok {
 		return 0, 0, fmt.Errorf("bad major:minor %q", s)
 	}
-	maj, err1 := strconv.ParseUint(a, 10, 32)
-	min, err2 := strconv.ParseUint(b, 10, 32)
+	maj, err1 := strconv.ParseUint(a, base, 32)
+	min, err2 := strconv.ParseUint(b, base, 32)
 	if err1 != nil || err2 != nil {
 		return 0, 0, fmt.Errorf("bad major:minor %q", s)
 	}

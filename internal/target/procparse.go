@@ -140,18 +140,7 @@ func parseMapsLine(line string) (m mapping, ok bool, err error) {
 
 // parseHexMajMin parses "fe:00", as maps and /proc/locks write device
 // numbers.
-func parseHexMajMin(s string) (uint32, uint32, error) {
-	a, b, ok := strings.Cut(s, ":")
-	if !ok {
-		return 0, 0, fmt.Errorf("bad device %q", s)
-	}
-	maj, err1 := strconv.ParseUint(a, 16, 32)
-	min, err2 := strconv.ParseUint(b, 16, 32)
-	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("bad device %q", s)
-	}
-	return uint32(maj), uint32(min), nil
-}
+func parseHexMajMin(s string) (uint32, uint32, error) { return majMin(s, 16) }
 
 // ringFiles is what an io_uring's fdinfo says of the files registered in
 // it (IORING_REGISTER_FILES, or opened straight into its table).
