@@ -1,6 +1,7 @@
 package test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -391,4 +392,73 @@ func holderLoop(t *testing.T, size int64) string {
 	}
 	t.Fatal("16 loop devices in a row had partitions left over")
 	return ""
+}
+
+// TestHolderLookNeverAsksAHungFilesystem: processes hold a file on a FUSE
+// filesystem whose daemon is stopped (SIGSTOP: it answers nothing), open
+// for writing and mapped shared; once the kernel's cached attributes ran
+// out, a stat of their descriptors would wait for that daemon for as
+// long as it is stopped (the look of round 3 did). The look never asks
+// that filesystem anything: a device write and a foreign file's write
+// elsewhere run, each within a minute (a liveness bound, not a speed).
+func TestHolderLookNeverAsksAHungFilesystem(t *testing.T) {
+	testdeps.Need(t, testdeps.Root, testdeps.LoopDevices, testdeps.DebianPython, testdeps.PythonModule("fusepy"),
+		testdeps.Tool("losetup"), testdeps.Tool("umount"))
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skipf("no /dev/fuse: %v", err) //hygiene:skip a kernel without FUSE; no package gives it
+	}
+	prog := holderProgram(t)
+	base := t.TempDir()
+	root, fuseMnt := filepath.Join(base, "root"), filepath.Join(base, "fuse")
+	require.NoError(t, os.Mkdir(root, 0o700))
+	require.NoError(t, os.Mkdir(fuseMnt, 0o700))
+	script, err := filepath.Abs(filepath.Join("testdata", "slowflush.py"))
+	require.NoError(t, err)
+	fuse := exec.Command("/usr/bin/python3", script, root, fuseMnt, filepath.Join(base, "delay"))
+	fuse.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, fuse.Start())
+	exited := make(chan struct{})
+	go func() { _ = fuse.Wait(); close(exited) }()
+	// Torn down last (cleanups run last first): the holders are gone by
+	// then, the daemon goes on and is stopped by its pid, then the mount.
+	t.Cleanup(func() {
+		_ = fuse.Process.Signal(syscall.SIGCONT)
+		_ = fuse.Process.Kill()
+		<-exited
+		if out, err := exec.Command("umount", fuseMnt).CombinedOutput(); err != nil && mounted(fuseMnt, base) {
+			t.Errorf("umount %s: %v: %s", fuseMnt, err, out)
+		}
+	})
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		select {
+		case <-exited:
+			require.Fail(c, "the FUSE passthrough exited")
+		default:
+		}
+		assert.True(c, mounted(fuseMnt, base), "mounted")
+	}, 30*time.Second, 20*time.Millisecond, "the FUSE passthrough never mounted")
+	onFuse := filepath.Join(fuseMnt, "held.img")
+	require.NoError(t, os.WriteFile(onFuse, make([]byte, 1<<20), 0o600))
+	hold(t, prog, "rdwr", onFuse)
+	hold(t, prog, "mmap", onFuse)
+	// First among the cleanups: the daemon answers again before the
+	// holders are killed, so that their last close is answered.
+	t.Cleanup(func() { _ = fuse.Process.Signal(syscall.SIGCONT) })
+
+	require.NoError(t, fuse.Process.Signal(syscall.SIGSTOP))
+	time.Sleep(2 * time.Second) //hygiene:sleep FUSE's attribute cache (1 s) must run out, so that a stat would ask the stopped daemon
+
+	dev := holderLoop(t, 16<<20)
+	img := randomFile(t, 16<<20)
+	for _, tgt := range []string{dev, img} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, binary, "run", "--target", tgt, "--allow-destructive", "--read-pct", "0", "--duration", "300ms", "--ramp", "0s", "--output", "json")
+		o, err := tryCmd(cmd)
+		late := ctx.Err()
+		cancel()
+		require.NoError(t, late, "the write to %s did not finish: its checks waited on the stopped FUSE daemon", tgt)
+		require.NoError(t, err)
+		require.Equal(t, 0, o.code, o.stderr)
+		require.Positive(t, decodeResult(t, o.stdout).Summary.WriteOps, tgt)
+	}
 }
