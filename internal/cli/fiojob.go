@@ -88,6 +88,13 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 		// fio reports each job clone on its own (without group_reporting):
 		// keep each worker's figures.
 		units[i] = suiterun.Unit{Index: i, Point: sp, Targets: p.Targets, Clones: true}
+		if !p.SameTargets() {
+			// Jobs at once on files of their own: each job's group on
+			// its files.
+			for _, j := range p.Jobs {
+				units[i].SpecTargets = append(units[i].SpecTargets, j.Targets)
+			}
+		}
 	}
 	byName := map[string]fiojob.Point{}
 	for _, p := range points {

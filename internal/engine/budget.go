@@ -31,6 +31,9 @@ func newBudget(loops int, ioCount, ioBytes, regions int64) budget {
 // budget is spent and the caller issues nothing more (the last I/O may
 // pass the byte budget by less than its length, as fio's does).
 func (w *Worker) Take(n int64) bool {
+	if d := w.deadline.Load(); d > 0 && Nanotime() >= d {
+		return false // the worker's own run time is over
+	}
 	b := &w.budget
 	if !b.on {
 		return true
@@ -49,3 +52,10 @@ func (b *budget) spent() bool {
 	}
 	return (b.maxCount > 0 && b.count.Load() >= b.maxCount) || b.bytes.Load() >= b.maxBytes
 }
+
+// SetDeadline ends the worker's I/O at the monotonic instant d (Nanotime),
+// before the run's own end: a job of a point whose jobs run for
+// different times (fio's runtime per job) stops at its own. Take then
+// refuses the next I/O, and the engine returns once what is in flight
+// has completed.
+func (w *Worker) SetDeadline(d int64) { w.deadline.Store(d) }

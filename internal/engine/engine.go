@@ -81,6 +81,9 @@ type Worker struct {
 
 	flush  flushState
 	budget budget
+	// deadline, when not 0, is the Nanotime at which the worker stops
+	// issuing (SetDeadline).
+	deadline atomic.Int64
 	// dropFailures counts the page cache drops the kernel declined
 	// (DropCache).
 	dropFailures atomic.Uint64

@@ -43,13 +43,25 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 	if spec.RateIOPS > 0 {
 		perWorkerRate = float64(spec.RateIOPS) / float64(spec.Workers)
 	}
-	var regions int64 // fio's default io_size: the job's size over all its files
-	for _, t := range set.Targets {
-		regions += t.Region.Len
+	if spec.CloneFiles && len(set.Targets)%spec.Workers != 0 {
+		return nil, fmt.Errorf("%d targets cannot be shared out evenly over %d workers (each its own files)", len(set.Targets), spec.Workers)
 	}
 	for i := 0; i < spec.Workers; i++ {
 		id := set.FirstID + i
-		bufs, err := iobuf.New(spec.QueueDepth*len(set.Targets), int(spec.MaxBlock()), set.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
+		targets, err := workerTargets(spec, set.Targets, i)
+		if err != nil {
+			CloseWorkers(out)
+			return nil, fmt.Errorf("worker %d: %w", id, err)
+		}
+		var regions int64 // fio's default io_size: the job's size over all its files
+		for _, t := range targets {
+			regions += t.Region.Len
+		}
+		slots := spec.QueueDepth * len(targets)
+		if spec.FilesInTurn > 0 {
+			slots = spec.QueueDepth // one queue over the targets in turn
+		}
+		bufs, err := iobuf.New(slots, int(spec.MaxBlock()), set.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
 		if err != nil {
 			CloseWorkers(out)
 			return nil, fmt.Errorf("worker %d: %w", id, err)
@@ -57,7 +69,7 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 		w := &Worker{
 			ID:         id,
 			Spec:       spec,
-			Targets:    set.Targets,
+			Targets:    targets,
 			QueueDepth: spec.QueueDepth,
 			Start:      set.Start,
 			Ctl:        set.Ctl,
@@ -67,10 +79,10 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 			RateBPS:    [2]float64{float64(spec.RateReadBPS) / float64(spec.Workers), float64(spec.RateWriteBPS) / float64(spec.Workers)},
 			Verify:     set.Verify,
 			ready:      set.Ready,
-			flush:      newFlushState(spec, len(set.Targets)),
+			flush:      newFlushState(spec, len(targets)),
 			budget:     newBudget(spec.Loops, spec.IOCount, spec.IOBytes, regions),
 		}
-		for _, t := range set.Targets {
+		for _, t := range targets {
 			start := t.Region.Len / int64(spec.Workers) * int64(i)
 			if spec.SequentialStreams == workload.StreamsDirection {
 				start = 0
@@ -78,6 +90,42 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 			w.Cursors = append(w.Cursors, workload.NewCursor(start, align))
 		}
 		out = append(out, w)
+	}
+	return out, nil
+}
+
+// workerTargets are worker k's targets: its share of them with
+// Spec.CloneFiles, else all; each with the worker's own region when the
+// spec places it (Offset, OffsetIncrement: fio's offset and
+// offset_increment × the clone's number), RegionBytes long or to the
+// target region's end.
+func workerTargets(spec *workload.Spec, all []Target, k int) ([]Target, error) {
+	ts := all
+	if spec.CloneFiles {
+		n := len(all) / spec.Workers
+		ts = all[k*n : (k+1)*n]
+	}
+	start := spec.WorkerRegion(k)
+	if start == 0 {
+		return ts, nil
+	}
+	out := make([]Target, len(ts))
+	for i, t := range ts {
+		r := t.Region
+		if spec.RegionBytes == 0 {
+			// To the end of what the target holds (fio: io_size is the
+			// file's size less the clone's offset).
+			r.Len -= start
+			if a := spec.Alignment(); r.Len > 0 {
+				r.Len -= r.Len % a
+			}
+		}
+		if r.Len < spec.MaxBlock() {
+			return nil, fmt.Errorf("%s: its region from offset %d holds no %d-byte transfer (the target's region is %d bytes)", t.Path, start, spec.MaxBlock(), t.Region.Len)
+		}
+		r.Start += start
+		t.Region = r
+		out[i] = t
 	}
 	return out, nil
 }

@@ -230,16 +230,22 @@ func WriteFioJSON(w io.Writer, results []*result.Result) error {
 // fioJobOf is one jobs[] entry: what fio reports for the members it sums
 // (one clone, or a reporting group of several), in the run r.
 func fioJobOf(r *result.Result, e *fioEntry) fioJob {
-	elapsed := r.Summary.ElapsedSeconds
-	runtimeMs := int64(math.Round(elapsed * 1000))
+	// Each member's own time (a job or clone that ended on its own, as
+	// fio's does, else the run's window): fio's runtime of an entry is its
+	// members' longest, its job_runtime their sum (stat.c:
+	// sum_thread_stats).
+	elapsed, runs := 0.0, 0.0
+	for _, m := range e.members {
+		elapsed = max(elapsed, m.s.ElapsedSeconds)
+		runs += m.s.ElapsedSeconds * float64(m.runs)
+	}
 	last := e.members[len(e.members)-1]
 	j := fioJob{
 		JobName:    e.members[0].name,
 		GroupID:    e.members[0].group,
 		Elapsed:    int64(math.Round(elapsed + r.Workload.RampSeconds)),
 		JobOptions: last.options(r),
-		// fio sums its members' runtimes (stat.c: sum_thread_stats).
-		JobRuntime: runtimeMs * int64(e.runs),
+		JobRuntime: int64(math.Round(runs * 1000)),
 		Trim:       fioDir{},
 		Sync:       fioSyncOf(e.hist.Sync),
 		// fio's defaults without latency_target: the depth it runs at,
@@ -266,10 +272,10 @@ func fioJobOf(r *result.Result, e *fioEntry) fioJob {
 	// I/O in one direction only: ioprobe's intervals are per run, not per
 	// job nor per direction.
 	single := e.whole && (reads == 0 || writes == 0)
-	j.Read = fioDirOf(r, e.hist.Read, e.readBytes, iops(reads), runtimeMs, single && reads > 0)
-	j.Write = fioDirOf(r, e.hist.Write, e.writeBytes, iops(writes), runtimeMs, single && writes > 0)
+	j.Read = fioDirOf(r, e.hist.Read, e.readBytes, iops(reads), elapsed, single && reads > 0)
+	j.Write = fioDirOf(r, e.hist.Write, e.writeBytes, iops(writes), elapsed, single && writes > 0)
 	// fio: usr_cpu = the members' user time ÷ their summed runtimes.
-	if runs := elapsed * float64(e.runs); runs > 0 {
+	if runs > 0 {
 		j.UsrCPU = fioFloat(100 * e.user / runs)
 		j.SysCPU = fioFloat(100 * e.system / runs)
 	}
@@ -452,12 +458,12 @@ func fioEngine(e workload.EngineName) string {
 // fioDirOf fills one direction. Interval statistics (iops_*, bw_*) come
 // from the run's intervals when this direction is the only one with I/O:
 // ioprobe's intervals do not split reads from writes.
-func fioDirOf(r *result.Result, h *result.Histogram, bytes uint64, iops float64, runtimeMs int64, intervals bool) fioDir {
+func fioDirOf(r *result.Result, h *result.Histogram, bytes uint64, iops float64, elapsed float64, intervals bool) fioDir {
 	d := fioDir{}
 	if h == nil || h.Count() == 0 {
 		return d
 	}
-	elapsed := r.Summary.ElapsedSeconds
+	runtimeMs := int64(math.Round(elapsed * 1000))
 	d.IOBytes, d.IOKBytes = bytes, bytes/1024
 	if elapsed > 0 {
 		d.BWBytes = uint64(math.Round(float64(bytes) / elapsed))

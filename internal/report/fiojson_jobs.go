@@ -107,11 +107,26 @@ func fioMembersOf(r *result.Result, group int) []*fioMember {
 				group: group, gr: gr, runs: max(1, j.Workload.Workers)})
 			continue
 		}
-		for k := range j.Clones {
+		for _, k := range fioCloneOrder(len(j.Clones)) {
 			c := &j.Clones[k]
 			out = append(out, &fioMember{name: j.Name, wl: j.Workload, fio: j.Fio, s: &c.Summary, hist: c.Histogram, depth: c.IODepth,
 				group: group, gr: gr, runs: 1})
 		}
+	}
+	return out
+}
+
+// fioCloneOrder is the order fio runs and reports a job's n clones in
+// (init.c: add_job adds clone numjobs-1 first, down to 1, after the job
+// itself): 0, n-1, …, 1. ioprobe's worker k is fio's clone k (its files
+// $jobname.k.M, its offset k × offset_increment).
+func fioCloneOrder(n int) []int {
+	out := make([]int, 0, n)
+	if n > 0 {
+		out = append(out, 0)
+	}
+	for k := n - 1; k >= 1; k-- {
+		out = append(out, k)
 	}
 	return out
 }

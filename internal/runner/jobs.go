@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"time"
+
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
@@ -11,7 +13,7 @@ import (
 // (and each clone's), read from its workers' lanes, which count only
 // while measuring. The run's summary must be complete: the jobs' rates
 // and CPU are their share of it.
-func (p *Plan) setJobs(res *result.Result, ws []*engine.Worker) {
+func (p *Plan) setJobs(res *result.Result, ws []*engine.Worker, ended []time.Time, t0 time.Time) {
 	keep := len(p.Groups) > 1
 	for _, g := range p.Groups {
 		keep = keep || g.Clones
@@ -23,12 +25,19 @@ func (p *Plan) setJobs(res *result.Result, ws []*engine.Worker) {
 	// order.
 	var specs []*workload.Spec
 	var members [][]*engine.Worker
-	for _, w := range ws {
+	endOf := map[*engine.Worker]float64{}
+	window := res.Summary.ElapsedSeconds
+	for i, w := range ws {
 		if len(specs) == 0 || specs[len(specs)-1] != w.Spec {
 			specs = append(specs, w.Spec)
 			members = append(members, nil)
 		}
 		members[len(members)-1] = append(members[len(members)-1], w)
+		if i < len(ended) && !ended[i].IsZero() && !t0.IsZero() {
+			// Its own end, within the window (a budget spent in the
+			// ramp-up ends at its start).
+			endOf[w] = min(max(ended[i].Sub(t0).Seconds(), 0), window)
+		}
 	}
 	s := &res.Summary
 	for gi, group := range members {
@@ -42,8 +51,17 @@ func (p *Plan) setJobs(res *result.Result, ws []*engine.Worker) {
 		}
 		j.Workload.Name = j.Name
 		j.Histogram = result.Histograms{Read: result.NewHistogram(), Write: result.NewHistogram()}
+		// The job ended on its own when every worker of it did: at its
+		// last one's end (fio's group runtime is its clones' longest).
+		own := true
 		for _, w := range group {
 			c := cloneOf(w)
+			if e, ok := endOf[w]; ok {
+				c.EndedAfterSeconds = ownEnd(e)
+				j.EndedAfterSeconds = max(j.EndedAfterSeconds, c.EndedAfterSeconds)
+			} else {
+				own = false
+			}
 			j.Histogram.Add(c.Histogram)
 			j.ReadBytes += c.ReadBytes
 			j.WriteBytes += c.WriteBytes
@@ -57,6 +75,9 @@ func (p *Plan) setJobs(res *result.Result, ws []*engine.Worker) {
 			if gi < len(p.Groups) && p.Groups[gi].Clones {
 				j.Clones = append(j.Clones, c)
 			}
+		}
+		if !own {
+			j.EndedAfterSeconds = 0
 		}
 		j.SetFromHistograms(j.Histogram)
 		s.Jobs = append(s.Jobs, j)
@@ -97,3 +118,9 @@ func cloneOf(w *engine.Worker) result.Clone {
 	c.SetFromHistograms(c.Histogram)
 	return c
 }
+
+// ownEnd is a job's or clone's own end (seconds into the window) as the
+// result says it: above 0, so that it reads as "ended on its own" (a
+// job whose budget was spent in the ramp-up ran for no measured time;
+// its figures are then over the shortest time the result can say).
+func ownEnd(e float64) float64 { return max(e, 1e-9) }

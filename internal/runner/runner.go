@@ -97,6 +97,10 @@ func (p *Plan) validate() error {
 		if err := g.Spec.Validate(); err != nil {
 			return err
 		}
+		if g.Spec.CloneFiles && len(g.Targets)%g.Spec.Workers != 0 {
+			return &workload.FieldError{Field: "--target", Value: fmt.Sprint(len(g.Targets)),
+				Reason: fmt.Sprintf("%d workers with their own targets need a multiple of %d targets", g.Spec.Workers, g.Spec.Workers)}
+		}
 	}
 	if p.Engines == nil {
 		return errors.New("no engine registry")
@@ -178,7 +182,7 @@ func (p *Plan) targetOptions(ctx context.Context) ([]string, map[string]*openTar
 			// Direct I/O's alignment rules go only when every group on
 			// the target runs buffered.
 			o.Buffered = (o.Buffered || len(byPath[path].groups) == 1) && s.Buffered
-			o.Region = max(o.Region, s.RegionBytes)
+			o.Region = max(o.Region, s.Extent()) // every worker's region, at its offset
 			o.Align = max(o.Align, s.Alignment())
 			o.MaxBlock = max(o.MaxBlock, s.MaxBlock())
 		}
@@ -302,6 +306,10 @@ type crew struct {
 	// done is closed once every engine has returned: before the run time
 	// only when each worker's stop-after budget is spent.
 	done chan struct{}
+	// ended is when each worker (of all, by index) ended on its own:
+	// its budget spent or its group's run time over while the run went
+	// on; zero for one the run's end stopped. Read once done is closed.
+	ended []time.Time
 }
 
 // newCrew sets up every group's workers on its targets (each closed by
@@ -368,13 +376,21 @@ func (c *crew) close() {
 func (c *crew) run(engines []engine.Engine, ctl *engine.Control, cancel context.CancelFunc) {
 	c.runErrs = make(chan error, len(c.all))
 	c.ready.Add(len(c.all))
-	for _, w := range c.all {
+	c.ended = make([]time.Time, len(c.all))
+	for i, w := range c.all {
 		c.wg.Add(1)
 		e := engines[c.groupOf[w]]
 		go func() {
 			defer c.wg.Done()
 			defer w.SetReady() // a worker that failed in its setup does not hold the barrier
-			if err := e.Run(w); err != nil {
+			err := e.Run(w)
+			if err == nil && !ctl.Stopped() {
+				// Its budget is spent or its own run time over, before
+				// the run's end: the worker ended on its own, as fio's
+				// job does (its runtime ends there).
+				c.ended[i] = time.Now()
+			}
+			if err != nil {
 				c.runErrs <- fmt.Errorf("engine %s, worker %d: %w", e.Name(), w.ID, err)
 				ctl.Stop()
 				cancel()
@@ -505,7 +521,8 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	}
 	snap.begin(win.t0)
 	snap.phase = PhaseMeasure
-	ended := p.tick(ctx, win.t0.Add(p.Groups[0].Spec.Duration), c.done, snap, &res.Intervals, g)
+	c.setDeadlines(p.duration())
+	ended := p.tick(ctx, win.t0.Add(p.duration()), c.done, snap, &res.Intervals, g)
 	if len(c.closeFsync) > 0 {
 		// fio's end_fsync and fsync_on_close: the job's written files
 		// are flushed once its I/O is done, within its run time.
@@ -518,6 +535,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	}
 	win.stop(ctl, func() { g.setPhase(afterWindow) })
 	c.stop(ctl)
+	snap.ended = c.ended
 	out, err := p.finish(res, snap, win, ctx, ctl, c.runErrs, g)
 	if out != nil && budgeted(c.specs) && ended != endCancelled && ended != endSafety {
 		out.Summary.Ended = ended
@@ -532,6 +550,28 @@ const (
 	endBudget    = result.EndedBudget
 	endSafety    = "safety" // the guard found a signature: stop writing
 )
+
+// duration is the plan's run time: its longest group's (groups run at
+// once, each for its own; fio's jobs without stonewall each end at their
+// own runtime).
+func (p *Plan) duration() time.Duration {
+	var d time.Duration
+	for _, g := range p.Groups {
+		d = max(d, g.Spec.Duration)
+	}
+	return d
+}
+
+// setDeadlines gives the workers of each group that runs for less than the
+// plan's run time their own end, measured from now (the window opening).
+func (c *crew) setDeadlines(run time.Duration) {
+	now := engine.Nanotime()
+	for _, w := range c.all {
+		if d := c.specs[c.groupOf[w]].Duration; d < run {
+			w.SetDeadline(now + d.Nanoseconds())
+		}
+	}
+}
 
 // budgeted reports whether any group stops after a budget.
 func budgeted(specs []workload.Spec) bool {
@@ -642,7 +682,7 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 	if win != nil {
 		win.devLat.summarize(res)
 	}
-	p.setJobs(res, snap.workers)
+	p.setJobs(res, snap.workers, snap.ended, snap.t0)
 	switch {
 	case stop != nil:
 		res.Status = result.StatusErrors

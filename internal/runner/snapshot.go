@@ -65,7 +65,10 @@ type Snapshot struct {
 }
 
 type snapshotter struct {
-	workers  []*engine.Worker
+	workers []*engine.Worker
+	// ended is when each worker ended on its own (crew.ended), by
+	// position in workers; nil or zero: at the run's end.
+	ended    []time.Time
 	verifier *engine.Verifier // --verify (nil: off)
 	phase    Phase
 	t0       time.Time
@@ -81,7 +84,7 @@ type snapshotter struct {
 }
 
 func newSnapshotter(p *Plan, targets []*openTarget, ws []*engine.Worker) *snapshotter {
-	s := &snapshotter{workers: ws, current: &Snapshot{Workload: p.runName(), Duration: p.Groups[0].Spec.Duration, Ramp: p.Groups[0].Spec.Ramp}}
+	s := &snapshotter{workers: ws, current: &Snapshot{Workload: p.runName(), Duration: p.duration(), Ramp: p.Groups[0].Spec.Ramp}}
 	s.current.Targets = make([]TargetSnapshot, len(targets))
 	for i, ot := range targets {
 		s.current.Targets[i] = TargetSnapshot{Path: ot.t.Path, Index: ot.index}

@@ -67,10 +67,20 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string, t
 		RateReadBPS:       s.RateReadBPS,
 		RateWriteBPS:      s.RateWriteBPS,
 		RateProcess:       s.RateProcess,
+
+		OffsetBytes:          s.Offset,
+		OffsetIncrementBytes: s.OffsetIncrement,
+		FilesInTurn:          s.FilesInTurn,
+		CloneFiles:           s.CloneFiles,
 	}
 	if e.Name() == workload.EngineURing {
-		// The ring's slots: the queue depth on each target.
-		batch, completeMin, completeMax := s.Submission(s.QueueDepth * max(1, targets))
+		// The ring's slots: the queue depth on each target, or over all
+		// of them in turn.
+		slots := s.QueueDepth * max(1, targets)
+		if s.FilesInTurn > 0 {
+			slots = s.QueueDepth
+		}
+		batch, completeMin, completeMax := s.Submission(slots)
 		if batch > 1 {
 			w.SubmitBatch = batch
 		}
@@ -153,6 +163,7 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 	}
 	name := p.runName()
 	res.Workload = workloadOf(&specs[0], name, engines[0], reasons[0], len(groupTargets(p.Groups[0], targets)))
+	res.Workload.DurationSeconds = p.duration().Seconds() // the longest group's: the run's
 	if len(specs) > 1 {
 		for i := range specs {
 			n := specs[i].Name

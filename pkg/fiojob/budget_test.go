@@ -51,7 +51,6 @@ func TestParseBudget(t *testing.T) {
 		{base + "[j]\nrw=read\nsize=16m\nnumber_ios=100\nloops=2\n", "job.fio:7: [j] number_ios: with loops=2 and sequential I/O: fio starts each loop's 100 I/Os at the region's start again; ioprobe's sequential stream runs on (give the whole pass as number_ios, or loops=1)"},
 		{base + "[j]\nrw=write\nsize=16m\nio_size=1m\nloops=2\n", "job.fio:7: [j] io_size: with loops=2 and sequential I/O: fio starts each loop's 1048576 bytes at the region's start again; ioprobe's sequential stream runs on (make io_size a multiple of size, or loops=1)"},
 		{base + "[j]\nrw=rw\nsize=16m\nloops=2\n", "job.fio:7: [j] loops: 2 with sequential reads and writes: fio starts both streams at the region's start again each loop, each having covered only its share of it; ioprobe's streams run on"},
-		{base + "[j]\nrw=randread\nsize=16m\n[k]\nrw=randread\nsize=16m\nnumber_ios=10\n", "job.fio:10: [k] number_ios: runs at once with [j] with another amount to do (size, io_size, number_ios, loops or time_based): fio ends each job on its own, ioprobe measures jobs run at once over one window (add stonewall)"},
 		{base + "[j]\ntime_based\n", "job.fio:4: [j] runtime: missing: time_based without runtime runs until fio is killed"},
 	} {
 		_, err := parse(t, c.text, Options{})

@@ -3,8 +3,11 @@ package fiojob
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // A job's file and region, as fio sets them up (init.c: add_job,
@@ -50,15 +53,75 @@ func (j *job) setFileSize(o option) error {
 	return nil
 }
 
+// setOffset is fio's offset: bytes, or N% of the file's size (options.c:
+// str_offset_cb); in zones refused, as size in zones is.
 func (j *job) setOffset(o option) error {
-	n, err := j.num(o)
+	n, err := j.offsetNumber(o)
 	if err != nil {
 		return err
 	}
-	if n.val != 0 {
-		return errors.New("ioprobe's access region starts at the target's offset 0")
+	j.offset, j.offsetPct, j.offsetAt = 0, 0, o
+	if n.percent {
+		j.offsetPct = int(n.val)
+	} else {
+		j.offset = n.val
 	}
-	j.offsetAt = o
+	return nil
+}
+
+// setOffsetIncrement is fio's offset_increment: each clone's region starts
+// its number × this after offset (filesetup.c: get_start_offset).
+func (j *job) setOffsetIncrement(o option) error {
+	n, err := j.offsetNumber(o)
+	if err != nil {
+		return err
+	}
+	j.offsetIncr, j.offsetIncrPct, j.offsetIncrAt = 0, 0, o
+	if n.percent {
+		j.offsetIncrPct = int(n.val)
+	} else {
+		j.offsetIncr = n.val
+	}
+	return nil
+}
+
+func (j *job) offsetNumber(o option) (number, error) {
+	if strings.HasSuffix(strings.TrimSpace(o.value), "z") {
+		return number{}, errors.New("an offset in zones is for zoned devices (zonemode), which ioprobe does not run")
+	}
+	return j.num(o)
+}
+
+// setFileService is fio's file_service_type (options.c: str_fst_cb):
+// roundrobin (its default) or roundrobin:N, N I/Os to a file before the
+// next. The others are kept to be refused when the job has several files
+// (with one file they change nothing).
+func (j *job) setFileService(o option) error {
+	if o.bare {
+		return errors.New("needs a value")
+	}
+	kind, nr, hasNr := strings.Cut(o.value, ":")
+	switch kind {
+	case "roundrobin", "sequential", "random", "zipf", "pareto", "normal", "gauss":
+	default:
+		return fmt.Errorf("%q: fio's types are roundrobin, sequential, random, zipf, pareto, normal and gauss", o.value)
+	}
+	j.serviceType, j.serviceNr, j.serviceAt = kind, 1, o
+	if hasNr && (kind == "roundrobin" || kind == "sequential" || kind == "random") {
+		// fio's atoi: leading digits, else 0 (then one I/O per file:
+		// file_service_left is 0 or less).
+		v := 0
+		for _, c := range strings.TrimSpace(nr) {
+			if c < '0' || c > '9' || v > workload.MaxFilesInTurn {
+				break
+			}
+			v = v*10 + int(c-'0')
+		}
+		if v == 0 {
+			return fmt.Errorf("%q: fio reads %q as 0 I/Os per file, which it counts down from 2^32 (one file for good)", o.value, nr)
+		}
+		j.serviceNr = min(v, workload.MaxFilesInTurn)
+	}
 	return nil
 }
 
@@ -96,13 +159,15 @@ func (j *job) setFormat(o option) error {
 
 // files are the job's files as fio names them: filename's list (each
 // behind directory's first entry and a '/', whatever it is: fio's
-// set_name_idx), else nrfiles names made from filename_format (default
-// $jobname.$jobnum.$filenum, the job being its section and 0), behind
-// directory the same way; a job section named after an existing device
-// or other file that is not a regular one is that file.
-func (j *job) files(o Options) ([]string, option, error) {
+// set_name_idx), shared by the job's clones; else nrfiles names made from
+// filename_format (default $jobname.$jobnum.$filenum, the job being its
+// section and $jobnum the clone's number: each clone its own files, clone
+// after clone in the list, and clones says so), behind directory the
+// same way; a job section named after an existing device or other file
+// that is not a regular one is that file.
+func (j *job) files(o Options) (names []string, clones bool, at option, err error) {
 	if len(o.Targets) > 0 {
-		return append([]string{}, o.Targets...), option{}, nil
+		return append([]string{}, o.Targets...), false, option{}, nil
 	}
 	dir := ""
 	if j.directory != "" {
@@ -113,33 +178,52 @@ func (j *job) files(o Options) ([]string, option, error) {
 		for i, n := range j.filenames {
 			out[i] = dir + n
 		}
-		return out, j.filenameAt, nil
+		return out, false, j.filenameAt, nil
 	}
 	if j.nrfiles == 1 && o.Stat != nil {
 		if fi, err := o.Stat(j.section()); err == nil && fi.Exists && !fi.Regular {
-			return []string{j.section()}, option{}, nil
+			return []string{j.section()}, false, option{}, nil
 		}
 	}
-	var out []string
-	for i := 0; i < j.nrfiles; i++ {
-		name, err := j.makeFilename(i)
-		if err != nil {
-			return nil, j.formatAt, err
+	var first []string
+	for k := 0; k < j.numjobs; k++ {
+		var own []string
+		for i := 0; i < j.nrfiles; i++ {
+			name, err := j.makeFilename(k, i)
+			if err != nil {
+				return nil, false, j.formatAt, err
+			}
+			own = append(own, dir+name)
 		}
-		out = append(out, dir+name)
+		switch {
+		case k == 0:
+			first = own
+			names = own
+		case slices.Equal(own, first):
+			// A format without $jobnum: every clone the same files.
+		case slices.ContainsFunc(own, func(n string) bool { return slices.Contains(names, n) }):
+			return nil, false, j.formatAt, fmt.Errorf("%q gives clone %d some of another clone's files and some of its own: fio's clones then share part of their files, ioprobe's workers all or none", j.format, k)
+		default:
+			names, clones = append(names, own...), true
+		}
 	}
-	return out, j.nrfilesAt, nil
+	at = j.nrfilesAt
+	if at.key == "" {
+		at = j.formatAt
+	}
+	return names, clones, at, nil
 }
 
-// makeFilename is fio's make_filename: the keywords replaced wherever
-// they appear, matched without regard to case.
-func (j *job) makeFilename(filenum int) (string, error) {
+// makeFilename is fio's make_filename for clone jobnum's file filenum:
+// the keywords replaced wherever they appear, matched without regard to
+// case.
+func (j *job) makeFilename(jobnum, filenum int) (string, error) {
 	if j.format == "" {
-		return j.section() + ".0." + strconv.Itoa(filenum), nil
+		return j.section() + "." + strconv.Itoa(jobnum) + "." + strconv.Itoa(filenum), nil
 	}
 	out := j.format
 	for _, kw := range []struct{ word, val string }{
-		{"$jobname", j.section()}, {"$jobnum", "0"}, {"$filenum", strconv.Itoa(filenum)}, {"$clientuid", ""},
+		{"$jobname", j.section()}, {"$jobnum", strconv.Itoa(jobnum)}, {"$filenum", strconv.Itoa(filenum)}, {"$clientuid", ""},
 	} {
 		for {
 			i := strings.Index(strings.ToLower(out), kw.word)
@@ -159,11 +243,12 @@ func (j *job) makeFilename(filenum int) (string, error) {
 // after name=.
 func (j *job) section() string { return j.sectionName }
 
-// region is the job's access region on its one file as fio sets it up
-// (setup_files): filesize, else size, else size=N% of the file, else the
-// whole file; fio refuses a new file without a size. info is what Stat
-// said about the file. 0: the whole target.
-func (j *job) region(info FileInfo, fail func(option, string) error) (int64, error) {
+// region is the job's access region on each of its n files as fio sets
+// it up (setup_files): filesize, else size over the files (fio's
+// size / nr_files), else size=N% of the file, else the whole file; fio
+// refuses a new file without a size. info is what Stat said about the
+// files. 0: the whole target.
+func (j *job) region(info FileInfo, n int, fail func(option, string) error) (int64, error) {
 	switch {
 	case j.fileSize[0] > 0:
 		if j.fileSize[0] != j.fileSize[1] {
@@ -171,7 +256,10 @@ func (j *job) region(info FileInfo, fail func(option, string) error) (int64, err
 		}
 		return j.fileSize[0], nil
 	case j.size > 0:
-		return j.size, nil
+		if r := j.size / int64(n); r > 0 {
+			return r, nil
+		}
+		return 0, fail(j.sizeAt, fmt.Sprintf("%d bytes over %d files is less than a byte each", j.size, n))
 	case !info.Exists:
 		at := j.sizeAt
 		if at.key == "" {

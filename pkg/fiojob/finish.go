@@ -77,36 +77,11 @@ func (j *job) finish(o Options, fail func(option, string) error) (workload.Spec,
 	if j.verify != "" && j.verify != "0" && j.verify != "null" && j.verify != "none" {
 		return spec, nil, fail(j.verifyAt, "fio's verification is not ioprobe's (use ioprobe's --verify)")
 	}
-	// The file and its region.
-	targets, filesAt, err := j.files(o)
-	if err != nil {
-		return spec, nil, fail(filesAt, err.Error())
-	}
-	if len(targets) > 1 {
-		why := fmt.Sprintf("%d files: fio issues a job's I/Os to its files in turn from one thread (file_service_type), its iodepth over all of them; ioprobe keeps a queue on each file at once (give one file per job, a job section each)", len(targets))
-		if filesAt.key == "" {
-			return spec, nil, fail(header("filename"), "--target given "+why)
-		}
-		return spec, nil, fail(filesAt, why)
-	}
-	if j.numjobs > 1 && len(o.Targets) == 0 && len(j.filenames) == 0 && targets[0] != j.section() {
-		return spec, nil, fail(j.numjobsAt, "without filename fio gives each clone its own file; ioprobe's workers share their targets (give filename or --target)")
-	}
-	info := FileInfo{Exists: true}
-	if o.Stat != nil {
-		if info, err = o.Stat(targets[0]); err != nil {
-			return spec, nil, fail(filesAt, err.Error())
-		}
-	}
-	region, err := j.region(info, fail)
+	// The files, and each clone's region on them.
+	targets, sizeBudget, err := j.place(&spec, o, fail)
 	if err != nil {
 		return spec, nil, err
 	}
-	region, sizeBudget, err := j.fitRegion(region, info, len(spec.BlockSizes), spec.RandomPct, fail)
-	if err != nil {
-		return spec, nil, err
-	}
-	spec.RegionBytes = region
 	spec.Sync = j.sync
 	if err := j.flushes(&spec, fail); err != nil {
 		return spec, nil, err

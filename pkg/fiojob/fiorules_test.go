@@ -3,6 +3,7 @@ package fiojob
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -75,7 +76,35 @@ func TestFioFileRules(t *testing.T) {
 		require.Equal(t, []string{c.want}, j.Targets, c.text)
 	}
 	require.Contains(t, refused(t, "[j]\nfilename_format=$clientuid.x\nsize=1m\n"), "job.fio:2: [j] filename_format: $clientuid")
-	require.Contains(t, refused(t, "[j]\nnrfiles=2\nsize=1m\n"), "job.fio:2: [j] nrfiles: 2 files")
+	// nrfiles without filename: fio's $jobname.$jobnum.$filenum, size
+	// shared out over them, taken in turn (roundrobin, one I/O each).
+	j := one(t, "[j]\nnrfiles=2\nsize=1m\n")
+	require.Equal(t, []string{"j.0.0", "j.0.1"}, j.Targets)
+	require.Equal(t, int64(512<<10), j.Spec.RegionBytes)
+	require.Equal(t, 1, j.Spec.FilesInTurn)
+	require.False(t, j.Spec.CloneFiles)
+	// numjobs without filename: each clone its own files ($jobnum).
+	j = one(t, "[j]\ndirectory=/d\nnumjobs=3\nnrfiles=2\nsize=1m\nfile_service_type=roundrobin:4\n")
+	require.Equal(t, []string{"/d/j.0.0", "/d/j.0.1", "/d/j.1.0", "/d/j.1.1", "/d/j.2.0", "/d/j.2.1"}, j.Targets)
+	require.True(t, j.Spec.CloneFiles)
+	require.Equal(t, 4, j.Spec.FilesInTurn)
+	// ... unless the format has no $jobnum: the clones share them.
+	j = one(t, "[j]\nnumjobs=3\nfilename_format=$jobname.$filenum\nsize=1m\n")
+	require.Equal(t, []string{"j.0"}, j.Targets)
+	require.False(t, j.Spec.CloneFiles)
+	// filename wins over nrfiles (options.c: str_filename_cb), also
+	// nrfiles set after it (init.c caps nr_files at the files named).
+	j = one(t, "[global]\nfilename=/dev/big\n[j]\nnrfiles=50\n")
+	require.Equal(t, []string{"/dev/big"}, j.Targets)
+	require.Zero(t, j.Spec.FilesInTurn)
+	// A filename list: shared by the clones, in turn.
+	j = one(t, "[j]\nfilename=/dev/big:/data/g\nnumjobs=4\nrw=randread\nsize=32m\n")
+	require.Equal(t, []string{"/dev/big", "/data/g"}, j.Targets)
+	require.Equal(t, int64(16<<20), j.Spec.RegionBytes)
+	require.False(t, j.Spec.CloneFiles)
+	require.Contains(t, refused(t, "[j]\nfilename=/dev/big:/data/g\nrw=read\n"), "job.fio:2: [j] filename: files of different sizes, and no size=")
+	require.Contains(t, refused(t, "[j]\nfilename=/dev/big:/data/g\nsize=2m\nfile_service_type=sequential\n"), "file_service_type: sequential: fio then stays on a file")
+	require.Contains(t, refused(t, "[j]\nfilename=/dev/big:/data/g\nsize=2m\nthinktime=1000\n"), "thinktime: with 2 files")
 	// fio refuses a new file without a size, in its words.
 	require.Equal(t, "job.fio:1: [j] size: you need to specify size= (fio's words: the file does not exist, and fio does not know how large to make it)",
 		refused(t, "[j]\nrw=write\n"))
@@ -180,17 +209,61 @@ func TestRandomMapAndRates(t *testing.T) {
 	_ = workload.RatePoisson
 }
 
-// TestJobsAtOnceWithTheirOwnSize: jobs fio runs at once for a time may
-// each have their own size on the target (each group keeps its region);
-// with budgets they end at different times, which is refused naming the
-// size line.
+// TestJobsAtOnceWithTheirOwnSize: jobs fio runs at once may each have
+// their own size on the target (each group keeps its region), and with
+// budgets each ends on its own, as fio's do.
 func TestJobsAtOnceWithTheirOwnSize(t *testing.T) {
-	pts, err := Parse("job.fio", []byte("[global]\nfilename=/dev/big\ntime_based\nruntime=5\n[a]\nsize=1g\n[b]\nrw=randread\nsize=100m\n"), Options{Stat: stat})
-	require.NoError(t, err)
-	require.Len(t, pts, 1)
-	require.Equal(t, int64(1<<30), pts[0].Jobs[0].Spec.RegionBytes)
-	require.Equal(t, int64(100<<20), pts[0].Jobs[1].Spec.RegionBytes)
-	require.Contains(t, refused(t, "[global]\nfilename=/dev/big\n[a]\nsize=1g\n[b]\nrw=randread\nsize=100m\n"), "job.fio:7: [b] size: runs at once with [a] with another amount to do")
+	for _, g := range []string{"time_based\nruntime=5\n", ""} {
+		pts, err := Parse("job.fio", []byte("[global]\nfilename=/dev/big\n"+g+"[a]\nsize=1g\n[b]\nrw=randread\nsize=100m\nruntime=2\n"), Options{Stat: stat})
+		require.NoError(t, err)
+		require.Len(t, pts, 1)
+		require.Equal(t, int64(1<<30), pts[0].Jobs[0].Spec.RegionBytes)
+		require.Equal(t, int64(100<<20), pts[0].Jobs[1].Spec.RegionBytes)
+		require.Equal(t, 2*time.Second, pts[0].Jobs[1].Spec.Duration)
+	}
+}
+
+// TestSizeAboveTheDevice (issue 33 item 1): fio caps a device's region at
+// what it holds (io_u.c: last_block), with a note; its byte budget stays
+// size= where no pass ends it first.
+func TestSizeAboveTheDevice(t *testing.T) {
+	j := one(t, "[j]\nfilename=/dev/big\nrw=read\nsize=10g\n")
+	require.Equal(t, int64(1<<30), j.Spec.RegionBytes)
+	require.Zero(t, j.Spec.IOBytes, "sequential: the pass ends at the device's end")
+	require.Contains(t, strings.Join(j.Notes, "\n"), "size (line 4): 10737418240 bytes per file is more than /dev/big holds (1073741824 bytes): capped to its size, as fio caps it")
+	j = one(t, "[j]\nfilename=/dev/big\nrw=randread\nsize=2g\n")
+	require.Zero(t, j.Spec.IOBytes, "the random map ends the pass")
+	j = one(t, "[j]\nfilename=/dev/big\nrw=randread\nnorandommap\nsize=2g\n")
+	require.Equal(t, int64(2<<30), j.Spec.IOBytes, "without the map fio goes on to size=")
+	// A file fio makes longer: not capped (the target is grown or made).
+	require.Equal(t, int64(1<<30), one(t, "[j]\nfilename=/data/g\nsize=1g\n").Spec.RegionBytes)
+	// With offsets the clones' regions would pass the end: refused.
+	require.Contains(t, refused(t, "[j]\nfilename=/dev/big\nsize=600m\noffset_increment=500m\nnumjobs=2\n"), "job.fio:4: [j] offset_increment: clone 1's region ends at byte 1153433600, past the end of /dev/big")
+}
+
+// TestOffsets (issue 33 item 4): offset, offset_increment and size=N% as
+// fio's get_start_offset and setup_files compute them.
+func TestOffsets(t *testing.T) {
+	j := one(t, "[j]\nfilename=/dev/big\nrw=read\nnumjobs=4\noffset_increment=256m\nsize=256m\n")
+	require.Zero(t, j.Spec.Offset)
+	require.Equal(t, int64(256<<20), j.Spec.OffsetIncrement)
+	require.Equal(t, int64(256<<20), j.Spec.RegionBytes)
+	require.Equal(t, int64(1<<30), j.Spec.Extent())
+	// Percentages of the device, rounded up to the smallest transfer.
+	j = one(t, "[j]\nfilename=/dev/big\nrw=read\nnumjobs=4\noffset=10%\noffset_increment=20%\nsize=20%\nbs=64k\n")
+	for k, want := range []int64{107413504, 322174976, 536870912, 751632384} {
+		require.Equal(t, want, j.Spec.WorkerRegion(k), "clone %d: 10%% + k × 20%% of 1 GiB, each up to 64k", k)
+	}
+	require.Equal(t, int64(214695936), j.Spec.RegionBytes, "20% down to 64k")
+	// offset alone, no size: each region to the device's end.
+	j = one(t, "[j]\nfilename=/dev/big\nrw=randread\noffset=25%\n")
+	require.Equal(t, int64(256<<20), j.Spec.Offset)
+	require.Zero(t, j.Spec.RegionBytes)
+	// size=N% capped at what is left after the offset.
+	require.Equal(t, int64(256<<20), one(t, "[j]\nfilename=/dev/big\noffset=75%\nsize=50%\n").Spec.RegionBytes)
+	require.Contains(t, refused(t, "[j]\nfilename=/dev/big\nnumjobs=4\noffset_increment=25%\nsize=50%\n"), "size: 50% of the file is more than is left after clone 3's offset")
+	require.Contains(t, refused(t, "[j]\nfilename=/dev/big\nbs=4k\nnumjobs=3\noffset_increment=3333333\nsize=1m\nbuffered=0\n"), "offset_increment: 3333333 is not a multiple of the transfer size 4096")
+	require.Contains(t, refused(t, "[j]\nfilename=/dev/big\nbs=4k\noffset=1000\nsize=1m\ndirect=1\n"), "job.fio:4: [j] offset: 1000 is not a multiple of the transfer size 4096")
 }
 
 // TestLoopsThatStartOver: fio starts each loop with an empty random map

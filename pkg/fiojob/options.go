@@ -82,6 +82,16 @@ type job struct {
 	verifyAt    option
 	doVerify    bool
 	offsetAt    option
+	// fio's offset and offset_increment: bytes, or (pct above 0) a
+	// share of the file's size.
+	offset, offsetIncr       int64
+	offsetPct, offsetIncrPct int
+	offsetIncrAt             option
+	// fio's file_service_type: I/Os to each file before the next
+	// (roundrobin:N; 1 by default), or the refused type's name.
+	serviceNr   int
+	serviceType string
+	serviceAt   option
 	ba          [3]int64
 	baAt        option
 	notes       []string
@@ -102,7 +112,7 @@ func newJob(s *section) *job {
 	return &job{
 		name: s.name, sectionName: s.name, at: s.at, rw: "read", rwmix: [2]int{50, 50}, percRand: [3]int{100, 100, 100},
 		bs: [3]int64{4096, 4096, 4096}, iodepth: 1, numjobs: 1, nrfiles: 1,
-		engine: workload.EngineSync, engineName: "psync", kbBase: 1024, invalidate: true, doVerify: true,
+		engine: workload.EngineSync, engineName: "psync", kbBase: 1024, invalidate: true, doVerify: true, serviceNr: 1,
 		batchSubmit: -1, completeMin: -1, completeMax: -1,
 	}
 }
@@ -229,6 +239,9 @@ var handlers = map[string]func(*job, option) error{
 	"size":                       (*job).setSize,
 	"filesize":                   (*job).setFileSize,
 	"offset":                     (*job).setOffset,
+	"fileoffset":                 (*job).setOffset,
+	"offset_increment":           (*job).setOffsetIncrement,
+	"file_service_type":          (*job).setFileService,
 	"filename":                   (*job).setFilename,
 	"directory":                  (*job).setDirectory,
 	"filename_format":            (*job).setFormat,

@@ -2,6 +2,7 @@ package fiojob
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -71,12 +72,25 @@ func (j Job) line(key string) (pos, string) {
 	return j.at, key
 }
 
-// Point is jobs that fio runs at once: one access specification each, on
-// the same targets, for the same time.
+// Point is jobs that fio runs at once: one access specification each,
+// each on its own files (Job.Targets), each until its own end.
 type Point struct {
-	Name    string
-	Jobs    []Job
+	Name string
+	Jobs []Job
+	// Targets are every job's files, each once, in the order the jobs
+	// name them.
 	Targets []string
+}
+
+// SameTargets reports whether every job of the point runs on all of its
+// targets, in their order.
+func (p Point) SameTargets() bool {
+	for _, j := range p.Jobs {
+		if !slices.Equal(j.Targets, p.Targets) {
+			return false
+		}
+	}
+	return true
 }
 
 // Specs are the point's access specifications, one per job.
@@ -120,10 +134,15 @@ func Parse(name string, data []byte, o Options) ([]Point, error) {
 		}
 		p := &points[len(points)-1]
 		if len(p.Jobs) > 0 {
-			if err := sameRun(p.Jobs[0], j, p.Targets); err != nil {
+			if err := sameRun(p.Jobs[0], j); err != nil {
 				return nil, err
 			}
 			p.Name += "+" + j.Name
+			for _, t := range j.Targets {
+				if !slices.Contains(p.Targets, t) {
+					p.Targets = append(p.Targets, t)
+				}
+			}
 		}
 		p.Jobs = append(p.Jobs, j)
 	}
@@ -137,52 +156,25 @@ func Parse(name string, data []byte, o Options) ([]Point, error) {
 }
 
 // sameRun checks that a job fio would run at once with first can run as
-// another group of workers of the same ioprobe run.
-func sameRun(first, j Job, targets []string) error {
+// another group of workers of the same ioprobe run: jobs at once may have
+// their own files, run time and amount to do (each ends on its own, as
+// fio's), but start together after one ramp-up.
+func sameRun(first, j Job) error {
 	var at pos
 	var key string
 	e := &Error{Section: j.Name}
 	switch {
-	case strings.Join(j.Targets, ":") != strings.Join(targets, ":"):
-		at, key = j.line("filename")
-		e.Reason = fmt.Sprintf("runs at once with [%s] on other files (%s, not %s): ioprobe runs jobs at once only on the same targets (add stonewall, or give --target)",
-			first.Name, strings.Join(j.Targets, ":"), strings.Join(targets, ":"))
-	case j.Spec.Duration != first.Spec.Duration || j.Spec.Ramp != first.Spec.Ramp:
-		at, key = j.line("runtime")
-		if j.Spec.Duration == first.Spec.Duration {
-			at, key = j.line("ramp_time")
-		}
-		e.Reason = fmt.Sprintf("runs at once with [%s] for another runtime or ramp_time: ioprobe runs jobs at once for one time (add stonewall)", first.Name)
-	case j.Spec.Loops != first.Spec.Loops || j.Spec.IOBytes != first.Spec.IOBytes || j.Spec.IOCount != first.Spec.IOCount ||
-		(j.Spec.Budgeted() && j.Spec.RegionBytes != first.Spec.RegionBytes):
-		at, key = j.budgetLine(first)
-		e.Reason = fmt.Sprintf("runs at once with [%s] with another amount to do (size, io_size, number_ios, loops or time_based): fio ends each job on its own, ioprobe measures jobs run at once over one window (add stonewall)", first.Name)
+	case j.Spec.Ramp != first.Spec.Ramp:
+		at, key = j.line("ramp_time")
+		e.Reason = fmt.Sprintf("runs at once with [%s] with another ramp_time: ioprobe opens one measured window for the jobs it runs at once, after one ramp-up (add stonewall)", first.Name)
 	case j.StartDelay != first.StartDelay:
 		at, key = j.line("startdelay")
 		e.Reason = fmt.Sprintf("runs at once with [%s] with another startdelay (%v, not %v): ioprobe starts a run's workers together (add stonewall)", first.Name, j.StartDelay, first.StartDelay)
 	default:
-		// Jobs run for a time may each have their own size on the
-		// target: each group keeps its own region.
 		return nil
 	}
 	e.File, e.Line, e.Option = at.file, at.line, key
 	return e
-}
-
-// budgetLine names the option of j's amount to do that differs from
-// first's.
-func (j Job) budgetLine(first Job) (pos, string) {
-	switch {
-	case j.Spec.Budgeted() != first.Spec.Budgeted():
-		return j.line("time_based")
-	case j.Spec.Loops != first.Spec.Loops:
-		return j.line("loops")
-	case j.Spec.IOCount != first.Spec.IOCount:
-		return j.line("number_ios")
-	case j.Spec.IOBytes != first.Spec.IOBytes && j.last["io_size"].key != "":
-		return j.line("io_size")
-	}
-	return j.line("size")
 }
 
 // resolve applies a job's options as fio does: each [global] section

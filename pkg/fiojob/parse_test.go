@@ -91,8 +91,12 @@ func TestParseGroupsAndTargets(t *testing.T) {
 	pts, err = parse(t, text, Options{Targets: []string{"/dev/t1"}})
 	require.NoError(t, err)
 	require.Equal(t, []string{"/dev/t1"}, pts[1].Targets)
-	_, err = parse(t, text, Options{Targets: []string{"/dev/t1", "/dev/t2"}})
-	require.ErrorContains(t, err, "--target given 2 files")
+	// Several --target: every job's files, taken in turn as fio takes a
+	// filename list's.
+	pts, err = parse(t, text, Options{Targets: []string{"/dev/t1", "/dev/t2"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"/dev/t1", "/dev/t2"}, pts[1].Targets)
+	require.Equal(t, 1, pts[1].Jobs[0].Spec.FilesInTurn)
 
 	pts, err = parse(t, text, Options{Section: "c"})
 	require.NoError(t, err)
@@ -101,9 +105,15 @@ func TestParseGroupsAndTargets(t *testing.T) {
 	_, err = parse(t, text, Options{Section: "zz"})
 	require.EqualError(t, err, "job.fio: no job section [zz]")
 
-	// Jobs at once on different files cannot be one ioprobe run.
-	_, err = parse(t, "[global]\ntime_based\nruntime=5\n[a]\nfilename=/x\n[b]\nfilename=/y\n", Options{})
-	require.ErrorContains(t, err, "job.fio:7: [b] filename: runs at once with [a] on other files")
+	// Jobs at once on different files: one run, each job on its own.
+	pts, err = parse(t, "[global]\ntime_based\nruntime=5\n[a]\nfilename=/x\n[b]\nfilename=/y\n", Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"/x", "/y"}, pts[0].Targets)
+	require.False(t, pts[0].SameTargets())
+	require.Equal(t, []string{"/y"}, pts[0].Jobs[1].Targets)
+	// ... but after one ramp-up.
+	_, err = parse(t, "[global]\ntime_based\nruntime=5\n[a]\nfilename=/x\n[b]\nfilename=/y\nramp_time=1\n", Options{})
+	require.ErrorContains(t, err, "job.fio:8: [b] ramp_time: runs at once with [a] with another ramp_time")
 }
 
 func TestParseIncludeAndEnv(t *testing.T) {
@@ -145,7 +155,10 @@ func TestParseRefusals(t *testing.T) {
 		{base + "[j]\nzonemode=zbd\n", "job.fio:6: [j] zonemode: not an option ioprobe can run with fio's meaning"},
 		{base + "[j]\nioengine=mmap\n", `job.fio:6: [j] ioengine: "mmap": ioprobe runs the sync family (sync, psync, vsync, pvsync, pvsync2) and io_uring/libaio`},
 		{base + "[j]\nrw=randrw\nbs=4k,64k\n", `job.fio:7: [j] bs: a transfer size mix per direction (reads 4KiB, writes 64KiB): ioprobe's transfer sizes are the same for reads and writes`},
-		{base + "[j]\noffset=1m\n", "job.fio:6: [j] offset: ioprobe's access region starts at the target's offset 0"},
+		{base + "[j]\noffset=10%\n", "job.fio:6: [j] offset: a % of the file's size, whose size ioprobe does not know here (give it in bytes)"},
+		{base + "[j]\ndirect=1\noffset=1000\n", "job.fio:7: [j] offset: 1000 is not a multiple of the transfer size 4096: fio's direct I/O at it fails (EINVAL)"},
+		{base + "[j]\nfilename=/a:/b\nfile_service_type=random\n", "job.fio:7: [j] file_service_type: random: fio then picks each I/O's file at random (uniformly); ioprobe takes a job's files in turn (roundrobin, fio's default)"},
+		{base + "[j]\nfile_service_type=roundrobin:0\n", `job.fio:6: [j] file_service_type: "roundrobin:0": fio reads "0" as 0 I/Os per file, which it counts down from 2^32 (one file for good)`},
 		{base + "[j]\nsize=50%\n", "job.fio:6: [j] size: a size in % of the file, whose size ioprobe does not know here"},
 		{base + "[j]\nverify=md5\n", "job.fio:6: [j] verify: fio's verification is not ioprobe's (use ioprobe's --verify)"},
 		{base + "[j]\nbssplit=4k/60:8k/60:16k:32k\n", `job.fio:6: [j] bssplit: the percents add up to 120, over 100, with 2 sizes left to share the rest (fio: "bssplit percentages add to more than 100%")`},
@@ -153,7 +166,8 @@ func TestParseRefusals(t *testing.T) {
 
 		{base + "[j]\niodepth=0\n", "job.fio:6: [j] iodepth: must be between 1 and 1024"},
 		{"[j]\nfilename=/x\ntime_based\n", "job.fio:1: [j] runtime: missing: time_based without runtime runs until fio is killed"},
-		{"[global]\ntime_based\nruntime=1\n[j]\nnumjobs=2\n", "job.fio:5: [j] numjobs: without filename fio gives each clone its own file; ioprobe's workers share their targets (give filename or --target)"},
+		// f$jobnum$filenum: clone 11's f110 is clone 1's too.
+		{"[global]\ntime_based\nruntime=1\nsize=12m\n[j]\nnumjobs=12\nfilename_format=f$jobnum$filenum\nnrfiles=12\n", `job.fio:7: [j] filename_format: "f$jobnum$filenum" gives clone 11 some of another clone's files and some of its own: fio's clones then share part of their files, ioprobe's workers all or none`},
 		{"bs=4k\n[j]\n", "job.fio:1: bs: option before the first [section]"},
 		{"[global]\nbs=4k\n", "job.fio: no job section (only [global])"},
 		{"[j\n", `job.fio:1: not a section header: a section header is [name] (fio drops the header's last character, whatever it is)`},
@@ -206,7 +220,7 @@ func TestParseDurableWrites(t *testing.T) {
 		{base + "[j]\nrw=write\nfsync=-1\n", "job.fio:8: [j] fsync: \"-1\": fio splits a value at ',', ':' or '-' and finds nothing before it (a negative number is not one here)"},
 		{base + "[j]\nrw=write\nfdatasync=2g\n", "job.fio:8: [j] fdatasync: must be between 0 and 1073741824"},
 		{base + "[j]\nrw=write\nfsync=4\nfdatasync=1\n", "job.fio:9: [j] fdatasync: with fsync=4: fio then issues whichever falls due first; ioprobe flushes one way (give one of them)"},
-		{"[global]\ntime_based\nruntime=10\nfilename=/a:/b\n[j]\nrw=write\nfdatasync=1\n", "job.fio:4: [j] filename: 2 files: fio issues a job's I/Os to its files in turn from one thread (file_service_type), its iodepth over all of them; ioprobe keeps a queue on each file at once (give one file per job, a job section each)"},
+		{"[global]\ntime_based\nruntime=10\nfilename=/a:/b\n[j]\nrw=write\nfdatasync=1\n", "job.fio:7: [j] fdatasync: with 2 files (filename): fio counts the writes over all of a job's files and flushes the file its next I/O goes to; ioprobe flushes each file after every N writes to it"},
 	} {
 		_, err := parse(t, c.text, Options{})
 		require.EqualError(t, err, c.want, c.text)

@@ -15,8 +15,17 @@ type Job struct {
 	// file (fio-json's "job options" and "global options").
 	Fio *FioOptions `json:"fio,omitempty"`
 	Summary
-	Histogram Histograms `json:"histogram"`
-	IODepth   *Depth     `json:"iodepth,omitempty"`
+	// EndedAfterSeconds, when set, is when the job ended on its own, in
+	// seconds from the measured window's start: its budget spent (size,
+	// io_size, number_ios) or its own run time over, while other jobs of
+	// the point ran on (fio ends each job on its own). Its
+	// elapsed_seconds is then this, and its rates are its own counts over
+	// it, as fio's runtime of the job; its CPU stays its share of the
+	// run's. Absent: it ran to the window's end, and its rates are the
+	// run's in proportion to its I/Os.
+	EndedAfterSeconds float64    `json:"ended_after_seconds,omitempty"`
+	Histogram         Histograms `json:"histogram"`
+	IODepth           *Depth     `json:"iodepth,omitempty"`
 	// Clones are the job's workers one by one (fio's job clones,
 	// numjobs), for a job of a fio job file: fio reports each clone on
 	// its own without group_reporting.
@@ -27,8 +36,10 @@ type Job struct {
 type Clone struct {
 	Worker int `json:"worker"`
 	Summary
-	Histogram Histograms `json:"histogram"`
-	IODepth   *Depth     `json:"iodepth,omitempty"`
+	// EndedAfterSeconds: as Job's, for the clone on its own.
+	EndedAfterSeconds float64    `json:"ended_after_seconds,omitempty"`
+	Histogram         Histograms `json:"histogram"`
+	IODepth           *Depth     `json:"iodepth,omitempty"`
 }
 
 // FioOptions are a fio job's options as the user wrote them: the job
@@ -52,15 +63,17 @@ type FioOption struct {
 func (s *Summary) SetJobFigures() {
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
-		j.Summary.shareOf(s)
+		j.Summary.shareOf(s, j.EndedAfterSeconds)
 		for k := range j.Clones {
-			j.Clones[k].Summary.shareOf(s)
+			j.Clones[k].Summary.shareOf(s, j.Clones[k].EndedAfterSeconds)
 		}
 	}
 }
 
-// shareOf sets s's window, rates and CPU as its share of run's.
-func (s *Summary) shareOf(run *Summary) {
+// shareOf sets s's window, rates and CPU as its share of run's; ended,
+// when above 0, is its own end (EndedAfterSeconds): its window and its
+// rates are then its own.
+func (s *Summary) shareOf(run *Summary, ended float64) {
 	s.ElapsedSeconds = run.ElapsedSeconds
 	ops := div(float64(s.Ops), float64(run.Ops))
 	bytes := div(float64(s.Bytes), float64(run.Bytes))
@@ -69,6 +82,10 @@ func (s *Summary) shareOf(run *Summary) {
 	s.WriteIOPS = run.IOPS * div(float64(s.WriteOps), float64(run.Ops))
 	s.ThroughputBytesPerSecond = run.ThroughputBytesPerSecond * bytes
 	s.MBPerSecond = run.MBPerSecond * bytes
+	if ended > 0 {
+		s.ElapsedSeconds = ended
+		s.SetRates()
+	}
 	c := &run.CPU
 	s.CPU = DeriveCPU(CPUWork{Ops: s.Ops, IOPS: s.IOPS, MBPerSecond: s.MBPerSecond, ElapsedSeconds: s.ElapsedSeconds,
 		BusyCores: c.HostBusyCores * ops, UtilizationPct: c.HostUtilizationPct * ops,
@@ -97,11 +114,16 @@ func mergeJobs(a, b []Job) []Job {
 		x.Summary.addCounts(&y.Summary)
 		x.Histogram.Add(y.Histogram)
 		x.IODepth = addDepth(x.IODepth, y.IODepth)
+		// Merged runs ran at once (a fleet) or one after the other: a
+		// job's own end is no longer one window's; its rates are then
+		// the merged run's share.
+		x.EndedAfterSeconds = 0
 		for k := range x.Clones {
 			if k >= len(y.Clones) {
 				break
 			}
 			xc, yc := &x.Clones[k], &y.Clones[k]
+			xc.EndedAfterSeconds = 0
 			xc.Summary.addCounts(&yc.Summary)
 			xc.Histogram.Add(yc.Histogram)
 			xc.IODepth = addDepth(xc.IODepth, yc.IODepth)

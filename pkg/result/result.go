@@ -192,6 +192,18 @@ type Workload struct {
 	CompleteMin  int  `json:"complete_min,omitempty"`
 	CompletePoll bool `json:"complete_poll,omitempty"`
 	CompleteMax  int  `json:"complete_max,omitempty"`
+	// OffsetBytes, OffsetIncrementBytes: worker k's region started
+	// offset + k × increment bytes into each target (fio's offset and
+	// offset_increment; targets[].region_bytes is then where the last
+	// one ends).
+	OffsetBytes          int64 `json:"offset_bytes,omitempty"`
+	OffsetIncrementBytes int64 `json:"offset_increment_bytes,omitempty"`
+	// FilesInTurn: each worker issued this many I/Os to one of its
+	// targets, then to the next, its queue depth over all of them (fio's
+	// file_service_type=roundrobin); CloneFiles: each worker had its own
+	// share of the targets (fio's per-clone files).
+	FilesInTurn int  `json:"files_in_turn,omitempty"`
+	CloneFiles  bool `json:"clone_files,omitempty"`
 }
 
 // BlockSize is a transfer size and its weight in the mix.
@@ -205,8 +217,9 @@ type Target struct {
 	Path      string `json:"path"`
 	Kind      string `json:"kind"` // file | block
 	SizeBytes int64  `json:"size_bytes"`
-	// RegionBytes is the largest access region any workload of the run
-	// used on this target, from offset 0: I/O never reaches past it.
+	// RegionBytes is how far into this target any workload of the run
+	// reached, from offset 0 (its largest region, or where the last
+	// worker's region ends with an offset): I/O never reaches past it.
 	RegionBytes       int64  `json:"region_bytes,omitempty"`
 	Direct            bool   `json:"direct"`
 	LogicalBlockBytes int64  `json:"logical_block_bytes"`

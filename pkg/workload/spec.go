@@ -160,6 +160,48 @@ type Spec struct {
 	CompleteMin  int  `json:"complete_min,omitempty"`
 	CompletePoll bool `json:"complete_poll,omitempty"`
 	CompleteMax  int  `json:"complete_max,omitempty"`
+	// Offset and OffsetIncrement place each worker's region on its
+	// targets (fio's offset and offset_increment): worker k's region
+	// starts Offset + k × OffsetIncrement bytes into each target, and is
+	// RegionBytes long (0: to the target's end). Without them every
+	// region starts at the target's start.
+	Offset          int64 `json:"offset_bytes,omitempty"`
+	OffsetIncrement int64 `json:"offset_increment_bytes,omitempty"`
+	// OffsetAlign, when set, rounds each worker's start up to a multiple
+	// of it (fio rounds an offset given in % up to the smallest
+	// transfer, clone by clone).
+	OffsetAlign int64 `json:"offset_align_bytes,omitempty"`
+	// FilesInTurn, when set, is fio's file_service_type=roundrobin:N for
+	// a worker with several targets: it issues N I/Os to one target, then
+	// N to the next, in turn, its QueueDepth I/Os in flight over all of
+	// them (fio's iodepth is the job's), one sequential position and
+	// random map per target. 0: each target has its own QueueDepth
+	// I/Os in flight at once (ioprobe's and Iometer's rule).
+	FilesInTurn int `json:"files_in_turn,omitempty"`
+	// CloneFiles gives each worker its own share of the targets, in order
+	// (worker k the k-th of Workers equal shares), as fio gives each job
+	// clone its own files ($jobname.$jobnum.$filenum) when the job names
+	// none. false: every worker runs on every target.
+	CloneFiles bool `json:"clone_files,omitempty"`
+}
+
+// WorkerRegion is the start of worker k's region on a target (Offset +
+// k × OffsetIncrement, rounded up to OffsetAlign).
+func (s *Spec) WorkerRegion(k int) int64 {
+	off := s.Offset + int64(k)*s.OffsetIncrement
+	if a := s.OffsetAlign; a > 0 && off%a != 0 {
+		off += a - off%a
+	}
+	return off
+}
+
+// Extent is how far into a target the regions of every worker reach when
+// RegionBytes is set (0 when it is not: to the target's end).
+func (s *Spec) Extent() int64 {
+	if s.RegionBytes == 0 {
+		return 0
+	}
+	return s.WorkerRegion(max(s.Workers, 1)-1) + s.RegionBytes
 }
 
 // Submission returns, for a worker of n queue slots, how many I/Os it
@@ -447,6 +489,9 @@ func (s *Spec) validateRun() error {
 		return specErr(FieldSync, strconv.Quote(s.Sync), "must be one of %s", strings.Join(SyncModes, ", "))
 	}
 	align := s.Alignment()
+	if err := s.validatePlacement(align); err != nil {
+		return err
+	}
 	if s.RegionBytes < 0 {
 		return specErr(FieldRegion, s.RegionBytes, "must not be negative")
 	}

@@ -28,36 +28,31 @@ type lane struct {
 	stats *engine.Lane
 	pacer engine.Pacer
 	sleep *engine.Sleeper // paced lanes: the pacer's (closed when the lane ends)
+	// turn is the lane's targets in turn (Spec.FilesInTurn): it issues
+	// every I/Os to one, then moves to the next; nil: one target.
+	turn  []turnTarget
+	at    int // the target of turn in use
+	every int
+	left  int // I/Os left on it
+}
+
+// turnTarget is one target of a lane that takes its targets in turn.
+type turnTarget struct {
+	fd    int
+	gen   *workload.Generator
+	stats *engine.Lane
 }
 
 // Run implements engine.Engine.
 func (e *Engine) Run(w *engine.Worker) error {
-	n := len(w.Targets) * w.QueueDepth
-	lanes := make([]*lane, 0, n)
-	for t, tgt := range w.Targets {
-		for q := 0; q < w.QueueDepth; q++ {
-			gen, err := w.Generator(t, q)
-			if err != nil {
-				for _, l := range lanes {
-					if l.sleep != nil {
-						l.sleep.Close()
-					}
-				}
-				return err
+	lanes, err := newLanes(w)
+	if err != nil {
+		for _, l := range lanes {
+			if l.sleep != nil {
+				l.sleep.Close()
 			}
-			l := &lane{
-				fd:    tgt.FD,
-				buf:   w.Slot(t, q, w.Spec.MaxBlock()),
-				gen:   gen,
-				stats: w.NewLane(t),
-				pacer: w.LanePacer(n, len(lanes)),
-			}
-			if l.pacer.Paced() {
-				l.sleep = w.Ctl.NewSleeper()
-				l.pacer.SleepWith(l.sleep)
-			}
-			lanes = append(lanes, l)
 		}
+		return err
 	}
 	w.SetReady()
 	var wg sync.WaitGroup
@@ -78,10 +73,84 @@ func (e *Engine) Run(w *engine.Worker) error {
 	// only while measuring), with the worker's depth the lanes it runs.
 	var ops uint64
 	for _, l := range lanes {
-		ops += l.stats.Read.Latency.Count() + l.stats.Write.Latency.Count()
+		for _, t := range l.targets() {
+			ops += t.stats.Read.Latency.Count() + t.stats.Write.Latency.Count()
+		}
 	}
 	w.Depth.SubmittedEach(ops, w.QueueDepth)
 	return nil
+}
+
+// newLanes sets up the worker's lanes: QueueDepth on each target, or, with
+// the targets in turn (fio's file_service_type), QueueDepth in all, each
+// going over every target in turn.
+func newLanes(w *engine.Worker) ([]*lane, error) {
+	turn := w.Spec.FilesInTurn > 0 && len(w.Targets) > 1
+	n := len(w.Targets) * w.QueueDepth
+	if turn {
+		n = w.QueueDepth
+	}
+	lanes := make([]*lane, 0, n)
+	add := func(l *lane) {
+		l.pacer = w.LanePacer(n, len(lanes))
+		if l.pacer.Paced() {
+			l.sleep = w.Ctl.NewSleeper()
+			l.pacer.SleepWith(l.sleep)
+		}
+		lanes = append(lanes, l)
+	}
+	if turn {
+		for q := 0; q < w.QueueDepth; q++ {
+			l := &lane{buf: w.Slot(0, q, w.Spec.MaxBlock()), every: w.Spec.FilesInTurn, left: w.Spec.FilesInTurn}
+			for t, tgt := range w.Targets {
+				gen, err := w.Generator(t, q)
+				if err != nil {
+					return lanes, err
+				}
+				l.turn = append(l.turn, turnTarget{fd: tgt.FD, gen: gen, stats: w.NewLane(t)})
+			}
+			l.fd, l.gen, l.stats = l.turn[0].fd, l.turn[0].gen, l.turn[0].stats
+			add(l)
+		}
+		return lanes, nil
+	}
+	for t, tgt := range w.Targets {
+		for q := 0; q < w.QueueDepth; q++ {
+			gen, err := w.Generator(t, q)
+			if err != nil {
+				return lanes, err
+			}
+			add(&lane{fd: tgt.FD, buf: w.Slot(t, q, w.Spec.MaxBlock()), gen: gen, stats: w.NewLane(t)})
+		}
+	}
+	return lanes, nil
+}
+
+// targets are the lane's targets: its one, or those it takes in turn.
+func (l *lane) targets() []turnTarget {
+	if l.turn == nil {
+		return []turnTarget{{fd: l.fd, gen: l.gen, stats: l.stats}}
+	}
+	return l.turn
+}
+
+// next moves a lane that takes its targets in turn on after an I/O: to
+// the next target once it has issued its every I/Os to this one (fio's
+// get_next_file_rr, file_service_nr).
+func (l *lane) next() {
+	if l.turn == nil {
+		return
+	}
+	if l.left--; l.left > 0 {
+		return
+	}
+	l.left = l.every
+	l.at++
+	if l.at == len(l.turn) {
+		l.at = 0
+	}
+	t := &l.turn[l.at]
+	l.fd, l.gen, l.stats = t.fd, t.gen, t.stats
 }
 
 // run is the hot loop: no allocation, no lock.
@@ -129,6 +198,7 @@ func (l *lane) run(w *engine.Worker) {
 		if op.Write && w.FlushDue(l.stats) {
 			t0, t1 = l.flush(w)
 		}
+		l.next()
 		y.Tick(t1, t1-t0)
 	}
 }

@@ -98,6 +98,13 @@ type loop struct {
 	// spent: the worker's stop-after budget is spent; the loop issues
 	// nothing more and returns once what is in flight has completed.
 	spent bool
+
+	// With the targets in turn (Spec.FilesInTurn, fio's
+	// file_service_type=roundrobin:N) the slots are the worker's
+	// QueueDepth over all its targets: each I/O goes to target turnAt,
+	// which moves on after turnEvery I/Os (turnLeft left); turnEvery 0:
+	// every slot keeps its own target.
+	turnAt, turnEvery, turnLeft int
 }
 
 // flushTag marks a CQE's user_data as a flush's (the low bits are the
@@ -141,6 +148,10 @@ func (e *Engine) Run(w *engine.Worker) error {
 // descriptors and READ/WRITE with the same buffers.
 func newLoop(w *engine.Worker) (*loop, error) {
 	n := w.QueueDepth * len(w.Targets)
+	turn := w.Spec.FilesInTurn > 0 && len(w.Targets) > 1
+	if turn {
+		n = w.QueueDepth
+	}
 	if n <= 0 {
 		return nil, fmt.Errorf("nothing to do: queue depth %d, %d targets", w.QueueDepth, len(w.Targets))
 	}
@@ -166,6 +177,9 @@ func newLoop(w *engine.Worker) (*loop, error) {
 
 		flushDue: -1,
 		held:     -1,
+	}
+	if turn {
+		l.turnEvery, l.turnLeft = w.Spec.FilesInTurn, w.Spec.FilesInTurn
 	}
 	for _, ln := range w.Spec.Normalized() {
 		l.delays = l.delays || ln.DelayMs > 0
@@ -196,7 +210,8 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	iovs := make([]unix.Iovec, n)
 	for i := range l.slots {
 		t, q := i/w.QueueDepth, i%w.QueueDepth
-		buf := w.Slot(t, q, w.Spec.MaxBlock())
+		buf := w.Slot(t, q, w.Spec.MaxBlock()) // with the targets in turn: t is 0
+
 		l.slots[i] = slot{buf: buf, addr: uint64(uintptr(unsafe.Pointer(&buf[0]))), tgt: &l.targets[t]}
 		iovs[i] = unix.Iovec{Base: &buf[0]}
 		iovs[i].SetLen(len(buf))
@@ -397,6 +412,9 @@ func (l *loop) fill() int64 {
 		}
 		i := l.free[len(l.free)-1]
 		s := &l.slots[i]
+		if l.turnEvery > 0 {
+			s.tgt = &l.targets[l.turnAt]
+		}
 		if d := l.pacer.Next(now, s.tgt.gen, &s.op); d > 0 {
 			return d
 		}
@@ -406,6 +424,7 @@ func (l *loop) fill() int64 {
 			l.spent = true
 			break
 		}
+		l.turn()
 		if s.op.DropCache {
 			l.w.DropCache(l.w.Targets[s.tgt.lane.Target].FD)
 		}
@@ -416,6 +435,21 @@ func (l *loop) fill() int64 {
 		l.prep(i)
 	}
 	return 0
+}
+
+// turn moves the targets in turn on after an I/O was drawn: to the next
+// once turnEvery I/Os went to this one (fio's get_next_file_rr).
+func (l *loop) turn() {
+	if l.turnEvery == 0 {
+		return
+	}
+	if l.turnLeft--; l.turnLeft > 0 {
+		return
+	}
+	l.turnLeft = l.turnEvery
+	if l.turnAt++; l.turnAt == len(l.targets) {
+		l.turnAt = 0
+	}
 }
 
 // prep writes the SQE of the I/O drawn into slot i, once a full batch
