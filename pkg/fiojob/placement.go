@@ -209,4 +209,3 @@ func (j *job) offsets(spec *workload.Spec, info FileInfo, alike bool, region *in
 func (j *job) failAt(at option, reason string) error {
 	return &Error{File: at.at.file, Line: at.at.line, Section: j.sectionName, Option: at.key, Reason: reason}
 }
-
