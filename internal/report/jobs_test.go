@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,6 +87,46 @@ func TestJobsInTextAndCSV(t *testing.T) {
 	require.Equal(t, []string{"rr", "496300", "496300"}, []string{rows[1][w], rows[1][ops], rows[1][reads]})
 	require.Equal(t, []string{"sw", "244450", "0"}, []string{rows[2][w], rows[2][ops], rows[2][reads]})
 	require.Equal(t, []string{"rr+sw", "740750", "496300"}, []string{rows[3][w], rows[3][ops], rows[3][reads]})
+	// The total row's mix is the one measured (issue 33 item 8): not the
+	// first job's 100% read of 4 KiB.
+	rp, rnd, sizes := col("read_pct"), col("random_pct"), col("block_sizes")
+	require.Equal(t, []string{"100", "100", "4096:1"}, []string{rows[1][rp], rows[1][rnd], rows[1][sizes]})
+	require.Equal(t, []string{"0", "0", "65536:1"}, []string{rows[2][rp], rows[2][rnd], rows[2][sizes]})
+	require.Equal(t, []string{"67", "67", "4096:496300;65536:244450"}, []string{rows[3][rp], rows[3][rnd], rows[3][sizes]})
+}
+
+// A job that ended on its own (issue 33 item 2) has its figures over its
+// own time, in every output: its IOPS, the text's column of each job's
+// time, the CSV's elapsed_seconds, fio-json's runtime and iops.
+func TestJobsWithTheirOwnEnd(t *testing.T) {
+	r := jobsResult(false)
+	window := r.Summary.ElapsedSeconds
+	sw := &r.Summary.Jobs[1]
+	sw.EndedAfterSeconds = window / 4
+	sw.Clones[0].EndedAfterSeconds = window / 4
+	r.Summary.SetJobFigures()
+	require.InEpsilon(t, 244_450/(window/4), sw.IOPS, 1e-9, "its I/Os over its own time")
+	require.InEpsilon(t, window/4, sw.ElapsedSeconds, 1e-12)
+	rr := r.Summary.Jobs[0]
+	require.InEpsilon(t, window, rr.ElapsedSeconds, 1e-12, "a job that ran to the end has the window")
+	require.InEpsilon(t, r.Summary.IOPS*496_300/740_750, rr.IOPS, 1e-9)
+
+	var b bytes.Buffer
+	require.NoError(t, WriteText(&b, r))
+	require.Regexp(t, `(?m)^Per job +I/Os +reads +writes +IOPS +MB/s +mean ms +p99 ms +own s$`, b.String())
+
+	b.Reset()
+	require.NoError(t, WriteCSV(&b, []*result.Result{r}, true))
+	rows, err := csv.NewReader(&b).ReadAll()
+	require.NoError(t, err)
+	e := slices.Index(rows[0], "elapsed_seconds")
+	require.Equal(t, result.Float(window/4), rows[2][e])
+	require.Equal(t, result.Float(window), rows[3][e])
+
+	doc := fioJobsDoc(t, r)
+	require.Len(t, doc.Jobs, 3)
+	require.Equal(t, int64(math.Round(window/4*1000)), doc.Jobs[2].Runtime, "job_runtime: sw's own")
+	require.Equal(t, int64(math.Round(window*1000)), doc.Jobs[0].Runtime)
 }
 
 type fioJobsTestDoc struct {
