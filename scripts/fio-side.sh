@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fio and ioprobe side by side on the same job files (issues 16 and 22): for each
+# fio and ioprobe side by side on the same job files (issues 16, 22 and 33): for each
 # job in scripts/fioside/*.fio, both tools run it on one loop device and the
 # script compares, from each tool's own JSON and from the kernel's
 # /sys/block/loopN/stat, the read share and the mean transfer size, and from
@@ -9,6 +9,7 @@
 #
 #   make fio-side            # or: scripts/fio-side.sh
 #   DURATION=5 scripts/fio-side.sh
+#   JOBS='scripts/fioside/[k-o]*.fio' scripts/fio-side.sh   # some of the jobs
 #
 # Needs root (the loop device), fio, strace and python3. It writes only to
 # its own loop device over a file in /tmp, detached and removed at exit.
@@ -34,6 +35,9 @@ truncate -s 64M "$work/backing"
 loopdev=$(losetup -f --show --direct-io=on "$work/backing")
 case "$loopdev" in /dev/loop*) ;; *) die "not a loop device: $loopdev" ;; esac
 dev=${loopdev#/dev/}
+# The kernel's counters of our device: on (another run may have switched
+# a loop device's off before it was detached; the setting outlives it).
+echo 1 > "/sys/block/$dev/queue/iostats"
 stat() { cat "/sys/block/$dev/stat"; }
 # The device's counters every 20 ms with the wall clock, so that a tool's
 # figures can be compared with the kernel's over the tool's own measured
@@ -43,20 +47,33 @@ sample() {
 	while :; do echo "$(date +%s.%N) $(cat "/sys/block/$dev/stat")"; sleep 0.02; done
 }
 
-for job in scripts/fioside/*.fio; do
+# shellcheck disable=SC2086 # JOBS is a glob
+for job in ${JOBS:-scripts/fioside/*.fio}; do
 	name=$(basename "$job" .fio)
-	sed "s|\${RUNTIME}|$DURATION|; s|\${DEV}|$loopdev|" "$job" > "$work/$name.fio"
-	sed "s|\${RUNTIME}|$TRACE|; s|\${DEV}|$loopdev|; s|^ioengine=.*|ioengine=psync|; s|^numjobs=.*|numjobs=1|" "$job" > "$work/$name.trace.fio"
+	# A job with directory=${DIR} runs on files of its own in $work
+	# (issue 33: several files per job, fio's names): the tools share them
+	# (fio lays them out first), and ioprobe runs the job's files, not
+	# --target.
+	dir="$work/$name.files"
+	mkdir -p "$dir"
+	target=(--target "$loopdev")
+	if grep -q '\${DIR}' "$job"; then target=(); fi
+	sed "s|\${RUNTIME}|$DURATION|; s|\${DEV}|$loopdev|; s|\${DIR}|$dir|" "$job" > "$work/$name.fio"
+	sed "s|\${RUNTIME}|$TRACE|; s|\${DEV}|$loopdev|; s|\${DIR}|$dir|; s|^ioengine=.*|ioengine=psync|; s|^numjobs=.*|numjobs=1|" "$job" > "$work/$name.trace.fio"
 	stat > "$work/$name.fio.stat0"
 	fio --output-format=json --output="$work/$name.fio.json" "$work/$name.fio" >/dev/null
 	stat > "$work/$name.fio.stat1"
 	sample > "$work/$name.ioprobe.samples" &
 	sampler=$!
-	"$work/ioprobe" run --fio-job "$work/$name.fio" --target "$loopdev" --allow-destructive -o json > "$work/$name.ioprobe.json" 2>"$work/$name.ioprobe.err"
+	"$work/ioprobe" run --fio-job "$work/$name.fio" "${target[@]}" --allow-destructive -o json > "$work/$name.ioprobe.json" 2>"$work/$name.ioprobe.err"
 	kill "$sampler"; wait "$sampler" 2>/dev/null || true; sampler=""
+	# The same result as fio's JSON (its jobs one by one) and as CSV (a
+	# point's total row).
+	"$work/ioprobe" report "$work/$name.ioprobe.json" --output fio-json > "$work/$name.ioprobe.fio.json"
+	"$work/ioprobe" report "$work/$name.ioprobe.json" --output csv > "$work/$name.ioprobe.csv"
 	strace -ff -qq --seccomp-bpf -ttt -e trace=openat,close,pread64,pwrite64 -o "$work/$name.fio.strace" fio "$work/$name.trace.fio" >/dev/null
 	strace -ff -qq --seccomp-bpf -ttt -e trace=openat,close,pread64,pwrite64 -o "$work/$name.ioprobe.strace" \
-		"$work/ioprobe" run --fio-job "$work/$name.trace.fio" --target "$loopdev" --allow-destructive -o json >"$work/$name.trace.json" 2>"$work/$name.trace.err"
+		"$work/ioprobe" run --fio-job "$work/$name.trace.fio" "${target[@]}" --allow-destructive -o json >"$work/$name.trace.json" 2>"$work/$name.trace.err"
 done
 python3 scripts/fioside/compare.py "$work" "$loopdev" || status=$?
 if [ -n "${KEEP:-}" ]; then cp -r "$work" "$KEEP"; fi

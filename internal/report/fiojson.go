@@ -241,9 +241,11 @@ func fioJobOf(r *result.Result, e *fioEntry) fioJob {
 	}
 	last := e.members[len(e.members)-1]
 	j := fioJob{
-		JobName:    e.members[0].name,
-		GroupID:    e.members[0].group,
-		Elapsed:    int64(math.Round(elapsed + r.Workload.RampSeconds)),
+		JobName: e.members[0].name,
+		GroupID: e.members[0].group,
+		// fio's elapsed is the whole run's, since fio started, in every
+		// job (stat.c: mtime_since_genesis), not the job's own.
+		Elapsed:    int64(math.Round(r.Summary.ElapsedSeconds + r.Workload.RampSeconds)),
 		JobOptions: last.options(r),
 		JobRuntime: int64(math.Round(runs * 1000)),
 		Trim:       fioDir{},

@@ -27,12 +27,12 @@ completed, I/Os merged into them and the mean request size, which must
 agree within 2% (fio submits each I/O on its own, and so does ioprobe by
 default: 4 KiB sequential reads reach the device as 4 KiB requests).
 """
-import collections, datetime, glob, json, os, re, sys
+import collections, csv, datetime, glob, json, os, re, sys
 
 work, dev = sys.argv[1], sys.argv[2]
 # strace -ff -ttt: one file per thread (PREFIX.TID), no interleaved lines.
 CALL = re.compile(r'^([\d.]+) (pread64|pwrite64)\((\d+), .*, (\d+), (\d+)\)\s+= (-?\d+)')
-OPEN = re.compile(r'^([\d.]+) openat\(.*?"([^"]*)".*\)\s+= (\d+)')
+OPEN = re.compile(r'^([\d.]+) openat\((AT_FDCWD|\d+), "([^"]*)".*\)\s+= (\d+)')
 CLOSE = re.compile(r'^([\d.]+) close\((\d+)\)')
 MARGIN = 0.3  # seconds left out at each end of ioprobe's window
 
@@ -117,10 +117,16 @@ def events(prefix):
     return sorted(out)
 
 
-def trace(prefix, since=0.0):
-    """Per-size counts and the random shares of the I/Os on the device:
-    offset != the end of the thread's previous I/O, and != the end of its
-    previous I/O in the same direction (fio's last_pos[ddir])."""
+def trace(prefix, since=0.0, where=None, looks=False):
+    """Per-size counts and the random shares of the I/Os on the device
+    (or on the files under the directory where): offset != the end of the
+    thread's previous I/O on the file, and != the end of its previous I/O
+    in the same direction (fio's last_pos[ddir]); and the lowest offset and
+    highest end reached. looks: leave out ioprobe's own looks for
+    signatures of a run that writes (its safety checks: 64 KiB reads at
+    the places its scan before since read, again just before the first
+    write and after each interval)."""
+    on = (lambda path: path == dev) if where is None else (lambda path: path is not None and path.startswith(where))
     # What a descriptor names: the thread's own open of it if it made one
     # (fio's jobs are processes with their own tables), else the latest
     # open of that number by any thread (ioprobe's threads share one).
@@ -128,24 +134,35 @@ def trace(prefix, since=0.0):
     last, lastdir = {}, {}
     sizes = collections.Counter()
     rand = randdir = n = 0
+    lo, hi = None, 0
+    scanned = set()
     for t, tid, kind, g in events(prefix):
         if kind == "open":
-            path = g[0]
+            dirfd, path, fd = g
             if path.startswith("/proc/self/fd/"):
                 # ioprobe reopens its target through /proc/self/fd for a
                 # buffered or O_DSYNC group: the same file.
                 path = anyone.get(path[len("/proc/self/fd/"):], path)
-            mine[(tid, g[1])] = anyone[g[1]] = path
+            elif dirfd != "AT_FDCWD" and not path.startswith("/"):
+                # ioprobe opens a file by name within its directory.
+                path = mine.get((tid, dirfd), anyone.get(dirfd, "")) + "/" + path
+            mine[(tid, fd)] = anyone[fd] = path
             continue
         if kind == "close":
             mine.pop((tid, g[0]), None)
             continue
         call, fd, ln, off, res = g
-        if mine.get((tid, fd), anyone.get(fd)) != dev or t < since:
+        if not on(mine.get((tid, fd), anyone.get(fd))):
             continue
         ln, off = int(ln), int(off)
-        if int(res) != ln:
+        look = looks and call == "pread64" and ln == 65536
+        if t < since:
+            if look:
+                scanned.add(off)
             continue
+        if int(res) != ln or (look and off in scanned):
+            continue
+        lo, hi = off if lo is None else min(lo, off), max(hi, off + ln)
         key, dkey = (tid, fd), (tid, fd, call)
         if key in last and dkey in lastdir:
             n += 1
@@ -154,7 +171,7 @@ def trace(prefix, since=0.0):
             sizes[ln] += 1
         last[key] = lastdir[dkey] = off + ln
     pct = lambda x: 100.0 * x / n if n else 0
-    return sizes, pct(rand), pct(randdir), n
+    return sizes, pct(rand), pct(randdir), n, (lo or 0, hi)
 
 
 def share(sizes, k):
@@ -171,6 +188,11 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
     text = open(jf).read()
     budget = "time_based" not in text
     rated = "rate" in text
+    # A job on files of its own (directory=) does not use the loop
+    # device: its kernel figures are another device's, not compared, and
+    # strace follows the files under its directory.
+    files = re.search(r"^directory=(.*)$", text, re.M)
+    where = files.group(1) + "/" if files else None
     lo, hi = window(doc)
     out = {
         "fio JSON": fio_json(p + ".fio.json"),
@@ -178,8 +200,10 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
         "ioprobe JSON": ioprobe_json(doc),
         "ioprobe diskstats": ioprobe_device(doc) if budget else figures(*sampled(p + ".ioprobe.samples", lo + MARGIN, hi - MARGIN)),
     }
+    if files:
+        del out["fio diskstats"], out["ioprobe diskstats"]
     tdoc = json.load(open(p + ".trace.json"))
-    ts = {"fio": trace(p + ".fio.strace"), "ioprobe": trace(p + ".ioprobe.strace", window(tdoc)[0])}
+    ts = {"fio": trace(p + ".fio.strace", 0.0, where), "ioprobe": trace(p + ".ioprobe.strace", window(tdoc)[0], where, "safety_checks" in tdoc)}
     ref = out["fio JSON"]
     share_tol = 10 if rated else 2
     mean_tol = 0.03 if "bssplit" in text and "norandommap" not in text else 0.02
@@ -206,11 +230,78 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
     # The random map's shortened sizes vary run to run: the 4k share of
     # h's 32 MiB pass by 0.82 points (1 sd over 300 simulated passes).
     size_tol = 4 if mean_tol == 0.03 else 2
-    for tool, (sizes, rnd, rnddir, n) in ts.items():
+    for tool, (sizes, rnd, rnddir, n, reach) in ts.items():
         mix = " ".join("%dk %.1f%%" % (k // 1024, share(sizes, k)) for k in sorted(sizes))
         ok = abs(rnddir - fs[2]) <= 2 and all(abs(share(sizes, k) - share(fs[0], k)) <= size_tol for k in set(sizes) | set(fs[0]))
+        if "offset" in text:
+            # Where the region lies (issue 33 item 4): the same first and
+            # last byte reached.
+            ok &= reach == fs[4]
+            mix += " (bytes %d-%d)" % reach
         bad |= not ok
         rows.append((name, tool + " strace", "", "", mix, "%.2f%%" % rnd, "%.2f%%" % rnddir, str(n), "", "" if ok else "DIFFERS"))
+
+# Each of fio's jobs (a clone, or a job of several run at once) on its
+# own (issue 33 items 2 and 3): its I/Os (exact, both tools stop after
+# fio's budget), its runtime and IOPS; of jobs that differ only in size,
+# one with half the I/Os of another or less ends first in both tools; and
+# each IOPS is its I/Os over its own runtime. ioprobe's entries are its
+# result as fio-json.
+jobrows = []
+for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
+    if jf.endswith(".trace.fio") or "time_based" in open(jf).read():
+        continue
+    name = os.path.basename(jf)[:-4]
+    p = os.path.join(work, name)
+    tools = {"fio": json.load(open(p + ".fio.json"))["jobs"], "ioprobe": json.load(open(p + ".ioprobe.fio.json"))["jobs"]}
+    if len(tools["fio"]) < 2:
+        continue
+    ok = len(tools["fio"]) == len(tools["ioprobe"])
+    ends = {}
+    for tool, jobs in tools.items():
+        ends[tool] = []
+        for j in jobs:
+            ios = j["read"]["total_ios"] + j["write"]["total_ios"]
+            rt = max(j["read"]["runtime"], j["write"]["runtime"])
+            iops = j["read"]["iops"] + j["write"]["iops"]
+            ends[tool].append((ios, rt))
+            ok &= rt > 0 and abs(iops * rt / 1000 - ios) <= max(1, 0.02 * ios)
+            jobrows.append([name, tool, j["jobname"], str(ios), "%d ms" % rt, "%.0f" % iops])
+    if ok:
+        for (fi, _), (ii, _) in zip(ends["fio"], ends["ioprobe"]):
+            ok &= fi == ii
+        # Ends compared only between jobs that differ in size alone.
+        alike = len({(j["job options"].get("rw"), j["job options"].get("bs")) for j in tools["fio"]}) == 1
+        for tool, e in ends.items():
+            for a in e if alike else []:
+                for b in e:
+                    if 2 * a[0] <= b[0]:
+                        ok &= a[1] < b[1]
+    bad |= not ok
+    for r in jobrows:
+        if r[0] == name:
+            r.append("" if ok else "DIFFERS")
+
+# A point of several jobs: CSV's total row says the mix measured (issue 33
+# item 8): fio's share of reads over all its jobs, every size.
+csvrows = []
+for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
+    if jf.endswith(".trace.fio"):
+        continue
+    name = os.path.basename(jf)[:-4]
+    p = os.path.join(work, name)
+    rows_ = list(csv.reader(open(p + ".ioprobe.csv")))
+    head, body = rows_[0], rows_[1:]
+    if len(body) < 2:
+        continue
+    total = body[-1]
+    f = fio_json(p + ".fio.json")
+    got = int(total[head.index("read_pct")])
+    sizes = sorted(int(x.split(":")[0]) for x in total[head.index("block_sizes")].split(";"))
+    want = sorted({int(j["job options"].get("bs", "4k").rstrip("k")) * 1024 for j in json.load(open(p + ".fio.json"))["jobs"]})
+    ok = abs(got - f["read%"]) <= 0.5 and sizes == want
+    bad |= not ok
+    csvrows.append((name, "%.2f%%" % f["read%"], str(got), " ".join(map(str, want)), total[head.index("block_sizes")], "" if ok else "DIFFERS"))
 
 print("| job | source | read share | mean transfer | sizes | random (any direction) | random (per direction, fio's) | I/Os | IOPS read / write | |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -226,8 +317,8 @@ def requests(rio, rmerge, rb, wio, wmerge, wb):
 # What reached the device: the requests it completed, their mean size and
 # the I/Os the block layer merged into them (fio submits each I/O on its
 # own, and so does ioprobe by default). ioprobe's are its summary.device
-# (its measured window). A buffered job's are the page cache's: not
-# compared.
+# (its measured window). A buffered job's are the page cache's, a job on
+# files of its own another device's: not compared.
 print()
 print("| job | tool | requests at the device | merged | mean request | |")
 print("| --- | --- | --- | --- | --- | --- |")
@@ -244,10 +335,21 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
     dev = json.load(open(p + ".ioprobe.json"))["summary"].get("device") or {}
     ir = requests(dev.get("read_ops", 0), dev.get("read_merges", 0), dev.get("read_bytes", 0),
                   dev.get("write_ops", 0), dev.get("write_merges", 0), dev.get("write_bytes", 0))
-    compared = "direct=1" in text
+    compared = "direct=1" in text and not re.search(r"^directory=", text, re.M)
     ok = not compared or abs(ir["size"] - fr["size"]) <= 0.02 * fr["size"]
     bad |= not ok
     for tool, r in (("fio", fr), ("ioprobe", ir)):
         print("| %s | %s | %d | %d | %.0f B | %s |" % (name, tool, r["requests"], r["merged"], r["size"],
                                                     "" if ok else "DIFFERS" if tool == "ioprobe" else ""))
+
+print()
+print("| job file | tool | job | I/Os | runtime | IOPS | |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+for r in jobrows:
+    print("| " + " | ".join(r) + " |")
+print()
+print("| job file | fio read share | ioprobe CSV total read_pct | fio sizes | ioprobe CSV total block_sizes | |")
+print("| --- | --- | --- | --- | --- | --- |")
+for r in csvrows:
+    print("| " + " | ".join(r) + " |")
 sys.exit(1 if bad else 0)
