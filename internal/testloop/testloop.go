@@ -56,6 +56,13 @@ func File(t testing.TB, backing string) string {
 			t.Errorf("detach %s: %v: %s", dev, err, out)
 		}
 	})
+	// The kernel's counters of the device on: a test that switched a
+	// loop device's off leaves the setting to the next one attached
+	// under that name, whose /sys/block/DEV/stat would then stay still.
+	iostats := filepath.Join("/sys/block", filepath.Base(dev), "queue", "iostats")
+	if err := os.WriteFile(iostats, []byte("1"), 0); err != nil && !os.IsNotExist(err) {
+		t.Fatalf("%s: %v", iostats, err)
+	}
 	return dev
 }
 
