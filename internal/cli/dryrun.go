@@ -101,6 +101,18 @@ func describeSpec(s workload.Spec) string {
 	if s.FsyncOnClose {
 		b.WriteString(", fsync on close")
 	}
+	if s.Offset > 0 || s.OffsetIncrement > 0 {
+		fmt.Fprintf(&b, ", worker k's region from %s + k × %s", workload.FormatSize(s.Offset), workload.FormatSize(s.OffsetIncrement))
+		if s.OffsetAlign > 0 {
+			fmt.Fprintf(&b, " (up to a multiple of %s)", workload.FormatSize(s.OffsetAlign))
+		}
+	}
+	if s.CloneFiles {
+		b.WriteString(", each worker its own share of the targets")
+	}
+	if s.FilesInTurn > 0 {
+		fmt.Fprintf(&b, ", targets in turn (%d I/O(s) each, qd over all)", s.FilesInTurn)
+	}
 	for i, l := range s.Lines {
 		fmt.Fprintf(&b, "\n     line %d: %s", i+1, workload.FormatLine(l))
 	}
