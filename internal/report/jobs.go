@@ -56,7 +56,7 @@ func jobsTable(r *result.Result) *table {
 			cells = append(cells, figureCell(id.Figure(), s))
 		}
 		if own {
-			cells = append(cells, strconv.FormatFloat(s.ElapsedSeconds, 'f', 2, 64))
+			cells = append(cells, strconv.FormatFloat(result.Value(result.FigElapsed, s), 'f', 2, 64))
 		}
 		t.add(cells...)
 	}

@@ -157,6 +157,10 @@ func (j *job) setFormat(o option) error {
 	return nil
 }
 
+// MaxFiles bounds the files of one job (its clones' together): each is a
+// target ioprobe opens, checks and keeps a queue's buffers for.
+const MaxFiles = 4096
+
 // files are the job's files as fio names them: filename's list (each
 // behind directory's first entry and a '/', whatever it is: fio's
 // set_name_idx), shared by the job's clones; else nrfiles names made from
@@ -184,6 +188,13 @@ func (j *job) files(o Options) (names []string, clones bool, at option, err erro
 		if fi, err := o.Stat(j.section()); err == nil && fi.Exists && !fi.Regular {
 			return []string{j.section()}, false, option{}, nil
 		}
+	}
+	if n := j.numjobs * j.nrfiles; n > MaxFiles {
+		at := j.nrfilesAt
+		if at.key == "" {
+			at = j.numjobsAt
+		}
+		return nil, false, at, fmt.Errorf("%d clones × %d files is %d files: ioprobe opens at most %d for a job", j.numjobs, j.nrfiles, n, MaxFiles)
 	}
 	var first []string
 	for k := 0; k < j.numjobs; k++ {

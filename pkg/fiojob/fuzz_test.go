@@ -1,14 +1,15 @@
 package fiojob
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse: any input either parses into points whose specifications are
-// valid and whose jobs share their point's targets, or is refused with an
-// *Error; never a panic.
+// valid and whose targets are their jobs' files, each once, or is refused
+// with an *Error; never a panic.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"[global]\ntime_based\nruntime=10\nfilename=/dev/x\n[j]\nrw=randrw\nbssplit=4k/10:64k\n",
@@ -31,10 +32,21 @@ func FuzzParse(f *testing.F) {
 		require.NotEmpty(t, pts)
 		for _, p := range pts {
 			require.NotEmpty(t, p.Jobs)
+			var union []string
 			for _, j := range p.Jobs {
 				require.NoError(t, j.Spec.Validate())
-				require.Equal(t, p.Targets, j.Targets)
+				require.NotEmpty(t, j.Targets)
+				require.LessOrEqual(t, len(j.Targets), MaxFiles)
+				if j.Spec.CloneFiles {
+					require.Zero(t, len(j.Targets)%j.Spec.Workers)
+				}
+				for _, tg := range j.Targets {
+					if !slices.Contains(union, tg) {
+						union = append(union, tg)
+					}
+				}
 			}
+			require.Equal(t, union, p.Targets)
 		}
 	})
 }

@@ -166,6 +166,7 @@ func TestParseRefusals(t *testing.T) {
 
 		{base + "[j]\niodepth=0\n", "job.fio:6: [j] iodepth: must be between 1 and 1024"},
 		{"[j]\nfilename=/x\ntime_based\n", "job.fio:1: [j] runtime: missing: time_based without runtime runs until fio is killed"},
+		{"[j]\nsize=1g\nnrfiles=100\nnumjobs=50\n", "job.fio:3: [j] nrfiles: 50 clones × 100 files is 5000 files: ioprobe opens at most 4096 for a job"},
 		// f$jobnum$filenum: clone 11's f110 is clone 1's too.
 		{"[global]\ntime_based\nruntime=1\nsize=12m\n[j]\nnumjobs=12\nfilename_format=f$jobnum$filenum\nnrfiles=12\n", `job.fio:7: [j] filename_format: "f$jobnum$filenum" gives clone 11 some of another clone's files and some of its own: fio's clones then share part of their files, ioprobe's workers all or none`},
 		{"bs=4k\n[j]\n", "job.fio:1: bs: option before the first [section]"},
