@@ -54,42 +54,36 @@ func (j *job) setFileSize(o option) error {
 }
 
 // setOffset is fio's offset: bytes, or N% of the file's size (options.c:
-// str_offset_cb); in zones refused, as size in zones is.
+// str_offset_cb).
 func (j *job) setOffset(o option) error {
-	n, err := j.offsetNumber(o)
-	if err != nil {
-		return err
-	}
-	j.offset, j.offsetPct, j.offsetAt = 0, 0, o
-	if n.percent {
-		j.offsetPct = int(n.val)
-	} else {
-		j.offset = n.val
-	}
-	return nil
+	j.offsetAt = o
+	return j.setOffsetValue(o, &j.offset, &j.offsetPct)
 }
 
 // setOffsetIncrement is fio's offset_increment: each clone's region starts
 // its number × this after offset (filesetup.c: get_start_offset).
 func (j *job) setOffsetIncrement(o option) error {
-	n, err := j.offsetNumber(o)
+	j.offsetIncrAt = o
+	return j.setOffsetValue(o, &j.offsetIncr, &j.offsetIncrPct)
+}
+
+// setOffsetValue reads an offset in bytes or % into bytes or pct (the
+// other set to 0); in zones refused, as a size in zones is.
+func (j *job) setOffsetValue(o option, bytes *int64, pct *int) error {
+	if strings.HasSuffix(strings.TrimSpace(o.value), "z") {
+		return errors.New("an offset in zones is for zoned devices (zonemode), which ioprobe does not run")
+	}
+	n, err := j.num(o)
 	if err != nil {
 		return err
 	}
-	j.offsetIncr, j.offsetIncrPct, j.offsetIncrAt = 0, 0, o
+	*bytes, *pct = 0, 0
 	if n.percent {
-		j.offsetIncrPct = int(n.val)
+		*pct = int(n.val)
 	} else {
-		j.offsetIncr = n.val
+		*bytes = n.val
 	}
 	return nil
-}
-
-func (j *job) offsetNumber(o option) (number, error) {
-	if strings.HasSuffix(strings.TrimSpace(o.value), "z") {
-		return number{}, errors.New("an offset in zones is for zoned devices (zonemode), which ioprobe does not run")
-	}
-	return j.num(o)
 }
 
 // setFileService is fio's file_service_type (options.c: str_fst_cb):
@@ -108,8 +102,7 @@ func (j *job) setFileService(o option) error {
 	}
 	j.serviceType, j.serviceNr, j.serviceAt = kind, 1, o
 	if hasNr && (kind == "roundrobin" || kind == "sequential" || kind == "random") {
-		// fio's atoi: leading digits, else 0 (then one I/O per file:
-		// file_service_left is 0 or less).
+		// fio's atoi: the leading digits (none: 0, refused below).
 		v := 0
 		for _, c := range strings.TrimSpace(nr) {
 			if c < '0' || c > '9' || v > workload.MaxFilesInTurn {
