@@ -223,6 +223,18 @@ func workloadLine(wl result.Workload) string {
 	if wl.RandomMap {
 		s += ", fio's random map"
 	}
+	if wl.OffsetBytes > 0 || wl.OffsetIncrementBytes > 0 {
+		s += ", worker k's region from " + iec(wl.OffsetBytes)
+		if wl.OffsetIncrementBytes > 0 {
+			s += " + k × " + iec(wl.OffsetIncrementBytes)
+		}
+	}
+	if wl.CloneFiles {
+		s += ", each worker its own targets"
+	}
+	if wl.FilesInTurn > 0 {
+		s += ", targets in turn (" + count(uint64(wl.FilesInTurn)) + " " + plural(wl.FilesInTurn, "I/O", "I/Os") + " each)"
+	}
 	if wl.Verify {
 		s += ", verifying reads"
 	}
