@@ -112,7 +112,11 @@ func workerTargets(spec *workload.Spec, all []Target, k int) ([]Target, error) {
 	out := make([]Target, len(ts))
 	for i, t := range ts {
 		r := t.Region
-		if spec.RegionBytes == 0 {
+		if spec.RegionBytes > 0 {
+			// The target holds the regions of every worker (the runner
+			// opened it for Spec.Extent).
+			r.Len = spec.RegionBytes
+		} else {
 			// To the end of what the target holds (fio: io_size is the
 			// file's size less the clone's offset).
 			r.Len -= start

@@ -66,8 +66,12 @@ type harness struct {
 	issues      []issued
 }
 
-// laneKey names one worker's stream on one target.
+// laneKey names one worker's stream on one target, or with allTargets
+// on all of them.
 type laneKey struct{ worker, target int }
+
+// allTargets is laneKey's target for a worker's I/Os on all its targets.
+const allTargets = -1
 
 // run starts the workers, lets them run until limit I/Os have completed
 // (or until stop is called from elsewhere), and returns the workers.
@@ -119,6 +123,9 @@ func (h *harness) issue(s *engine.Lane, op *engine.IO) {
 	}
 	h.inFlight[k]++
 	h.maxInFlight[k] = max(h.maxInFlight[k], h.inFlight[k])
+	all := laneKey{s.Worker, allTargets}
+	h.inFlight[all]++
+	h.maxInFlight[all] = max(h.maxInFlight[all], h.inFlight[all])
 	h.mu.Unlock()
 }
 
@@ -128,6 +135,7 @@ func (h *harness) record(s *engine.Lane, op *engine.IO, res int64) {
 	h.trace = append(h.trace, traced{worker: s.Worker, target: s.Target, write: op.Write, random: op.Random, off: op.Offset, len: op.Len, res: res, line: op.Line, at: at, due: op.Due})
 	if k := (laneKey{s.Worker, s.Target}); h.inFlight[k] > 0 {
 		h.inFlight[k]--
+		h.inFlight[laneKey{s.Worker, allTargets}]--
 	} else {
 		h.overIssued = true
 	}

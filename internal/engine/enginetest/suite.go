@@ -59,6 +59,7 @@ func runAll(t *testing.T, f Factory, path string) {
 	t.Run("BudgetCount", func(t *testing.T) { testBudgetCount(t, f, path) })
 	t.Run("BudgetBytes", func(t *testing.T) { testBudgetBytes(t, f, path) })
 	t.Run("NoAllocsPerIO", func(t *testing.T) { testNoAllocsPerIO(t, f, path) })
+	t.Run("TargetsInTurn", func(t *testing.T) { testTargetsInTurn(t, f, path) })
 }
 
 // testFlush: --fdatasync 3 at QD 1 is exactly write, write, write, flush,

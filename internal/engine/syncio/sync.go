@@ -2,6 +2,7 @@ package syncio
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -28,12 +29,12 @@ type lane struct {
 	stats *engine.Lane
 	pacer engine.Pacer
 	sleep *engine.Sleeper // paced lanes: the pacer's (closed when the lane ends)
-	// turn is the lane's targets in turn (Spec.FilesInTurn): it issues
-	// every I/Os to one, then moves to the next; nil: one target.
-	turn  []turnTarget
-	at    int // the target of turn in use
-	every int
-	left  int // I/Os left on it
+	// turn is the worker's targets in turn (Spec.FilesInTurn): the
+	// worker's lanes take them together, every I/Os to one, then the
+	// next, counting in issued (shared by the lanes); nil: one target.
+	turn   []turnTarget
+	every  uint64
+	issued *atomic.Uint64
 }
 
 // turnTarget is one target of a lane that takes its targets in turn.
@@ -100,8 +101,9 @@ func newLanes(w *engine.Worker) ([]*lane, error) {
 		lanes = append(lanes, l)
 	}
 	if turn {
+		issued := new(atomic.Uint64)
 		for q := 0; q < w.QueueDepth; q++ {
-			l := &lane{buf: w.Slot(0, q, w.Spec.MaxBlock()), every: w.Spec.FilesInTurn, left: w.Spec.FilesInTurn}
+			l := &lane{buf: w.Slot(0, q, w.Spec.MaxBlock()), every: uint64(w.Spec.FilesInTurn), issued: issued}
 			for t, tgt := range w.Targets {
 				gen, err := w.Generator(t, q)
 				if err != nil {
@@ -109,7 +111,6 @@ func newLanes(w *engine.Worker) ([]*lane, error) {
 				}
 				l.turn = append(l.turn, turnTarget{fd: tgt.FD, gen: gen, stats: w.NewLane(t)})
 			}
-			l.fd, l.gen, l.stats = l.turn[0].fd, l.turn[0].gen, l.turn[0].stats
 			add(l)
 		}
 		return lanes, nil
@@ -134,22 +135,15 @@ func (l *lane) targets() []turnTarget {
 	return l.turn
 }
 
-// next moves a lane that takes its targets in turn on after an I/O: to
-// the next target once it has issued its every I/Os to this one (fio's
-// get_next_file_rr, file_service_nr).
+// next points a lane that takes its targets in turn at the target of the
+// worker's next I/O: every I/Os to one, then the next (fio's
+// get_next_file_rr, file_service_nr), whichever lane issues them.
 func (l *lane) next() {
 	if l.turn == nil {
 		return
 	}
-	if l.left--; l.left > 0 {
-		return
-	}
-	l.left = l.every
-	l.at++
-	if l.at == len(l.turn) {
-		l.at = 0
-	}
-	t := &l.turn[l.at]
+	n := l.issued.Add(1) - 1
+	t := &l.turn[(n/l.every)%uint64(len(l.turn))]
 	l.fd, l.gen, l.stats = t.fd, t.gen, t.stats
 }
 
@@ -160,6 +154,7 @@ func (l *lane) run(w *engine.Worker) {
 	var seq uint64
 	var y engine.Yielder
 	for !ctl.Stopped() {
+		l.next()
 		if !l.pacer.NextWait(ctl, l.gen, &op) {
 			return
 		}
@@ -198,7 +193,6 @@ func (l *lane) run(w *engine.Worker) {
 		if op.Write && w.FlushDue(l.stats) {
 			t0, t1 = l.flush(w)
 		}
-		l.next()
 		y.Tick(t1, t1-t0)
 	}
 }

@@ -1,0 +1,90 @@
+//go:build linux
+
+package enginetest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/engine"
+	"github.com/ioprobe/ioprobe/pkg/workload"
+)
+
+// testTargetsInTurn: with Spec.FilesInTurn a worker takes its targets in
+// turn as fio's file_service_type=roundrobin:N does — N I/Os to one, then
+// N to the next — its queue depth over all of them (fio's iodepth is the
+// job's): at QD 1 the I/Os go t0, t0, t1, t1, t2, t2, t0 …; at QD 4 never
+// more than 4 are in flight on the worker's targets together, and each
+// target has its share of the budget. Each worker's region starts at its
+// offset (Spec.Offset + k × OffsetIncrement), and with CloneFiles each
+// worker runs on its own targets only.
+func testTargetsInTurn(t *testing.T, f Factory, path string) {
+	regions := []workload.Region{{Len: 4 * mib}, {Start: 8 * mib, Len: 4 * mib}, {Start: 16 * mib, Len: 4 * mib}}
+	targets := func() []engine.Target {
+		var out []engine.Target
+		for i, r := range regions {
+			out = append(out, engine.Target{FD: openDirect(t, path, unix.O_RDONLY), Region: r, Index: i})
+		}
+		return out
+	}
+	read4k := []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}
+
+	t.Run("order", func(t *testing.T) {
+		h := &harness{t: t, eng: f(), targets: targets(),
+			spec: workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 100, QueueDepth: 1, Workers: 1,
+				FilesInTurn: 2, IOCount: 60, Loops: 1}}
+		h.run()
+		require.Len(t, h.trace, 60)
+		for i, tr := range h.trace {
+			require.Equal(t, (i/2)%3, tr.target, "I/O %d: two to each target in turn", i)
+			r := regions[tr.target]
+			require.True(t, tr.off >= r.Start && tr.off+tr.len <= r.Start+r.Len, describe(tr))
+		}
+	})
+
+	t.Run("one queue over the targets", func(t *testing.T) {
+		const qd = 4
+		h := &harness{t: t, eng: f(), targets: targets(),
+			spec: workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 2,
+				FilesInTurn: 1, IOCount: 3000, Loops: 1}}
+		h.run()
+		require.False(t, h.overIssued)
+		perTarget := map[laneKey]int{}
+		for _, tr := range h.trace {
+			perTarget[laneKey{tr.worker, tr.target}]++
+		}
+		for w := 0; w < 2; w++ {
+			require.Equal(t, qd, h.maxInFlight[laneKey{w, allTargets}], "worker %d: its queue depth over all its targets", w)
+			for tg := range regions {
+				require.Equal(t, 1000, perTarget[laneKey{w, tg}], "worker %d target %d: a third of its I/Os", w, tg)
+			}
+		}
+	})
+
+	t.Run("offsets and own targets", func(t *testing.T) {
+		// Six targets, three workers each with its own two, each
+		// worker's 1 MiB region 2 MiB further in than the previous one's.
+		var ts []engine.Target
+		for i := 0; i < 6; i++ {
+			ts = append(ts, engine.Target{FD: openDirect(t, path, unix.O_RDONLY), Region: workload.Region{Len: 16 * mib}, Index: i})
+		}
+		h := &harness{t: t, eng: f(), targets: ts,
+			spec: workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 0, QueueDepth: 2, Workers: 3, RegionBytes: 1 * mib,
+				Offset: 4 * mib, OffsetIncrement: 2 * mib, CloneFiles: true, FilesInTurn: 1, Loops: 1}}
+		h.run()
+		seen := map[laneKey]int{}
+		for _, tr := range h.trace {
+			// Worker k's lane index is its own target's: 0 and 1.
+			start := 4*mib + int64(tr.worker)*2*mib
+			require.True(t, tr.off >= start && tr.off+tr.len <= start+mib, "worker %d: %s outside [%d, %d)", tr.worker, describe(tr), start, start+mib)
+			seen[laneKey{tr.worker, tr.target}]++
+		}
+		for w := 0; w < 3; w++ {
+			for tg := 0; tg < 2; tg++ {
+				require.Equal(t, 256, seen[laneKey{w, tg}], "worker %d, its target %d: one pass of 1 MiB", w, tg)
+			}
+		}
+	})
+}
