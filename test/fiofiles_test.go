@@ -126,6 +126,17 @@ func TestFioSizeAboveTheDevice(t *testing.T) {
 		require.Equal(t, i == 0, r.Targets[0].Created, "made by the first job")
 		require.Equal(t, i == 1, r.Targets[0].Extended, "grown by the second")
 	}
+	// A file ioprobe did not make (fio's) is never grown, whatever
+	// --allow-destructive says: refused, the file as it was.
+	foreign := filepath.Join(files, "fio.dat")
+	job := filepath.Join(files, "grow.fio")
+	require.NoError(t, os.WriteFile(job, []byte("[j]\nfilename="+foreign+"\ndirect=1\nrw=read\nbs=64k\nsize=4m\n"), 0o600))
+	o := ioprobe(t, files, "run", "--fio-job", job, "--allow-destructive")
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Contains(t, o.stderr, "region 4MiB is larger than the target's size 2MiB")
+	fi, err := os.Stat(foreign)
+	require.NoError(t, err)
+	require.Equal(t, int64(2<<20), fi.Size())
 }
 
 // TestFioJobsEndOnTheirOwn (issue 33 item 2): jobs at once with their own
