@@ -25,7 +25,6 @@ for t in fio strace python3; do command -v $t >/dev/null || die "$t is not insta
 work=$(mktemp -d /tmp/fio-side.XXXXXX)
 loopdev=""
 cleanup() {
-	if [ -n "$sampler" ]; then kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; fi
 	if [ -n "$loopdev" ]; then losetup -d "$loopdev" || echo "fio-side: could not detach $loopdev" >&2; fi
 	rm -rf "$work"
 }
@@ -39,13 +38,6 @@ dev=${loopdev#/dev/}
 # a loop device's off before it was detached; the setting outlives it).
 echo 1 > "/sys/block/$dev/queue/iostats"
 stat() { cat "/sys/block/$dev/stat"; }
-# The device's counters every 20 ms with the wall clock, so that a tool's
-# figures can be compared with the kernel's over the tool's own measured
-# window (ioprobe reads the device before it runs: its signature scan).
-sampler=""
-sample() {
-	while :; do echo "$(date +%s.%N) $(cat "/sys/block/$dev/stat")"; sleep 0.02; done
-}
 
 # shellcheck disable=SC2086 # JOBS is a glob
 for job in ${JOBS:-scripts/fioside/*.fio}; do
@@ -63,10 +55,7 @@ for job in ${JOBS:-scripts/fioside/*.fio}; do
 	stat > "$work/$name.fio.stat0"
 	fio --output-format=json --output="$work/$name.fio.json" "$work/$name.fio" >/dev/null
 	stat > "$work/$name.fio.stat1"
-	sample > "$work/$name.ioprobe.samples" &
-	sampler=$!
 	"$work/ioprobe" run --fio-job "$work/$name.fio" "${target[@]}" --allow-destructive -o json > "$work/$name.ioprobe.json" 2>"$work/$name.ioprobe.err"
-	kill "$sampler"; wait "$sampler" 2>/dev/null || true; sampler=""
 	# The same result as fio's JSON (its jobs one by one) and as CSV (a
 	# point's total row).
 	"$work/ioprobe" report "$work/$name.ioprobe.json" --output fio-json > "$work/$name.ioprobe.fio.json"

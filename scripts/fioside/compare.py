@@ -1,31 +1,33 @@
 """Compares fio's and ioprobe's runs of the same job files (scripts/fio-side.sh).
 
 For each job: the read share and mean transfer size from each tool's JSON
-and from the loop device's /sys/block/DEV/stat (I/Os as issued: completed
-plus merged); per-size counts and the random share from strace of a short
-psync run of one thread. ioprobe's kernel and strace figures are taken over
-its measured run only (the result's started_at and duration): before it,
-ioprobe reads the device for signatures. Prints a Markdown table; exits 1
-when a share differs from fio's by more than 2 points or a mean size by
-more than 2%.
+and from the loop device's /sys/block/DEV/stat; per-size counts and the
+random share from strace of a short psync run of one thread. fio's kernel
+figures are the counters around its run; ioprobe's are its own
+summary.device, the counters over its measured window (before it,
+ioprobe reads the device for signatures), less the reads of its looks for
+signatures after each interval of a run that writes
+(safety_checks.window_read_*), and its strace figures start with its
+measured run (started_at). A time-based job's kernel figures count I/Os as
+issued (completed plus merged), a budgeted one's completed requests.
+Prints a Markdown table; exits 1 when a share differs from fio's by more
+than 2 points or a mean size by more than 2%.
 
 Jobs without time_based (issue 22's items: units, rate per direction, the
-random map, buffered writes) stop after fio's budget, so their counts and
-bytes are compared too: exactly, except the random map's I/O count, which
-varies with the random offsets (3%, about 3 standard deviations of
-ioprobe's run-to-run spread of the mean size for 32 MiB, 1.1%; its size
-shares from strace within 4 points, 5 standard deviations). ioprobe's kernel figures for them
-are its summary.device (its measured window; such runs are too short for
-the 20 ms sampler's margins), so both tools' kernel figures count
-completed requests there, merges left out. A job with a rate also shows each
-direction's I/Os per second, which must stay within 5% of its cap; the
-read share of a capped mix is compared within 10 points (each direction
-runs on its own schedule). A buffered job's kernel figures are the page
-cache's writeback (4 KiB pages, some read first), compared tool against
-tool within 5%. A second table gives what reached the device: requests
-completed, I/Os merged into them and the mean request size, which must
-agree within 2% (fio submits each I/O on its own, and so does ioprobe by
-default: 4 KiB sequential reads reach the device as 4 KiB requests).
+random map, buffered writes; issue 33's) stop after fio's budget, so their
+counts and bytes are compared too: exactly, except the random map's I/O
+count, which varies with the random offsets (3%, about 3 standard
+deviations of ioprobe's run-to-run spread of the mean size for 32 MiB,
+1.1%; its size shares from strace within 4 points, 5 standard
+deviations). A job with a rate also shows each direction's I/Os per
+second, which must stay within 5% of its cap; the read share of a capped
+mix is compared within 10 points (each direction runs on its own
+schedule). A buffered job's kernel figures are the page cache's writeback
+(4 KiB pages, some read first), compared tool against tool within 5%. A
+second table gives what reached the device: requests completed, I/Os
+merged into them and the mean request size, which must agree within 2%
+(fio submits each I/O on its own, and so does ioprobe by default: 4 KiB
+sequential reads reach the device as 4 KiB requests).
 """
 import collections, csv, datetime, glob, json, os, re, sys
 
@@ -34,7 +36,6 @@ work, dev = sys.argv[1], sys.argv[2]
 CALL = re.compile(r'^([\d.]+) (pread64|pwrite64)\((\d+), .*, (\d+), (\d+)\)\s+= (-?\d+)')
 OPEN = re.compile(r'^([\d.]+) openat\((AT_FDCWD|\d+), "([^"]*)".*\)\s+= (\d+)')
 CLOSE = re.compile(r'^([\d.]+) close\((\d+)\)')
-MARGIN = 0.3  # seconds left out at each end of ioprobe's window
 
 
 def counters(fields):
@@ -67,18 +68,6 @@ def window(doc):
     return start, start + w["duration_seconds"]
 
 
-def sampled(path, lo, hi):
-    """Counter deltas between the first and last sample inside [lo, hi]."""
-    inside = []
-    for line in open(path):
-        parts = line.split()
-        if len(parts) > 8 and lo <= float(parts[0]) <= hi:
-            inside.append(counters(parts[1:]))
-    if len(inside) < 2:
-        return 0, 0, 0, 0
-    return tuple(b - a for a, b in zip(inside[0], inside[-1]))
-
-
 def fio_json(path):
     rio = rb = wio = wb = 0
     riops = wiops = 0.0
@@ -98,9 +87,24 @@ def ioprobe_json(doc):
     return f
 
 
-def ioprobe_device(doc):
+def looks(doc):
+    """The reads of ioprobe's own looks for signatures (a run that writes
+    looks after every interval) inside its window: the kernel counts
+    them, the job did not issue them."""
+    c = doc.get("safety_checks") or {}
+    return c.get("window_read_ops", 0), c.get("window_read_bytes", 0)
+
+
+def ioprobe_device(doc, issued=False):
+    """ioprobe's summary.device (the kernel's counters over its measured
+    window), less its looks' reads; issued adds the I/Os the block layer
+    merged (I/Os as issued, as fio's time-based figures count them)."""
     d = doc["summary"].get("device") or {}
-    return figures(d.get("read_ops", 0), d.get("read_bytes", 0), d.get("write_ops", 0), d.get("write_bytes", 0))
+    lops, lbytes = looks(doc)
+    rio, wio = d.get("read_ops", 0) - lops, d.get("write_ops", 0)
+    if issued:
+        rio, wio = rio + d.get("read_merges", 0), wio + d.get("write_merges", 0)
+    return figures(rio, d.get("read_bytes", 0) - lbytes, wio, d.get("write_bytes", 0))
 
 
 def events(prefix):
@@ -193,12 +197,11 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
     # strace follows the files under its directory.
     files = re.search(r"^directory=(.*)$", text, re.M)
     where = files.group(1) + "/" if files else None
-    lo, hi = window(doc)
     out = {
         "fio JSON": fio_json(p + ".fio.json"),
         "fio diskstats": figures(*(b - a for a, b in zip((completed if budget else stat)(p + ".fio.stat0"), (completed if budget else stat)(p + ".fio.stat1")))),
         "ioprobe JSON": ioprobe_json(doc),
-        "ioprobe diskstats": ioprobe_device(doc) if budget else figures(*sampled(p + ".ioprobe.samples", lo + MARGIN, hi - MARGIN)),
+        "ioprobe diskstats": ioprobe_device(doc, not budget),
     }
     if files:
         del out["fio diskstats"], out["ioprobe diskstats"]
@@ -333,8 +336,10 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
     b = [int(x) for x in open(p + ".fio.stat1").read().split()]
     d = [y - x for x, y in zip(a, b)]
     fr = requests(d[0], d[1], d[2] * 512, d[4], d[5], d[6] * 512)
-    dev = json.load(open(p + ".ioprobe.json"))["summary"].get("device") or {}
-    ir = requests(dev.get("read_ops", 0), dev.get("read_merges", 0), dev.get("read_bytes", 0),
+    idoc = json.load(open(p + ".ioprobe.json"))
+    dev = idoc["summary"].get("device") or {}
+    lops, lbytes = looks(idoc)
+    ir = requests(dev.get("read_ops", 0) - lops, dev.get("read_merges", 0), dev.get("read_bytes", 0) - lbytes,
                   dev.get("write_ops", 0), dev.get("write_merges", 0), dev.get("write_bytes", 0))
     compared = "direct=1" in text and not re.search(r"^directory=", text, re.M)
     ok = not compared or abs(ir["size"] - fr["size"]) <= 0.02 * fr["size"]
