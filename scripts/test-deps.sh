@@ -103,6 +103,21 @@ have genisoimage  || need+=(genisoimage)
 have mkapfs       || need+=(apfsprogs)
 have mkfs.ubifs   || need+=(mtd-utils)
 have ubinize      || need+=(mtd-utils)
+# Backup metadata, filesystems at a partition's start, disk images
+# (test/safety_backups_test.go, internal/blkid): each format's own
+# recovery tool is the referee, and qemu-img names the images.
+have xfs_repair   || need+=(xfsprogs)
+have ntfsfix      || need+=(ntfs-3g)
+have fsck.vfat    || need+=(dosfstools)
+have fsck.exfat   || need+=(exfatprogs)
+have fsck.jfs     || need+=(jfsutils)
+have fsck.ocfs2   || need+=(ocfs2-tools)
+have e2fsck       || need+=(e2fsprogs)
+have dumpe2fs     || need+=(e2fsprogs)
+have pvck         || need+=(lvm2)
+have vgcreate     || need+=(lvm2)
+have apfsck       || need+=(apfsprogs)
+have qemu-img     || need+=(qemu-utils)
 
 # --- Monitoring: Prometheus 3 and Grafana's published types ------------
 # After the Debian packages (they bring go's neighbours node and npm), as a

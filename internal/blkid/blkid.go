@@ -51,8 +51,19 @@ type Probe struct {
 }
 
 // Probes is the registry of every type this package recognises, in the
-// order libblkid probes them where that matters.
+// order libblkid probes them where that matters, then the disk images no
+// libblkid release knows (image.go).
 func Probes() []Probe {
+	var ps []Probe
+	ps = append(ps, superblockProbes()...)
+	ps = append(ps, imageProbes()...)
+	ps = append(ps, ptableProbes()...)
+	return ps
+}
+
+// superblockProbes are libblkid's superblocks chain: what may also lie at
+// the start of a partition whose table is gone (starts.go).
+func superblockProbes() []Probe {
 	var ps []Probe
 	ps = append(ps, raidProbes()...)
 	ps = append(ps, volumeProbes()...)
@@ -60,25 +71,79 @@ func Probes() []Probe {
 	ps = append(ps, swapProbes()...)
 	ps = append(ps, filesystemProbes()...)
 	ps = append(ps, zfsProbes()...)
-	ps = append(ps, ptableProbes()...)
 	return ps
 }
 
-// Scan runs every probe over a device of size bytes read through r, whose
-// logical sector is sectorSize bytes (0: 512), and returns everything found,
-// ordered by offset then type. Reads that fail or fall outside the device
-// count as "not there"; Scan never reads outside [0, size).
+// Scan looks for everything on a device of size bytes read through r,
+// whose logical sector is sectorSize bytes (0: 512), and returns what it
+// found, ordered by offset then type. Reads that fail or fall outside the
+// device count as "not there"; Scan never reads outside [0, size).
+//
+// It looks in three rounds, each only when the rounds before found
+// nothing: every probe at its places (ScanPrimary); then the backup
+// copies formats keep of metadata their first copy also holds (Backups:
+// an XFS filesystem whose primary superblock was wiped); then, as on a
+// disk whose partition table was wiped, the places a partition usually
+// starts (PartitionStarts). A device that holds a primary is refused for
+// it, and its backups would say no more.
 func Scan(r io.ReaderAt, size, sectorSize int64) []Signature {
+	return ScanKeeping(r, size, sectorSize, nil)
+}
+
+// ScanKeeping is Scan where keep (nil: everything) decides which
+// findings count, before a round decides whether the next is needed: the
+// caller's own data that happens to hold a magic (a random sector of
+// ioprobe's) must not stand in for the backups behind it.
+func ScanKeeping(r io.ReaderAt, size, sectorSize int64, keep func(Signature) bool) []Signature {
 	d := NewDev(r, size, sectorSize)
+	found := kept(runProbes(d, Probes()), keep)
+	if len(found) == 0 {
+		found = kept(findBackups(d), keep)
+	}
+	if len(found) == 0 {
+		found = kept(findAtPartitionStarts(d), keep)
+	}
+	sortSignatures(found)
+	return found
+}
+
+// ScanPrimary runs every probe at its places and nothing more: no backup
+// search, no partition starts. It is what a look for a signature that
+// appeared while ioprobe writes needs (whatever writes one writes its
+// primary: mkfs, pvcreate, sgdisk, qemu-img), at a fraction of Scan's
+// reads on a blank device.
+func ScanPrimary(r io.ReaderAt, size, sectorSize int64) []Signature {
+	found := runProbes(NewDev(r, size, sectorSize), Probes())
+	sortSignatures(found)
+	return found
+}
+
+func runProbes(d *Dev, ps []Probe) []Signature {
 	var found []Signature
-	for _, p := range Probes() {
+	for _, p := range ps {
 		found = append(found, p.Find(d)...)
 	}
+	return found
+}
+
+func kept(sigs []Signature, keep func(Signature) bool) []Signature {
+	if keep == nil {
+		return sigs
+	}
+	var out []Signature
+	for _, s := range sigs {
+		if keep(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sortSignatures(found []Signature) {
 	sort.SliceStable(found, func(i, j int) bool {
 		if found[i].Offset != found[j].Offset {
 			return found[i].Offset < found[j].Offset
 		}
 		return found[i].Type < found[j].Type
 	})
-	return found
 }

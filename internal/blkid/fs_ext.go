@@ -1,7 +1,5 @@
 package blkid
 
-import "math/bits"
-
 // The ext family shares one superblock at 1 KiB (magic 0xEF53 at byte
 // 0x38 of it) and libblkid tells ext4dev, ext4, ext3, ext2 and an external
 // journal (jbd) apart by feature flags, trying them in that order: the
@@ -51,35 +49,27 @@ func extType(d *Dev, sbOff int64) string {
 	return "ext2"
 }
 
+// extKinds are the ext family's types, in libblkid's order.
+var extKinds = []struct {
+	typ   string
+	usage Usage
+	what  string
+}{
+	{"ext4dev", Filesystem, "an ext4dev (test) filesystem"},
+	{"ext4", Filesystem, "an ext4 filesystem"},
+	{"ext3", Filesystem, "an ext3 filesystem"},
+	{"ext2", Filesystem, "an ext2 filesystem"},
+	{"jbd", Other, "an ext3/ext4 external journal (jbd)"},
+}
+
 func extProbes() []Probe {
 	var ps []Probe
-	for _, t := range []struct {
-		typ   string
-		usage Usage
-		what  string
-	}{
-		{"ext4dev", Filesystem, "an ext4dev (test) filesystem"},
-		{"ext4", Filesystem, "an ext4 filesystem"},
-		{"ext3", Filesystem, "an ext3 filesystem"},
-		{"ext2", Filesystem, "an ext2 filesystem"},
-		{"jbd", Other, "an ext3/ext4 external journal (jbd)"},
-	} {
-		p := Probe{Type: t.typ, Usage: t.usage}
-		what := t.what
+	for _, k := range extKinds {
+		p := Probe{Type: k.typ, Usage: k.usage}
+		what := k.what
 		p.Find = func(d *Dev) []Signature {
 			if extType(d, 1024) == p.Type {
 				return found(p, what, extMagicOff)
-			}
-			// libblkid reads only the primary; when it is gone, the backup
-			// at the start of block group 1 still says whose data this is.
-			for _, bs := range []int64{1024, 2048, 4096, 65536} {
-				sbOff := 8 * bs * bs // group 1 starts at block 8*bs (bits per bitmap block)
-				if bs == 1024 {
-					sbOff += 1024 // ... after block 0, which 1 KiB filesystems skip
-				}
-				if extType(d, 1024) == "" && extType(d, sbOff) == p.Type && d.U32LE(sbOff+24) == uint32(bits.TrailingZeros64(uint64(bs))-10) {
-					return found(p, what+" (backup superblock)", sbOff+0x38)
-				}
 			}
 			return nil
 		}

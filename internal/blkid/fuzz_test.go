@@ -2,6 +2,7 @@ package blkid
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
@@ -23,8 +24,10 @@ func (r strictReader) ReadAt(p []byte, off int64) (int, error) {
 // FuzzScan: whatever the bytes, Scan neither panics nor reads outside the
 // device, and what it reports is a registered type at a place on it.
 func FuzzScan(f *testing.F) {
-	const seedSize = 16 << 10 // the first sectors: where most probes look, and small enough to mutate fast
-	for _, h := range append(handmade.FSHeaders(), handmade.Headers()...) {
+	// The first sectors: where most probes look, and small enough to
+	// mutate fast (a seed's patches past them are left out).
+	const seedSize = 16 << 10
+	for _, h := range slices.Concat(handmade.FSHeaders(), handmade.Headers(), handmade.BackupHeaders(), handmade.ImageHeaders()) {
 		img := make([]byte, seedSize)
 		for _, p := range h.Build(seedSize) {
 			if p.Off >= 0 && p.Off+int64(len(p.Data)) <= seedSize {

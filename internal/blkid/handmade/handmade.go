@@ -71,6 +71,11 @@ func Headers() []Header {
 	hs = append(hs, zfsHeaders()...)
 	hs = append(hs, ptableHeaders()...)
 	hs = append(hs, recentHeaders()...)
+	return sized(hs)
+}
+
+// sized gives the headers that name no device size the default, 64 MiB.
+func sized(hs []Header) []Header {
 	for i := range hs {
 		if hs[i].Size == 0 {
 			hs[i].Size = 64 << 20
