@@ -198,16 +198,18 @@ func typesOf(refs []refSig) []string {
 	return ts
 }
 
-// sha256Dev fingerprints the whole device's bytes: the SHA-256 of every
-// 64 KiB block that is not all zeros, with its offset. When the device is a
-// loop device, its backing file is read, and only its data extents (the
-// holes are zeros): the cost is the data, not the device's size. The
-// extents themselves are not hashed, since the filesystem under the file
-// merges and splits them at will; any byte written anywhere changes a
-// block.
+// sha256Dev fingerprints the whole device's (or regular file's) bytes: the
+// SHA-256 of every 64 KiB block that is not all zeros, with its offset.
+// When the device is a loop device, its backing file is read, and only its
+// data extents (the holes are zeros): the cost is the data, not the
+// device's size. The extents themselves are not hashed, since the
+// filesystem under the file merges and splits them at will; any byte
+// written anywhere changes a block.
 func sha256Dev(t *testing.T, dev string) string {
 	t.Helper()
-	run(t, "blockdev", "--flushbufs", dev)
+	if fi, err := os.Stat(dev); err == nil && fi.Mode()&os.ModeDevice != 0 {
+		run(t, "blockdev", "--flushbufs", dev)
+	}
 	path := dev
 	if b, err := os.ReadFile("/sys/block/" + filepath.Base(dev) + "/loop/backing_file"); err == nil {
 		path = strings.TrimSpace(string(b))

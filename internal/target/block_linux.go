@@ -118,7 +118,7 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 	if diskLock >= 0 {
 		t.diskLock, t.diskLocked = diskLock, true
 	}
-	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock)
+	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock, t.SectorKey)
 	sigs, err = secondOpinion(resolved, sigs, err)
 	if err == nil {
 		// A weak magic that matched by chance inside a sector a --verify
@@ -148,9 +148,15 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 const claimedText = "it is in use: the kernel refused exclusive access (mounted, active swap, or claimed by device-mapper, md or another program, possibly in another mount namespace)"
 
 // readSignatures looks for signatures on the device with O_DIRECT reads
-// of only what internal/blkid's probes ask for.
-func readSignatures(fd int, size, lbs int64) ([]Signature, error) {
-	return scanDevice(fd, size, lbs)
+// of only what internal/blkid's probes ask for: every round of its
+// search. With keys (the keys ioprobe's own sectors may be stamped
+// under), a magic in one of ioprobe's sectors does not count, nor keep
+// the backup copies and partition starts from being searched (ownKept).
+func readSignatures(fd int, size, lbs int64, keys ...uint64) ([]Signature, error) {
+	if len(keys) == 0 {
+		return scanDevice(fd, size, lbs)
+	}
+	return scanDeviceWith(fd, size, lbs, nil, ownKept(fd, lbs, keys...))
 }
 
 // inUse lists why the device (named dev, in sysfs) or a device whose bytes

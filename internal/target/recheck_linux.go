@@ -2,10 +2,12 @@ package target
 
 import (
 	"fmt"
+	"io"
 	"slices"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ioprobe/ioprobe/internal/blkid"
 	"github.com/ioprobe/ioprobe/internal/verify"
 )
 
@@ -50,7 +52,7 @@ func (t *Target) recheck() error {
 			return refusal(t.Path, true, fs...)
 		}
 		t.Unseen = unseen
-		sigs, err := readSignatures(t.FD, t.Size, t.LogicalBlock)
+		sigs, err := readSignatures(t.FD, t.Size, t.LogicalBlock, t.SectorKey)
 		sigs, err = secondOpinion(t.Resolved, sigs, err)
 		if err == nil {
 			sigs = dropOwnSectors(t.FD, sigs, t.LogicalBlock, t.SectorKey) // util-linux's too
@@ -82,11 +84,16 @@ func (t *Target) recheck() error {
 }
 
 // CheckSignatures looks for signatures on the target open for writing,
-// reading only the few dozen blocks the probes ask for (no second
-// opinion: it would start two programs): the runner calls it at the end
-// of every measured interval and stops writing when it finds one. It
-// does nothing for a target open for reading. What it finds is a
-// *SafetyError with the signature's reasons.
+// reading only the few dozen blocks the probes ask for at their primary
+// places (blkid.ScanPrimary: no backup search, no partition starts; and
+// no second opinion: it would start two programs): the runner calls it at
+// the end of every measured interval and stops writing when it finds one.
+// What appears while ioprobe writes was written by something that writes
+// a primary (mkfs, pvcreate, sgdisk, qemu-img convert), and the backups
+// and partition starts were searched before the first write (Recheck), so
+// the look costs what it did before they were. It does nothing for a
+// target open for reading. What it finds is a *SafetyError with the
+// signature's reasons.
 //
 // The reads it makes are added to c (if set), for the result: they reach
 // the device, and the kernel's counters in summary.device include them.
@@ -95,7 +102,7 @@ func (t *Target) CheckSignatures(c *ReadCount) error {
 		return nil
 	}
 	if t.Kind == KindBlock {
-		sigs, err := scanDeviceCounted(t.FD, t.Size, t.LogicalBlock, c)
+		sigs, err := scanDeviceWith(t.FD, t.Size, t.LogicalBlock, c, blkid.ScanPrimary)
 		if err == nil {
 			sigs = dropOwnSectors(t.FD, sigs, t.LogicalBlock, t.SectorKey)
 		}
@@ -105,7 +112,7 @@ func (t *Target) CheckSignatures(c *ReadCount) error {
 	if err := unix.Fstat(t.FD, &st); err != nil {
 		return refusal(t.Path, true, because(RefuseUnverifiable, "cannot stat it: "+err.Error()))
 	}
-	sigs, err := scanFileCounted(t.FD, st.Size, t.LogicalBlock, c)
+	sigs, err := scanFileWith(t.FD, st.Size, t.LogicalBlock, c, blkid.ScanPrimary)
 	if err == nil {
 		sigs = dropOwnSectors(t.FD, sigs, t.LogicalBlock, t.SectorKey)
 	}
@@ -151,6 +158,18 @@ func dropOwnSectors(fd int, sigs []Signature, lbs int64, keys ...uint64) []Signa
 		out = append(out, s)
 	}
 	return out
+}
+
+// ownKept is blkid.ScanKeeping keeping what dropOwnSectors keeps: a
+// magic that lies in one of ioprobe's own sectors (fd, direct-I/O block
+// lbs, stamped under one of keys) is not a signature, and does not keep
+// the search from its next rounds either.
+func ownKept(fd int, lbs int64, keys ...uint64) blkidScan {
+	return func(r io.ReaderAt, size, sectorSize int64) []Signature {
+		return blkid.ScanKeeping(r, size, sectorSize, func(s Signature) bool {
+			return len(dropOwnSectors(fd, []Signature{s}, lbs, keys...)) == 1
+		})
+	}
 }
 
 // ownSector says whether byte off of fd lies in ioprobe's own part of one

@@ -16,8 +16,10 @@ type Signature = blkid.Signature
 
 // scanChunk is how much of the device one read fetches and caches: the
 // probes ask for a few hundred scattered bytes each, mostly in the first
-// 256 KiB, around 1-2 MiB (VMFS) and in the last MiB, so a whole scan costs
-// a few dozen reads.
+// 256 KiB, around 1-2 MiB (VMFS) and in the last MiB, so a look at the
+// primary places costs a few dozen reads; the backup copies and partition
+// starts, searched only on a device where nothing else was found, a
+// hundred or so more (docs/signatures.md, "What the looks cost").
 const scanChunk = 64 << 10
 
 // chunkReader is an io.ReaderAt over a device that reads whole, aligned
@@ -83,16 +85,27 @@ func (c *chunkReader) ReadAt(p []byte, off int64) (int, error) {
 	return done, nil
 }
 
-// scanSignatures runs every probe of internal/blkid over a device of size
-// bytes read through read in chunks aligned to align, whose logical sectors
-// are sectorSize bytes: a block device's own, 512 for a regular file (as
-// libblkid probes a file, whatever the direct-I/O alignment of the
-// filesystem under it). It returns what it found and the first read that
-// failed: a device that is partly unreadable (the locked range of an OPAL
-// drive) may still show what it holds where it can be read.
+// scanSignatures runs every round of internal/blkid's search (blkid.Scan:
+// the probes, then the backup copies, then the partition starts) over a
+// device of size bytes read through read in chunks aligned to align, whose
+// logical sectors are sectorSize bytes: a block device's own, 512 for a
+// regular file (as libblkid probes a file, whatever the direct-I/O
+// alignment of the filesystem under it). It returns what it found and the
+// first read that failed: a device that is partly unreadable (the locked
+// range of an OPAL drive) may still show what it holds where it can be
+// read.
 func scanSignatures(size, align, sectorSize int64, read func(off int64, n int) ([]byte, error)) ([]Signature, error) {
+	return scanSignaturesWith(size, align, sectorSize, read, blkid.Scan)
+}
+
+// blkidScan is one of internal/blkid's searches: blkid.Scan, ScanPrimary,
+// or Scan keeping only some findings (ownKept).
+type blkidScan func(r io.ReaderAt, size, sectorSize int64) []Signature
+
+// scanSignaturesWith is scanSignatures running scan.
+func scanSignaturesWith(size, align, sectorSize int64, read func(off int64, n int) ([]byte, error), scan blkidScan) ([]Signature, error) {
 	r := newChunkReader(size, align, read)
-	sigs := blkid.Scan(r, size, sectorSize)
+	sigs := scan(r, size, sectorSize)
 	return sigs, r.err
 }
 

@@ -4,18 +4,21 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/blkid"
 )
 
 // scanDevice looks for signatures on the block device open as O_DIRECT
 // fd, of logical block lbs, reading only what the probes ask for, in
-// aligned chunks.
+// aligned chunks: every round of blkid.Scan.
 func scanDevice(fd int, size, lbs int64) ([]Signature, error) {
-	return scanDeviceCounted(fd, size, lbs, nil)
+	return scanDeviceWith(fd, size, lbs, nil, blkid.Scan)
 }
 
-// scanDeviceCounted is scanDevice adding the reads it makes to c (if set).
-func scanDeviceCounted(fd int, size, lbs int64, c *ReadCount) ([]Signature, error) {
-	return scanSignatures(size, lbs, lbs, func(off int64, n int) ([]byte, error) { return c.add(readDirect(fd, off, n)) })
+// scanDeviceWith is scanDevice running scan, adding the reads it makes to
+// c (if set).
+func scanDeviceWith(fd int, size, lbs int64, c *ReadCount, scan blkidScan) ([]Signature, error) {
+	return scanSignaturesWith(size, lbs, lbs, func(off int64, n int) ([]byte, error) { return c.add(readDirect(fd, off, n)) }, scan)
 }
 
 // scanFileTarget is scanDevice for a regular file open as O_DIRECT fd,
@@ -23,13 +26,14 @@ func scanDeviceCounted(fd int, size, lbs int64, c *ReadCount) ([]Signature, erro
 // 512-byte sectors, as libblkid probes a file; its size need not be a
 // multiple of lbs: what lies past its end reads as zeros.
 func scanFileTarget(fd int, size, lbs int64) ([]Signature, error) {
-	return scanFileCounted(fd, size, lbs, nil)
+	return scanFileWith(fd, size, lbs, nil, blkid.Scan)
 }
 
-// scanFileCounted is scanFileTarget adding the reads it makes to c (if set).
-func scanFileCounted(fd int, size, lbs int64, c *ReadCount) ([]Signature, error) {
+// scanFileWith is scanFileTarget running scan, adding the reads it makes
+// to c (if set).
+func scanFileWith(fd int, size, lbs int64, c *ReadCount, scan blkidScan) ([]Signature, error) {
 	whole := size / lbs * lbs
-	return scanSignatures(size, lbs, fileSectorSize, func(off int64, n int) ([]byte, error) {
+	return scanSignaturesWith(size, lbs, fileSectorSize, func(off int64, n int) ([]byte, error) {
 		if off+int64(n) <= whole {
 			return c.add(readDirect(fd, off, n))
 		}
@@ -45,7 +49,7 @@ func scanFileCounted(fd int, size, lbs int64, c *ReadCount) ([]Signature, error)
 			return nil, err
 		}
 		return append(p, last...), nil
-	})
+	}, scan)
 }
 
 // add counts one read of p (nil c: nothing).
@@ -108,7 +112,7 @@ func (e env) refuseForeignFileData(path string, fd int, st *unix.Stat_t, size, l
 // ioprobe's own sectors under one of keys is ioprobe's random data, not
 // a signature (dropOwnSectors).
 func refuseFileSignatures(path string, fd int, size, lbs int64, keys ...uint64) error {
-	sigs, err := scanFileTarget(fd, size, lbs)
+	sigs, err := scanFileWith(fd, size, lbs, nil, ownKept(fd, lbs, keys...))
 	if err == nil {
 		sigs = dropOwnSectors(fd, sigs, lbs, keys...)
 	}
