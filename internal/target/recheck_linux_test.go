@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
 	"github.com/ioprobe/ioprobe/internal/iobuf"
 	"github.com/ioprobe/ioprobe/internal/verify"
 )
@@ -169,4 +170,31 @@ func TestOwnSectorOnDevice(t *testing.T) {
 	_, err = unix.Pwrite(tg.FD, p, size-verify.SectorSize)
 	require.NoError(t, err)
 	requireSafetyError(t, tg.CheckSignatures(nil), "a JMicron RAID member", "")
+}
+
+// A weak magic in one of ioprobe's own sectors is not a signature, and
+// does not stand in for the backup copies behind it either: a device whose
+// last sector a --verify run stamped (starting "JM" by chance) and that
+// holds a JFS secondary superblock, its primary gone, is refused for the
+// JFS.
+func TestOwnSectorDoesNotHideABackup(t *testing.T) {
+	requireRoot(t)
+	const size = 64 * mib
+	sec, _ := jmSector(size-verify.SectorSize, 0, false)
+	backing := newBacking(t, size)
+	writeAt(t, backing, size-verify.SectorSize, sec)
+	dev := attachLoop(t, backing)
+	tg, err := Open(dev, Options{Write: true, AllowDestructive: true})
+	require.NoError(t, err, "ioprobe's own sector alone")
+	require.NoError(t, tg.Close())
+
+	for _, h := range handmade.BackupHeaders() {
+		if h.Name == "jfs-secondary" {
+			for _, p := range h.Build(size) {
+				writeAt(t, dev, p.Off, p.Data)
+			}
+		}
+	}
+	_, err = Open(dev, Options{Write: true, AllowDestructive: true})
+	requireSafetyError(t, err, "it holds a JFS filesystem (its secondary superblock, at 60 KiB; fsck.jfs uses it when the primary is bad) (TYPE=jfs, signature at byte 61440)", "")
 }
