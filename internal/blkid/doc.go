@@ -27,8 +27,17 @@
 // every type with where it is looked for and its source; a test keeps that
 // table and Probes() in step.
 //
+// Beyond libblkid, Scan searches in two more rounds when the probes find
+// nothing: the backup copies formats keep of their first copy's metadata,
+// at the places the formats' own recovery tools read them (backup*.go:
+// xfs_repair, ntfsfix, e2fsck -b, pvck …), and the places a partition
+// usually starts on a disk whose table was wiped (starts.go). Disk images
+// (image.go: qcow2, VMDK, VDI, VHDX, VHD, named as qemu-img names them)
+// are probed like the rest. ScanPrimary is the first round alone.
+//
 // Who owns what: the filesystem probes (fs*.go, scoutfs.go) and the
 // framework (blkid.go, dev.go) are one part; RAID, volume managers, crypto,
 // swap and partition tables (raid*.go, volume*.go, bcache.go, crypto*.go,
-// swap*.go, zfs*.go, ptable*.go) another.
+// swap*.go, zfs*.go, ptable*.go) another; the backup copies, the partition
+// starts and the disk images (backup*.go, starts.go, image.go) a third.
 package blkid
