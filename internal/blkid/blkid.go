@@ -101,7 +101,7 @@ func ScanKeeping(r io.ReaderAt, size, sectorSize int64, keep func(Signature) boo
 		found = kept(findBackups(d), keep)
 	}
 	if len(found) == 0 {
-		found = kept(findAtPartitionStarts(d), keep)
+		found = findAtPartitionStarts(d, keep)
 	}
 	sortSignatures(found)
 	return found

@@ -28,8 +28,8 @@ func partitionStarts() []int64 {
 // findAtPartitionStarts runs libblkid's superblock probes (not the
 // partition tables, not the disk images, not the backup search) at each
 // partition start, and returns what the first start that holds anything
-// holds, at its offsets on d.
-func findAtPartitionStarts(d *Dev) []Signature {
+// keep keeps (nil: everything) holds, at its offsets on d.
+func findAtPartitionStarts(d *Dev, keep func(Signature) bool) []Signature {
 	ps := superblockProbes()
 	for _, start := range PartitionStarts {
 		if start >= d.Size {
@@ -42,7 +42,7 @@ func findAtPartitionStarts(d *Dev) []Signature {
 			s.What = fmt.Sprintf("%s at byte %d, where a partition would start (no partition table names it; blkid -p -O %d finds it)", s.What, start, start)
 			found = append(found, s)
 		}
-		if len(found) > 0 {
+		if found = kept(found, keep); len(found) > 0 {
 			return found
 		}
 	}

@@ -35,6 +35,12 @@ func TestFilesystemAtPartitionStart(t *testing.T) {
 			require.Equal(t, []string{"dos@510"}, scanAt(patchedDev{size, append(ps, handmade.Patch{Off: 0, Data: mbr})}, size, false))
 		})
 	}
+	// What keep drops (the caller's own data) does not end the search:
+	// the next start is looked at.
+	ps := []handmade.Patch{{Off: 1<<20 + 1024, Data: sb}, {Off: 2<<20 + 1024, Data: sb}}
+	got := ScanKeeping(patchedDev{size, ps}, size, 512, func(s Signature) bool { return s.Offset > 2<<20 })
+	require.Len(t, got, 1)
+	require.Equal(t, int64(2<<20+1080), got[0].Offset)
 	// Between the starts: not looked at.
 	require.Empty(t, scanAt(patchedDev{size, []handmade.Patch{{Off: 5<<20 + 1024, Data: sb}}}, size, false))
 }
