@@ -100,12 +100,18 @@ func xfsLogProbe() Probe {
 	p.Find = func(d *Dev) []Signature {
 		for i := int64(0); i < 512; i++ {
 			off := i * 512
-			h := d.At(off, 512)
-			if h == nil || string(h[:4]) == "XFSB" {
+			// The magic first, the header only where it matches: 512
+			// sectors are looked at on every device.
+			m := d.At(off, 4)
+			if m == nil || string(m) == "XFSB" || off+512 > d.Size {
 				return nil
 			}
-			if be32(h) != 0xfeedbabe {
+			if be32(m) != 0xfeedbabe {
 				continue
+			}
+			h := d.At(off, 512)
+			if h == nil {
+				return nil
 			}
 			// h_cycle @4, h_version @8, h_len @12, h_fmt @300 (after 71 padding words and the rest of the header).
 			v, n, f := be32(h[8:]), be32(h[12:]), be32(h[300:])

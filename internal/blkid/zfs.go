@@ -56,11 +56,15 @@ func zfsLabels(d *Dev) []int64 {
 // zfsLastUberblock is the offset of the last uberblock in the label at
 // off, or -1 when it has none.
 func zfsLastUberblock(d *Dev, off int64) int64 {
-	p := d.At(off+zfsUberOffset, zfsLabelSize-zfsUberOffset)
+	if d.At(off+zfsLabelSize-1, 1) == nil {
+		return -1 // the label does not fit on the device
+	}
 	last := int64(-1)
-	for i := 0; i+8 <= len(p); i += zfsUberSize {
-		if binary.LittleEndian.Uint64(p[i:]) == zfsUberMagic || binary.BigEndian.Uint64(p[i:]) == zfsUberMagic {
-			last = off + zfsUberOffset + int64(i)
+	// Each uberblock's magic alone (8 bytes of each KiB), not the 128 KiB
+	// array: the look is made on every device, most of which have none.
+	for i := int64(zfsUberOffset); i < zfsLabelSize; i += zfsUberSize {
+		if p := d.At(off+i, 8); p != nil && (binary.LittleEndian.Uint64(p) == zfsUberMagic || binary.BigEndian.Uint64(p) == zfsUberMagic) {
+			last = off + i
 		}
 	}
 	return last

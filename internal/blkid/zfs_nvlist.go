@@ -26,8 +26,13 @@ const (
 // zfsLabelNvlist says whether the label configuration at off looks like
 // ZFS's.
 func zfsLabelNvlist(d *Dev, off int64) bool {
+	// The header first: most devices have none, and the whole list is
+	// 112 KiB to copy.
+	if h := d.At(off, 16); h == nil || h[0] != 1 || h[1] > 1 || be32(h[12:]) == 0 {
+		return false
+	}
 	p := d.At(off, zfsNvlistSize)
-	if p == nil || p[0] != 1 || p[1] > 1 || be32(p[12:]) == 0 {
+	if p == nil {
 		return false
 	}
 	want := map[string]uint32{"version": nvTypeUint64, "name": nvTypeString, "state": nvTypeUint64,

@@ -193,7 +193,7 @@ func (e env) openFile(r *fileRef, opts Options, c *created) (*Target, error) {
 		if err := unix.Fstat(fd, &now); err != nil {
 			return nil, fmt.Errorf("target %s: fstat: %w", path, err)
 		}
-		if err := e.refuseForeignFileData(path, fd, &now, now.Size, t.LogicalBlock, own.key, own.otherKey); err != nil {
+		if err := e.refuseForeignFileData(path, fd, &now, now.Size, t.LogicalBlock, own.owned, own.key, own.otherKey); err != nil {
 			return nil, err
 		}
 		if c == nil {

@@ -24,7 +24,13 @@ import (
 // second opinion, through the descriptor that holds it open exclusively.
 // A file: nothing may have changed it since Open checked it (its size and
 // times to the nanosecond, as Open left them), no loop device may back
-// it, no other program holds it, and it holds no signature.
+// it, no other program holds it, and it holds no signature. The
+// signatures are looked for at their primary places (blkid.ScanPrimary):
+// Open searched the backup copies and the partition starts, and what is
+// written meanwhile is written whole, its primary with it (mkfs, sgdisk, a
+// copied image). The look right before the first write, after a
+// --start-at wait, costs what it did before those searches existed, and
+// delays the start no more.
 func (t *Target) Recheck() error {
 	if t == nil || !t.Writable || t.closed {
 		return nil
@@ -52,7 +58,7 @@ func (t *Target) recheck() error {
 			return refusal(t.Path, true, fs...)
 		}
 		t.Unseen = unseen
-		sigs, err := readSignatures(t.FD, t.Size, t.LogicalBlock, t.SectorKey)
+		sigs, err := scanDeviceWith(t.FD, t.Size, t.LogicalBlock, nil, blkid.ScanPrimary)
 		sigs, err = secondOpinion(t.Resolved, sigs, err)
 		if err == nil {
 			sigs = dropOwnSectors(t.FD, sigs, t.LogicalBlock, t.SectorKey) // util-linux's too
@@ -80,7 +86,7 @@ func (t *Target) recheck() error {
 		return refusal(t.Path, true, fs...)
 	}
 	t.Unseen = unseen
-	return refuseFileSignatures(t.Path, t.FD, now.size, t.LogicalBlock, t.SectorKey)
+	return refuseFileSignatures(t.Path, t.FD, now.size, t.LogicalBlock, blkid.ScanPrimary, t.SectorKey)
 }
 
 // CheckSignatures looks for signatures on the target open for writing,
@@ -90,7 +96,7 @@ func (t *Target) recheck() error {
 // the end of every measured interval and stops writing when it finds one.
 // What appears while ioprobe writes was written by something that writes
 // a primary (mkfs, pvcreate, sgdisk, qemu-img convert), and the backups
-// and partition starts were searched before the first write (Recheck), so
+// and partition starts were searched when the target was opened, so
 // the look costs what it did before they were. It does nothing for a
 // target open for reading. What it finds is a *SafetyError with the
 // signature's reasons.

@@ -94,8 +94,11 @@ const fileSectorSize = 512
 // (keys: the keys its sectors may be stamped under, see
 // refuseFileSignatures): the refusals --allow-destructive cannot lift,
 // said before the one it can (foreign-file), so the flag is never offered
-// for nothing.
-func (e env) refuseForeignFileData(path string, fd int, st *unix.Stat_t, size, lbs int64, keys ...uint64) error {
+// for nothing. A file ioprobe owns (owned: its marker holds) is looked at
+// in the primary places only: every byte of it is ioprobe's, or the marker
+// would not hold, so no backup copy of somebody's metadata can lie there
+// without its primary; any other file gets every round of the search.
+func (e env) refuseForeignFileData(path string, fd int, st *unix.Stat_t, size, lbs int64, owned bool, keys ...uint64) error {
 	swaps, _ := readSwapDevs(e.swaps) // absent without CONFIG_SWAP: nothing is swap then
 	for _, name := range swaps {
 		var sst unix.Stat_t
@@ -103,16 +106,20 @@ func (e env) refuseForeignFileData(path string, fd int, st *unix.Stat_t, size, l
 			return refusal(path, true, because(RefuseSwap, fmt.Sprintf("it is an active swap file (%s in /proc/swaps)", name)))
 		}
 	}
-	return refuseFileSignatures(path, fd, size, lbs, keys...)
+	scan := ownKept(fd, lbs, keys...)
+	if owned {
+		scan = blkid.ScanPrimary
+	}
+	return refuseFileSignatures(path, fd, size, lbs, scan, keys...)
 }
 
 // refuseFileSignatures refuses writes to an existing file that holds a
-// filesystem, a partition table or any other signature: an image is
-// somebody's data, --allow-destructive or not. A magic that lies in one of
-// ioprobe's own sectors under one of keys is ioprobe's random data, not
-// a signature (dropOwnSectors).
-func refuseFileSignatures(path string, fd int, size, lbs int64, keys ...uint64) error {
-	sigs, err := scanFileWith(fd, size, lbs, nil, ownKept(fd, lbs, keys...))
+// filesystem, a partition table or any other signature scan finds: an
+// image is somebody's data, --allow-destructive or not. A magic that lies
+// in one of ioprobe's own sectors under one of keys is ioprobe's random
+// data, not a signature (dropOwnSectors).
+func refuseFileSignatures(path string, fd int, size, lbs int64, scan blkidScan, keys ...uint64) error {
+	sigs, err := scanFileWith(fd, size, lbs, nil, scan)
 	if err == nil {
 		sigs = dropOwnSectors(fd, sigs, lbs, keys...)
 	}
