@@ -13,8 +13,10 @@ import (
 
 // Mount is one line of /proc/PID/mountinfo (proc(5)).
 type Mount struct {
-	ID, Parent   int
-	Dev          DevNum // the filesystem's device (st_dev of its files, but for btrfs subvolumes)
+	ID, Parent int // ID: unique on the machine, across mount namespaces (fdinfo's mnt_id)
+	// DevNum is the filesystem's device (st_dev of its files, but for
+	// btrfs subvolumes): m.Major, m.Minor.
+	DevNum
 	Root         string // the directory of the filesystem mounted here
 	MountPoint   string
 	Options      string // per-mount options: rw,nosuid,nodev,...
@@ -91,7 +93,7 @@ func ParseMountInfo(r io.Reader) (Mounts, error) {
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("mountinfo line %d: bad mount ids %q %q", line, f[0], f[1])
 		}
-		m := Mount{ID: id, Parent: parent, Dev: dev,
+		m := Mount{ID: id, Parent: parent, DevNum: dev,
 			Root:       UnescapeOctal(f[3]),
 			MountPoint: UnescapeOctal(f[4]),
 			Options:    f[5],

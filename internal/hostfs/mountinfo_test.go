@@ -12,12 +12,12 @@ func TestParseMountInfo(t *testing.T) {
 	got, err := ReadMountInfo("testdata/mountinfo")
 	require.NoError(t, err)
 	require.Equal(t, Mounts{
-		{ID: 22, Parent: 27, Dev: DevNum{0, 21}, Root: "/", MountPoint: "/proc", Options: "rw,relatime", FSType: "proc", Source: "proc", SuperOptions: "rw"},
-		{ID: 25, Parent: 24, Dev: DevNum{0, 23}, Root: "/", MountPoint: "/dev/shm", Options: "rw,relatime", FSType: "tmpfs", Source: "tmpfs", SuperOptions: "rw,size=24684096k"},
-		{ID: 27, Parent: 1, Dev: DevNum{254, 0}, Root: "/", MountPoint: "/", Options: "rw,relatime", FSType: "ext4", Source: "/dev/vda", SuperOptions: "rw,discard"},
-		{ID: 36, Parent: 35, Dev: DevNum{98, 0}, Root: "/mnt1", MountPoint: "/mnt/with space", Options: "rw,noatime", FSType: "ext3", Source: "/dev/root", SuperOptions: "rw,errors=continue"},
-		{ID: 40, Parent: 27, Dev: DevNum{0, 45}, Root: "/", MountPoint: "/srv/data", Options: "rw,relatime", FSType: "btrfs", Source: "/dev/loop3", SuperOptions: "rw,space_cache=v2"},
-		{ID: 41, Parent: 27, Dev: DevNum{259, 1}, Root: "/sub", MountPoint: "/mnt/tab\tand\\back", Options: "rw", FSType: "xfs", Source: "/dev/nvme0n1p2", SuperOptions: "rw"},
+		{ID: 22, Parent: 27, DevNum: DevNum{0, 21}, Root: "/", MountPoint: "/proc", Options: "rw,relatime", FSType: "proc", Source: "proc", SuperOptions: "rw"},
+		{ID: 25, Parent: 24, DevNum: DevNum{0, 23}, Root: "/", MountPoint: "/dev/shm", Options: "rw,relatime", FSType: "tmpfs", Source: "tmpfs", SuperOptions: "rw,size=24684096k"},
+		{ID: 27, Parent: 1, DevNum: DevNum{254, 0}, Root: "/", MountPoint: "/", Options: "rw,relatime", FSType: "ext4", Source: "/dev/vda", SuperOptions: "rw,discard"},
+		{ID: 36, Parent: 35, DevNum: DevNum{98, 0}, Root: "/mnt1", MountPoint: "/mnt/with space", Options: "rw,noatime", FSType: "ext3", Source: "/dev/root", SuperOptions: "rw,errors=continue"},
+		{ID: 40, Parent: 27, DevNum: DevNum{0, 45}, Root: "/", MountPoint: "/srv/data", Options: "rw,relatime", FSType: "btrfs", Source: "/dev/loop3", SuperOptions: "rw,space_cache=v2"},
+		{ID: 41, Parent: 27, DevNum: DevNum{259, 1}, Root: "/sub", MountPoint: "/mnt/tab\tand\\back", Options: "rw", FSType: "xfs", Source: "/dev/nvme0n1p2", SuperOptions: "rw"},
 	}, got)
 }
 
