@@ -124,7 +124,7 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		t.diskLock, t.diskLocked = diskLock, true
 	}
 	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock)
-	sigs, err = secondOpinion(resolved, sigs, err)
+	sigs, err = secondOpinion(e.ctx(), resolved, sigs, err)
 	if err == nil {
 		// A weak magic that matched by chance inside a sector a --verify
 		// run wrote (its checksum holds) is ioprobe's own data, as the

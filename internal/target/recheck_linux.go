@@ -51,7 +51,7 @@ func (t *Target) recheck() error {
 		}
 		t.Unseen = unseen
 		sigs, err := readSignatures(t.FD, t.Size, t.LogicalBlock)
-		sigs, err = secondOpinion(t.Resolved, sigs, err)
+		sigs, err = secondOpinion(e.ctx(), t.Resolved, sigs, err)
 		if err == nil {
 			sigs = dropOwnSectors(t.FD, sigs, t.LogicalBlock, t.SectorKey) // util-linux's too
 		}
