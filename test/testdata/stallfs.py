@@ -9,46 +9,86 @@ mount's own init and destroy) it reads CONTROLFILE, a file outside the
 mount, and does what it says:
 
     (missing, empty or 0)  answer at once
-    N                      sleep N milliseconds first
-    hang                   wait, without answering, until CONTROLFILE no
-                           longer says hang (checked every 20 ms)
+    N [OP ...]             sleep N milliseconds first
+    hang [OP ...]          wait, without answering, until CONTROLFILE no
+                           longer says so (checked every 20 ms)
 
-then passes the operation through to the real file under ROOT. The
-kernel is mounted with attr_timeout=0 and entry_timeout=0 so that every
-stat reaches the daemon (no attribute answered from the kernel's cache):
-once CONTROLFILE says hang, the next stat of any file here blocks, as it
-does on a server that went away.
+where OP names the operations it applies to (getattr, read, write, ...;
+none: every one), then passes the operation through to the real file
+under ROOT. It mounts with attr_timeout=0 and entry_timeout=0, so that
+every stat reaches the daemon (no attribute answered from the kernel's
+cache), and with direct_io, so that every read and write does (no page
+cache): once CONTROLFILE says hang, the next stat, read or write of any
+file here blocks, as it does on a server that went away.
 
 A loop device over a file here is what issue 31 is about: the kernel
 stats a loop device's backing file to answer LOOP_GET_STATUS64, and
 reading or writing the loop device reads and writes the file.
 
+A hang never outlives the process that started the passthrough (the
+test): when that process is gone (this one's parent changes), every
+hang is released and no new one starts, the loop devices over files
+here are detached and the mount is unmounted, so that nothing is left
+that waits on a daemon nobody will release (which would hold up every
+program that asks the kernel about loop devices, until a reboot). A
+hang also ends by itself after MAXHANG seconds (60), for the same
+reason.
+
 Each operation that waits appends one line to CONTROLFILE.log ("hang
-getattr /img", "release getattr /img"), so a test can tell that the
-kernel is waiting on the daemon. Runs in the foreground, multithreaded,
+getattr /img pid 812", "release getattr /img pid 812": the process the
+kernel asks for, 0 for the kernel's own threads), so a test can tell
+that the kernel is waiting on the daemon, and for whom. Runs in the foreground, multithreaded,
 until unmounted. Served by Debian's /usr/bin/python3 with python3-fusepy.
 """
 import errno
 import os
+import subprocess
 import sys
 import threading
 import time
 
-from fusepy import FUSE, FuseOSError, Operations
+from fusepy import FUSE, FuseOSError, Operations, fuse_get_context
 
 _log_lock = threading.Lock()
 
 
+MAXHANG = 60.0
+
+
 class StallFS(Operations):
-    def __init__(self, root, control):
+    def __init__(self, root, mountpoint, control):
         self.root = os.path.realpath(root)
+        self.mountpoint = os.path.realpath(mountpoint)
         self.control = control
         self.log = control + ".log"
+        self.parent = os.getppid()
+        self.orphaned = threading.Event()
+
+    def init(self, path):
+        threading.Thread(target=self._watch_parent, daemon=True).start()
+
+    def _watch_parent(self):
+        """The dead man's switch: see the module's doc."""
+        while os.getppid() == self.parent:
+            time.sleep(0.1)
+        self.orphaned.set()
+        self._note("orphaned: releasing, detaching, unmounting")
+        for name in os.listdir("/sys/block"):
+            try:
+                with open("/sys/block/%s/loop/backing_file" % name) as f:
+                    backing = f.read().strip()
+            except OSError:
+                continue
+            if backing.startswith(self.mountpoint + "/"):
+                subprocess.run(["losetup", "-d", "/dev/" + name], check=False)
+        subprocess.run(["umount", "-l", self.mountpoint], check=False)
 
     def _full(self, path):
         return os.path.join(self.root, path.lstrip("/"))
 
     def _order(self):
+        if self.orphaned.is_set():
+            return ""
         try:
             with open(self.control) as f:
                 return f.read().strip()
@@ -60,21 +100,32 @@ class StallFS(Operations):
             with open(self.log, "a") as f:
                 f.write(line + "\n")
 
+    def _applies(self, op):
+        """The order in force for op: (word, words) or None."""
+        words = self._order().split()
+        if not words or (words[1:] and op not in words[1:]):
+            return None
+        return words[0], words
+
     def _stall(self, op, path):
-        order = self._order()
-        if order == "hang":
-            self._note("hang %s %s" % (op, path))
-            while self._order() == "hang":
-                time.sleep(0.02)
-            self._note("release %s %s" % (op, path))
+        got = self._applies(op)
+        if got is None:
             return
-        if order:
-            try:
-                ms = float(order)
-            except ValueError:
-                return
-            if ms > 0:
-                time.sleep(ms / 1000.0)
+        word, words = got
+        if word == "hang":
+            pid = fuse_get_context()[2]
+            self._note("hang %s %s pid %d" % (op, path, pid))
+            until = time.monotonic() + MAXHANG
+            while self._order().split() == words and time.monotonic() < until:
+                time.sleep(0.02)
+            self._note("release %s %s pid %d" % (op, path, pid))
+            return
+        try:
+            ms = float(word)
+        except ValueError:
+            return
+        if ms > 0:
+            time.sleep(ms / 1000.0)
 
     def __call__(self, op, *args):
         if op not in ("init", "destroy"):
@@ -109,7 +160,8 @@ class StallFS(Operations):
         return os.open(self._full(path), flags)
 
     def create(self, path, mode, fi=None):
-        return os.open(self._full(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        # fusepy does not pass the flags: read and write, as any open may.
+        return os.open(self._full(path), os.O_RDWR | os.O_CREAT | os.O_TRUNC, mode)
 
     def read(self, path, size, offset, fh):
         return os.pread(fh, size, offset)
@@ -165,6 +217,6 @@ class StallFS(Operations):
 if __name__ == "__main__":
     if len(sys.argv) != 4:
         sys.exit("usage: stallfs.py ROOT MOUNTPOINT CONTROLFILE")
-    FUSE(StallFS(sys.argv[1], sys.argv[3]), sys.argv[2],
+    FUSE(StallFS(sys.argv[1], sys.argv[2], sys.argv[3]), sys.argv[2],
          foreground=True, nothreads=False, allow_other=True, big_writes=True,
-         attr_timeout=0, entry_timeout=0, negative_timeout=0)
+         attr_timeout=0, entry_timeout=0, negative_timeout=0, direct_io=True)
