@@ -2,6 +2,7 @@ package test
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -200,4 +201,68 @@ func TestStalledLookStopsTheWrites(t *testing.T) {
 	require.Equal(t, result.StatusErrors, res.Status)
 	require.Contains(t, b.stderr(), "stopped writing to "+target+": its look for filesystems and labels did not finish within 5s")
 	t.Logf("from the hang to the result: %s; stopped after %.1f s", ended, res.SafetyStop.AfterSeconds)
+}
+
+// The daemon with two jobs, one on the loop device whose file does not
+// answer: that job fails closed at its check's deadline, counted and
+// logged, and tries again with back-off; the other, on a file elsewhere,
+// runs on its schedule all along (a tree without the fix held it at its
+// first open: no run ended, and every start came due while it "ran").
+func TestStalledDaemonKeepsTheOtherJobsSchedule(t *testing.T) {
+	s := newStallFS(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ioprobe.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`targets:
+  elsewhere: {path: `+filepath.Join(dir, "probe.dat")+`, size: 8MiB}
+  stalled: {path: `+s.dev+`, allow_destructive: true}
+jobs:
+  steady:
+    target: elsewhere
+    read_pct: 0
+    queue_depth: 4
+    duration: 1s
+    ramp: 0s
+    every: 2s
+  stuck:
+    target: stalled
+    read_pct: 0
+    duration: 1s
+    ramp: 0s
+    every: 2s
+`), 0o644))
+	// Started first, and released before its cleanup kills and reaps it:
+	// a daemon waiting in the kernel for s cannot end before.
+	d := startDaemon(t, "--config", cfg)
+	t.Cleanup(s.release)
+	metrics := "http://" + d.addr + "/metrics"
+	steady := `ioprobe_job_runs_total{ioprobe_job="steady",status="ok"}`
+	s.hangAndProve(t)
+	before := max(metric(fetch(t, metrics), steady), 0)
+	var last string
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		m := fetch(c, metrics)
+		assert.GreaterOrEqual(c, metric(m, steady), before+4, "steady runs since the hang")
+		assert.GreaterOrEqual(c, metric(m, `ioprobe_job_runs_total{ioprobe_job="stuck",status="failed"}`), 1.0, "stuck failures")
+		last = m
+	}, 2*hangDetector, 100*time.Millisecond, "the steady job did not keep its schedule: %s", d.log())
+	require.NotEmpty(t, s.waits(), "the filesystem was still not answering")
+	// Every start of the steady job came due after its previous run ended.
+	require.Equal(t, 0.0, metric(last, `ioprobe_job_skipped_total{ioprobe_job="steady",reason="still_running"}`))
+	require.Equal(t, 0.0, metric(last, `ioprobe_job_runs_total{ioprobe_job="steady",status="failed"}`))
+	require.GreaterOrEqual(t, metric(last, `ioprobe_job_consecutive_failures{ioprobe_job="stuck"}`), 1.0)
+	log := d.log()
+	require.Contains(t, log, "loop device "+filepath.Base(s.dev)+" (its backing file "+s.img+", on the fuse mount "+s.mnt)
+	require.Contains(t, log, "did not answer within 5s")
+
+	// SIGTERM ends the daemon, its stuck job included.
+	sent := time.Now()
+	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-d.exited:
+		t.Logf("SIGTERM to exit: %s", time.Since(sent))
+		require.Less(t, time.Since(sent), signalBound)
+	case <-time.After(hangDetector):
+		s.release()
+		t.Fatalf("SIGTERM did not end the daemon: %s", d.log())
+	}
 }
