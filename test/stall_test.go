@@ -266,3 +266,35 @@ jobs:
 		t.Fatalf("SIGTERM did not end the daemon: %s", d.log())
 	}
 }
+
+// SIGTERM while a new file is filled on storage whose writes crawl
+// (every write the passthrough gets waits 50 ms first: one 4 MiB write
+// of the fill takes over a second and a half) ends the run within the
+// bound, at the end of one of the fill's writes, which are smaller on
+// storage this slow (target's fillSlice), and the half-filled file the
+// run created is removed: the next run creates it again and measures. A
+// write the filesystem never answers cannot be ended at all: the kernel
+// waits for a FUSE request its daemon has read even after SIGKILL, and
+// the process with it (docs/reliability.md).
+func TestStalledFillSIGTERM(t *testing.T) {
+	s := newStallFS(t)
+	target := filepath.Join(s.mnt, "fill.dat")
+	s.order(t, "50 write")
+	run := []string{"run", "--target", target, "--size", "32MiB", "--read-pct", "0", "--ramp", "0s", "--duration", "1s"}
+	b := s.start(t, run...)
+	whileAlive(t, b, "never filled", func(c *assert.CollectT) {
+		assert.Greater(c, procIO(t, b.cmd.Process.Pid, "write_bytes"), uint64(4<<20))
+	})
+	took, code := terminate(t, s, b)
+	t.Logf("SIGTERM to exit: %s (%s)", took, strings.TrimSpace(b.stderr()))
+	require.Equal(t, 130, code, "%s", b.stderr())
+	require.Less(t, took, signalBound)
+	require.Contains(t, b.stderr(), "interrupted while preparing", "it ended on its own, not by the backstop")
+	require.NoFileExists(t, target)
+
+	s.order(t, "")
+	o, hung := runWithin(t, s, 2*hangDetector, t.TempDir(), append(run, "--output", "json")...)
+	require.False(t, hung)
+	require.Equal(t, 0, o.code, "%s", o.stderr)
+	require.Positive(t, decodeResult(t, o.stdout).Summary.WriteOps)
+}
