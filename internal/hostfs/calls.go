@@ -40,9 +40,8 @@ func (e *NoAnswerError) Error() string {
 	if e.Full {
 		return fmt.Sprintf("%s was not asked: %d earlier calls to the host's filesystems are still waiting for an answer", e.What, e.Waiting)
 	}
-	if e.Pending > e.Limit+e.Limit/2 {
-		return fmt.Sprintf("%s has not answered for %s", e.What, roundDur(e.Pending))
-	}
+	// The same words however long the call has waited: a daemon logs a
+	// job's failure again only when its reason changes.
 	return fmt.Sprintf("%s did not answer within %s", e.What, roundDur(e.Limit))
 }
 
@@ -50,10 +49,13 @@ func (e *NoAnswerError) Error() string {
 func (e *NoAnswerError) Unwrap() error { return ErrNoAnswer }
 
 func roundDur(d time.Duration) time.Duration {
-	if d >= 10*time.Second {
+	switch {
+	case d >= 10*time.Second:
 		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
 	}
-	return d.Round(100 * time.Millisecond)
+	return d.Round(time.Millisecond)
 }
 
 // Calls runs calls that may block in the kernel, each on a goroutine of

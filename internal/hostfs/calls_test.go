@@ -103,6 +103,7 @@ func TestDoJoinsAnOldCallWithoutWaiting(t *testing.T) {
 	var na *NoAnswerError
 	require.ErrorAs(t, err, &na)
 	require.GreaterOrEqual(t, na.Pending, 20*time.Millisecond)
+	require.EqualError(t, err, "nfs:/export did not answer within 20ms", "the same words as the first caller's")
 }
 
 // The context ends the wait (a signal), not the call.

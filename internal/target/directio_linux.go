@@ -118,7 +118,8 @@ const fillChunk = 4 << 20
 // kernel does not interrupt: on storage slow enough that one write takes
 // longer than fillSlice (a crawling NFS or FUSE server), the next ones are
 // half as large, down to minFillWrite, so that a signal is not held for
-// the seconds a 4 MiB write takes there.
+// the seconds a 4 MiB write takes there; one four times quicker doubles
+// them again, up to the chunk.
 const (
 	fillSlice    = 250 * time.Millisecond
 	minFillWrite = 128 << 10
@@ -167,9 +168,12 @@ func fillDirect(fd int, from, to int64, key, seed uint64, progress func(done, to
 			}
 			t0 := time.Now()
 			got, err := unix.Pwrite(fd, p[w:min(w+step, n)], off+w)
-			if time.Since(t0) > fillSlice && step > minFillWrite {
+			switch took := time.Since(t0); {
+			case took > fillSlice && step > minFillWrite:
 				// A multiple of 128 KiB stays one of the alignment.
 				step = max(step/2/minFillWrite*minFillWrite, minFillWrite)
+			case took < fillSlice/4 && step < chunk:
+				step = min(step*2, chunk) // a moment of load passed
 			}
 			if err == unix.EINTR {
 				continue
