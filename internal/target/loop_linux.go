@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // Loop devices stack storage where sysfs's holders do not look: a loop
@@ -36,15 +38,7 @@ type loopDev struct {
 }
 
 // span says which bytes of its backing the loop device shows.
-func (l loopDev) span() string {
-	switch {
-	case l.sizelimit > 0:
-		return fmt.Sprintf("bytes %d to %d", l.offset, l.offset+l.sizelimit)
-	case l.offset > 0:
-		return fmt.Sprintf("from byte %d", l.offset)
-	}
-	return "all of it"
-}
+func (l loopDev) span() string { return hostfs.Loop{Offset: l.offset, SizeLimit: l.sizelimit}.Span() }
 
 func rdevOf(d blockDev) uint64 { return unix.Mkdev(d.Major, d.Minor) }
 
