@@ -1,9 +1,9 @@
 package target
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -234,12 +234,11 @@ func (e env) inUse(dev string) []finding {
 }
 
 func readSwapDevs(path string) ([]string, error) {
-	f, err := os.Open(path)
+	b, err := hostfs.ReadFile(path, hostfs.LimitTable)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return parseSwaps(f)
+	return parseSwaps(bytes.NewReader(b))
 }
 
 // devNode returns the block device that name (a mount's source, a swap
