@@ -299,3 +299,32 @@ func TestStalledFillSIGTERM(t *testing.T) {
 	require.Equal(t, 0, o.code, "%s", o.stderr)
 	require.Positive(t, decodeResult(t, o.stdout).Summary.WriteOps)
 }
+
+// A process holds a file open on the filesystem that does not answer (as
+// the processes stuck on a hung NFS server hold theirs): a write run on
+// an unrelated block device, which looks at every descriptor of every
+// process for one on the device, runs (the holders scan stat'ed each
+// descriptor, which stats its file: it waited as long as the filesystem
+// did not answer).
+func TestStalledMountHeldOpenBlocksNoDeviceRun(t *testing.T) {
+	s := newStallFS(t)
+	held := filepath.Join(s.mnt, "held")
+	require.NoError(t, os.WriteFile(held, []byte("x"), 0o600))
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	holder := exec.Command("bash", "-c", `exec 3<"$1"; read -r _`, "holder", held)
+	holder.Stdin = r
+	require.NoError(t, holder.Start())
+	r.Close()
+	t.Cleanup(func() {
+		w.Close() // its read ends, and it with it
+		_ = holder.Wait()
+	})
+	dev := randomLoop(t, 64<<20)
+	s.hangAndProve(t)
+	o, hung := runWithin(t, s, hangDetector, t.TempDir(), "run", "--target", dev, "--allow-destructive",
+		"--read-pct", "0", "--ramp", "0s", "--duration", "2s", "--output", "json")
+	require.False(t, hung, "the run did not end while %s does not answer: %s", s.mnt, o.stderr)
+	require.Equal(t, 0, o.code, "%s", o.stderr)
+	require.Positive(t, decodeResult(t, o.stdout).Summary.WriteOps)
+}
