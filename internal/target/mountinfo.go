@@ -23,10 +23,8 @@ func parseMountInfo(r io.Reader) ([]mount, error) { return hostfs.ParseMountInfo
 // readMounts reads a mountinfo file, bounded (hostfs.ReadMountInfo).
 func readMounts(path string) ([]mount, error) { return hostfs.ReadMountInfo(path) }
 
-// parseMajMin parses "MAJOR:MINOR" as in mountinfo and sysfs dev files.
-func parseMajMin(s string) (uint32, uint32, error) { return majMin(strings.TrimSpace(s), 10) }
-
-// majMin parses "MAJOR:MINOR" with numbers in base.
+// majMin parses "MAJOR:MINOR" with numbers in base (16: /proc/locks);
+// mountinfo's and sysfs's decimal ones are hostfs.ParseDevNum's.
 func majMin(s string, base int) (uint32, uint32, error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {

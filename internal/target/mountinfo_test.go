@@ -45,16 +45,3 @@ func TestParseSwaps(t *testing.T) {
 		})
 	}
 }
-
-func TestUnescapeOctal(t *testing.T) {
-	for in, want := range map[string]string{
-		`plain`:         "plain",
-		`a\040b`:        "a b",
-		`\134`:          `\`,
-		`trailing\04`:   `trailing\04`,
-		`not\xyzoctal`:  `not\xyzoctal`,
-		`\011\012\040x`: "\t\n x",
-	} {
-		require.Equal(t, want, unescapeOctal(in), in)
-	}
-}
