@@ -17,6 +17,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
 	"github.com/ioprobe/ioprobe/internal/engine/uring"
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/internal/version"
@@ -84,10 +85,22 @@ CPU each I/O costs.`,
 
 // Main runs the command line and returns the exit status. SIGINT and
 // SIGTERM cancel the context, so a run stops at once and reports what it
-// measured.
+// measured; should it not have ended signalGrace later (a thread the
+// kernel holds), the process ends anyway (backstop).
+//
+// A process started as hostfs's helper serves it instead (the calls that
+// may wait on another filesystem run there, so that none holds up this
+// process's end).
 func Main(args []string, stdout, stderr io.Writer) int {
+	if hostfs.ServeHelper() {
+		return ExitOK
+	}
+	hostfs.UseHelper("/proc/self/exe")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	done := make(chan struct{})
+	defer close(done)
+	go backstop(ctx, done, stderr, func() { os.Exit(ExitInterrupted) })
 	g := &globalOptions{stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr), engines: newEngines()}
 	return execute(ctx, g, args)
 }

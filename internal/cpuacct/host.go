@@ -2,6 +2,7 @@ package cpuacct
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -35,8 +37,8 @@ func (r Reader) Host() (result.Host, error) {
 	var h result.Host
 	var errs []error
 
-	if b, err := os.ReadFile(r.proc("sys", "kernel", "hostname")); err == nil {
-		h.Hostname = strings.TrimSpace(string(b))
+	if s, err := hostfs.ReadText(r.proc("sys", "kernel", "hostname"), hostfs.LimitAttr); err == nil {
+		h.Hostname = s
 	}
 	if h.Hostname == "" {
 		name, err := os.Hostname()
@@ -49,14 +51,14 @@ func (r Reader) Host() (result.Host, error) {
 	// The kernel's boot id tells this machine's kernel apart: every
 	// container and network namespace on it reads the same one, as they
 	// read the same /proc/stat and diskstats.
-	if b, err := os.ReadFile(r.proc("sys", "kernel", "random", "boot_id")); err == nil {
-		h.BootID = strings.TrimSpace(string(b))
+	if s, err := hostfs.ReadText(r.proc("sys", "kernel", "random", "boot_id"), hostfs.LimitAttr); err == nil {
+		h.BootID = s
 	}
 
-	if b, err := os.ReadFile(r.proc("sys", "kernel", "osrelease")); err != nil {
+	if s, err := hostfs.ReadText(r.proc("sys", "kernel", "osrelease"), hostfs.LimitAttr); err != nil {
 		errs = append(errs, fmt.Errorf("kernel release: %w", err))
 	} else {
-		h.Kernel = strings.TrimSpace(string(b))
+		h.Kernel = s
 	}
 
 	if s, err := r.Stat(); err != nil {
@@ -99,11 +101,11 @@ func (r Reader) ClockHz() (hz float64, source string, err error) {
 
 func (r Reader) clockHz(info cpuInfo) (float64, string, error) {
 	freq := func(name string) float64 {
-		b, err := os.ReadFile(r.sys("devices", "system", "cpu", "cpu0", "cpufreq", name))
+		s, err := hostfs.ReadText(r.sys("devices", "system", "cpu", "cpu0", "cpufreq", name), hostfs.LimitAttr)
 		if err != nil {
 			return 0
 		}
-		khz, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+		khz, err := strconv.ParseFloat(s, 64)
 		if err != nil || khz <= 0 {
 			return 0
 		}
@@ -146,12 +148,11 @@ type cpuInfo struct {
 }
 
 func (r Reader) cpuInfo() (cpuInfo, error) {
-	f, err := os.Open(r.proc("cpuinfo"))
+	b, err := hostfs.ReadFile(r.proc("cpuinfo"), hostfs.LimitTable)
 	if err != nil {
 		return cpuInfo{}, err
 	}
-	defer f.Close()
-	return parseCPUInfo(f)
+	return parseCPUInfo(bytes.NewReader(b))
 }
 
 // parseCPUInfo takes the first CPU's model and MHz from /proc/cpuinfo.

@@ -1,8 +1,10 @@
 package cpuacct
 
 import (
-	"os"
+	"bytes"
 	"path/filepath"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // Reader reads host CPU state from procfs and sysfs. The zero value reads
@@ -32,10 +34,9 @@ func (r Reader) sys(elem ...string) string {
 
 // Stat reads the cpu lines of /proc/stat.
 func (r Reader) Stat() (Stat, error) {
-	f, err := os.Open(r.proc("stat"))
+	b, err := hostfs.ReadFile(r.proc("stat"), hostfs.LimitTable)
 	if err != nil {
 		return Stat{}, err
 	}
-	defer f.Close()
-	return parseStat(f)
+	return parseStat(bytes.NewReader(b))
 }

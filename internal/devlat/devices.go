@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // Device is a block device to watch, by the kernel's name for it.
@@ -45,22 +46,20 @@ func Resolve(sysRoot, name string) (Device, error) {
 	if err != nil {
 		return Device{}, unavailable("no block device %s in %s/class/block", name, sysRoot)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "dev"))
+	b, err := hostfs.ReadText(filepath.Join(dir, "dev"), hostfs.LimitAttr)
 	if err != nil {
 		return Device{}, unavailable("%s: %v", name, err)
 	}
-	maj, min, ok := strings.Cut(strings.TrimSpace(string(b)), ":")
-	ma, err1 := strconv.ParseUint(maj, 10, 32)
-	mi, err2 := strconv.ParseUint(min, 10, 20)
-	if !ok || err1 != nil || err2 != nil {
-		return Device{}, unavailable("%s: bad device number %q", name, strings.TrimSpace(string(b)))
+	d, err := hostfs.ParseDevNum(b)
+	if err != nil || d.Minor >= 1<<20 {
+		return Device{}, unavailable("%s: bad device number %q", name, b)
 	}
 	disk := dir
-	if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
+	if (&hostfs.Host{Sys: sysRoot}).IsPartition(name) {
 		disk = filepath.Dir(dir)
 	}
 	if _, err := os.Stat(filepath.Join(disk, "mq")); err != nil {
 		return Device{}, unavailable("%s is a bio-based device (no blk-mq queue): its I/O never becomes block-layer requests, so it has no request service time to trace", filepath.Base(disk))
 	}
-	return Device{Name: name, Major: uint32(ma), Minor: uint32(mi)}, nil
+	return Device{Name: name, Major: d.Major, Minor: d.Minor}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/rlimit"
 
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -151,11 +152,10 @@ func firstLine(err error) string {
 // lockdown is the kernel's lockdown mode ("none", "integrity",
 // "confidentiality"), "" when it has no lockdown LSM.
 func lockdown() string {
-	b, err := os.ReadFile("/sys/kernel/security/lockdown")
+	s, err := hostfs.ReadText("/sys/kernel/security/lockdown", hostfs.LimitAttr)
 	if err != nil {
 		return ""
 	}
-	s := string(b)
 	if i := strings.IndexByte(s, '['); i >= 0 {
 		if j := strings.IndexByte(s[i:], ']'); j > 0 {
 			return s[i+1 : i+j]

@@ -186,7 +186,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 		d.hosts.addListener(spec, l.Addr())
 	}
 	d.hosts.lookupFQDN()
-	d.logUnstartable()
+	// Beside the jobs, not before them: a check that waits for a
+	// filesystem that does not answer (until its deadline) holds up no
+	// job of another target.
+	go d.logUnstartable()
 	d.devWatch.apply(cfg.Devices)
 	defer d.devWatch.close()
 	d.sched.start(d.runCtx, cfg)
@@ -278,7 +281,7 @@ func (d *Daemon) Reload() error {
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
 	d.logger.Info("configuration reloaded", "config", cfg.File, "jobs", len(cfg.Jobs), "modules", len(cfg.Modules))
-	d.logUnstartable()
+	go d.logUnstartable() // beside the reload's answer, as at start
 	return nil
 }
 

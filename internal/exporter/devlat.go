@@ -3,7 +3,6 @@ package exporter
 import (
 	"errors"
 	"log/slog"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ioprobe/ioprobe/internal/devlat"
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -54,15 +54,15 @@ func (w *deviceWatch) match(patterns []string) []string {
 	if root == "" {
 		root = "/sys"
 	}
-	entries, err := os.ReadDir(root + "/class/block")
+	names, err := hostfs.ReadDirNames(root + "/class/block")
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, e := range entries {
+	for _, name := range names {
 		for _, p := range patterns {
-			if ok, _ := path.Match(p, e.Name()); ok {
-				out = append(out, e.Name())
+			if ok, _ := path.Match(p, name); ok {
+				out = append(out, name)
 				break
 			}
 		}

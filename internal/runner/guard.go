@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
@@ -42,11 +44,20 @@ func unseenNotes(targets []*openTarget) []string {
 	return out
 }
 
-// guard looks for signatures on the targets a run writes, on its own
-// goroutine, each time tick asks at the end of an interval (skipped when
-// the previous look has not finished), and reports the first it finds.
+// guard looks for signatures on the targets a run writes, each time tick
+// asks at the end of an interval (skipped when the previous look has not
+// finished), and reports the first it finds. A look reads the targets
+// themselves, and a target whose storage stops answering would hold it
+// for as long: so each look runs on a goroutine of its own, beside the
+// ticks, and one that has not finished within the deadline stops the
+// writes (fail closed: ioprobe can no longer tell whether something
+// appeared on the target), as a look that finds a signature does.
 type guard struct {
-	targets []*target.Target
+	targets  []*target.Target
+	deadline time.Duration
+	// scan is one target's look (Target.CheckSignatures; tests give a
+	// look that does not answer).
+	scan    func(t *target.Target, c *target.ReadCount) error
 	poke    chan struct{}
 	found   chan guardFind
 	quit    chan struct{}
@@ -55,11 +66,16 @@ type guard struct {
 	stop    *guardFind // what was found, once tick or last took it
 	// The looks' reads, all of them and those made while the measured
 	// window was open (phase), which the kernel's counts of the window
-	// include; the runner sets phase as the window opens and closes.
+	// include; the runner sets phase as the window opens and closes. A
+	// look the guard stopped waiting for may still add to them: mu.
+	mu     sync.Mutex
 	looks  int
 	reads  target.ReadCount
 	window target.ReadCount
 	phase  atomic.Int32
+	// skipped says the last look was not waited for (the run was
+	// interrupted), for the result's notes.
+	skipped bool
 }
 
 // Phases of the measured window, for the looks' reads.
@@ -69,15 +85,21 @@ const (
 	afterWindow
 )
 
-// guardFind is what a look found, and when.
+// guardFind is what a look found, and when; unanswered: the look did not
+// finish within the deadline.
 type guardFind struct {
-	stop *result.SafetyStop
-	at   time.Time
+	stop       *result.SafetyStop
+	at         time.Time
+	unanswered bool
 }
 
 // newGuard starts a guard over the writable targets; nil when none is.
-func newGuard(targets []*openTarget) *guard {
-	g := &guard{poke: make(chan struct{}, 1), found: make(chan guardFind, 1), quit: make(chan struct{}), done: make(chan struct{})}
+// deadline bounds each look (0: hostfs.DefaultDeadline).
+func newGuard(targets []*openTarget, deadline time.Duration) *guard {
+	if deadline <= 0 {
+		deadline = hostfs.DefaultDeadline
+	}
+	g := &guard{deadline: deadline, scan: (*target.Target).CheckSignatures, poke: make(chan struct{}, 1), found: make(chan guardFind, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	for _, ot := range targets {
 		if ot.t.Writable {
 			g.targets = append(g.targets, ot.t)
@@ -85,12 +107,6 @@ func newGuard(targets []*openTarget) *guard {
 	}
 	if len(g.targets) == 0 {
 		return nil
-	}
-	g.reads.Each = func(n int) {
-		if g.phase.Load() == inWindow {
-			g.window.Ops++
-			g.window.Bytes += uint64(n)
-		}
 	}
 	go g.loop()
 	return g
@@ -108,6 +124,8 @@ func (g *guard) summary() *result.SafetyChecks {
 	if g == nil {
 		return nil
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	return &result.SafetyChecks{Looks: g.looks, ReadOps: g.reads.Ops, ReadBytes: g.reads.Bytes,
 		WindowReadOps: g.window.Ops, WindowReadBytes: g.window.Bytes}
 }
@@ -119,7 +137,7 @@ func (g *guard) loop() {
 		case <-g.quit:
 			return
 		case <-g.poke:
-			if f := g.check(); f != nil {
+			if f, _ := g.look(g.quit); f != nil {
 				g.found <- *f
 				return
 			}
@@ -127,11 +145,57 @@ func (g *guard) loop() {
 	}
 }
 
-// check scans every target once.
-func (g *guard) check() *guardFind {
-	g.looks++
+// look runs one look on a goroutine of its own and waits for it until the
+// deadline, or until stop is closed (then waited is false). A look that
+// did not finish in time is a find: the writes stop.
+func (g *guard) look(stop <-chan struct{}) (f *guardFind, waited bool) {
+	var current atomic.Pointer[string]
+	answer := make(chan *guardFind, 1)
+	go func() { answer <- g.check(&current) }()
+	t := time.NewTimer(g.deadline)
+	defer t.Stop()
+	select {
+	case f := <-answer:
+		return f, true
+	case <-stop:
+		return nil, false
+	case <-t.C:
+	}
+	select {
+	case f := <-answer:
+		return f, true
+	default:
+	}
+	path := g.targets[0].Path
+	if p := current.Load(); p != nil {
+		path = *p
+	}
+	return &guardFind{unanswered: true, at: time.Now(), stop: &result.SafetyStop{Target: path,
+		Reason:   fmt.Sprintf("its look for filesystems and labels did not finish within %s (its storage does not answer)", g.deadline),
+		Refusals: []string{string(target.RefuseUnverifiable)}}}, true
+}
+
+// check scans every target once (current names the one being scanned).
+func (g *guard) check(current *atomic.Pointer[string]) *guardFind {
+	var rc, win target.ReadCount
+	rc.Each = func(n int) {
+		if g.phase.Load() == inWindow {
+			win.Ops++
+			win.Bytes += uint64(n)
+		}
+	}
+	defer func() {
+		g.mu.Lock()
+		g.looks++
+		g.reads.Ops += rc.Ops
+		g.reads.Bytes += rc.Bytes
+		g.window.Ops += win.Ops
+		g.window.Bytes += win.Bytes
+		g.mu.Unlock()
+	}()
 	for _, t := range g.targets {
-		if err := t.CheckSignatures(&g.reads); err != nil {
+		current.Store(&t.Path)
+		if err := g.scan(t, &rc); err != nil {
 			return &guardFind{stop: safetyStop(t.Path, err), at: time.Now()}
 		}
 	}
@@ -172,10 +236,17 @@ func (g *guard) foundC() <-chan guardFind {
 	return g.found
 }
 
+// lastGrace is how long the last look is waited for once the run was
+// interrupted: a signal ends a run within two seconds, whatever a look
+// waits for.
+const lastGrace = 500 * time.Millisecond
+
 // last stops the guard once the workers have stopped, and takes one more
 // look unless one found something already: a signature that appeared in
-// the run's last interval is reported too. It returns what was found.
-func (g *guard) last() *guardFind {
+// the run's last interval is reported too. It returns what was found. The
+// look is waited for until the deadline, or lastGrace once hurry is
+// closed (the run was interrupted; then the look is skipped, and said so).
+func (g *guard) last(hurry <-chan struct{}) *guardFind {
 	if g == nil {
 		return nil
 	}
@@ -186,9 +257,27 @@ func (g *guard) last() *guardFind {
 	select {
 	case f := <-g.found:
 		g.stop = &f
+		return g.stop
 	default:
-		g.stop = g.check()
 	}
+	stop, finished := make(chan struct{}), make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-hurry:
+		case <-finished:
+			return
+		}
+		t := time.NewTimer(lastGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			close(stop)
+		case <-finished:
+		}
+	}()
+	f, waited := g.look(stop)
+	g.stop, g.skipped = f, !waited
 	return g.stop
 }
 
@@ -202,6 +291,9 @@ func (g *guard) close() {
 }
 
 // stopMessage is the result's message for a safety stop.
-func stopMessage(s *result.SafetyStop) string {
-	return fmt.Sprintf("stopped writing to %s: %s, which appeared during the run", s.Target, s.Reason)
+func stopMessage(f *guardFind) string {
+	if f.unanswered {
+		return fmt.Sprintf("stopped writing to %s: %s, so ioprobe can no longer tell whether something appeared on it", f.stop.Target, f.stop.Reason)
+	}
+	return fmt.Sprintf("stopped writing to %s: %s, which appeared during the run", f.stop.Target, f.stop.Reason)
 }

@@ -50,6 +50,10 @@ type Plan struct {
 	// when set (else: run --device-latency=false).
 	NoDeviceLatency    bool
 	NoDeviceLatencyWhy string
+	// CheckDeadline bounds each look for signatures while the run writes
+	// (0: hostfs.DefaultDeadline): one that has not finished by then
+	// stops the writes, as a look that finds something does.
+	CheckDeadline time.Duration
 	// Created, when set, is handed every file this run created, held by
 	// descriptor, before the run closes it: the callee removes it later
 	// (only if its name still is that file) or closes it. err says that
@@ -488,7 +492,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 		}
 	}
 	res.Notes = append(res.Notes, unseenNotes(targets)...)
-	g := newGuard(targets)
+	g := newGuard(targets, p.CheckDeadline)
 	defer g.close()
 
 	// Ramp-up: I/O runs, nothing counts. Without one, the window opens
@@ -673,8 +677,11 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 		res.Intervals = append(res.Intervals, last)
 	}
 	summarize(res, snap, win)
-	stop := g.last()
+	stop := g.last(ctx.Done())
 	res.SafetyChecks = g.summary()
+	if g != nil && g.skipped {
+		res.Notes = append(res.Notes, "the last look for filesystems and labels was not waited for: the run was interrupted")
+	}
 	if stop != nil {
 		res.SafetyStop = stop.stop
 		res.SafetyStop.AfterSeconds = stop.at.Sub(res.StartedAt).Seconds()
@@ -686,7 +693,7 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 	switch {
 	case stop != nil:
 		res.Status = result.StatusErrors
-		res.Message = stopMessage(stop.stop)
+		res.Message = stopMessage(stop)
 		if len(engErrs) > 0 {
 			res.Message += "; " + strings.Join(engErrs, "; ")
 		}

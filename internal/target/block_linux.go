@@ -1,13 +1,16 @@
 package target
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // openBlock opens a block device: read-only unless writes are needed and
@@ -26,6 +29,8 @@ func (e env) openBlock(path, resolved string, opts Options) (*Target, error) {
 	}()
 	t := &Target{Path: path, Resolved: resolved, Kind: KindBlock,
 		Device: devName(e.sysRoot, unix.Major(st.Rdev), unix.Minor(st.Rdev))}
+	e.scope = blockScope(t.Device)
+	t.env = e
 	if t.Size, err = blkSize64(fd); err != nil {
 		return nil, fmt.Errorf("target %s: BLKGETSIZE64: %w", path, err)
 	}
@@ -119,7 +124,7 @@ func (e env) writableBlock(path, resolved string, t *Target, rfd int, o Options)
 		t.diskLock, t.diskLocked = diskLock, true
 	}
 	sigs, err := readSignatures(sigFD, t.Size, t.LogicalBlock, t.SectorKey)
-	sigs, err = secondOpinion(resolved, sigs, err)
+	sigs, err = secondOpinion(e.ctx(), resolved, sigs, err)
 	if err == nil {
 		// A weak magic that matched by chance inside a sector a --verify
 		// run wrote (its checksum holds) is ioprobe's own data, as the
@@ -186,14 +191,18 @@ func (e env) inUse(dev string) []finding {
 	members := fam.Overlaps()
 	var reasons []finding
 
-	mounts, err := readMounts(filepath.Join(e.procSelf, "mountinfo"))
+	mounts, err := e.mountTable()
 	if err != nil {
 		reasons = append(reasons, because(RefuseUnverifiable, "cannot read the mount table: "+err.Error()))
 	}
 	swaps, _ := readSwapDevs(e.swaps) // absent without CONFIG_SWAP: nothing is swap then
 	sources := map[string]blockDev{}
 	for _, mt := range mounts {
-		if d, ok := devNode(mt.Source); ok {
+		d, ok, err := e.devNode(mt.Source, mounts)
+		if err != nil {
+			reasons = append(reasons, because(RefuseUnverifiable, "cannot tell what the source of "+mt.String()+" is: "+err.Error()))
+		}
+		if ok {
 			sources[mt.Source] = d
 		}
 	}
@@ -205,7 +214,11 @@ func (e env) inUse(dev string) []finding {
 			}
 		}
 		for _, s := range swaps {
-			if d, ok := devNode(s); ok && d.Major == m.Major && d.Minor == m.Minor {
+			d, ok, err := e.devNode(s, mounts)
+			if err != nil {
+				reasons = append(reasons, because(RefuseUnverifiable, "cannot tell what swap area "+s+" is: "+err.Error()))
+			}
+			if ok && d.Major == m.Major && d.Minor == m.Minor {
 				reasons = append(reasons, because(RefuseSwap, fmt.Sprintf("%s is active swap (%s)", subject(m), s)))
 			}
 		}
@@ -226,34 +239,34 @@ func (e env) inUse(dev string) []finding {
 	return reasons
 }
 
-func readMounts(path string) ([]mount, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return parseMountInfo(f)
-}
-
 func readSwapDevs(path string) ([]string, error) {
-	f, err := os.Open(path)
+	b, err := hostfs.ReadFile(path, hostfs.LimitTable)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return parseSwaps(f)
+	return parseSwaps(bytes.NewReader(b))
 }
 
 // devNode returns the block device that name (a mount's source, a swap
 // area's file name) is a node of: btrfs mounts show an anonymous
-// major:minor, so their source is the only link to the device.
-func devNode(name string) (blockDev, bool) {
+// major:minor, so their source is the only link to the device. A name
+// the mount table places on a mount without device nodes (nodev) is
+// none; the others are stat'ed through hostfs, with its deadline: a name
+// whose filesystem does not answer is an error, which the caller counts
+// as a reason to refuse.
+func (e env) devNode(name string, ms hostfs.Mounts) (blockDev, bool, error) {
 	if !strings.HasPrefix(name, "/") {
-		return blockDev{}, false
+		return blockDev{}, false, nil
 	}
-	var st unix.Stat_t
-	if unix.Stat(name, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFBLK {
-		return blockDev{}, false
+	if under := ms.Under(name); len(under) > 0 && !slices.ContainsFunc(under, func(m hostfs.Mount) bool { return !m.HasOption("nodev") }) {
+		return blockDev{}, false, nil
 	}
-	return blockDev{Name: name, Major: unix.Major(st.Rdev), Minor: unix.Minor(st.Rdev)}, true
+	st, err := e.host().Stat(e.ctx(), name, name)
+	if errors.Is(err, hostfs.ErrNoAnswer) || err != nil && e.ctx().Err() != nil {
+		return blockDev{}, false, err
+	}
+	if err != nil || st.Mode&unix.S_IFMT != unix.S_IFBLK {
+		return blockDev{}, false, nil
+	}
+	return blockDev{Name: name, Major: unix.Major(st.Rdev), Minor: unix.Minor(st.Rdev)}, true, nil
 }

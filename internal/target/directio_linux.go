@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"fmt"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -113,13 +114,26 @@ func readDirect(fd int, off int64, n int) ([]byte, error) {
 // fillChunk is the size of each O_DIRECT write that fills a new file.
 const fillChunk = 4 << 20
 
+// A fill checks for a cancel (a signal) between its writes, which the
+// kernel does not interrupt: on storage slow enough that one write takes
+// longer than fillSlice (a crawling NFS or FUSE server), the next ones are
+// half as large, down to minFillWrite, so that a signal is not held for
+// the seconds a 4 MiB write takes there; one four times quicker doubles
+// them again, up to the chunk.
+const (
+	fillSlice    = 250 * time.Millisecond
+	minFillWrite = 128 << 10
+)
+
 // fillDirect writes incompressible pseudo-random data, every sector in
 // --verify's self-describing format (internal/verify) under key, over [from, to) of
-// O_DIRECT fd, fillChunk bytes at a time, from mmap'd memory. Every chunk
+// O_DIRECT fd, fillChunk bytes at a time (in smaller writes on storage
+// that crawls, see fillSlice), from mmap'd memory. Every chunk
 // gets its own stream, so no two blocks of the file are alike and neither
 // compression nor deduplication flatters later reads. from and to must be
-// multiples of the file's direct-I/O alignment. hook (tests only) may fail
-// the fill before the chunk at off is written.
+// multiples of the file's direct-I/O alignment. hook (a cancel, and the
+// check that the file still has its name) may fail the fill before the
+// chunk, or the part of it, at off is written.
 func fillDirect(fd int, from, to int64, key, seed uint64, progress func(done, total int64), hook func(off int64) error) error {
 	if to <= from {
 		return nil
@@ -135,6 +149,7 @@ func fillDirect(fd int, from, to int64, key, seed uint64, progress func(done, to
 	defer buf.Close()
 	mem := buf.Slot(0, chunk)
 	total := to - from
+	step := chunk // bytes per write (fillSlice)
 	for off := from; off < to; {
 		n := min(chunk, to-off)
 		p := mem[:n]
@@ -146,7 +161,20 @@ func fillDirect(fd int, from, to int64, key, seed uint64, progress func(done, to
 			}
 		}
 		for w := int64(0); w < n; {
-			got, err := unix.Pwrite(fd, p[w:], off+w)
+			if w > 0 && hook != nil {
+				if err := hook(off + w); err != nil {
+					return err
+				}
+			}
+			t0 := time.Now()
+			got, err := unix.Pwrite(fd, p[w:min(w+step, n)], off+w)
+			switch took := time.Since(t0); {
+			case took > fillSlice && step > minFillWrite:
+				// A multiple of 128 KiB stays one of the alignment.
+				step = max(step/2/minFillWrite*minFillWrite, minFillWrite)
+			case took < fillSlice/4 && step < chunk:
+				step = min(step*2, chunk) // a moment of load passed
+			}
 			if err == unix.EINTR {
 				continue
 			}

@@ -1,12 +1,14 @@
 package target
 
 import (
+	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // SectorSize is the unit of the sector counters in /sys/block/DEV/stat:
@@ -75,12 +77,11 @@ func ReadDiskStats(sysRoot, dev string) (DiskStats, error) {
 	if sysRoot == "" {
 		sysRoot = "/sys"
 	}
-	f, err := os.Open(filepath.Join(sysRoot, "class", "block", dev, "stat"))
+	b, err := hostfs.ReadFile(filepath.Join(sysRoot, "class", "block", dev, "stat"), hostfs.LimitAttr)
 	if err != nil {
 		return DiskStats{}, fmt.Errorf("diskstats: %w", err)
 	}
-	defer f.Close()
-	s, err := parseDiskStats(f)
+	s, err := parseDiskStats(bytes.NewReader(b))
 	if err != nil {
 		return DiskStats{}, fmt.Errorf("diskstats %s: %w", dev, err)
 	}

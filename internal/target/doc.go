@@ -40,7 +40,14 @@
 //   - the kernel's block-layer counters (/sys/class/block/DEV/stat) for the
 //     device a target reaches, so a run can report what the device really saw.
 //
-// Detection and parsing (signatures, mountinfo, diskstats, sysfs) are pure
+// What the checks read of the host (sysfs, /proc, the mount table, loop
+// devices) goes through internal/hostfs, bounded; a check asks a loop
+// device what backs it only when its backing file may be the target (its
+// filesystem is the target's: loopask_linux.go), with hostfs's deadline,
+// and refuses (unverifiable) naming the loop device and the mount that
+// did not answer in time. Options.Cancel ends those waits too.
+//
+// Detection and parsing (signatures, diskstats, sysfs) are pure
 // functions over bytes, readers and a sysfs root, testable with fixtures;
 // the system calls live in *_linux.go. On other systems Open reports that
 // it is unsupported.

@@ -91,6 +91,11 @@ func (e env) openFile(r *fileRef, opts Options, c *created) (*Target, error) {
 	if dio.known && dio.offset == 0 {
 		return nil, noDirectIO(path, r.resolved())
 	}
+	ms, err := e.mountTable()
+	if err != nil {
+		ms = nil // no loop device can be placed: its checks ask them all
+	}
+	e.scope = fileScope(fd, &st, r.resolved(), ms)
 	t := &Target{Path: path, Resolved: r.resolved(), Kind: KindFile, Size: st.Size, Device: e.devOf(&st), Created: c != nil, env: e}
 	fs := &fileState{ref: r}
 	t.file = fs

@@ -3,22 +3,21 @@ package target
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // Loop devices stack storage where sysfs's holders do not look: a loop
 // device over a disk (losetup -o 1MiB /dev/sdb) or over an image file
 // leaves no trace in the disk's holders, does not claim it (O_EXCL still
 // succeeds), and its filesystem can be mounted while the disk or the image
-// looks idle. So before writing, ioprobe asks every attached loop device
-// what backs it (LOOP_GET_STATUS64: the backing inode, and the device when
-// the backing is a block device) and refuses:
+// looks idle. So before writing, ioprobe asks the attached loop devices
+// what backs them (LOOP_GET_STATUS64: the backing inode, and the device
+// when the backing is a block device; which ones it asks, and how it
+// waits for them: loopask_linux.go) and refuses:
 //
 //   - a block device when a loop device over it (or over a partition or
 //     the disk of it), or over the same file or device as the target when
@@ -39,112 +38,7 @@ type loopDev struct {
 }
 
 // span says which bytes of its backing the loop device shows.
-func (l loopDev) span() string {
-	switch {
-	case l.sizelimit > 0:
-		return fmt.Sprintf("bytes %d to %d", l.offset, l.offset+l.sizelimit)
-	case l.offset > 0:
-		return fmt.Sprintf("from byte %d", l.offset)
-	}
-	return "all of it"
-}
-
-// loops lists the attached loop devices from sysfs and asks each what
-// backs it. It fails closed: a loop device it cannot ask is an error.
-func (e env) loops() ([]loopDev, error) {
-	blockRoot := filepath.Join(sysRootOr(e.sysRoot), "block")
-	ents, err := os.ReadDir(blockRoot)
-	if err != nil {
-		return nil, err
-	}
-	var out []loopDev
-	for _, ent := range ents {
-		name := ent.Name()
-		if !strings.HasPrefix(name, "loop") {
-			continue
-		}
-		dir := filepath.Join(blockRoot, name)
-		file, err := os.ReadFile(filepath.Join(dir, "loop", "backing_file"))
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENODEV) || errors.Is(err, unix.ENXIO) {
-			// Not attached; ENODEV: detached since the directory was
-			// read (the kernel answers so for a loop device that is
-			// bound to nothing), so it backs nothing.
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		bd, err := readBlockDev(dir)
-		if err != nil {
-			return nil, err
-		}
-		l, err := e.loopStatus(bd)
-		if errors.Is(err, unix.ENXIO) {
-			continue // detached since sysfs was read
-		}
-		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOTCONN) {
-			// EACCES, EPERM: ioprobe runs without root. ENOTCONN: the
-			// kernel could not stat the backing file because its FUSE
-			// daemon is gone (LOOP_GET_STATUS64 stats it); nothing on
-			// that filesystem can be opened again, so no target can be
-			// that file, and the loop device itself is still checked as
-			// a device (mounts, holders, signatures) below.
-			l, err = sysfsLoopStatus(bd, dir, string(file))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("cannot ask loop device %s what backs it: %w", name, err)
-		}
-		l.file = strings.TrimSpace(string(file))
-		out = append(out, l)
-	}
-	return out, nil
-}
-
-func (e env) loopStatus(bd blockDev) (loopDev, error) {
-	node, err := e.deviceNode(bd)
-	if err != nil {
-		return loopDev{}, err
-	}
-	fd, err := unix.Open(node, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return loopDev{}, err
-	}
-	defer unix.Close(fd)
-	info, err := unix.IoctlLoopGetStatus64(fd)
-	if err != nil {
-		return loopDev{}, err
-	}
-	return loopDev{blockDev: bd, backDev: info.Device, backIno: info.Inode, backRdev: info.Rdevice,
-		offset: info.Offset, sizelimit: info.Sizelimit}, nil
-}
-
-// sysfsLoopStatus is what sysfs says of a loop device ioprobe may not open
-// (it runs without root) or whose backing file the kernel cannot stat (a
-// FUSE filesystem whose daemon died): the backing file's name as the process that
-// attached it saw it, stat'ed here. A name that is gone ("(deleted)", or
-// from another mount namespace) matches nothing: the loop device's
-// contents live in a file no target can name.
-func sysfsLoopStatus(bd blockDev, dir, file string) (loopDev, error) {
-	l := loopDev{blockDev: bd}
-	for attr, v := range map[string]*uint64{"offset": &l.offset, "sizelimit": &l.sizelimit} {
-		b, err := os.ReadFile(filepath.Join(dir, "loop", attr))
-		if err != nil {
-			return l, err
-		}
-		if *v, err = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err != nil {
-			return l, fmt.Errorf("%s/loop/%s: %w", dir, attr, err)
-		}
-	}
-	var st unix.Stat_t
-	if err := unix.Stat(strings.TrimSpace(file), &st); err != nil {
-		return l, nil
-	}
-	l.backDev, l.backIno = st.Dev, st.Ino
-	if st.Mode&unix.S_IFMT == unix.S_IFBLK {
-		l.backRdev = st.Rdev
-	}
-	return l, nil
-}
+func (l loopDev) span() string { return hostfs.Loop{Offset: l.offset, SizeLimit: l.sizelimit}.Span() }
 
 func rdevOf(d blockDev) uint64 { return unix.Mkdev(d.Major, d.Minor) }
 

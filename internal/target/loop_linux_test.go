@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 func loopName(dev string) string { return filepath.Base(dev) }
@@ -117,30 +119,27 @@ func TestFileThatBacksALoopDevice(t *testing.T) {
 	require.Equal(t, before, sha256File(t, own))
 }
 
-// Without root, ioprobe may not open loop devices; sysfs gives the backing
-// file's name, offset and size limit, and the name is stat'ed.
-func TestSysfsLoopStatus(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "loop"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "loop", "offset"), []byte("1048576\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "loop", "sizelimit"), []byte("0\n"), 0o644))
+// Without root, ioprobe may not ask loop devices; the backing file's name
+// sysfs gives is stat'ed instead, through hostfs with its deadline.
+func TestStatBacking(t *testing.T) {
 	img := filepath.Join(t.TempDir(), "image.img")
 	require.NoError(t, os.WriteFile(img, []byte("x"), 0o644))
 	var st unix.Stat_t
 	require.NoError(t, unix.Stat(img, &st))
+	e := defaultEnv()
 
-	l, err := sysfsLoopStatus(blockDev{Name: "loop9"}, dir, img+"\n")
+	b, err := e.statBacking(hostfs.Loop{Name: "loop9", BackingFile: img, Offset: 1 << 20}, nil)
 	require.NoError(t, err)
-	require.Equal(t, st.Dev, l.backDev)
-	require.Equal(t, st.Ino, l.backIno)
-	require.Zero(t, l.backRdev)
-	require.Equal(t, "from byte 1048576", l.span())
+	require.Equal(t, st.Dev, b.Dev)
+	require.Equal(t, st.Ino, b.Ino)
+	require.Zero(t, b.Rdev)
+	require.EqualValues(t, 1<<20, b.Offset)
 
-	l, err = sysfsLoopStatus(blockDev{Name: "loop9"}, dir, img+" (deleted)\n")
+	b, err = e.statBacking(hostfs.Loop{Name: "loop9", BackingFile: img, Deleted: true}, nil)
 	require.NoError(t, err)
-	require.Zero(t, l.backIno, "a name that is gone matches nothing")
+	require.Zero(t, b.Ino, "a name that is gone matches nothing, even when another file has it now")
 
-	require.NoError(t, os.Remove(filepath.Join(dir, "loop", "sizelimit")))
-	_, err = sysfsLoopStatus(blockDev{Name: "loop9"}, dir, img)
-	require.Error(t, err, "an unreadable sysfs entry is an error, never a guess")
+	b, err = e.statBacking(hostfs.Loop{Name: "loop9", BackingFile: img + ".gone"}, nil)
+	require.NoError(t, err)
+	require.Zero(t, b.Ino)
 }

@@ -116,7 +116,7 @@ func (e env) scanBackingDevice(k loopLink) []finding {
 		return cannot(fmt.Errorf("BLKSSZGET: %v", err))
 	}
 	sigs, err := readSignatures(fd, size, int64(lbs))
-	sigs, err = secondOpinion(node, sigs, err)
+	sigs, err = secondOpinion(e.ctx(), node, sigs, err)
 	return loopViewFindings(k.subject, sigs, err)
 }
 
@@ -161,7 +161,7 @@ func (e env) scanBackingFile(k loopLink) []finding {
 	})
 	// util-linux opens the file through this process's descriptor: the
 	// same inode, whatever happens to the name meanwhile.
-	sigs, err = secondOpinion(fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd()), sigs, err)
+	sigs, err = secondOpinion(e.ctx(), fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd()), sigs, err)
 	return loopViewFindings(k.subject, sigs, err)
 }
 

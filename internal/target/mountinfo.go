@@ -6,78 +6,25 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
-// mount is one line of /proc/PID/mountinfo (proc(5)).
-type mount struct {
-	ID           int // unique on the machine, across mount namespaces (fdinfo's mnt_id)
-	Major, Minor uint32
-	Root         string
-	MountPoint   string
-	Options      string // this mount's: "rw,nodev,relatime"
-	FSType       string
-	Source       string
-	SuperOptions string // the filesystem's: "rw,hidepid=invisible"
-}
+// mount is one line of /proc/PID/mountinfo (proc(5)), as internal/hostfs
+// reads it: ID is unique on the machine, across mount namespaces
+// (fdinfo's mnt_id); Major and Minor are the filesystem's device.
+type mount = hostfs.Mount
 
-// parseMountInfo parses /proc/self/mountinfo. Paths are unescaped (\040 is
-// a space); lines it cannot make sense of are errors, because a mount we
-// fail to see is a device we might write to.
-func parseMountInfo(r io.Reader) ([]mount, error) {
-	var mounts []mount
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if strings.TrimSpace(text) == "" {
-			continue
-		}
-		f := strings.Fields(text)
-		// id parent maj:min root mountpoint options [optional...] - fstype source superoptions
-		sep := -1
-		for i := 6; i < len(f); i++ {
-			if f[i] == "-" {
-				sep = i
-				break
-			}
-		}
-		if len(f) < 6 || sep < 0 || sep+2 >= len(f) {
-			return nil, fmt.Errorf("mountinfo line %d: malformed: %q", line, text)
-		}
-		maj, min, err := parseMajMin(f[2])
-		if err != nil {
-			return nil, fmt.Errorf("mountinfo line %d: %w", line, err)
-		}
-		id, err := strconv.Atoi(f[0])
-		if err != nil {
-			return nil, fmt.Errorf("mountinfo line %d: bad mount id %q", line, f[0])
-		}
-		m := mount{
-			ID:    id,
-			Major: maj, Minor: min,
-			Root:       unescapeOctal(f[3]),
-			MountPoint: unescapeOctal(f[4]),
-			Options:    f[5],
-			FSType:     f[sep+1],
-			Source:     unescapeOctal(f[sep+2]),
-		}
-		if sep+3 < len(f) {
-			m.SuperOptions = f[sep+3]
-		}
-		mounts = append(mounts, m)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("mountinfo: %w", err)
-	}
-	return mounts, nil
-}
+// parseMountInfo parses a mountinfo table (hostfs.ParseMountInfo): a line
+// it cannot make sense of is an error, because a mount we fail to see is
+// a device we might write to.
+func parseMountInfo(r io.Reader) ([]mount, error) { return hostfs.ParseMountInfo(r) }
 
-// parseMajMin parses "MAJOR:MINOR" as in mountinfo and sysfs dev files.
-func parseMajMin(s string) (uint32, uint32, error) { return majMin(strings.TrimSpace(s), 10) }
+// readMounts reads a mountinfo file, bounded (hostfs.ReadMountInfo).
+func readMounts(path string) ([]mount, error) { return hostfs.ReadMountInfo(path) }
 
-// majMin parses "MAJOR:MINOR" with numbers in base.
+// majMin parses "MAJOR:MINOR" with numbers in base (16: /proc/locks);
+// mountinfo's and sysfs's decimal ones are hostfs.ParseDevNum's.
 func majMin(s string, base int) (uint32, uint32, error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
@@ -93,23 +40,7 @@ func majMin(s string, base int) (uint32, uint32, error) {
 
 // unescapeOctal undoes the kernel's \ooo escaping of space, tab, newline
 // and backslash in mount paths.
-func unescapeOctal(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func unescapeOctal(s string) string { return hostfs.UnescapeOctal(s) }
 
 // parseSwaps returns the file names of active swap areas from /proc/swaps.
 func parseSwaps(r io.Reader) ([]string, error) {

@@ -1,13 +1,17 @@
 package target
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // env is where Open looks at the system. Tests change it; Open uses the
@@ -23,6 +27,46 @@ type env struct {
 	fillHook   func(off int64) error
 	limits     *scanLimits   // the holder look's bounds (nil: defaultLimits)
 	lookHook   func(pid int) // tests: called as the holder look reaches each process
+	// cancel (Options.Cancel) stops a check's wait for a filesystem that
+	// does not answer, deadline bounds it (0: hostfs.DefaultDeadline).
+	cancel   <-chan struct{}
+	deadline time.Duration
+	// scope says which loop devices the checks of this target ask what
+	// backs them (loopask_linux.go); nil asks all of them.
+	scope *loopScope
+}
+
+// host is where e reads sysfs, /proc and /dev, and how long it waits for
+// a call that asks another filesystem.
+func (e env) host() *hostfs.Host {
+	return &hostfs.Host{Sys: e.sysRoot, Proc: e.procRoot(), Dev: e.devRoot(), Deadline: e.deadline}
+}
+
+// mountTable is this process's mount table (e.procSelf's).
+func (e env) mountTable() (hostfs.Mounts, error) {
+	return hostfs.ReadMountInfo(filepath.Join(e.procSelf, "mountinfo"))
+}
+
+// ctx is a context that ends when e.cancel is closed: what a check waits
+// for ends with the run that waits.
+func (e env) ctx() context.Context { return cancelCtx{context.Background(), e.cancel} }
+
+// cancelCtx is a context whose Done is a channel closed elsewhere (a nil
+// channel: never).
+type cancelCtx struct {
+	context.Context
+	done <-chan struct{}
+}
+
+func (c cancelCtx) Done() <-chan struct{} { return c.done }
+
+func (c cancelCtx) Err() error {
+	select {
+	case <-c.done:
+		return ErrCancelled
+	default:
+		return nil
+	}
 }
 
 func defaultEnv() env {
@@ -53,6 +97,7 @@ func Check(path string, opts Options) error {
 }
 
 func (e env) open(path string, opts Options) (*Target, error) {
+	e.cancel = opts.Cancel
 	if path == "" {
 		return nil, inputErr(path, "empty path")
 	}
@@ -83,11 +128,7 @@ func (e env) open(path string, opts Options) (*Target, error) {
 	case unix.S_IFBLK:
 		resolved := r.resolved()
 		r.close()
-		t, err := e.openBlock(path, resolved, opts)
-		if t != nil {
-			t.env = e
-		}
-		return t, err
+		return e.openBlock(path, resolved, opts)
 	}
 	r.close()
 	switch st.Mode & unix.S_IFMT {

@@ -59,7 +59,7 @@ func (t *Target) recheck() error {
 		}
 		t.Unseen = unseen
 		sigs, err := scanDeviceWith(t.FD, t.Size, t.LogicalBlock, nil, blkid.ScanPrimary)
-		sigs, err = secondOpinion(t.Resolved, sigs, err)
+		sigs, err = secondOpinion(e.ctx(), t.Resolved, sigs, err)
 		if err == nil {
 			sigs = dropOwnSectors(t.FD, sigs, t.LogicalBlock, t.SectorKey) // util-linux's too
 		}

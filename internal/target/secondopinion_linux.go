@@ -13,12 +13,12 @@ import (
 // A tool that fails is a reason to refuse too (err), like a device ioprobe
 // cannot read; a tool that is not installed is not. When the probes could
 // not read all of dev (err), the tools are not asked, and what the probes
-// found stays with the error.
-func secondOpinion(dev string, sigs []Signature, err error) ([]Signature, error) {
+// found stays with the error. ctx ends the tools' runs (a signal).
+func secondOpinion(ctx context.Context, dev string, sigs []Signature, err error) ([]Signature, error) {
 	if err != nil {
 		return sigs, err
 	}
-	ext, xerr := blkid.External(context.Background(), dev)
+	ext, xerr := blkid.External(ctx, dev)
 	if xerr != nil {
 		return sigs, fmt.Errorf("util-linux's second opinion failed: %w", xerr)
 	}

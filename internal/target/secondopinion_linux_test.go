@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -22,7 +23,7 @@ func TestSecondOpinion(t *testing.T) {
 	out, err := exec.Command("mkswap", img).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
-	sigs, err := secondOpinion(img, nil, nil)
+	sigs, err := secondOpinion(context.Background(), img, nil, nil)
 	require.NoError(t, err)
 	require.Len(t, sigs, 1)
 	require.Equal(t, "swap", sigs[0].Type)
@@ -30,15 +31,15 @@ func TestSecondOpinion(t *testing.T) {
 
 	mine := scanFile(t, img)
 	require.NotEmpty(t, mine)
-	both, err := secondOpinion(img, mine, nil)
+	both, err := secondOpinion(context.Background(), img, mine, nil)
 	require.NoError(t, err)
 	require.Equal(t, mine, both, "nothing util-linux finds is missing from ioprobe's own probes")
 
 	eio := errors.New("input/output error")
-	_, err = secondOpinion(img, nil, eio)
+	_, err = secondOpinion(context.Background(), img, nil, eio)
 	require.ErrorIs(t, err, eio)
 
-	_, err = secondOpinion(filepath.Join(t.TempDir(), "gone"), nil, nil)
+	_, err = secondOpinion(context.Background(), filepath.Join(t.TempDir(), "gone"), nil, nil)
 	require.ErrorContains(t, err, "second opinion", "a tool that fails refuses; it does not pass for 'nothing found'")
 }
 

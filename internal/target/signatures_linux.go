@@ -1,11 +1,13 @@
 package target
 
 import (
+	"errors"
 	"fmt"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/blkid"
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // scanDevice looks for signatures on the block device open as O_DIRECT
@@ -100,9 +102,16 @@ const fileSectorSize = 512
 // without its primary; any other file gets every round of the search.
 func (e env) refuseForeignFileData(path string, fd int, st *unix.Stat_t, size, lbs int64, owned bool, keys ...uint64) error {
 	swaps, _ := readSwapDevs(e.swaps) // absent without CONFIG_SWAP: nothing is swap then
+	ms, _ := e.mountTable()
 	for _, name := range swaps {
-		var sst unix.Stat_t
-		if unix.Stat(name, &sst) == nil && sst.Mode&unix.S_IFMT == unix.S_IFREG && sst.Dev == st.Dev && sst.Ino == st.Ino {
+		if !e.scope.mayHold(name, ms) {
+			continue // on another filesystem: not this file, and not asked
+		}
+		sst, err := e.host().Stat(e.ctx(), name, "swap file "+name)
+		if errors.Is(err, hostfs.ErrNoAnswer) {
+			return refusal(path, true, because(RefuseUnverifiable, "cannot tell whether it is active swap: "+err.Error()))
+		}
+		if err == nil && sst.Mode&unix.S_IFMT == unix.S_IFREG && sst.Dev == st.Dev && sst.Ino == st.Ino {
 			return refusal(path, true, because(RefuseSwap, fmt.Sprintf("it is an active swap file (%s in /proc/swaps)", name)))
 		}
 	}

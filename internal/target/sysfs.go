@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // blockDev is a block device as sysfs names it.
@@ -76,15 +78,15 @@ func blockDir(sysRoot, name string) (string, error) {
 }
 
 func readBlockDev(dir string) (blockDev, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "dev"))
+	b, err := hostfs.ReadText(filepath.Join(dir, "dev"), hostfs.LimitAttr)
 	if err != nil {
 		return blockDev{}, err
 	}
-	maj, min, err := parseMajMin(string(b))
+	d, err := hostfs.ParseDevNum(b)
 	if err != nil {
 		return blockDev{}, fmt.Errorf("%s: %w", dir, err)
 	}
-	return blockDev{Name: filepath.Base(dir), Major: maj, Minor: min}, nil
+	return blockDev{Name: filepath.Base(dir), Major: d.Major, Minor: d.Minor}, nil
 }
 
 func isPartitionDir(dir string) bool {
@@ -146,18 +148,11 @@ func holders(sysRoot, name string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ents, err := os.ReadDir(filepath.Join(dir, "holders"))
+	names, err := hostfs.ReadDirNames(filepath.Join(dir, "holders"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(ents))
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names, nil
+	return names, err
 }
 
 // sysLogicalBlock is the logical block size of block device name (a
@@ -170,11 +165,11 @@ func sysLogicalBlock(sysRoot, name string) int64 {
 	if isPartitionDir(dir) {
 		dir = filepath.Dir(dir)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "queue", "logical_block_size"))
+	b, err := hostfs.ReadText(filepath.Join(dir, "queue", "logical_block_size"), hostfs.LimitAttr)
 	if err != nil {
 		return 0
 	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	v, err := strconv.ParseInt(b, 10, 64)
 	if err != nil || v <= 0 {
 		return 0
 	}
@@ -188,11 +183,11 @@ func sysSize(sysRoot, name string) int64 {
 	if err != nil {
 		return -1
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "size"))
+	b, err := hostfs.ReadText(filepath.Join(dir, "size"), hostfs.LimitAttr)
 	if err != nil {
 		return -1
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	n, err := strconv.ParseInt(b, 10, 64)
 	if err != nil {
 		return -1
 	}
