@@ -253,7 +253,7 @@ func TestNetnsFleetSuiteScaling(t *testing.T) {
 	_, tput, ok := strings.Cut(o.stdout, "Table 2. Throughput (MB/s)\n")
 	require.True(t, ok, o.stdout)
 	rows := strings.Split(tput, "\n")
-	require.Regexp(t, `^Hosts\s+64KB Sequential Read\s+8KB Random Read$`, rows[0])
+	require.Regexp(t, `^Hosts\s+64 KiB Sequential Read\s+8 KiB Random Read$`, rows[0])
 	for n := 1; n <= 3; n++ {
 		cells := strings.Fields(rows[n])
 		require.Equal(t, []string{strconv.Itoa(n), mbText(mbps["Sequential Read"][n]), mbText(mbps["Random Read"][n])}, cells)
@@ -271,7 +271,7 @@ func TestNetnsFleetSuiteScaling(t *testing.T) {
 	require.Regexp(t, `class="x-label"[^>]*>Hosts at once<`, string(svg))
 	for n := 1; n <= 3; n++ {
 		require.Regexp(t, `class="tick x"[^>]*><tspan>`+strconv.Itoa(n)+`</tspan>`, string(svg))
-		for pattern, series := range map[string]string{"Sequential Read": "64KB Sequential Read", "Random Read": "8KB Random Read"} {
+		for pattern, series := range map[string]string{"Sequential Read": "64 KiB Sequential Read", "Random Read": "8 KiB Random Read"} {
 			require.Contains(t, string(svg), fmt.Sprintf("<title>%s, %d: %s MB/s</title>", series, n, mbText(mbps[pattern][n])))
 		}
 	}

@@ -40,11 +40,12 @@ func TestSuiteCharacterize(t *testing.T) {
 		require.Contains(t, lines[0], titles[i]+" — "+tgt)
 		require.Regexp(t, `^Data Size +Random Write +Random Read +Sequential Write +Sequential Read$`, lines[1])
 		require.Len(t, lines, 2+5, "five data sizes")
-		for j, size := range []string{"4KB", "8KB", "16KB", "32KB", "64KB"} {
-			f := strings.Fields(lines[2+j])
-			require.Equal(t, size, f[0])
-			require.Len(t, f, 5, "a figure for each of the 4 patterns: %q", lines[2+j])
-			for _, v := range f[1:] {
+		for j, size := range []string{"4 KiB", "8 KiB", "16 KiB", "32 KiB", "64 KiB"} {
+			rest, ok := strings.CutPrefix(lines[2+j], size+" ")
+			require.True(t, ok, "row %d is %s: %q", j, size, lines[2+j])
+			f := strings.Fields(rest)
+			require.Len(t, f, 4, "a figure for each of the 4 patterns: %q", lines[2+j])
+			for _, v := range f {
 				require.Regexp(t, cell, v)
 			}
 		}
@@ -196,7 +197,7 @@ func TestSuiteBusinessRepeatMergeCompare(t *testing.T) {
 
 	c := ioprobe(t, dir, "compare", "a.json", "b.json")
 	require.Equal(t, 0, c.code, c.stderr)
-	require.Regexp(t, `(?m)^file-server +8KB +≈?0% `, c.stdout, "the same figures differ by nothing")
+	require.Regexp(t, `(?m)^file-server +8 KiB +≈?0% `, c.stdout, "the same figures differ by nothing")
 	require.Contains(t, c.stdout, "Summary")
 	require.Contains(t, c.stdout, "repeat", "the spread comes from the repeats")
 	cj := ioprobe(t, dir, "compare", "a.json", "b.json", "--output", "json")

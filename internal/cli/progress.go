@@ -19,6 +19,10 @@ func measure(ctx context.Context, plan runner.Plan, pr *progress) (*result.Resul
 	if pr != nil {
 		plan.Observers = append(plan.Observers, pr)
 		plan.Progress = pr.preparing
+		if note := plan.Note; note != nil {
+			// A note on a line of its own, not after the progress line.
+			plan.Note = func(s string) { pr.clear(); note(s) }
+		}
 	}
 	return runner.Run(ctx, plan)
 }

@@ -312,7 +312,8 @@ func importRefusal(title string, u suiterun.Unit, err error) error {
 // settings are what every run shares.
 func (o *runOptions) settings(g *globalOptions) suiterun.Settings {
 	return suiterun.Settings{AllowDestructive: o.allowDestructive, MaxErrors: o.maxErrors, Interval: o.interval, Engines: g.engines,
-		NoDeviceLatency: !o.deviceLatency}
+		NoDeviceLatency: !o.deviceLatency,
+		Note:            func(note string) { fmt.Fprintf(g.stderr, "ioprobe: note: %s\n", note) }}
 }
 
 // runImported runs the units an importer read from a file (--icf,

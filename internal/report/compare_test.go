@@ -20,7 +20,7 @@ func TestWriteCompareTextGolden(t *testing.T) {
 	golden(t, "compare_characterize.golden", b.Bytes())
 	out := b.String()
 	// 8KB sequential read: 12,618 → 13,264 IOPS is +5.1%, beyond the ±2% interval jitter.
-	require.Regexp(t, `(?m)^sequential-read-8k +8KB +\+5\.1% +\+5\.1% +−4\.9% `, out)
+	require.Regexp(t, `(?m)^sequential-read-8k +8 KiB +\+5\.1% +\+5\.1% +−4\.9% `, out)
 	require.Contains(t, out, "  sequential-read-8k: +5% IOPS, −5% mean latency, −5% p99 latency\n")
 	require.Contains(t, out, "IOPS: 1 point higher, 0 lower, 19 within the noise")
 	// 64KB random read: 690 → 690 is no difference.

@@ -254,7 +254,7 @@ func xLabel(ds []dim) string {
 
 func rowLabel(r row) string { return strings.Join(r.labels, " · ") }
 
-// rowLegend names a row in a legend, with its units: "4KB", "QD 4",
+// rowLegend names a row in a legend, with its units: "4 KiB", "QD 4",
 // "8 workers", "2 targets".
 func rowLegend(ds []dim, r row) string {
 	var parts []string

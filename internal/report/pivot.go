@@ -66,7 +66,7 @@ func hostsAtOnce(r *result.Result) int64 {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// sizeLabel writes a data size as the reports do ("4KB", "512B"); 0 is a
+// sizeLabel writes a data size in binary units ("4 KiB", "512 B"); 0 is a
 // mixed run of several sizes.
 func sizeLabel(v int64) string {
 	if v == 0 {

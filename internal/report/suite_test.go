@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -33,10 +34,10 @@ func TestSuiteTablesHaveTheReportsLayout(t *testing.T) {
 	}
 	// esx2 Table 2, row for row.
 	require.Regexp(t, `(?m)^Data Size +Random Write +Random Read +Sequential Write +Sequential Read$`, out)
-	require.Regexp(t, `(?m)^4KB +817 +1,424 +9,377 +4,759$`, out)
-	require.Regexp(t, `(?m)^64KB +340 +690 +1,878 +2,878$`, out)
+	require.Regexp(t, `(?m)^4 KiB +817 +1,424 +9,377 +4,759$`, out)
+	require.Regexp(t, `(?m)^64 KiB +340 +690 +1,878 +2,878$`, out)
 	// esx2 Table 4.
-	require.Regexp(t, `(?m)^8KB +9\.8 +19\.5 +82\.3 +106\.3$`, out)
+	require.Regexp(t, `(?m)^8 KiB +9\.8 +19\.5 +82\.3 +106\.3$`, out)
 	require.Contains(t, out, "16 outstanding I/Os, 1 worker")
 
 	b.Reset()
@@ -44,13 +45,13 @@ func TestSuiteTablesHaveTheReportsLayout(t *testing.T) {
 	out = b.String()
 	require.Contains(t, out, "Table 1. I/O operations per second — /dev/sdb\n")
 	require.Contains(t, out, "Table 2. I/O operations per second — /dev/sdc\n")
-	require.Regexp(t, `(?m)^8KB +731 +1,358 +9,058 +13,264$`, out, "esx2 Table 3 (BusLogic)")
+	require.Regexp(t, `(?m)^8 KiB +731 +1,358 +9,058 +13,264$`, out, "esx2 Table 3 (BusLogic)")
 
 	b.Reset()
 	require.NoError(t, WriteSuiteText(&b, businessSuite()))
 	out = b.String()
 	require.Regexp(t, `(?m)^Workload +Data Size +IOPS$`, out, "nothing varies within a workload: the table turns")
-	require.Regexp(t, `(?m)^File Server +8KB +3,100 ±3\.0%$`, out)
+	require.Regexp(t, `(?m)^File Server +8 KiB +3,100 ±3\.0%$`, out)
 	require.Regexp(t, `(?m)^Mixed +mixed +4,200\*$`, out)
 	require.Contains(t, out, "* mixed on /dev/sdb: interrupted: interrupted before the run time was over")
 	require.Contains(t, out, "Repeat    3 runs per point, merged; IOPS shown ± the run-to-run standard deviation")
@@ -58,7 +59,7 @@ func TestSuiteTablesHaveTheReportsLayout(t *testing.T) {
 	b.Reset()
 	require.NoError(t, WriteSuiteText(&b, scalingSuite()))
 	out = b.String()
-	require.Regexp(t, `(?m)^Workers +64KB Sequential Read +8KB Random Read$`, out, "sizes fixed per column join the label")
+	require.Regexp(t, `(?m)^Workers +64 KiB Sequential Read +8 KiB Random Read$`, out, "sizes fixed per column join the label")
 	lines := strings.Split(out, "\n")
 	var workers []string
 	for i, l := range lines {
@@ -91,8 +92,8 @@ func TestSuiteTextWithCyclingHasRowsPerValue(t *testing.T) {
 	require.NoError(t, WriteSuiteText(&b, suiteDoc("characterize", rs)))
 	out := b.String()
 	require.Regexp(t, `(?m)^Data Size +QD +Random Write`, out)
-	require.Regexp(t, `(?m)^4KB +4 +817 `, out)
-	require.Regexp(t, `(?m)^4KB +32 +817 `, out)
+	require.Regexp(t, `(?m)^4 KiB +4 +817 `, out)
+	require.Regexp(t, `(?m)^4 KiB +32 +817 `, out)
 	require.NotContains(t, out, "outstanding I/Os,")
 }
 
@@ -114,4 +115,22 @@ func TestSuiteTextTargetsAtOnceAreRows(t *testing.T) {
 	require.Contains(t, out, "Table 1. I/O operations per second\n", "no side: all targets at once")
 	require.Regexp(t, `(?m)^Targets +Random Read, 16 outstanding$`, out)
 	require.Regexp(t, `(?m)^4 +4,000$`, out)
+}
+
+// TestSizesAreLabelledInBinaryUnits: every output that labels a data
+// size labels 4096 bytes "4 KiB", never "4KB", which ioprobe's command
+// line reads as 4000 bytes (a label must read back as the size that ran).
+func TestSizesAreLabelledInBinaryUnits(t *testing.T) {
+	var text, html, cmp bytes.Buffer
+	require.NoError(t, WriteSuiteText(&text, characterizeSuite()))
+	require.NoError(t, WriteHTML(&html, characterizeSuite()))
+	base := characterizeResults("/dev/sdb", lsiIOPS, lsiCPU)
+	c, err := result.Compare(base, characterizeResults("/dev/sdc", busIOPS, busCPU))
+	require.NoError(t, err)
+	require.NoError(t, WriteCompareText(&cmp, c, CompareSide{"a.json", base}, CompareSide{"b.json", base}))
+	decimal := regexp.MustCompile(`\b\d+ ?KB\b`) // MB stays: MB/s is 10^6 bytes a second
+	for name, out := range map[string]string{"suite text": text.String(), "html": html.String(), "compare": cmp.String()} {
+		require.True(t, strings.Contains(out, "4 KiB") && strings.Contains(out, "64 KiB"), "%s labels 4096 bytes 4 KiB", name)
+		require.Empty(t, decimal.FindAllString(out, -1), "%s labels a binary size in decimal units", name)
+	}
 }

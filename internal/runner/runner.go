@@ -61,6 +61,11 @@ type Plan struct {
 	// remove then. The daemon's keep_files: false and a check's
 	// temporary file use it.
 	Created func(path string, c *target.CreatedFile, err error)
+	// Note, when set, hears each note the run records about its targets
+	// (result.Notes) as soon as it is known, before the ramp-up: a file
+	// of ioprobe's grown to hold a larger --size is said then, not only
+	// in the result.
+	Note func(note string)
 }
 
 // ErrStartAtInterrupted: the run was cancelled while it waited for
@@ -473,6 +478,11 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	snap := newSnapshotter(p, targets, c.all)
 	res := p.baseResult(started, c.specs, engines, reasons, targets)
 	res.Notes = append(res.Notes, c.notes...)
+	if p.Note != nil {
+		for _, n := range res.Notes {
+			p.Note(n)
+		}
+	}
 	if !p.StartAt.IsZero() {
 		res.StartAt = p.StartAt.UTC()
 	}

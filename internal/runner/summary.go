@@ -199,9 +199,24 @@ func (p *Plan) baseResult(started time.Time, specs []workload.Spec, engines []en
 			Device:            t.Device,
 			Created:           t.Created,
 			Extended:          t.Extended,
+			ExtendedFromBytes: t.GrownFrom,
 		})
+		if t.Extended {
+			res.Notes = append(res.Notes, extendedNote(t.Path, t.GrownFrom, t.Size))
+		}
 	}
 	return res
+}
+
+// extendedNote says that the run grew ioprobe's own file at path from
+// its size before to now, to hold the access region asked for: the file
+// on disk is larger than before the run.
+func extendedNote(path string, from, now int64) string {
+	if from >= now {
+		return fmt.Sprintf("%s: ioprobe's own file, whose filling had been interrupted, was filled to its %s before measuring", path, workload.FormatSize(now))
+	}
+	return fmt.Sprintf("%s: ioprobe's own file was %s; it was grown to %s (the new part filled before measuring) to hold the access region asked for, and stays that size",
+		path, workload.FormatSize(from), workload.FormatSize(now))
 }
 
 // summarize computes the summary from the final snapshot and the window.

@@ -21,6 +21,9 @@ type Settings struct {
 	// Created, when set, is handed the files each run creates (see
 	// runner.Plan.Created).
 	Created func(path string, c *target.CreatedFile, err error)
+	// Note, when set, hears each run's notes as they are known (see
+	// runner.Plan.Note).
+	Note func(note string)
 }
 
 // Plan is the runner plan of one unit: one group of workers per access
@@ -34,6 +37,7 @@ func (s Settings) Plan(u Unit) runner.Plan {
 		Engines:          s.Engines,
 		NoDeviceLatency:  s.NoDeviceLatency,
 		Created:          s.Created,
+		Note:             s.Note,
 	}
 	if len(u.Point.Specs) > 1 {
 		p.Name = u.Point.Name

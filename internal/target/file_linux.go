@@ -181,6 +181,9 @@ func (e env) openFile(r *fileRef, opts Options, c *created) (*Target, error) {
 				return nil, err
 			}
 		}
+		if c == nil {
+			t.GrownFrom = t.Size
+		}
 		t.Size, t.Extended, own.filled = size, c == nil, size
 	}
 	if t.Region, err = checkRegion(path, o.Region, t.Size, o); err != nil {

@@ -112,7 +112,9 @@ type Target struct {
 
 	Created  bool // ioprobe created the file in this Open
 	Extended bool // ioprobe grew its own file to a larger region in this Open
-	Writable bool
+	// GrownFrom is the size an Extended file had before (0 otherwise).
+	GrownFrom int64
+	Writable  bool
 
 	closed bool
 	env    env

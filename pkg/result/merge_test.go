@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 func TestMergeEqualsOneRunOfBoth(t *testing.T) {
@@ -338,4 +340,15 @@ func TestMergeSharedDeviceLatencyOnce(t *testing.T) {
 	m, err = Merge(a, b, c)
 	require.NoError(t, err)
 	require.EqualValues(t, 300+310+40, m.Histogram.Device.Read.Count())
+}
+
+// TestDecodeReadsOldSectionTitlesAsToday: a suite file written when the
+// CPU-cost section said "8KB" pairs with one written since.
+func TestDecodeReadsOldSectionTitlesAsToday(t *testing.T) {
+	doc := `{"schema":"ioprobe.suite/v1","suite":"protocols","results":[{"schema":"ioprobe.result/v1",` +
+		`"point":{"suite":"protocols","name":"cpu-cost-8k","section":"CPU cost of an 8KB 50% read 50% random mix (esx35 Figure 6)","pattern":"50% Read 50% Random","size_bytes":8192,"index":20}}]}`
+	_, rs, err := Decode(strings.NewReader(doc))
+	require.NoError(t, err)
+	require.Equal(t, workload.SectionCPUCost, rs[0].Point.Section)
+	require.Contains(t, workload.SectionCPUCost, "8 KiB")
 }

@@ -43,6 +43,32 @@ type Point struct {
 // SectionRuns is the section of results that are not suite points.
 const SectionRuns = "Runs"
 
+// renamedSections maps the titles sections had in files written before
+// to their titles now (the protocols suite's CPU-cost section said "8KB"
+// for 8 KiB), so that Decode reads an old file's points as the same
+// points: they merge and compare with points measured since.
+var renamedSections = map[string]string{
+	"CPU cost of an 8KB 50% read 50% random mix (esx35 Figure 6)": workload.SectionCPUCost,
+}
+
+// renameSections gives the points of rs, and of the hosts' results they
+// carry, their sections' titles of today.
+func renameSections(rs []*Result) {
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		if r.Point != nil {
+			if now, ok := renamedSections[r.Point.Section]; ok {
+				r.Point.Section = now
+			}
+		}
+		for i := range r.Hosts {
+			renameSections([]*Result{r.Hosts[i].Result})
+		}
+	}
+}
+
 // PointOf returns r's point, or for a plain run (`ioprobe run`) one made
 // from its workload: named after the workload, its pattern from % read and
 // % random, its size the largest transfer.

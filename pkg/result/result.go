@@ -226,6 +226,10 @@ type Target struct {
 	Device            string `json:"device"` // kernel name of the block device the I/O reaches (e.g. "loop0", "vda")
 	Created           bool   `json:"created,omitempty"`
 	Extended          bool   `json:"extended,omitempty"` // an existing ioprobe file grown to a larger --size
+	// ExtendedFromBytes is the size an extended file had before this run
+	// grew it (equal to size_bytes when the run only finished a fill that
+	// had been interrupted).
+	ExtendedFromBytes int64 `json:"extended_from_bytes,omitempty"`
 }
 
 // Summary.Ended's values.
@@ -677,12 +681,14 @@ func Decode(r io.Reader) (suite string, results []*Result, err error) {
 		if err := decodeDoc(data, &res); err != nil {
 			return "", nil, fmt.Errorf("bad %s document: %v", Schema, err)
 		}
+		renameSections([]*Result{&res})
 		return "", []*Result{&res}, nil
 	case SuiteSchema:
 		var s Suite
 		if err := decodeDoc(data, &s); err != nil {
 			return "", nil, fmt.Errorf("bad %s document: %v", SuiteSchema, err)
 		}
+		renameSections(s.Results)
 		return s.Suite, s.Results, nil
 	case FleetSchema:
 		var f Fleet
@@ -690,6 +696,7 @@ func Decode(r io.Reader) (suite string, results []*Result, err error) {
 			return "", nil, fmt.Errorf("bad %s document: %v", FleetSchema, err)
 		}
 		if m := f.MergedOf(); m != nil {
+			renameSections([]*Result{m})
 			return "", []*Result{m}, nil
 		}
 		return "", nil, nil

@@ -107,15 +107,17 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10) + "B"
 }
 
-// ShortSize renders a byte count the way the reports label data sizes:
-// "512B", "4KB", "64KB", "1MB" (binary multiples written with the reports'
-// KB/MB spelling).
+// ShortSize renders a byte count the way tables and charts label data
+// sizes: "512 B", "4 KiB", "64 KiB", "1 MiB". Binary multiples carry
+// binary units: the reports' own "4KB" meant 4096 bytes, but on ioprobe's
+// command line 4KB is 4000 (kB and MB are powers of 1000, as in MB/s), and
+// a label must read back as the size that ran.
 func ShortSize(n int64) string {
 	switch {
 	case n >= MiB && n%MiB == 0:
-		return strconv.FormatInt(n/MiB, 10) + "MB"
+		return strconv.FormatInt(n/MiB, 10) + " MiB"
 	case n >= KiB && n%KiB == 0:
-		return strconv.FormatInt(n/KiB, 10) + "KB"
+		return strconv.FormatInt(n/KiB, 10) + " KiB"
 	}
-	return strconv.FormatInt(n, 10) + "B"
+	return strconv.FormatInt(n, 10) + " B"
 }

@@ -54,9 +54,20 @@ func TestFormatSizeRoundTrips(t *testing.T) {
 	}
 	require.Equal(t, "4KiB", FormatSize(4096))
 	require.Equal(t, "512B", FormatSize(512))
-	require.Equal(t, "64KB", ShortSize(64*KiB))
-	require.Equal(t, "1MB", ShortSize(MiB))
-	require.Equal(t, "512B", ShortSize(512))
+	require.Equal(t, "64 KiB", ShortSize(64*KiB))
+	require.Equal(t, "1 MiB", ShortSize(MiB))
+	require.Equal(t, "512 B", ShortSize(512))
+}
+
+// TestShortSizeReadsBackAsTheSizeThatRan: a label in a table or a chart,
+// typed back on the command line, is the size that ran. The reports'
+// "4KB" was not: ParseSize reads it as 4000 bytes, as fio does.
+func TestShortSizeReadsBackAsTheSizeThatRan(t *testing.T) {
+	for _, n := range []int64{512, 1024, 1536, 4096, 8192, 65536, 512 * KiB, MiB, 4 * MiB, 12345} {
+		back, err := ParseSize(ShortSize(n))
+		require.NoError(t, err, ShortSize(n))
+		require.Equal(t, n, back, ShortSize(n))
+	}
 }
 
 func FuzzParseSize(f *testing.F) {

@@ -429,7 +429,30 @@ func (s *Spec) sizeProblem(n int64) string {
 		return "must be between 512B and 64MiB"
 	}
 	if n%512 != 0 {
-		return "must be a multiple of 512 bytes (direct I/O needs whole sectors; --buffered runs any size)"
+		return "must be a multiple of 512 bytes (direct I/O needs whole sectors; --buffered runs any size)" + binaryHint(n)
+	}
+	return ""
+}
+
+// binaryHint says what a size written in decimal units (4KB, 1MB: powers
+// of 1000 here, as in the reports' MB/s) was most likely meant to be:
+// "; KB is 1000 bytes here: for 4096 bytes write 4k or 4KiB". Empty when
+// n is no whole number of kB, MB or GB, or its binary twin would be
+// refused too.
+func binaryHint(n int64) string {
+	units := []struct {
+		dec, bin         int64
+		name, short, iec string
+	}{{1e9, GiB, "GB is 10^9 bytes", "g", "GiB"}, {1e6, MiB, "MB is 10^6 bytes", "m", "MiB"}, {1e3, KiB, "KB is 1000 bytes", "k", "KiB"}}
+	for _, u := range units {
+		if n < u.dec || n%u.dec != 0 {
+			continue
+		}
+		k := n / u.dec
+		if b := k * u.bin; b > MaxBlockSize || b%512 != 0 {
+			return ""
+		}
+		return fmt.Sprintf("; %s here: for %d bytes write %d%s or %d%s", u.name, k*u.bin, k, u.short, k, u.iec)
 	}
 	return ""
 }

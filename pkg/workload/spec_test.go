@@ -41,6 +41,30 @@ func TestValidateNamesTheField(t *testing.T) {
 	require.NoError(t, s.Validate())
 }
 
+// TestDecimalSizeRefusalSaysTheBinaryOne: 4KB is 4000 bytes here, which
+// direct I/O refuses; the refusal says what to type for the 4096 bytes
+// the user most likely meant, in one line.
+func TestDecimalSizeRefusalSaysTheBinaryOne(t *testing.T) {
+	for in, want := range map[string]string{
+		"4KB":  "--bs 4000B: must be a multiple of 512 bytes (direct I/O needs whole sectors; --buffered runs any size); KB is 1000 bytes here: for 4096 bytes write 4k or 4KiB",
+		"20kB": "KB is 1000 bytes here: for 20480 bytes write 20k or 20KiB",
+		"1MB":  "MB is 10^6 bytes here: for 1048576 bytes write 1m or 1MiB",
+		"1000": "for 1024 bytes write 1k or 1KiB",
+	} {
+		s := valid()
+		bs, err := ParseBlockSizes(in)
+		require.NoError(t, err, in)
+		s.BlockSizes = bs
+		err = s.Validate()
+		require.Error(t, err, in)
+		require.Contains(t, err.Error(), want, in)
+		require.NotContains(t, err.Error(), "\n", in)
+	}
+	s := valid()
+	s.BlockSizes = []BlockSize{{1500, 1}}
+	require.NotContains(t, s.Validate().Error(), "write", "1500 bytes is no whole number of kB: no guess")
+}
+
 func TestFlushSettings(t *testing.T) {
 	s := valid()
 	n, datasync := s.FlushEvery()

@@ -88,7 +88,7 @@ type suiteDef struct {
 const (
 	SectionCharacterize = "Data size × access pattern (esx2 Tables 2–5, Figures 2–9)"
 	SectionSequential   = "Sequential throughput by block size (esx35 Figures 1–4)"
-	SectionCPUCost      = "CPU cost of an 8KB 50% read 50% random mix (esx35 Figure 6)"
+	SectionCPUCost      = "CPU cost of an 8 KiB 50% read 50% random mix (esx35 Figure 6)"
 	SectionRequestSize  = "Random reads by request size (vsphere5 Figures 3–4)"
 	SectionPeakWorkers  = "Scaling over workers (vsphere5 Figure 2)"
 	SectionPeakTargets  = "Scaling over targets (vsphere5 Figure 7)"
