@@ -96,6 +96,11 @@ type Report struct {
 	Verdict *Verdict `json:"verdict,omitempty"`
 	Streams []Stream `json:"streams"`
 	Kernel  *Kernel  `json:"kernel,omitempty"`
+	// HostOthers is what other processes did on the host while the
+	// check measured, and Notes say so when it was more than a tenth of
+	// the host's CPU or of the device's I/O (the verdict's reason too).
+	HostOthers *Others  `json:"host_others,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
 	// Left lists files the check created whose names something else
 	// took while it ran: it left them where they are.
 	Left []string `json:"left,omitempty"`
@@ -147,6 +152,24 @@ type Stream struct {
 	// there was more than one.
 	RepeatFigures []float64      `json:"repeat_figures,omitempty"`
 	Verdict       *StreamVerdict `json:"verdict,omitempty"`
+}
+
+// Others is what other processes did on the host during the measured
+// windows, as a run's summary.host_others (cpu_fraction, device_ops,
+// device_bytes), with what it is a share of: the host's logical CPUs and
+// everything the device served.
+type Others struct {
+	result.HostOthers
+	LogicalCPUs int    `json:"logical_cpus"`
+	ServedOps   uint64 `json:"device_served_ops,omitempty"`
+	ServedBytes uint64 `json:"device_served_bytes,omitempty"`
+	// StorageBytes is what other processes sent to and fetched from
+	// storage meanwhile, on any device (/proc/PID/io): device_bytes is
+	// the device's count beyond the check's own writes, but no more than
+	// this.
+	StorageBytes uint64 `json:"others_storage_bytes,omitempty"`
+	// DeviceUnknown says why the device's part is absent.
+	DeviceUnknown string `json:"device_unknown,omitempty"`
 }
 
 // Kernel is what the block layer counted on the directory's device over

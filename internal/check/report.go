@@ -2,8 +2,10 @@ package check
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/cpuacct"
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
@@ -17,6 +19,13 @@ type repeatStats struct {
 	elapsed                           time.Duration
 	disk                              *target.DiskStats // delta over the window; nil without a device
 	prealloc                          string
+	// cpu is what the CPU spent over the window (cpuErr: it could not
+	// be read), and tasks what the host's processes did meanwhile
+	// (tasksOK: both looks were taken in time).
+	cpu     cpuacct.Usage
+	cpuErr  error
+	tasks   cpuacct.TaskDelta
+	tasksOK bool
 }
 
 // assemble fills rep from the repeats measured: every repeat's
@@ -88,6 +97,8 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 		kernel.WriteKiBPerFdatasync = float64(kernel.WriteBytes) / 1024 / float64(kernel.Fdatasyncs)
 		rep.Kernel = &kernel
 	}
+	rep.HostOthers = checkOthers(runs, dev, haveDisk)
+	rep.Notes = othersNotes(rep.HostOthers, dev)
 	if rep.Status == result.StatusOK {
 		var vs []StreamVerdict
 		var labels []string
@@ -98,17 +109,26 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 			labels = append(labels, rules[i].Label)
 		}
 		v := Combine("etcd", labels, vs)
+		if len(rep.Notes) > 0 {
+			// A verdict measured beside other load says so, with the
+			// figures: the storage alone may do better.
+			v.Reason += " — measured beside other load: " + strings.Join(rep.Notes, "; ")
+		}
 		rep.Verdict = &v
-		rep.Next = nextSteps(v, o)
+		rep.Next = nextSteps(v, o, len(rep.Notes) > 0)
 	}
 	for _, s := range streams {
 		rep.Streams = append(rep.Streams, *s)
 	}
 }
 
-// nextSteps is what an etcd operator should look at after this verdict.
-func nextSteps(v Verdict, o Options) []string {
+// nextSteps is what an etcd operator should look at after this verdict,
+// measured beside other load (busy) or not.
+func nextSteps(v Verdict, o Options, busy bool) []string {
 	var next []string
+	if busy {
+		next = append(next, "Others used the host's CPU or the device while the check ran (see above): run it again when they do not, or read its figures as the storage's under that load.")
+	}
 	switch {
 	case v.Verdict == Inconclusive:
 		next = append(next, "Run longer (--duration) for at least 300 samples in each stream; --repeat N shows how much the figures move between runs.")
@@ -122,4 +142,89 @@ func nextSteps(v Verdict, o Options) []string {
 		"Where etcd runs, its own etcd_disk_wal_fsync_duration_seconds and etcd_disk_backend_commit_duration_seconds time these same calls under its real load: histogram_quantile(0.99, rate(etcd_disk_wal_fsync_duration_seconds_bucket[5m])) against 10 ms, the backend's against 25 ms.",
 		"The thresholds are etcd's guidance (its FAQ, and its hardware recommendations); the workload follows etcd's WAL and bbolt's commit, and agrees with the community fio recipe (fio --rw=write --ioengine=sync --fdatasync=1 --size=22m --bs=2300) on a WAL alone (docs/output.md).")
 	return next
+}
+
+// checkOthers is what other processes did during the repeats' windows:
+// their share of the host's CPU, time-weighted over the repeats, and,
+// when the device was counted and every other process's I/O could be
+// read, the device's I/O that was theirs. The check's own writes reach
+// the device rounded to pages and with its filesystem's journal, which
+// the kernel's threads write: so others' bytes are the device's beyond
+// the check's own, but no more than other processes sent to storage
+// (/proc/PID/io), and their I/Os the device's in that proportion. Nil
+// when the host's CPU was not read.
+func checkOthers(runs []repeatStats, dev string, haveDisk bool) *Others {
+	var weighted, elapsed float64
+	var ops, bytes, servedOps, servedBytes, storage uint64
+	device := haveDisk && dev != ""
+	cpus := 0
+	for _, r := range runs {
+		if r.cpuErr != nil || r.cpu.Host.All.Total() == 0 {
+			return nil
+		}
+		cpus = max(cpus, len(r.cpu.Host.CPUs))
+		var kthreads uint64
+		if r.tasksOK {
+			kthreads = r.tasks.KThreadTicks
+		}
+		weighted += r.cpu.OthersFraction(kthreads) * r.elapsed.Seconds()
+		elapsed += r.elapsed.Seconds()
+		if !device || r.disk == nil || !r.tasksOK || !r.tasks.Complete {
+			device = false
+			continue
+		}
+		d := r.disk
+		served := d.ReadSectors*target.SectorSize + d.WriteBytes()
+		own := r.bytes + r.pages*PageBytes
+		theirs := min(max(served, own)-own, r.tasks.OthersIOBytes)
+		n := d.ReadOps + d.WriteOps + d.ReadMerges + d.WriteMerges
+		servedOps += n
+		servedBytes += served
+		bytes += theirs
+		storage = addCapped(storage, r.tasks.OthersIOBytes)
+		if served > 0 {
+			ops += uint64(float64(n) * float64(theirs) / float64(served))
+		}
+	}
+	if elapsed <= 0 {
+		return nil
+	}
+	o := &Others{LogicalCPUs: cpus}
+	o.CPUFraction = weighted / elapsed
+	if device {
+		o.DeviceOps, o.DeviceBytes, o.ServedOps, o.ServedBytes, o.StorageBytes = &ops, &bytes, servedOps, servedBytes, storage
+	} else if haveDisk {
+		o.DeviceUnknown = "other processes' I/O could not be read (another user's /proc/PID/io needs root or CAP_SYS_PTRACE): the device's part is not judged"
+	}
+	return o
+}
+
+// othersNotes says what others did while the check measured, when it
+// was more than result.OthersThreshold of the host's CPU or of the
+// device's bytes. The device's part cannot be told apart from the
+// filesystem's own writes for the check (its journal, written by the
+// kernel's threads) when other processes were busy on any device, and
+// it says so.
+func othersNotes(o *Others, dev string) []string {
+	if o == nil {
+		return nil
+	}
+	var notes []string
+	if cpu, _ := result.OthersLoad(o.LogicalCPUs, &o.HostOthers, nil); cpu != "" {
+		notes = append(notes, strings.Replace(cpu, "during the window", "during the check", 1))
+	}
+	if o.DeviceBytes != nil && o.ServedBytes > 0 {
+		if share := float64(*o.DeviceBytes) / float64(o.ServedBytes); share > result.OthersThreshold {
+			notes = append(notes, fmt.Sprintf("%s served %.2f MB of its %.2f MB (%.1f%%) beyond the check's own writes while other processes moved %.2f MB to and from storage: someone else's I/O, or the filesystem's own work for the check (its journal)",
+				dev, float64(*o.DeviceBytes)/1e6, float64(o.ServedBytes)/1e6, 100*share, float64(o.StorageBytes)/1e6))
+		}
+	}
+	return notes
+}
+
+func addCapped(a, b uint64) uint64 {
+	if a+b < a {
+		return ^uint64(0)
+	}
+	return a + b
 }

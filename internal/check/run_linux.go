@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/cpuacct"
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
@@ -87,6 +88,8 @@ func runOnce(ctx context.Context, d *checkDir, rep int, o Options) (repeatStats,
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
+	tasks0, tasksOK := cpuacct.LookAtTasks(time.Second)
+	cpu := cpuacct.Start()
 	start := time.Now()
 	finish := func() { stop.Store(true) }
 	wg.Add(1)
@@ -132,11 +135,15 @@ wait:
 		}
 	}
 	st.elapsed = time.Since(start)
+	st.cpu, st.cpuErr = cpu.Stop()
 	if haveDisk {
 		if after, err := target.ReadDiskStats("", d.dev); err == nil {
 			delta := after.Sub(before)
 			st.disk = &delta
 		}
+	}
+	if tasks1, ok := cpuacct.LookAtTasks(time.Second); tasksOK && ok {
+		st.tasks, st.tasksOK = tasks1.Sub(tasks0), true
 	}
 	st.wal, st.walWrite = w.fsync, w.write
 	st.records, st.bytes, st.segments = w.records, w.bytes, w.cuts+1

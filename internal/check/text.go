@@ -58,6 +58,9 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "Kernel    %s: %.2f flushes and %.1f KiB written per fdatasync (%d flushes, %d fdatasync and fsync calls)\n",
 			k.Device, k.FlushesPerFdatasync, k.WriteKiBPerFdatasync, k.Flushes, k.Fdatasyncs)
 	}
+	if o := r.HostOthers; o != nil {
+		fmt.Fprintf(&b, "Others    %s\n", othersLine(o, r.Target.Device))
+	}
 	for _, s := range r.Streams {
 		if len(s.RepeatFigures) > 1 {
 			lo, hi := s.RepeatFigures[0], s.RepeatFigures[0]
@@ -103,6 +106,20 @@ func latencyLine(l result.Latency) string {
 func orDash(s string) string {
 	if s == "" {
 		return "-"
+	}
+	return s
+}
+
+// othersLine is what other processes did while the check measured, in
+// figures: "0.12 of 2 CPUs (6.0% of the host's CPU); on vda 12 of the
+// 3,456 I/Os and 0.05 of the 14.20 MB".
+func othersLine(o *Others, dev string) string {
+	s := fmt.Sprintf("%.2f of %d CPUs (%.1f%% of the host's CPU)", o.CPUFraction*float64(o.LogicalCPUs), o.LogicalCPUs, 100*o.CPUFraction)
+	switch {
+	case o.DeviceOps != nil && o.DeviceBytes != nil:
+		s += fmt.Sprintf("; on %s %d of the %d I/Os and %.2f of the %.2f MB", dev, *o.DeviceOps, o.ServedOps, float64(*o.DeviceBytes)/1e6, float64(o.ServedBytes)/1e6)
+	case o.DeviceUnknown != "":
+		s += "; " + o.DeviceUnknown
 	}
 	return s
 }

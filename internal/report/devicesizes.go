@@ -7,15 +7,23 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
-// sizeWarning says a result.SizeMismatch in words: what the device saw,
-// what ioprobe issued, and why it may differ.
-func sizeWarning(m result.SizeMismatch) string {
+// sizeWarning says a result.SizeMismatch of s in words: what the device
+// saw, what ioprobe issued, and why it may differ. When others used the
+// device in the window (s.HostOthers) the first reason is theirs: their
+// requests, and theirs merged, are in the kernel's counts too.
+func sizeWarning(m result.SizeMismatch, s *result.Summary) string {
 	dir := "read"
 	if m.Op == result.OpWrite {
 		dir = "write"
 	}
 	var why string
+	o := s.HostOthers
 	switch {
+	case o != nil && o.DeviceOps != nil && *o.DeviceOps > 0:
+		why = fmt.Sprintf("someone else's I/O (other processes did %s I/Os, %s, on the device in the window)", count(*o.DeviceOps), iec(int64(min(*o.DeviceBytes, 1<<62))))
+		if m.Merged > 0 {
+			why += fmt.Sprintf("; the block layer merged %s I/Os, theirs or ioprobe's", count(m.Merged))
+		}
 	case m.Merged > 0:
 		why = fmt.Sprintf("the block layer merged %s of them", count(m.Merged))
 	case m.Larger:

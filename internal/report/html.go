@@ -821,6 +821,9 @@ func runNotes(rs []*result.Result) []string {
 		for _, e := range hostErrors(r.Hosts) {
 			notes = append(notes, where+": "+e)
 		}
+		for _, n := range r.OthersNotes() {
+			notes = append(notes, othersMark+" "+where+": "+n)
+		}
 	}
 	return notes
 }

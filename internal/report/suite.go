@@ -276,6 +276,10 @@ func pointWhere(r *result.Result) string {
 	return p.Name
 }
 
+// othersMark starts a note on a point measured beside other processes'
+// load: its CPU figures are the host's, its kernel counts not its own.
+const othersMark = "‡"
+
 func writeFootnotes(ew *errWriter, rs []*result.Result) {
 	var notes []string
 	for _, r := range rs {
@@ -289,6 +293,9 @@ func writeFootnotes(ew *errWriter, rs []*result.Result) {
 		}
 		if note := partialNote(r); note != "" {
 			notes = append(notes, fmt.Sprintf("%s %s on %d hosts: %s", partialMark, where, len(r.Hosts), note))
+		}
+		for _, n := range r.OthersNotes() {
+			notes = append(notes, othersMark+" "+where+": "+n)
 		}
 	}
 	for i, n := range notes {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -148,9 +149,25 @@ func writeHeader(ew *errWriter, r *result.Result) {
 		targets.add("none recorded")
 	}
 	kv.addTable("Targets", targets)
+	for _, n := range notesOf(r) {
+		kv.add("Note", n)
+	}
 	if ew.err == nil {
 		ew.err = kv.write(ew.w, "")
 	}
+}
+
+// notesOf is a result's notes, and what others did beside it when that
+// was more than a tenth of the host's CPU or of the devices' I/O (a
+// merged result recomputes it from its merged figures).
+func notesOf(r *result.Result) []string {
+	notes := slices.Clone(r.Notes)
+	for _, n := range r.OthersNotes() {
+		if !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
+	return notes
 }
 
 func hostLine(h result.Host) string {
@@ -594,6 +611,16 @@ func cpuTable(r *result.Result) *table {
 	row(result.FigProcessCPUIO, cell(ops > 0, result.FigProcessCPUIO, dec(result.FigProcessCPUIO), perIOSym), "process")
 	row(result.FigHostCPUIO, cell(perIO, result.FigHostCPUIO, dec(result.FigHostCPUIO), perIOSym), "host")
 	row(result.FigCyclesPerIO, cell(perIO && v(result.FigCyclesPerIO) > 0, result.FigCyclesPerIO, dec(result.FigCyclesPerIO), ""), "host, "+clock)
+	if o := s.HostOthers; o != nil {
+		// The host figures above count everything the host did: what
+		// of it was other processes'.
+		// In the host utilization's unit (summed over CPUs).
+		note := fmt.Sprintf("other processes: %s of the host's %d CPUs", num(r.OthersCPUs(), 2), h.LogicalCPUs)
+		if o.CPUFraction > result.OthersThreshold {
+			note += ", in the host figures above (not ioprobe's)"
+		}
+		t.add("  "+result.FigOthersCPU.Figure().Short, withUnit(num(100*r.OthersCPUs(), 2), pctSym), note)
+	}
 	return t
 }
 
@@ -643,8 +670,13 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 			t.add("  "+f.Short, count(uint64(f.Of(s))), "(I/Os merged into others)")
 		}
 	}
+	// What the devices served for other processes, when known.
+	if o := s.HostOthers; o != nil && o.DeviceOps != nil && o.DeviceBytes != nil {
+		t.add("  "+result.FigOthersDeviceOps.Figure().Short, count(*o.DeviceOps), fmt.Sprintf("(%s of the devices' I/O)", pct(s.OthersDeviceShare(), 1)),
+			withUnit(num(float64(*o.DeviceBytes)/1e6, 2), "MB"), "(other processes)")
+	}
 	for _, m := range s.DeviceSizes() {
-		t.add("  WARNING: " + sizeWarning(m))
+		t.add("  WARNING: " + sizeWarning(m, s))
 	}
 	return t
 }

@@ -692,6 +692,10 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 	if g != nil && g.skipped {
 		res.Notes = append(res.Notes, "the last look for filesystems and labels was not waited for: the run was interrupted")
 	}
+	if win != nil {
+		res.Summary.HostOthers = hostOthers(res, win)
+		res.Notes = append(res.Notes, res.OthersNotes()...)
+	}
 	if stop != nil {
 		res.SafetyStop = stop.stop
 		res.SafetyStop.AfterSeconds = stop.at.Sub(res.StartedAt).Seconds()

@@ -30,7 +30,19 @@ type window struct {
 	// devLat times the devices' requests in the kernel while the window
 	// is open, switched with the counting.
 	devLat *deviceLatency
+	// tasks0 and tasks1 are looks at every process just outside the
+	// window's ends (the kernel threads' CPU, other processes' I/O), for
+	// summary.host_others; tasksOK says both were taken in time.
+	tasks0, tasks1 cpuacct.Tasks
+	tasksOK        bool
+	// maxRequest is the largest request the devices take (the smallest
+	// of their max_sectors_kb), 0 when unknown.
+	maxRequest int64
 }
+
+// tasksWait bounds a look at the host's processes (see
+// cpuacct.LookAtTasks): no process may hold the window.
+const tasksWait = time.Second
 
 // startWindow samples everything and switches counting on; opening, if
 // set, is called as counting goes on (between the two readings).
@@ -44,6 +56,14 @@ func startWindow(targets []*openTarget, ctl *engine.Control, devLat *deviceLaten
 		}
 	}
 	sort.Strings(w.devices)
+	for _, d := range w.devices {
+		if m := target.MaxRequestBytes("", d); m > 0 && (w.maxRequest == 0 || m < w.maxRequest) {
+			w.maxRequest = m
+		}
+	}
+	// Outside the two readings of the kernel's counters, which the
+	// window's start lies between.
+	w.tasks0, w.tasksOK = cpuacct.LookAtTasks(tasksWait)
 	before := w.readDisks()
 	w.cpu = cpuacct.Start()
 	w.t0 = time.Now()
@@ -68,6 +88,8 @@ func (w *window) stop(ctl *engine.Control, closing func()) {
 	w.t1 = time.Now()
 	w.usage, w.cpuErr = w.cpu.Stop()
 	w.disk1 = sumStats(before, w.readDisks())
+	t1, ok := cpuacct.LookAtTasks(tasksWait)
+	w.tasks1, w.tasksOK = t1, w.tasksOK && ok
 }
 
 func (w *window) readDisks() map[string]target.DiskStats {

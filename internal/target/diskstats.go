@@ -118,3 +118,31 @@ func parseDiskStats(r io.Reader) (DiskStats, error) {
 	}
 	return s, nil
 }
+
+// MaxRequestBytes is the largest request the block layer sends device
+// dev (its queue's max_sectors_kb; a partition's is its disk's): a
+// larger I/O reaches the device as several requests. 0 when it cannot be
+// read.
+func MaxRequestBytes(sysRoot, dev string) int64 {
+	if dev == "" || dev == "." || dev == ".." || strings.ContainsRune(dev, '/') {
+		return 0
+	}
+	if sysRoot == "" {
+		sysRoot = "/sys"
+	}
+	base := filepath.Join(sysRoot, "class", "block", dev)
+	// A partition's entry is a link into its disk's directory: ".." is
+	// the disk once the kernel follows it (filepath.Join would drop it).
+	for _, p := range []string{filepath.Join(base, "queue", "max_sectors_kb"), base + "/../queue/max_sectors_kb"} {
+		v, err := hostfs.ReadText(p, hostfs.LimitAttr)
+		if err != nil {
+			continue
+		}
+		kb, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || kb <= 0 || kb > 1<<30 {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}

@@ -56,6 +56,10 @@ const (
 	// and histograms added job by job, rates and CPU the merged run's in
 	// proportion to the job's I/Os.
 	MergeJobs MergeRule = "jobs"
+	// MergeOthers: what other processes did (HostOthers): their CPU
+	// each machine's time-weighted, once per machine, over the machines'
+	// CPUs; their I/O summed; absent unless every run has it.
+	MergeOthers MergeRule = "others"
 )
 
 // FigureID names a summary figure: its JSON path under "summary", "."
@@ -141,6 +145,10 @@ const (
 	FigDeviceQueueWriteCount   FigureID = "device.queue_latency.write.count"
 	FigDeviceLatencyWhyNot     FigureID = "device.latency_unavailable"
 	FigJobs                    FigureID = "jobs"
+
+	FigOthersCPU         FigureID = "host_others.cpu_fraction"
+	FigOthersDeviceOps   FigureID = "host_others.device_ops"
+	FigOthersDeviceBytes FigureID = "host_others.device_bytes"
 )
 
 // Unit is a figure's unit: its base unit in the JSON and CSV, and how
@@ -163,6 +171,7 @@ const (
 	UnitIOPSPerCPU                     // IOPS per %CPU
 	UnitMBPerCPU                       // MB/s per %CPU
 	UnitText                           // not a number: a reason, a list, a section
+	UnitFraction                       // a share of a whole, 0 to 1
 	unitEnd
 )
 
@@ -187,6 +196,7 @@ var units = [...]unitInfo{
 	UnitIOPSPerCPU:     {"IOPS/%CPU", 1, 1},
 	UnitMBPerCPU:       {"MB/s/%CPU", 1, 3},
 	UnitText:           {"", 1, 0},
+	UnitFraction:       {"", 1, 3},
 }
 
 // Symbol follows a shown value ("ms", "%", "IOPS"); "" for a count.
@@ -600,6 +610,41 @@ func buildCatalogue() []Figure {
 		with(fig{ID: FigDeviceWriteMerges, Title: "Writes the kernel merged into others", Short: "write merges", Unit: UnitCount, Better: NeitherIsBetter,
 			Merge: MergeDevice, Block: CSVLast, Op: OpWrite},
 			devU64(func(d *DeviceStats) uint64 { return d.WriteMerges })),
+	)
+	// What other processes did meanwhile.
+	others := func(get func(o *HostOthers) *uint64) reader {
+		return reader{func(s *Summary) (float64, bool) {
+			if s.HostOthers == nil || get(s.HostOthers) == nil {
+				return 0, false
+			}
+			return float64(*get(s.HostOthers)), true
+		}, func(s *Summary) string {
+			if s.HostOthers == nil || get(s.HostOthers) == nil {
+				return ""
+			}
+			return strconv.FormatUint(*get(s.HostOthers), 10)
+		}}
+	}
+	out = append(out,
+		with(fig{ID: FigOthersCPU, Title: "Host CPU other processes used (share of all CPUs)", Short: "others' CPU",
+			Words: "CPU other processes used", Unit: UnitFraction, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
+			reader{func(s *Summary) (float64, bool) {
+				if s.HostOthers == nil {
+					return 0, false
+				}
+				return s.HostOthers.CPUFraction, true
+			}, func(s *Summary) string {
+				if s.HostOthers == nil {
+					return ""
+				}
+				return Float(s.HostOthers.CPUFraction)
+			}}),
+		with(fig{ID: FigOthersDeviceOps, Title: "I/Os the devices served for other processes", Short: "others' I/Os",
+			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
+			others(func(o *HostOthers) *uint64 { return o.DeviceOps })),
+		with(fig{ID: FigOthersDeviceBytes, Title: "Bytes the devices moved for other processes", Short: "others' bytes",
+			Unit: UnitBytes, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
+			others(func(o *HostOthers) *uint64 { return o.DeviceBytes })),
 	)
 	return out
 }

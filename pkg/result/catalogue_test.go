@@ -117,7 +117,7 @@ func TestCatalogueIsComplete(t *testing.T) {
 // of its attributes, or a view names what the catalogue does not hold.
 func TestEveryFigureHasEveryAttribute(t *testing.T) {
 	rules := map[MergeRule]bool{MergeSum: true, MergeHistogram: true, MergeRate: true, MergeElapsed: true, MergeCPU: true,
-		MergeUnion: true, MergeDropped: true, MergeLines: true, MergeDevice: true, MergeJobs: true}
+		MergeUnion: true, MergeDropped: true, MergeLines: true, MergeDevice: true, MergeJobs: true, MergeOthers: true}
 	columns := map[string]bool{}
 	for _, f := range Figures() {
 		name := string(f.ID)
@@ -244,6 +244,9 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 		r.Summary.Device.SetDeviceLatency(d, uint64(1000*(i+1)), uint64(2000*(i+1)), uint64(3*(i+1)), "")
 	}
 	a.Summary.Verify = &VerifySummary{ReadsVerified: 5}
+	u64 := func(n uint64) *uint64 { return &n }
+	a.Summary.HostOthers = &HostOthers{CPUFraction: 0.25, DeviceOps: u64(100), DeviceBytes: u64(4096)}
+	b.Summary.HostOthers = &HostOthers{CPUFraction: 0.5, DeviceOps: u64(7), DeviceBytes: u64(512)}
 	a.Summary.Lines = []LineSummary{{Line: 1, TransferBytes: 4096, Ops: 30, ReadOps: 10, WriteOps: 20, Bytes: 30 * 4096, LatencyMeanSeconds: 0.001},
 		{Line: 2, TransferBytes: 65536, Ops: 10, ReadOps: 10, Bytes: 10 * 65536, LatencyMeanSeconds: 0.004}}
 	b.Summary.Lines = []LineSummary{{Line: 1, TransferBytes: 4096, Ops: 10, ReadOps: 5, WriteOps: 5, Bytes: 10 * 4096, LatencyMeanSeconds: 0.003},
@@ -320,6 +323,11 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 			require.Equal(t, 30, int(a.Summary.Lines[0].Ops), "merging leaves its inputs alone")
 		case MergeDropped:
 			require.Nil(t, m.Summary.Verify, string(f.ID))
+		case MergeOthers:
+			// h1's 8 CPUs a quarter busy with others, h2's 16 half: 10
+			// of 24 CPUs; the I/O summed.
+			want := map[FigureID]float64{FigOthersCPU: 10.0 / 24, FigOthersDeviceOps: 107, FigOthersDeviceBytes: 4608}[f.ID]
+			require.InDelta(t, want, num(got), 1e-12, string(f.ID))
 		default:
 			t.Fatalf("%s: no check for merge rule %q", string(f.ID), f.Merge)
 		}

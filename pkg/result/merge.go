@@ -307,6 +307,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		w.BusyHz += cores * h.host.ClockHz
 	}
 	s.CPU = DeriveCPU(w)
+	s.HostOthers = mergeOthers(rs)
 	s.setJobHistograms()
 	s.SetJobFigures()
 

@@ -280,6 +280,9 @@ type Summary struct {
 	// of a fio job file's point): its specification and its own figures.
 	// Absent for a run of one access specification of ioprobe's own.
 	Jobs []Job `json:"jobs,omitempty"`
+	// HostOthers is what other processes did on the host meanwhile (see
+	// HostOthers); absent in results written before it was measured.
+	HostOthers *HostOthers `json:"host_others,omitempty"`
 }
 
 // SyncSummary counts the flushes (fsync or fdatasync calls) that completed
