@@ -57,6 +57,7 @@ python3 -c 'import six' 2>/dev/null || need+=(python3-six)   # fio_jsonplus_clat
 # passthrough in Debian's Python (it mounts as root by mount(2) through
 # libfuse2, which python3-fusepy brings; no fusermount needed).
 /usr/bin/python3 -c 'import fusepy' 2>/dev/null || need+=(python3-fusepy)
+have chromium  || need+=(chromium) # the HTML report's layout test (test/htmlpage_test.go) and scripts/screenshot-report.sh
 have node      || need+=(nodejs)
 # A real browser for the DNS-rebinding test (test/rebinding_test.go): a page
 # whose name points at the daemon must not start a run.

@@ -35,13 +35,18 @@ func WriteHTML(w io.Writer, s *result.Suite) error {
 		}
 	}
 	p := &page{Title: pageTitle(s)}
-	p.Meta = pageMeta(s)
 	rs := expandHosts(s.Results)
-	secs := pivot(rs)
-	shortenSides(secs)
-	for i, sec := range secs {
-		hs := p.section(i, sec)
-		p.Sections = append(p.Sections, hs)
+	if singleRun(rs) {
+		p.runPage(rs[0])
+	} else {
+		p.Meta = pageMeta(s)
+		secs := pivot(rs)
+		shortenSides(secs)
+		for i, sec := range secs {
+			hs := p.section(i, sec)
+			p.Sections = append(p.Sections, hs)
+		}
+		p.Runs = runsTable(rs)
 	}
 	// Number the figures in reading order, then draw them.
 	n := 0
@@ -57,7 +62,6 @@ func WriteHTML(w io.Writer, s *result.Suite) error {
 			}
 		}
 	}
-	p.Runs = runsTable(rs)
 	p.Footer = "ioprobe"
 	if s.Version != "" {
 		p.Footer += " " + s.Version
@@ -67,11 +71,15 @@ func WriteHTML(w io.Writer, s *result.Suite) error {
 }
 
 type page struct {
-	Title    string
-	Meta     [][2]string
+	Title string
+	Meta  [][2]string
+	// Notes follow the header: what a single run's result notes.
+	Notes    []string
 	Sections []*htmlSection
-	Runs     htmlTable
-	Footer   string
+	// Runs is the table of every run (none on a single run's page,
+	// whose tables hold its figures).
+	Runs   htmlTable
+	Footer string
 }
 
 type htmlSection struct {
@@ -104,6 +112,10 @@ type htmlTable struct {
 type htmlCell struct {
 	Text string
 	Num  bool
+	// Span, when set, makes the cell a heading across that many columns.
+	Span int
+	// Wrap lets a cell of words wrap on a narrow screen.
+	Wrap bool
 }
 
 // shortenSides names targets in titles and legends by their base name
@@ -429,12 +441,19 @@ func sideBySide(sec *section, col string, m result.Figure, what string) *chart {
 // latencyChart draws the latency distribution of each result as a
 // percentile curve (HdrHistogram's "nines" axis), on a log scale.
 func latencyChart(title string, names []string, rs []*result.Result) *chart {
-	c := &chart{title: title, xLabel: "Percentile (log scale of 1 − p)", yLabel: "Response time (ms, log scale)", lines: true, logY: true,
-		unit: "ms", decimals: 3}
-	maxNines := 0.0
 	hs := make([]*result.Histogram, len(rs))
 	for i, r := range rs {
 		hs[i] = r.Histogram.Combined()
+	}
+	return latencyChartOf(title, names, hs)
+}
+
+// latencyChartOf draws each histogram of hs as a percentile curve.
+func latencyChartOf(title string, names []string, hs []*result.Histogram) *chart {
+	c := &chart{title: title, xLabel: "Percentile (log scale of 1 − p)", yLabel: "Response time (ms, log scale)", lines: true, logY: true,
+		unit: "ms", decimals: 3}
+	maxNines := 0.0
+	for i := range hs {
 		if n := hs[i].Count(); n > 0 {
 			maxNines = math.Max(maxNines, math.Min(math.Floor(math.Log10(float64(n))), 5))
 		}
@@ -790,10 +809,10 @@ func runsTable(rs []*result.Result) htmlTable {
 		if note := partialNote(r); note != "" {
 			status += " " + partialMark
 		}
-		row := []htmlCell{{Text: p.Name}, {Text: p.Side()}, {Text: r.Host.Hostname}, {Text: status}, {num(float64(n), 0), true}}
+		row := []htmlCell{{Text: p.Name}, {Text: p.Side()}, {Text: r.Host.Hostname}, {Text: status}, {Text: num(float64(n), 0), Num: true}}
 		for _, id := range result.ViewRunsColumns {
 			f := fig(id)
-			c := htmlCell{num(f.Shown(&r.Summary), f.Unit.Decimals()), true}
+			c := htmlCell{Text: num(f.Shown(&r.Summary), f.Unit.Decimals()), Num: true}
 			if id == result.ViewSpreadShown {
 				c.Text = cell(f, r)
 			}
@@ -865,26 +884,35 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1"/>
 <title>{{.Title}}</title>
 <style>
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #1a1a1a; margin: 0 auto; max-width: 1560px; padding: 16px 28px; }
-h1 { font-size: 24px; margin: 8px 0 12px; }
+*, *::before, *::after { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #1a1a1a; margin: 0 auto; max-width: 1560px; padding: 16px 28px; overflow-wrap: break-word; }
+h1 { font-size: 24px; margin: 8px 0 12px; overflow-wrap: anywhere; }
 h2 { font-size: 20px; margin: 36px 0 4px; padding-top: 12px; border-top: 2px solid #0072B2; }
 h3 { font-size: 16px; margin: 22px 0 6px; color: #333; }
 p.caption, p.intro, p.note { color: #444; margin: 4px 0 10px; }
-table { border-collapse: collapse; margin: 8px 24px 16px 0; display: inline-table; vertical-align: top; }
-caption { text-align: left; font-weight: 600; padding: 4px 0; }
-th, td { padding: 3px 10px; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
+div.notes { border-left: 4px solid #D55E00; background: #fdf3ea; padding: 6px 12px; margin: 14px 0; }
+div.notes p.note { color: #222; margin: 4px 0; }
+div.tbl { display: inline-block; vertical-align: top; max-width: 100%; margin: 8px 24px 16px 0; }
+div.scroll { max-width: 100%; overflow-x: auto; }
+table { border-collapse: collapse; }
+p.tcaption { font-weight: 600; margin: 0; padding: 4px 0; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
 th { background: #f2f5f8; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.meta th { background: none; font-weight: 600; border: none; padding: 1px 12px 1px 0; }
-table.meta td { border: none; padding: 1px 0; white-space: normal; }
+td.sub { font-weight: 600; background: #fafbfc; }
+td.wrap { white-space: normal; min-width: 12em; }
+table.meta { margin: 8px 0 16px; }
+table.meta th { background: none; font-weight: 600; border: none; padding: 1px 12px 1px 0; vertical-align: top; }
+table.meta td { border: none; padding: 1px 0; white-space: normal; overflow-wrap: anywhere; }
 nav ul { margin: 6px 0; padding-left: 20px; }
 .parts { display: flex; flex-wrap: wrap; column-gap: 20px; }
-.part { flex: 0 1 auto; min-width: 0; }
+.part { flex: 1 1 560px; min-width: 0; max-width: 100%; }
+.part:not(.wide) { max-width: 762px; }
 .part.wide { flex-basis: 100%; }
 .figures { display: flex; flex-wrap: wrap; gap: 12px 20px; }
-figure { margin: 0; }
+figure { margin: 0; flex: 1 1 560px; min-width: 0; max-width: 762px; }
 figcaption { color: #555; font-size: 12.5px; max-width: 740px; margin-top: 2px; }
-svg.chart { background: #fff; border: 1px solid #e3e3e3; max-width: 100%; height: auto; }
+svg.chart { display: block; background: #fff; border: 1px solid #e3e3e3; max-width: 100%; height: auto; }
 svg .title { font-size: 14px; font-weight: 600; }
 svg .tick { font-size: 11px; fill: #333; }
 svg .tick.y { text-anchor: end; }
@@ -896,15 +924,24 @@ svg .axis { stroke: #444; stroke-width: 1; }
 svg .line { fill: none; stroke-width: 2.2; }
 svg .empty { font-size: 16px; fill: #b00; text-anchor: middle; }
 footer { margin: 40px 0 12px; color: #666; font-size: 12px; }
-@media print { h2 { break-before: page; } figure { break-inside: avoid; } }
+@media (max-width: 640px) {
+  body { padding: 10px 12px; }
+  h1 { font-size: 20px; }
+  h2 { font-size: 18px; margin-top: 28px; }
+  th, td { padding: 3px 6px; }
+  div.tbl { margin-right: 0; }
+  table.meta th { padding-right: 8px; }
+}
+@media print { h2 { break-before: page; } figure { break-inside: avoid; } div.scroll { overflow: visible; } }
 </style>
 </head>
 <body>
 <header>
 <h1>{{.Title}}</h1>
 <table class="meta">{{range .Meta}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
-<nav><ul>{{range .Sections}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}<li><a href="#runs">Every run</a></li></ul></nav>
-</header>
+{{if .Notes}}<div class="notes">{{range .Notes}}<p class="note">{{.}}</p>{{end}}</div>
+{{end}}{{if or (gt (len .Sections) 1) .Runs.Rows}}<nav><ul>{{range .Sections}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}{{if .Runs.Rows}}<li><a href="#runs">Every run</a></li>{{end}}</ul></nav>
+{{end}}</header>
 {{range .Sections}}
 <section class="suite-section" id="{{.ID}}" data-section="{{.Key}}">
 <h2>{{.Title}}</h2>
@@ -913,21 +950,20 @@ footer { margin: 40px 0 12px; color: #666; font-size: 12px; }
 {{range .Parts}}<section class="part{{if .Wide}} wide{{end}}" data-part="{{.Key}}">
 <h3>{{.Title}}</h3>
 {{if .Intro}}<p class="intro">{{.Intro}}</p>{{end}}
-{{if .Tables}}<div class="tables">{{range .Tables}}<table><caption>{{.Caption}}</caption><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>{{end}}</tbody></table>{{end}}</div>{{end}}
+{{if .Tables}}<div class="tables">{{range .Tables}}{{template "table" .}}{{end}}</div>{{end}}
 {{if .Figures}}<div class="figures">{{range .Figures}}<figure id="{{.ID}}-figure">{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}</div>{{end}}
 </section>
 {{end}}</div>
 </section>
-{{end}}
+{{end}}{{if .Runs.Rows}}
 <section class="suite-section" id="runs" data-section="runs">
 <h2>Every run</h2>
-<section class="part" data-part="runs">
-{{with .Runs}}<table><thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead><tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>{{end}}</tbody></table>
-{{range .Notes}}<p class="note">{{.}}</p>
-{{end}}{{end}}
+<section class="part wide" data-part="runs">
+{{template "table" .Runs}}
 </section>
 </section>
-<footer>{{.Footer}}</footer>
+{{end}}<footer>{{.Footer}}</footer>
 </body>
 </html>
-`))
+{{define "table"}}<div class="tbl">{{if .Caption}}<p class="tcaption">{{.Caption}}</p>{{end}}<div class="scroll"><table>{{if .Head}}<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>{{end}}<tbody>{{range .Rows}}<tr>{{range .}}{{if .Span}}<td class="sub" colspan="{{.Span}}">{{.Text}}</td>{{else}}<td{{if .Num}} class="num"{{else if .Wrap}} class="wrap"{{end}}>{{.Text}}</td>{{end}}{{end}}</tr>{{end}}</tbody></table></div>{{range .Notes}}
+<p class="note">{{.}}</p>{{end}}</div>{{end}}`))

@@ -50,6 +50,7 @@ func TestHTMLGolden(t *testing.T) {
 		{"scaling", scalingSuite()},
 		{"fleet_scaling", fleetSuiteDoc(t)},
 		{"runs", plain},
+		{"run", &result.Suite{Schema: result.SuiteSchema, Results: []*result.Result{mixedResult()}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer
