@@ -254,6 +254,7 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 		defer pr.clear()
 	}
 	settings := o.settings(g)
+	done := 0
 	ex := suiterun.Executor{
 		Repeat: o.repeat,
 		Suite:  s.Name,
@@ -265,7 +266,16 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 			clock.begin(label, u.Planned())
 			return measure(ctx, settings.Plan(u), pr)
 		},
-		Kept: func(_ suiterun.Unit, res *result.Result) { doc.Results = append(doc.Results, res) },
+		Kept: func(u suiterun.Unit, res *result.Result) {
+			doc.Results = append(doc.Results, res)
+			// A line a point on stderr, terminal or not: a suite written
+			// to a file would otherwise say nothing for minutes.
+			done++
+			if pr != nil {
+				pr.clear()
+			}
+			fmt.Fprintf(g.stderr, "ioprobe: [%d/%d] %s\n", done, len(units), pointLine(u, res, clock.left()))
+		},
 		Reused: func(u, from suiterun.Unit, _ *result.Result) {
 			fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: point %s has the specification of %s: reported from that measurement\n", u.Label(), from.Label()))
 		},
@@ -313,4 +323,22 @@ func writeOut(g *globalOptions, path string, write func(w io.Writer) error) erro
 	}
 	fmt.Fprintf(g.stderr, "ioprobe: wrote %s\n", path)
 	return nil
+}
+
+// pointLine says how a point of a suite went, in a line: its label, its
+// headline figures, how it ended when not well, and the suite's time left.
+func pointLine(u suiterun.Unit, r *result.Result, left time.Duration) string {
+	sm := &r.Summary
+	line := fmt.Sprintf("%s: %s IOPS, %.2f MB/s, mean %.3f ms, p99 %.3f ms", u.Label(), group(sm.IOPS), sm.MBPerSecond,
+		sm.Latency.MeanSeconds*1e3, sm.Latency.Percentiles["99"]*1e3)
+	if r.Status != "" && r.Status != result.StatusOK {
+		line += "; " + string(r.Status)
+		if r.Message != "" {
+			line += ": " + r.Message
+		}
+	}
+	if left > 0 {
+		line += fmt.Sprintf("; suite %s left", left.Round(time.Second))
+	}
+	return line
 }

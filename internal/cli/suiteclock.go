@@ -39,3 +39,7 @@ func (c *suiteClock) prefix() string {
 	left := c.remaining + max(c.planned-c.now().Sub(c.start), 0)
 	return fmt.Sprintf("[%d/%d %s, suite %s left] ", c.started, c.total, c.current, left.Round(time.Second))
 }
+
+// left is the planned time of the runs not yet started, once the current
+// one is over.
+func (c *suiteClock) left() time.Duration { return max(c.remaining, 0) }

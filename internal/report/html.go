@@ -828,6 +828,7 @@ func runsTable(rs []*result.Result) htmlTable {
 // only marks: a run's message, which hosts a partial fleet point holds,
 // and each host's error.
 func runNotes(rs []*result.Result) []string {
+	busy := false
 	var notes []string
 	for _, r := range rs {
 		where := pointWhere(r)
@@ -840,9 +841,13 @@ func runNotes(rs []*result.Result) []string {
 		for _, e := range hostErrors(r.Hosts) {
 			notes = append(notes, where+": "+e)
 		}
-		for _, n := range r.OthersNotes() {
+		if n := othersNote(r); n != "" {
 			notes = append(notes, othersMark+" "+where+": "+n)
+			busy = true
 		}
+	}
+	if busy {
+		notes = append(notes, othersMark+" "+othersMeaning)
 	}
 	return notes
 }

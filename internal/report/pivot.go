@@ -317,8 +317,16 @@ func cell(f result.Figure, r *result.Result) string {
 	if _, failed := r.FleetPartial(); len(failed) > 0 {
 		s += partialMark
 	}
+	if hostCPU[f.ID] && r.Summary.HostOthers != nil && r.Summary.HostOthers.CPUFraction > result.OthersThreshold {
+		s += othersMark // the host's CPU, others' included: said under the tables
+	}
 	return s
 }
+
+// hostCPU are the figures of the host's CPU, which include what other
+// processes used.
+var hostCPU = map[result.FigureID]bool{result.FigHostCPUPct: true, result.FigHostBusyCores: true, result.FigIOPSPerCPU: true,
+	result.FigMBPerSecPerCPU: true, result.FigHostCPUIO: true, result.FigCyclesPerIO: true}
 
 // titleByHosts retitles a section whose rows are host counts (a fleet
 // suite's --cycle hosts=…): esx35 Figure 5 adds virtual machines, a fleet

@@ -280,7 +280,26 @@ func pointWhere(r *result.Result) string {
 // load: its CPU figures are the host's, its kernel counts not its own.
 const othersMark = "‡"
 
+// othersMeaning says once, under a suite's tables, what a point marked
+// othersMark means.
+const othersMeaning = "measured beside other processes' load (more than a tenth of the host's CPU or of the device's I/O): its CPU figures are the host's, not ioprobe's alone, and the kernel's counts are not ioprobe's alone"
+
+// othersNote is what others did beside r, when more than a tenth of the
+// host's CPU or of the device's I/O, in a line: "others used 1.62 of 2
+// CPUs during the window (81.0% of the host's CPU); others did …".
+func othersNote(r *result.Result) string {
+	cpu, device := result.OthersLoad(r.Host.LogicalCPUs, r.Summary.HostOthers, r.Summary.Device)
+	var parts []string
+	for _, p := range []string{cpu, device} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 func writeFootnotes(ew *errWriter, rs []*result.Result) {
+	busy := false
 	var notes []string
 	for _, r := range rs {
 		where := pointWhere(r)
@@ -294,9 +313,13 @@ func writeFootnotes(ew *errWriter, rs []*result.Result) {
 		if note := partialNote(r); note != "" {
 			notes = append(notes, fmt.Sprintf("%s %s on %d hosts: %s", partialMark, where, len(r.Hosts), note))
 		}
-		for _, n := range r.OthersNotes() {
+		if n := othersNote(r); n != "" {
 			notes = append(notes, othersMark+" "+where+": "+n)
+			busy = true
 		}
+	}
+	if busy {
+		notes = append(notes, othersMark+" "+othersMeaning)
 	}
 	for i, n := range notes {
 		if i == 0 {
