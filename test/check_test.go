@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -156,9 +157,11 @@ func TestCheckBadInput(t *testing.T) {
 		{"check", "etcd", "--target", dir, "--duration", "0s"},
 		{"check", "etcd", "--target", dir, "--output", "csv"},
 		{"check", "etcd", "--target", dir, "--repeat", "0"},
-		{"check", "etcd", "--target", dir, "--rate", "-1"},
-		{"check", "etcd", "--target", dir, "--rate", "NaN"},
+		{"check", "etcd", "--target", dir, "--rate-iops", "-1"},
+		{"check", "etcd", "--target", dir, "--rate-iops", "NaN"},
+		{"check", "etcd", "--target", dir, "--rate-iops", "10", "--duration", "10s"},
 		{"check", "etcd", "--target", dir, "--rate", "10", "--duration", "10s"},
+		{"check", "etcd", "--target", dir, "--rate", "100", "--rate-iops", "200"},
 	} {
 		o := ioprobe(t, dir, args...)
 		require.Equal(t, 2, o.code, "%v: %s", args, o.stderr)
@@ -173,4 +176,27 @@ func TestCheckBadInput(t *testing.T) {
 		require.Contains(t, o.stderr, "fdatasync touches no storage")
 	}
 	require.Equal(t, []string{"file"}, entries(t, dir), "nothing created")
+}
+
+// TestCheckRateIOPSAndItsOldName: the check's rate is --rate-iops, run's
+// name for the same idea; --rate, its old name, still works and says so
+// once on stderr.
+func TestCheckRateIOPSAndItsOldName(t *testing.T) {
+	dir := t.TempDir()
+	for _, flag := range []string{"--rate-iops", "--rate"} {
+		o := ioprobe(t, dir, "check", "etcd", "--target", dir, "--duration", "3s", "--backend=false", flag, "100", "--output", "json")
+		require.Contains(t, []int{0, 2, 3}, o.code, o.stderr)
+		r := checkDoc(t, o.stdout)
+		require.EqualValues(t, 100, r.Settings.Rate, flag)
+		require.LessOrEqual(t, r.Streams[0].Records, uint64(3*100+1), "%s caps the appends", flag)
+		old := "ioprobe: --rate is the old name of --rate-iops, which means the same (as run --rate-iops): it still works, for now\n"
+		if flag == "--rate" {
+			require.Equal(t, 1, strings.Count(o.stderr, old), o.stderr)
+		} else {
+			require.NotContains(t, o.stderr, "old name", o.stderr)
+		}
+	}
+	h := ioprobe(t, dir, "check", "etcd", "--help")
+	require.Contains(t, h.stdout, "--rate-iops")
+	require.NotContains(t, h.stdout, "--rate ", "the old name is not offered")
 }

@@ -73,7 +73,7 @@ borderline. The files are made in the directory and removed after, only while
 their names are still the files the check made.
 
 On the disk of a running etcd the check adds a closed-loop fsync stream of its
-own: etcd's own fdatasyncs wait behind it while it runs. Bound it with --rate,
+own: etcd's own fdatasyncs wait behind it while it runs. Bound it with --rate-iops,
 or run it before etcd starts.`,
 		// 60 s: the backend commits at most every 100 ms, about 9 a second
 		// on storage that passes, so 300 commits take 35 s or more.

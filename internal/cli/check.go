@@ -24,7 +24,19 @@ type checkOptions struct {
 	repeat   int
 	rate     float64
 	backend  bool
+	// rateFlag is the flag the rate came from: --rate-iops, or --rate,
+	// its old name, which still works and says so.
+	rateFlag string
+	oldRate  float64
 }
+
+// The check's rate flag has run's name for the same idea: at most so many
+// I/Os a second (here WAL appends: a write and its fdatasync, which fio's
+// rate_iops counts as one with fdatasync=1). --rate was its first name.
+const (
+	rateFlag    = "rate-iops"
+	oldRateFlag = "rate"
+)
 
 func newCheckCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
@@ -71,10 +83,17 @@ func newCheckSubcommand(g *globalOptions, c check.Check) *cobra.Command {
 		Long:  c.Short + "\n\n" + c.Long + "\n\nThresholds and workload: " + c.Source + ".",
 		Example: "  ioprobe check " + c.Name + " --target /var/lib/etcd              # the directory etcd uses (it must exist)\n" +
 			"  ioprobe check " + c.Name + " --target /var/lib/etcd --repeat 3   # three runs: the verdict on all, the spread between them\n" +
-			"  ioprobe check " + c.Name + " --target /var/lib/etcd --rate 100   # beside a live etcd: at most 100 appends a second\n" +
+			"  ioprobe check " + c.Name + " --target /var/lib/etcd --rate-iops 100   # beside a live etcd: at most 100 appends a second\n" +
 			"  ioprobe check " + c.Name + " --target /data --output json",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.rateFlag = rateFlag
+			if cmd.Flags().Changed(oldRateFlag) {
+				if cmd.Flags().Changed(rateFlag) && o.oldRate != o.rate {
+					return usagef("--%s %g and --%s %g: give one (--%s is the old name of --%s)", oldRateFlag, o.oldRate, rateFlag, o.rate, oldRateFlag, rateFlag)
+				}
+				o.rate, o.rateFlag = o.oldRate, oldRateFlag
+			}
 			return runCheck(cmd.Context(), g, c, o)
 		},
 	}
@@ -82,7 +101,9 @@ func newCheckSubcommand(g *globalOptions, c check.Check) *cobra.Command {
 	fs.StringVar(&o.target, "target", "", "an existing directory on the storage to judge: the check's files are made in it and removed after")
 	fs.DurationVar(&o.duration, "duration", c.DefaultDuration, "measured time of each run (long enough for 300 samples in every stream)")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs, one after another: the verdict rests on all of them, and the report gives each run's figure (the spread)")
-	fs.Float64Var(&o.rate, "rate", 0, "at most this many WAL appends (each a write and an fdatasync) a second; 0: a closed loop, as fast as the storage answers")
+	fs.Float64Var(&o.rate, rateFlag, 0, "at most this many WAL appends a second (each a write and its fdatasync: one I/O, as fio's rate_iops counts it with fdatasync=1, and as run --rate-iops caps I/Os); 0: a closed loop, as fast as the storage answers")
+	fs.Float64Var(&o.oldRate, oldRateFlag, 0, "the old name of --"+rateFlag)
+	_ = fs.MarkHidden(oldRateFlag) // still works, and says so
 	fs.BoolVar(&o.backend, "backend", true, "run etcd's backend commits beside the WAL, as etcd does (--backend=false: the WAL alone, as the fio recipe)")
 	fs.StringVarP(&o.output, "output", "o", "text", "text (the figures and the verdict) or json ("+check.Schema+")")
 	fs.StringVar(&o.out, "out", "", "write the output to this file instead of stdout (a regular file, never a symlink or a device)")
@@ -100,12 +121,20 @@ func (o *checkOptions) validate(c check.Check) error {
 	case o.repeat < 1 || o.repeat > 100:
 		return usagef("--repeat %d: want 1 to 100 runs", o.repeat)
 	case math.IsNaN(o.rate) || math.IsInf(o.rate, 0) || o.rate < 0:
-		return usagef("--rate %v: want 0 (no limit) or a positive number of appends a second", o.rate)
+		return usagef("--%s %v: want 0 (no limit) or a positive number of appends a second", o.rateName(), o.rate)
 	case o.rate > 0 && o.rate*o.duration.Seconds() < check.MinSamples:
-		return usagef("--rate %g for --duration %v allows at most %.0f appends, fewer than the %d samples a verdict needs: raise one of them",
-			o.rate, o.duration, math.Floor(o.rate*o.duration.Seconds()), check.MinSamples)
+		return usagef("--%s %g for --duration %v allows at most %.0f appends, fewer than the %d samples a verdict needs: raise one of them",
+			o.rateName(), o.rate, o.duration, math.Floor(o.rate*o.duration.Seconds()), check.MinSamples)
 	}
 	return nil
+}
+
+// rateName is the rate flag as the user gave it.
+func (o *checkOptions) rateName() string {
+	if o.rateFlag == "" {
+		return rateFlag
+	}
+	return o.rateFlag
 }
 
 func runCheck(ctx context.Context, g *globalOptions, c check.Check, o *checkOptions) error {
@@ -114,6 +143,11 @@ func runCheck(ctx context.Context, g *globalOptions, c check.Check, o *checkOpti
 	}
 	if err := checkOut(o.out); err != nil {
 		return err
+	}
+	if o.rateFlag == oldRateFlag {
+		// Once the command line is known to be good: a refusal stays
+		// one line.
+		fmt.Fprintf(g.stderr, "ioprobe: --%s is the old name of --%s, which means the same (as run --rate-iops): it still works, for now\n", oldRateFlag, rateFlag)
 	}
 	opts := check.Options{Target: o.target, Duration: o.duration, Repeat: o.repeat, Rate: o.rate, Backend: o.backend}
 	if g.stderrTTY {

@@ -329,8 +329,9 @@ func writeOut(g *globalOptions, path string, write func(w io.Writer) error) erro
 // headline figures, how it ended when not well, and the suite's time left.
 func pointLine(u suiterun.Unit, r *result.Result, left time.Duration) string {
 	sm := &r.Summary
-	line := fmt.Sprintf("%s: %s IOPS, %.2f MB/s, mean %.3f ms, p99 %.3f ms", u.Label(), group(sm.IOPS), sm.MBPerSecond,
-		sm.Latency.MeanSeconds*1e3, sm.Latency.Percentiles["99"]*1e3)
+	v := func(id result.FigureID) float64 { return result.Value(id, sm) }
+	line := fmt.Sprintf("%s: %s IOPS, %.2f MB/s, mean %.3f ms, p99 %.3f ms", u.Label(), group(v(result.FigIOPS)), v(result.FigMBPerSecond),
+		v(result.FigLatencyMean)*1e3, v(result.FigLatencyP99)*1e3)
 	if r.Status != "" && r.Status != result.StatusOK {
 		line += "; " + string(r.Status)
 		if r.Message != "" {

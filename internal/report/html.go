@@ -576,7 +576,7 @@ func (p *page) section(i int, sec *section) *htmlSection {
 	tput = htmlPart{Key: "throughput", Title: "Throughput by data size per pattern"}
 	resp = htmlPart{Key: "response-time", Title: "Response time by data size"}
 	eff = htmlPart{Key: "efficiency", Title: "CPU efficiency: IOPS per %CPU and MB/s per %CPU"}
-	tables = htmlPart{Key: "tables", Title: "IOPS and CPU tables", Intro: partialIntro(sec.results)}
+	tables = htmlPart{Key: "tables", Title: "IOPS and CPU tables", Intro: tablesIntro(sec.results)}
 	against := xLabel(sec.rowDims)
 	if ax := lineAxis(sec); ax >= 0 {
 		against = xLabel(sec.rowDims[ax : ax+1])
@@ -679,7 +679,7 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 		p.figure(bars(fig(result.FigMBPerSecond), "Throughput per workload"), "Throughput (MB/s, 10^6 bytes) of each workload."))
 	resp := &htmlPart{Key: "response-time", Title: "Response time per workload"}
 	resp.Figures = append(resp.Figures, p.figure(bars(fig(result.FigLatencyMean), "Mean response time per workload"), "Mean response time (ms) of each workload."))
-	tables := &htmlPart{Key: "tables", Title: "IOPS and CPU tables", Intro: partialIntro(sec.results)}
+	tables := &htmlPart{Key: "tables", Title: "IOPS and CPU tables", Intro: tablesIntro(sec.results)}
 	for _, id := range result.ViewHTMLTables {
 		tables.Tables = append(tables.Tables, gridHTML(sec, g, fig(id)))
 	}
@@ -743,6 +743,21 @@ func (p *page) turnedParts(hs *htmlSection, sec *section) {
 		hs.Parts = append(hs.Parts, lat)
 	}
 	markWide(hs.Parts)
+}
+
+// tablesIntro says above a section's tables what their marks stand for:
+// partial fleet points, and CPU figures measured beside others' load.
+func tablesIntro(rs []*result.Result) string {
+	intro := partialIntro(rs)
+	for _, r := range rs {
+		if othersNote(r) != "" {
+			if intro != "" {
+				intro += " "
+			}
+			return intro + othersMark + " " + othersMeaning + " (how much: under the table of every run)."
+		}
+	}
+	return intro
 }
 
 // partialIntro says, under the tables, which of rs are partial fleet
