@@ -23,8 +23,8 @@ func TestRunFioJob(t *testing.T) {
 	var r result.Result
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
 	require.Equal(t, result.Schema, r.Schema)
-	require.Len(t, r.Notes, 1)
-	require.Contains(t, r.Notes[0], "write_lat_log (line 10): not written")
+	require.Len(t, inputNotes(&r), 1)
+	require.Contains(t, inputNotes(&r)[0], "write_lat_log (line 10): not written")
 	require.True(t, r.Workload.Buffered, "fio's direct=0")
 	require.True(t, r.Workload.RandomMap, "fio's default for a random job")
 	require.False(t, r.Targets[0].Direct)

@@ -118,7 +118,7 @@ func TestRunICF(t *testing.T) {
 	require.Equal(t, "Two lines", r.Point.Pattern, "a multi-line specification's column is its name")
 	require.Equal(t, 4, r.Workload.QueueDepth)
 	require.EqualValues(t, 8<<20, r.Workload.RegionBytes)
-	require.Equal(t, []string{`target "C:" is ` + tgt}, r.Notes)
+	require.Equal(t, []string{`target "C:" is ` + tgt}, inputNotes(r))
 	require.NotZero(t, r.Summary.ReadOps)
 	require.NotZero(t, r.Summary.WriteOps)
 	require.Equal(t, r.Summary.ReadOps*4096+r.Summary.WriteOps*65536, r.Summary.Bytes)
