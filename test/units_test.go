@@ -3,6 +3,7 @@ package test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestGrowingOwnFileIsSaid(t *testing.T) {
 	require.Len(t, r.Targets, 1)
 	require.True(t, r.Targets[0].Extended)
 	require.EqualValues(t, 8<<20, r.Targets[0].ExtendedFromBytes)
-	require.True(t, strings.HasSuffix(r.Notes[0], note), r.Notes)
+	require.True(t, slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasSuffix(n, note) }), r.Notes)
 	st, err := os.Stat(filepath.Join(dir, "probe.dat"))
 	require.NoError(t, err)
 	require.EqualValues(t, 32<<20, st.Size(), "the file stays grown")
@@ -49,5 +50,6 @@ func TestGrowingOwnFileIsSaid(t *testing.T) {
 	// The same size again grows nothing and says nothing.
 	again := run("32MiB")
 	require.NotContains(t, again.stderr, "grown")
-	require.Empty(t, decodeResult(t, again.stdout).Notes)
+	ra := decodeResult(t, again.stdout)
+	require.Equal(t, ra.OthersNotes(), ra.Notes, "no note but what others did (this machine may be busy)")
 }

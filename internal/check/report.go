@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"time"
 
@@ -181,7 +182,9 @@ func checkOthers(runs []repeatStats, dev string, haveDisk bool) *Others {
 		servedOps += n
 		servedBytes += served
 		bytes += theirs
-		storage = addCapped(storage, r.tasks.OthersIOBytes)
+		if sum, carry := bits.Add64(storage, r.tasks.OthersIOBytes, 0); carry == 0 {
+			storage = sum
+		}
 		if served > 0 {
 			ops += uint64(float64(n) * float64(theirs) / float64(served))
 		}
@@ -220,11 +223,4 @@ func othersNotes(o *Others, dev string) []string {
 		}
 	}
 	return notes
-}
-
-func addCapped(a, b uint64) uint64 {
-	if a+b < a {
-		return ^uint64(0)
-	}
-	return a + b
 }
