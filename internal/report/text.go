@@ -323,6 +323,17 @@ func deviceTable(r *result.Result) *table {
 			}
 		}
 	}
+	// What the programs counted without a time, and ioprobe's own reads
+	// when they could not be told apart.
+	if d := s.Device; d.Latency != nil && d.Latency.Untimed > 0 {
+		t.add("  not timed:", count(d.Latency.Untimed)+" requests (issued before the programs were loaded, or on a queue they did not size)")
+	}
+	if d := s.Device; d.QueueLatency != nil && d.QueueLatency.NoStart > 0 {
+		t.add("  no queue time:", count(d.QueueLatency.NoStart)+" requests (their queue keeps no start time: iostats 0, no scheduler)")
+	}
+	if why := s.Device.OwnInLatency; why != "" {
+		t.add("  own reads:", why)
+	}
 	return t
 }
 
@@ -635,6 +646,14 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 			a, aShare = withUnit(num(amount.Of(s)*1e3, 0), "ms"), amount.Short
 		}
 		t.add("  "+k.Short, count(uint64(n)), share(n, mine, " of ioprobe's"), a, aShare)
+	}
+	// ioprobe's own reads (the safety checks), taken out of the reads
+	// above; a partition's flushes, counted on its whole disk.
+	if d := s.Device; d.OwnReadOps > 0 {
+		t.add("  own reads", count(d.OwnReadOps), "(ioprobe's safety checks: not in the reads above)", withUnit(num(float64(d.OwnReadBytes)/1e6, 2), "MB"))
+	}
+	if d := s.Device; len(d.FlushDevices) > 0 {
+		t.add("  flushes counted on the whole disk (" + strings.Join(d.FlushDevices, ", ") + "): a flush is the disk's request, whichever partition asked")
 	}
 	// I/Os the block layer merged into requests it held: requests of
 	// other sizes than the I/Os issued.

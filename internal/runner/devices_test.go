@@ -21,7 +21,7 @@ func TestDeviceDeltaGuardsCounterWrap(t *testing.T) {
 		"sda": {ReadOps: 400, ReadSectors: 1600, WriteOps: 30, FlushOps: 8, FlushTicks: 2006},
 		"sdb": {ReadOps: 6, WriteOps: 70}, // reads went back
 	}
-	d := deviceDelta([]string{"sda", "sdb", "sdc"}, before, after)
+	d := deviceDelta([]string{"sda", "sdb", "sdc"}, nil, before, after)
 	require.EqualValues(t, 100, d.ReadOps, "sda's 100; sdb's wrapped reads count 0; sdc was never read")
 	require.EqualValues(t, 400*target.SectorSize, d.ReadBytes)
 	require.EqualValues(t, 10+10, d.WriteOps)

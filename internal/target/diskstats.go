@@ -118,3 +118,15 @@ func parseDiskStats(r io.Reader) (DiskStats, error) {
 	}
 	return s, nil
 }
+
+// FlushDisk is the device whose counters hold dev's flushes: the whole
+// disk of a partition (a flush request is the disk's, and the block layer
+// counts it on the disk, never on a partition: a partition's flush fields
+// stay 0), dev itself otherwise. sysRoot "" means "/sys".
+func FlushDisk(sysRoot, dev string) string {
+	dir, err := blockDir(sysRoot, dev)
+	if err != nil || !isPartitionDir(dir) {
+		return dev
+	}
+	return filepath.Base(filepath.Dir(dir))
+}
