@@ -150,7 +150,7 @@ func TestResolveRefusesBioBasedDevices(t *testing.T) {
 func TestQueueTimeUnderAScheduler(t *testing.T) {
 	const size = 64 << 20
 	path, dev := loopDevice(t, size)
-	sched := filepath.Join("/sys/block", dev.Name, "queue", "scheduler")
+	sched := queueSetting(t, dev.Name, "scheduler")
 	if err := os.WriteFile(sched, []byte("mq-deadline"), 0); err != nil {
 		t.Skipf("no mq-deadline: %v", err) //hygiene:skip the kernel's I/O schedulers
 	}

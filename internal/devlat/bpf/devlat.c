@@ -16,10 +16,12 @@
  * names the request, so that a completion never takes another's time.
  * The filter is read-only to the programs (BPF_F_RDONLY_PROG).
  *
- * The kernel stamps rq->start_time_ns when the queue keeps I/O
- * statistics (iostats, the default), records blk-stat statistics or has
- * an I/O scheduler (blk_mq_need_time_stamp); without any of those it is
- * 0 and the request has no queue time (counted in others.no_start). The
+ * The kernel stamps rq->start_time_ns when the request is made, if its
+ * queue keeps I/O statistics (iostats, the default) or has an I/O
+ * scheduler (RQF_IO_STAT, RQF_USE_SCHED: blk_mq_need_time_stamp);
+ * without either the request has no queue time (counted in
+ * others.no_start): recent kernels leave the field as the request's
+ * previous use left it, so it is read only under those flags. The
  * kernel's rq->io_start_time_ns is not used: it is stamped only when
  * blk-stat is on (QUEUE_FLAG_STATS: writeback throttling, blk-iolatency)
  * and, like start_time_ns on Linux 6.9 and later, it is the plug's cached
@@ -257,6 +259,21 @@ static __always_inline __u16 request_ioprio(struct request *rq)
 	return 0;
 }
 
+/* Whether the kernel stamped the request's start: under the flags it
+ * stamps it for. A kernel whose flags BTF does not name (before the
+ * enum) zeroes the start it does not stamp: a non-zero start is one. */
+static __always_inline int start_stamped(struct request *rq)
+{
+	__u32 f = rq->rq_flags, want = 0;
+
+	if (!enum_value_exists(enum rqf_flags, __RQF_IO_STAT))
+		return 1;
+	want = 1U << (enum_value(enum rqf_flags, __RQF_IO_STAT) & 31);
+	if (enum_value_exists(enum rqf_flags, __RQF_USE_SCHED))
+		want |= 1U << (enum_value(enum rqf_flags, __RQF_USE_SCHED) & 31);
+	return (f & want) != 0;
+}
+
 /* The op's class as the diskstats group it: flush, discard, write (every
  * odd op but discard), read (the rest). */
 #define CLASS_READ 0
@@ -345,7 +362,7 @@ int rq_complete(__u64 *ctx)
 	/* The start is the plug's cached time when the request was made in
 	 * a plug (Linux 6.9 on): never after the issue, which is read from
 	 * the clock itself; were it after, the two are one instant. */
-	start = rq->start_time_ns;
+	start = start_stamped(rq) ? rq->start_time_ns : 0;
 	if (start) {
 		record(slot, QUEUE_READ + class, issued > start ? issued - start : 0, 0);
 	} else {

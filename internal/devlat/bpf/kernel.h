@@ -67,6 +67,7 @@ struct request {
 	struct request_queue *q;
 	struct blk_mq_hw_ctx *mq_hctx;
 	__u32 cmd_flags;
+	__u32 rq_flags;
 	int tag;
 	__u32 __data_len;
 	struct bio *bio;
@@ -74,6 +75,14 @@ struct request {
 	__u64 start_time_ns;
 	enum mq_rq_state state;
 } CORE_ATTR;
+
+/* The bits of rq_flags, by name: an enum since Linux 6.x (defines
+ * before, which BTF does not carry). Values are the running kernel's
+ * (CO-RE enum relocations). */
+enum rqf_flags {
+	__RQF_USE_SCHED = 5,
+	__RQF_IO_STAT = 8,
+};
 
 /* Older kernels keep the I/O priority in the request itself. */
 struct request___ioprio {
@@ -104,6 +113,10 @@ struct request___rq_disk {
 
 /* Whether the running kernel has the field (a CO-RE relocation). */
 #define field_exists(f) __builtin_preserve_field_info(f, 2 /* BPF_FIELD_EXISTS */)
+
+/* Whether the running kernel has the enum's value, and the value. */
+#define enum_value_exists(type, v) __builtin_preserve_enum_value(*(typeof(type) *)v, 0 /* BPF_ENUMVAL_EXISTS */)
+#define enum_value(type, v) __builtin_preserve_enum_value(*(typeof(type) *)v, 1 /* BPF_ENUMVAL_VALUE */)
 
 /* Helpers by their number in include/uapi/linux/bpf.h. */
 static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
