@@ -44,6 +44,7 @@ type devlatOther struct {
 
 type devlatWatch struct {
 	_     structs.HostLayout
+	Dev   uint32
 	Slot  uint32
 	Flags uint32
 	Base  uint32
@@ -62,6 +63,7 @@ const (
 	devlatProgBucketOf   = "bucket_of"
 	devlatProgRqComplete = "rq_complete"
 	devlatProgRqIssue    = "rq_issue"
+	devlatVarFilterMask  = "filter_mask"
 	devlatVarRecording   = "recording"
 )
 
@@ -126,7 +128,8 @@ type devlatMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type devlatVariableSpecs struct {
-	Recording *ebpf.VariableSpec `ebpf:"recording"`
+	FilterMask *ebpf.VariableSpec `ebpf:"filter_mask"`
+	Recording  *ebpf.VariableSpec `ebpf:"recording"`
 }
 
 // devlatObjects contains all objects after they have been loaded into the kernel.
@@ -168,7 +171,8 @@ func (m *devlatMaps) Close() error {
 //
 // It can be passed to loadDevlatObjects or ebpf.CollectionSpec.LoadAndAssign.
 type devlatVariables struct {
-	Recording *ebpf.Variable `ebpf:"recording"`
+	FilterMask *ebpf.Variable `ebpf:"filter_mask"`
+	Recording  *ebpf.Variable `ebpf:"recording"`
 }
 
 // devlatPrograms contains all programs after they have been loaded into the kernel.

@@ -79,9 +79,15 @@ func Open(devs []Device) (*Tracer, error) {
 		return nil, unavailable("the BPF objects are unreadable: %v", err)
 	}
 	delete(spec.Programs, devlatProgBucketOf) // the tests' alone
-	watches, slots := plan(devs)
+	filter, slots, err := plan(devs)
+	if err != nil {
+		return nil, unavailable("%v", err)
+	}
 	n := uint32(len(devs))
-	spec.Maps[devlatMapFilter].MaxEntries = uint32(len(watches))
+	spec.Maps[devlatMapFilter].MaxEntries = uint32(len(filter))
+	if err := spec.Variables[devlatVarFilterMask].Set(uint32(len(filter) - 1)); err != nil {
+		return nil, unavailable("setting the BPF device filter's size: %v", err)
+	}
 	spec.Maps[devlatMapTimes].MaxEntries = max(slots, 1)
 	spec.Maps[devlatMapHist].MaxEntries = n * numSeries * 2
 	spec.Maps[devlatMapOthers].MaxEntries = n
@@ -89,8 +95,11 @@ func Open(devs []Device) (*Tracer, error) {
 	if err := loadObjects(spec, &t.objs); err != nil {
 		return nil, err
 	}
-	for dev, w := range watches {
-		if err := t.objs.Filter.Put(dev, w); err != nil {
+	for i, w := range filter {
+		if w.Dev == 0 {
+			continue // an empty entry: the array's zero
+		}
+		if err := t.objs.Filter.Put(uint32(i), w); err != nil {
 			t.Close()
 			return nil, unavailable("filling the BPF device filter: %v", err)
 		}
@@ -104,38 +113,6 @@ func Open(devs []Device) (*Tracer, error) {
 		t.links = append(t.links, l)
 	}
 	return t, nil
-}
-
-// flushesOnly marks the filter entry of a watched partition's whole disk
-// (bpf/devlat.c's FLUSHES_ONLY).
-const flushesOnly = 1
-
-// plan is the filter's entries (kernel dev_t → the device's slot and its
-// queue's tag slots) and how many tag slots the queues need: one region
-// per disk, shared by its partitions. A watched partition's disk, not
-// watched itself, counts its flushes for the first such partition.
-func plan(devs []Device) (map[uint32]devlatWatch, uint32) {
-	watches := map[uint32]devlatWatch{}
-	base := map[string]uint32{}
-	var slots uint32
-	region := func(d Device) uint32 {
-		b, ok := base[d.Disk]
-		if !ok {
-			b = slots
-			base[d.Disk] = b
-			slots += d.HWQueues * d.Tags
-		}
-		return b
-	}
-	for i, d := range devs {
-		watches[d.kernelDev()] = devlatWatch{Slot: uint32(i), Base: region(d), NrHw: d.HWQueues, Depth: d.Tags}
-	}
-	for i, d := range devs {
-		if _, ok := watches[d.diskDev()]; !ok && d.Partition() {
-			watches[d.diskDev()] = devlatWatch{Slot: uint32(i), Flags: flushesOnly, Base: region(d), NrHw: d.HWQueues, Depth: d.Tags}
-		}
-	}
-	return watches, slots
 }
 
 // loadObjects loads spec's maps and programs. The kernel's BTF is

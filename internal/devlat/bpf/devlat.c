@@ -14,7 +14,8 @@
  * (times: [hardware queue][tag], preallocated), which a request holds
  * from before it is issued until after it completes; the slot also
  * names the request, so that a completion never takes another's time.
- * The filter is read-only to the programs (BPF_F_RDONLY_PROG).
+ * The filter is an array too, read-only to the programs
+ * (BPF_F_RDONLY_PROG).
  *
  * The kernel stamps rq->start_time_ns when the request is made, if its
  * queue keeps I/O statistics (iostats, the default) or has an I/O
@@ -78,8 +79,10 @@ struct other {
 	__u64 no_start;       /* reads and writes without a start time */
 };
 
-/* A watched device, and where its queue's tags lie in times. */
+/* A watched device (dev, its kernel dev_t; 0: an empty entry), and
+ * where its queue's tags lie in times. */
 struct watch {
+	__u32 dev;
 	__u32 slot;
 	__u32 flags;
 	__u32 base;  /* first entry of the queue in times */
@@ -92,14 +95,22 @@ struct watch {
  * the disk's; the partition's own diskstats never count one). */
 #define FLUSHES_ONLY 1
 
-/* Kernel dev_t (major << 20 | minor) -> the device. */
+/* The watched devices, by open addressing on their dev_t: a device is in
+ * one of the PROBES entries from its hash on (internal/devlat plan.go
+ * places them), and the first empty entry ends the search. An array, not
+ * a hash map: a request of a device not watched costs one load, and no
+ * helper call. Read-only to the programs. */
+#define PROBES 4
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
 	__type(value, struct watch);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_RDONLY_PROG);
 } filter SEC(".maps");
+
+/* The filter's size less one (a power of two), set at load. */
+volatile const __u32 filter_mask = 0;
 
 /* The request issued with a tag, and when. */
 struct issued {
@@ -216,18 +227,36 @@ static __always_inline __u32 request_dev(struct request *rq)
 	return 0;
 }
 
+/* The filter's hash of a dev_t (plan.go's filterHash). */
+static __always_inline __u32 filter_hash(__u32 dev)
+{
+	return (dev * 0x9e3779b1U) >> 16;
+}
+
 /* The watched device of a request of op, else 0. Driver-private
  * (passthrough) requests are not I/O the diskstats count: skipped. */
 static __always_inline struct watch *watched(struct request *rq, __u32 op)
 {
-	struct watch *w;
-	__u32 dev;
+	struct watch *w = 0;
+	__u32 dev, key, i;
 
 	if (op >= REQ_OP_DRV_IN)
 		return 0;
 	dev = request_dev(rq);
-	w = bpf_map_lookup_elem(&filter, &dev);
-	if (w && (w->flags & FLUSHES_ONLY) && op != REQ_OP_FLUSH)
+	key = filter_hash(dev);
+#pragma unroll
+	for (i = 0; i < PROBES; i++) {
+		__u32 k = (key + i) & filter_mask;
+
+		w = bpf_map_lookup_elem(&filter, &k);
+		if (!w || w->dev == 0)
+			return 0;
+		if (w->dev == dev)
+			break;
+	}
+	if (!w || w->dev != dev)
+		return 0;
+	if ((w->flags & FLUSHES_ONLY) && op != REQ_OP_FLUSH)
 		return 0;
 	return w;
 }
