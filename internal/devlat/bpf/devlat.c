@@ -3,31 +3,33 @@
  * Per-request device time, measured in the kernel on the block layer's
  * tracepoints, for the devices in the filter map only:
  *
- *   rq->start_time_ns -> block_rq_issue     queue time (from the request's
- *                                           start, the kernel's own stamp
- *                                           that diskstats count from)
- *   block_rq_issue    -> block_rq_complete  device service time (the
- *                                           driver and the device)
+ *   request's start  -> issue      queue time (rq->start_time_ns, the
+ *                                  kernel's own stamp that diskstats
+ *                                  count a request's time from)
+ *   issue            -> completion device service time (the driver and
+ *                                  the device)
  *
- * Two programs, and nothing per request but array slots: no hash map is
- * written. The issue time is kept per driver tag of each watched queue
- * (times: [hardware queue][tag], preallocated), which a request holds
- * from before it is issued until after it completes; the slot also
- * names the request, so that a completion never takes another's time.
- * The filter is an array too, read-only to the programs
- * (BPF_F_RDONLY_PROG).
+ * Two programs, and nothing per request in a hash map. The issue time is
+ * the kernel's own where it stamps one that is true: while blk-stat has
+ * users on the queue (writeback throttling, the default on most queues;
+ * blk-iolatency), blk_mq_start_request stamps rq->io_start_time_ns and
+ * sets RQF_STATS, and the issue program only checks that it will. Inside
+ * a plug that caches the clock (Linux 6.9 on) that stamp is the plug's
+ * cached time, up to a batch's submission early, and on a queue without
+ * blk-stat there is none: then the issue program stamps the time itself
+ * in a preallocated array slot per driver tag of each watched queue
+ * (times: [hardware queue][tag]), which a request holds from before it
+ * is issued until after it completes; the slot also names the request,
+ * so that a completion never takes another's time. A request's own stamp
+ * wins over the kernel's.
  *
  * The kernel stamps rq->start_time_ns when the request is made, if its
  * queue keeps I/O statistics (iostats, the default) or has an I/O
  * scheduler (RQF_IO_STAT, RQF_USE_SCHED: blk_mq_need_time_stamp);
  * without either the request has no queue time (counted in
  * others.no_start): recent kernels leave the field as the request's
- * previous use left it, so it is read only under those flags. The
- * kernel's rq->io_start_time_ns is not used: it is stamped only when
- * blk-stat is on (QUEUE_FLAG_STATS: writeback throttling, blk-iolatency)
- * and, like start_time_ns on Linux 6.9 and later, it is the plug's cached
- * time inside a plug, up to a batch's submission early; the service time
- * is the programs' own clock read at issue and completion.
+ * previous use left it, so it is read only under those flags. Inside a
+ * caching plug it too is the plug's time.
  *
  * Each time lands in ioprobe's own log-linear histogram layout
  * (pkg/result/histogram.go: exact below 256 ns, then 128 linear
@@ -319,13 +321,45 @@ static __always_inline __u32 op_class(__u32 op)
 	return (op & 1) ? CLASS_WRITE : CLASS_READ;
 }
 
+/* Whether blk_mq_start_request will stamp the request's issue time
+ * itself (QUEUE_FLAG_STATS: blk-stat has users on the queue), with the
+ * clock and not a plug's cached time, and the completion can tell
+ * (RQF_STATS has a name in the kernel's BTF). */
+static __always_inline int kernel_stamps_issue(struct request *rq)
+{
+	struct blk_queue_stats *st = rq->q ? rq->q->stats : 0;
+	struct task_struct *task;
+	struct blk_plug *plug;
+
+	if (!st || !enum_value_exists(enum rqf_flags, __RQF_STATS))
+		return 0;
+	if ((void *)st->callbacks.next == (void *)&st->callbacks) {
+		if (field_exists(st->accounting)) {
+			if (!st->accounting)
+				return 0;
+		} else if (!((struct blk_queue_stats___bool *)st)->enable_accounting) {
+			return 0;
+		}
+	}
+	if (field_exists(((struct blk_plug *)0)->cur_ktime)) {
+		task = bpf_get_current_task_btf();
+		plug = task->plug;
+		if (plug && plug->cur_ktime)
+			return 0;
+	}
+	return 1;
+}
+
 SEC("tp_btf/block_rq_issue")
 int rq_issue(__u64 *ctx)
 {
 	struct request *rq = (struct request *)ctx[0];
-	struct watch *w = watched(rq, rq->cmd_flags & REQ_OP_MASK);
 	struct issued *in;
+	struct watch *w;
 
+	if (kernel_stamps_issue(rq))
+		return 0;
+	w = watched(rq, rq->cmd_flags & REQ_OP_MASK);
 	if (!w)
 		return 0;
 	in = issue_slot(rq, w);
@@ -354,11 +388,16 @@ int rq_complete(__u64 *ctx)
 	/* A partial completion: the request goes on. */
 	if (nr_bytes < rq->__data_len)
 		return 0;
+	/* The programs' own stamp when they made one (only then is the
+	 * slot written: otherwise its cache line stays shared), else the
+	 * kernel's. */
 	in = issue_slot(rq, w);
-	if (in) {
-		if (in->rq == (__u64)rq)
-			issued = in->ns;
+	if (in && in->rq == (__u64)rq) {
+		issued = in->ns;
 		in->rq = 0;
+	} else if (enum_value_exists(enum rqf_flags, __RQF_STATS) &&
+		   (rq->rq_flags & (1U << (enum_value(enum rqf_flags, __RQF_STATS) & 31)))) {
+		issued = rq->io_start_time_ns;
 	}
 	/* Ended without being issued (the request that asked for a flush,
 	 * which the flush machinery ends itself; one that failed before

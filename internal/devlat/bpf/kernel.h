@@ -43,8 +43,37 @@ struct gendisk {
 	struct block_device *part0;
 } CORE_ATTR;
 
+struct list_head {
+	struct list_head *next;
+} CORE_ATTR;
+
+/* blk-stat's users of a queue (block/blk-stat.h): while it has any, the
+ * queue has QUEUE_FLAG_STATS and blk_mq_start_request stamps
+ * rq->io_start_time_ns (and sets RQF_STATS). The flag's number is in an
+ * anonymous enum, which CO-RE cannot relocate; what sets it can be read. */
+struct blk_queue_stats {
+	struct list_head callbacks;
+	int accounting;
+} CORE_ATTR;
+
+/* Before Linux 6.x the count was a flag. */
+struct blk_queue_stats___bool {
+	__u8 enable_accounting;
+} CORE_ATTR;
+
 struct request_queue {
 	struct gendisk *disk;
+	struct blk_queue_stats *stats;
+} CORE_ATTR;
+
+/* A task's plug caches the clock from Linux 6.9 on: while cur_ktime is
+ * set, the block layer's stamps in this task are that cached time. */
+struct blk_plug {
+	__u64 cur_ktime;
+} CORE_ATTR;
+
+struct task_struct {
+	struct blk_plug *plug;
 } CORE_ATTR;
 
 struct bio {
@@ -73,6 +102,7 @@ struct request {
 	struct bio *bio;
 	struct block_device *part;
 	__u64 start_time_ns;
+	__u64 io_start_time_ns;
 	enum mq_rq_state state;
 } CORE_ATTR;
 
@@ -82,6 +112,7 @@ struct request {
 enum rqf_flags {
 	__RQF_USE_SCHED = 5,
 	__RQF_IO_STAT = 8,
+	__RQF_STATS = 11,
 };
 
 /* Older kernels keep the I/O priority in the request itself. */
@@ -121,5 +152,6 @@ struct request___rq_disk {
 /* Helpers by their number in include/uapi/linux/bpf.h. */
 static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
 static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
+static struct task_struct *(*bpf_get_current_task_btf)(void) = (void *)158;
 
 #endif
