@@ -327,27 +327,27 @@ static __always_inline __u32 op_class(__u32 op)
  * (RQF_STATS has a name in the kernel's BTF). */
 static __always_inline int kernel_stamps_issue(struct request *rq)
 {
-	struct blk_queue_stats *st = rq->q ? rq->q->stats : 0;
+	struct blk_queue_stats *st;
 	struct task_struct *task;
 	struct blk_plug *plug;
 
-	if (!st || !enum_value_exists(enum rqf_flags, __RQF_STATS))
+	if (!enum_value_exists(enum rqf_flags, __RQF_STATS))
 		return 0;
-	if ((void *)st->callbacks.next == (void *)&st->callbacks) {
-		if (field_exists(st->accounting)) {
-			if (!st->accounting)
-				return 0;
-		} else if (!((struct blk_queue_stats___bool *)st)->enable_accounting) {
-			return 0;
-		}
-	}
+	/* The plug first: on Linux 6.18 a request is mostly issued in one. */
 	if (field_exists(((struct blk_plug *)0)->cur_ktime)) {
 		task = bpf_get_current_task_btf();
 		plug = task->plug;
 		if (plug && plug->cur_ktime)
 			return 0;
 	}
-	return 1;
+	st = rq->q ? rq->q->stats : 0;
+	if (!st)
+		return 0;
+	if ((void *)st->callbacks.next != (void *)&st->callbacks)
+		return 1;
+	if (field_exists(st->accounting))
+		return st->accounting != 0;
+	return ((struct blk_queue_stats___bool *)st)->enable_accounting != 0;
 }
 
 SEC("tp_btf/block_rq_issue")
