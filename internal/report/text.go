@@ -325,13 +325,13 @@ func deviceTable(r *result.Result) *table {
 	}
 	// What the programs counted without a time, and ioprobe's own reads
 	// when they could not be told apart.
-	if d := s.Device; d.Latency != nil && d.Latency.Untimed > 0 {
-		t.add("  not timed:", count(d.Latency.Untimed)+" requests (issued before the programs were loaded, or on a queue they did not size)")
+	if n := result.Value(result.FigDeviceLatencyUntimed, s); n > 0 {
+		t.add("  not timed:", count(uint64(n))+" requests (issued before the programs were loaded, or on a queue they did not size)")
 	}
-	if d := s.Device; d.QueueLatency != nil && d.QueueLatency.NoStart > 0 {
-		t.add("  no queue time:", count(d.QueueLatency.NoStart)+" requests (their queue keeps no start time: iostats 0, no scheduler)")
+	if n := result.Value(result.FigDeviceQueueNoStart, s); n > 0 {
+		t.add("  no queue time:", count(uint64(n))+" requests (their queue keeps no start time: iostats 0, no scheduler)")
 	}
-	if why := s.Device.OwnInLatency; why != "" {
+	if why := result.FigDeviceOwnInLatency.Figure().Text(s); why != "" {
 		t.add("  own reads:", why)
 	}
 	return t
@@ -649,11 +649,11 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 	}
 	// ioprobe's own reads (the safety checks), taken out of the reads
 	// above; a partition's flushes, counted on its whole disk.
-	if d := s.Device; d.OwnReadOps > 0 {
-		t.add("  own reads", count(d.OwnReadOps), "(ioprobe's safety checks: not in the reads above)", withUnit(num(float64(d.OwnReadBytes)/1e6, 2), "MB"))
+	if own := result.Value(result.FigDeviceOwnReadOps, s); own > 0 {
+		t.add("  own reads", count(uint64(own)), "(ioprobe's safety checks: not in the reads above)", withUnit(num(result.Value(result.FigDeviceOwnReadBytes, s)/1e6, 2), "MB"))
 	}
-	if d := s.Device; len(d.FlushDevices) > 0 {
-		t.add("  flushes counted on the whole disk (" + strings.Join(d.FlushDevices, ", ") + "): a flush is the disk's request, whichever partition asked")
+	if disks := result.FigDeviceFlushDevices.Figure().Text(s); disks != "" {
+		t.add("  flushes counted on the whole disk (" + strings.ReplaceAll(disks, ";", ", ") + "): a flush is the disk's request, whichever partition asked")
 	}
 	// I/Os the block layer merged into requests it held: requests of
 	// other sizes than the I/Os issued.
