@@ -10,7 +10,9 @@
 #  2. The programs' own time in the kernel per request: bpftool prog
 #     show's run_time_ns and run_cnt (kernel.bpf_stats_enabled=1, set back
 #     after) of the run's programs over 3 s of a QD 32 run, all programs
-#     together divided by the requests completed.
+#     together divided by the requests completed; and what they cost a
+#     request of a device they do not watch (another run's, as the
+#     exporter's devices: see every request of the host).
 #
 # With BASE=<rev> the same for that revision's binary, built from git,
 # interleaved with this tree's in the same rounds: before and after in
@@ -34,12 +36,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 command -v bpftool >/dev/null || { echo "bench-devlat: needs bpftool (scripts/test-deps.sh --bench)" >&2; exit 2; }
 work=$(mktemp -d /tmp/bench-devlat.XXXXXX)
 backing=$(mktemp /dev/shm/bench-devlat.XXXXXX)
+backing2=$(mktemp /dev/shm/bench-devlat.XXXXXX)
 dev=
+dev2=
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
 cleanup() {
 	sysctl -qw kernel.bpf_stats_enabled="$stats_before" || true
 	[ -z "$dev" ] || losetup -d "$dev" || true
-	rm -f "$backing"
+	[ -z "$dev2" ] || losetup -d "$dev2" || true
+	rm -f "$backing" "$backing2"
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -54,6 +59,8 @@ if [ -n "${BASE:-}" ]; then
 fi
 head -c $((SIZE_MIB << 20)) /dev/urandom > "$backing"
 dev=$(losetup -f --show --direct-io=on "$backing")
+truncate -s 64M "$backing2"
+dev2=$(losetup -f --show --direct-io=on "$backing2")
 name=$(basename "$dev")
 [ "$(cat /sys/block/"$name"/loop/dio)" = 1 ] || { echo "bench-devlat: $dev did not take direct I/O" >&2; exit 1; }
 py=/usr/bin/python3
@@ -103,6 +110,42 @@ print("| %s | all, per request completed | %d | %.0f |" % (name, completions, to
 PY
 }
 
+# unwatched_cost binary: what the programs cost every other request on
+# the host (the exporter's devices: tax on other people's I/O): a slow run
+# on a second loop device loads them, the QD 32 run on the first goes
+# without its own, and its requests pass the slow run's programs unwatched.
+unwatched_cost() {
+	"$work/$1" run --target "$dev2" --qd 1 --rate-iops 10 --duration 9s --ramp 0s --output json > /dev/null &
+	local slow=$!
+	sleep 2
+	"$work/$1" run --target "$dev" --qd "$QD" --bs 4k --read-pct 100 --random-pct 100 --duration 6s --ramp 0s \
+		--engine uring --device-latency=false --output json > /dev/null &
+	local fast=$!
+	sleep 1
+	grep -h '^prog_id:' /proc/$slow/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u > "$work/uids-$1"
+	bpftool -j prog show > "$work/ua-$1.json"
+	sleep 3
+	bpftool -j prog show > "$work/ub-$1.json"
+	wait $fast
+	wait $slow
+	$py - "$1" "$work/uids-$1" "$work/ua-$1.json" "$work/ub-$1.json" <<'PY'
+import json, sys
+name = sys.argv[1]
+ids = {int(l) for l in open(sys.argv[2]).read().split()}
+def mine(path):
+    return {p["id"]: p for p in json.load(open(path)) if p["id"] in ids and p.get("name", "").startswith("rq_")}
+a, b = mine(sys.argv[3]), mine(sys.argv[4])
+assert b, "no rq_* programs among the slow run's descriptors"
+total, completions = 0, 0
+for i, p in b.items():
+    if i in a:
+        total += p.get("run_time_ns", 0) - a[i].get("run_time_ns", 0)
+        if p["name"] == "rq_complete":
+            completions = p.get("run_cnt", 0) - a[i].get("run_cnt", 0)
+print("| %s | all, per request of a device not watched | %d | %.0f |" % (name, completions, total / completions if completions else 0))
+PY
+}
+
 run() {
 	echo "load before: $(uptime)"
 	echo "$dev: loop, direct I/O over $SIZE_MIB MiB of random data in /dev/shm; QD $QD, 4 KiB random reads, io_uring, $DURATION runs, $ROUNDS rounds"
@@ -140,8 +183,9 @@ PY
 	echo "| binary | program | calls in 3 s | ns per call |"
 	echo "|---|---|---|---|"
 	for c in $cands; do prog_cost "$c"; done
+	for c in $cands; do unwatched_cost "$c"; done
 	sysctl -qw kernel.bpf_stats_enabled="$stats_before"
 	echo "load after: $(uptime)"
 }
 
-flock /tmp/ioprobe-quiet.lock bash -c "$(declare -f measure prog_cost run); work=$work dev=$dev py=$py cands='$cands' ROUNDS=$ROUNDS DURATION=$DURATION QD=$QD SIZE_MIB=$SIZE_MIB stats_before=$stats_before run"
+flock /tmp/ioprobe-quiet.lock bash -c "$(declare -f measure prog_cost unwatched_cost run); work=$work dev=$dev dev2=$dev2 py=$py cands='$cands' ROUNDS=$ROUNDS DURATION=$DURATION QD=$QD SIZE_MIB=$SIZE_MIB stats_before=$stats_before run"

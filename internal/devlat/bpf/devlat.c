@@ -357,10 +357,8 @@ int rq_issue(__u64 *ctx)
 	struct issued *in;
 	struct watch *w;
 
-	if (kernel_stamps_issue(rq))
-		return 0;
 	w = watched(rq, rq->cmd_flags & REQ_OP_MASK);
-	if (!w)
+	if (!w || kernel_stamps_issue(rq))
 		return 0;
 	in = issue_slot(rq, w);
 	if (!in)
