@@ -12,7 +12,8 @@
 #     after) of the run's programs over 3 s of a QD 32 run, all programs
 #     together divided by the requests completed; and what they cost a
 #     request of a device they do not watch (another run's, as the
-#     exporter's devices: see every request of the host).
+#     exporter's devices: see every request of the host); and, for
+#     reference, what two empty programs cost there (scripts/bpffloor).
 #
 # With BASE=<rev> the same for that revision's binary, built from git,
 # interleaved with this tree's in the same rounds: before and after in
@@ -49,7 +50,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$root" && CGO_ENABLED=0 $GO build -o "$work/after" ./cmd/ioprobe)
+(cd "$root" && CGO_ENABLED=0 $GO build -o "$work/after" ./cmd/ioprobe && CGO_ENABLED=0 $GO build -o "$work/bpffloor" ./scripts/bpffloor)
 cands="after"
 if [ -n "${BASE:-}" ]; then
 	mkdir "$work/base-src"
@@ -146,6 +147,37 @@ print("| %s | all, per request of a device not watched | %d | %.0f |" % (name, c
 PY
 }
 
+# floor_cost: two empty programs on the same tracepoints (scripts/bpffloor)
+# under the same QD 32 run: what any program costs there before it does
+# anything, with the statistics' own clock reads.
+floor_cost() {
+	sleep 9 | "$work/bpffloor" > "$work/fids" &
+	local floor=$!
+	sleep 1
+	"$work/after" run --target "$dev" --qd "$QD" --bs 4k --read-pct 100 --random-pct 100 --duration 6s --ramp 0s \
+		--engine uring --device-latency=false --output json > /dev/null &
+	local fast=$!
+	sleep 1
+	bpftool -j prog show > "$work/fa.json"
+	sleep 3
+	bpftool -j prog show > "$work/fb.json"
+	wait $fast
+	wait $floor
+	$py - "$work/fids" "$work/fa.json" "$work/fb.json" <<'PY'
+import json, sys
+ids = {int(l) for l in open(sys.argv[1]).read().split()}
+def mine(path):
+    return {p["id"]: p for p in json.load(open(path)) if p["id"] in ids}
+a, b = mine(sys.argv[2]), mine(sys.argv[3])
+assert len(b) == 2, "the empty programs are not in bpftool's list"
+total, n = 0, 0
+for i, p in b.items():
+    total += p.get("run_time_ns", 0) - a[i].get("run_time_ns", 0)
+    n = max(n, p.get("run_cnt", 0) - a[i].get("run_cnt", 0))
+print("| empty programs (the floor) | both, per request | %d | %.0f |" % (n, total / n if n else 0))
+PY
+}
+
 run() {
 	echo "load before: $(uptime)"
 	echo "$dev: loop, direct I/O over $SIZE_MIB MiB of random data in /dev/shm; QD $QD, 4 KiB random reads, io_uring, $DURATION runs, $ROUNDS rounds"
@@ -184,8 +216,9 @@ PY
 	echo "|---|---|---|---|"
 	for c in $cands; do prog_cost "$c"; done
 	for c in $cands; do unwatched_cost "$c"; done
+	floor_cost
 	sysctl -qw kernel.bpf_stats_enabled="$stats_before"
 	echo "load after: $(uptime)"
 }
 
-flock /tmp/ioprobe-quiet.lock bash -c "$(declare -f measure prog_cost unwatched_cost run); work=$work dev=$dev dev2=$dev2 py=$py cands='$cands' ROUNDS=$ROUNDS DURATION=$DURATION QD=$QD SIZE_MIB=$SIZE_MIB stats_before=$stats_before run"
+flock /tmp/ioprobe-quiet.lock bash -c "$(declare -f measure prog_cost unwatched_cost floor_cost run); work=$work dev=$dev dev2=$dev2 py=$py cands='$cands' ROUNDS=$ROUNDS DURATION=$DURATION QD=$QD SIZE_MIB=$SIZE_MIB stats_before=$stats_before run"
