@@ -11,8 +11,8 @@
  *
  * Two programs, and nothing per request in a hash map. The issue time is
  * the kernel's own where it stamps one that is true: while blk-stat has
- * users on the queue (writeback throttling, the default on most queues;
- * blk-iolatency), blk_mq_start_request stamps rq->io_start_time_ns and
+ * users on the queue (writeback throttling, the default on most queues,
+ * and the like), blk_mq_start_request stamps rq->io_start_time_ns and
  * sets RQF_STATS, and the issue program only checks that it will. Inside
  * a plug that caches the clock (Linux 6.9 on) that stamp is the plug's
  * cached time, up to a batch's submission early, and on a queue without
