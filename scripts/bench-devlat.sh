@@ -76,75 +76,74 @@ assert ("latency" in d) == (sys.argv[1] == "true"), d.get("latency_unavailable")
 print(c["process_cpu_seconds_per_io"], c["host_cpu_seconds_per_io"], s["iops"])' "$2"
 }
 
-# prog_cost binary: the run's programs' time per request, from bpftool.
-prog_cost() {
-	"$work/$1" run --target "$dev" --qd "$QD" --bs 4k --read-pct 100 --random-pct 100 --duration 7s --ramp 0s \
-		--engine uring --output json > "$work/stats-$1.json" &
-	local pid=$!
-	sleep 2
-	# The run's own programs, by the descriptors it holds: other ioprobe
-	# runs on the machine load programs of the same names.
-	grep -h '^prog_id:' /proc/$pid/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u > "$work/ids-$1"
-	bpftool -j prog show > "$work/a-$1.json"
+# qd32 binary device-latency seconds: a QD 32 run of the bench (no
+# ramp-up), in the background only: it becomes the run (exec), so that $!
+# is the run's pid.
+qd32() {
+	exec "$work/$1" run --target "$dev" --qd "$QD" --bs 4k --read-pct 100 --random-pct 100 --duration "$3" --ramp 0s \
+		--engine uring --device-latency="$2" --output json > /dev/null
+}
+
+# sample IDS LABEL WHAT ROWS: the programs IDS (a file of program ids)
+# over 3 s, by bpftool's statistics: their time per request completed
+# (the calls of the program on block_rq_complete), as a row labelled
+# LABEL, WHAT; with ROWS=rows each program's time per call before it.
+sample() {
+	bpftool -j prog show > "$work/a.json"
 	sleep 3
-	bpftool -j prog show > "$work/b-$1.json"
-	wait $pid
-	$py - "$1" "$work/ids-$1" "$work/a-$1.json" "$work/b-$1.json" <<'PY'
+	bpftool -j prog show > "$work/b.json"
+	$py - "$@" "$work/a.json" "$work/b.json" <<'PY'
 import json, sys
-name = sys.argv[1]
-ids = {int(l) for l in open(sys.argv[2]).read().split()}
-def mine(path):
-    return {p["id"]: p for p in json.load(open(path)) if p["id"] in ids and p.get("name", "").startswith("rq_")}
-a, b = mine(sys.argv[3]), mine(sys.argv[4])
-assert b, "no rq_* programs among the run's descriptors"
+ids_file, label, what, rows, a_file, b_file = sys.argv[1:7]
+ids = {int(l) for l in open(ids_file).read().split()}
+def of(path):
+    return {p["id"]: p for p in json.load(open(path)) if p["id"] in ids}
+a, b = of(a_file), of(b_file)
+assert b and set(b) <= set(a), "the programs %s are not all in bpftool's list" % sorted(ids)
 total, completions = 0, 0
-for i, p in sorted(b.items(), key=lambda kv: kv[1]["name"]):
-    if i not in a:
-        continue
+for i, p in sorted(b.items(), key=lambda kv: kv[1].get("name", "")):
     n = p.get("run_cnt", 0) - a[i].get("run_cnt", 0)
     t = p.get("run_time_ns", 0) - a[i].get("run_time_ns", 0)
     total += t
-    if p["name"] == "rq_complete":
+    if p.get("name", "").endswith("complete"):
         completions = n
-    print("| %s | %s | %d | %.0f |" % (name, p["name"], n, t / n if n else 0))
-print("| %s | all, per request completed | %d | %.0f |" % (name, completions, total / completions if completions else 0))
+    if rows == "rows":
+        print("| %s | %s | %d | %.0f |" % (label, p.get("name", "?"), n, t / n if n else 0))
+print("| %s | %s | %d | %.0f |" % (label, what, completions, total / completions if completions else 0))
 PY
 }
 
+# prog_ids PID: the BPF programs a process holds, by its descriptors
+# (other ioprobe runs on the machine load programs of the same names).
+prog_ids() {
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u
+}
+
+# prog_cost binary: the run's programs' time per request.
+prog_cost() {
+	qd32 "$1" true 7s &
+	local pid=$!
+	sleep 2
+	prog_ids $pid > "$work/ids"
+	sample "$work/ids" "$1" "all, per request completed" rows
+	wait $pid
+}
+
 # unwatched_cost binary: what the programs cost every other request on
-# the host (the exporter's devices: tax on other people's I/O): a slow run
-# on a second loop device loads them, the QD 32 run on the first goes
+# the host (the exporter's devices: a tax on other people's I/O): a slow
+# run on a second loop device loads them, the QD 32 run on the first goes
 # without its own, and its requests pass the slow run's programs unwatched.
 unwatched_cost() {
 	"$work/$1" run --target "$dev2" --qd 1 --rate-iops 10 --duration 9s --ramp 0s --output json > /dev/null &
 	local slow=$!
 	sleep 2
-	"$work/$1" run --target "$dev" --qd "$QD" --bs 4k --read-pct 100 --random-pct 100 --duration 6s --ramp 0s \
-		--engine uring --device-latency=false --output json > /dev/null &
+	qd32 "$1" false 6s &
 	local fast=$!
 	sleep 1
-	grep -h '^prog_id:' /proc/$slow/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u > "$work/uids-$1"
-	bpftool -j prog show > "$work/ua-$1.json"
-	sleep 3
-	bpftool -j prog show > "$work/ub-$1.json"
+	prog_ids $slow > "$work/ids"
+	sample "$work/ids" "$1" "all, per request of a device not watched" no
 	wait $fast
 	wait $slow
-	$py - "$1" "$work/uids-$1" "$work/ua-$1.json" "$work/ub-$1.json" <<'PY'
-import json, sys
-name = sys.argv[1]
-ids = {int(l) for l in open(sys.argv[2]).read().split()}
-def mine(path):
-    return {p["id"]: p for p in json.load(open(path)) if p["id"] in ids and p.get("name", "").startswith("rq_")}
-a, b = mine(sys.argv[3]), mine(sys.argv[4])
-assert b, "no rq_* programs among the slow run's descriptors"
-total, completions = 0, 0
-for i, p in b.items():
-    if i in a:
-        total += p.get("run_time_ns", 0) - a[i].get("run_time_ns", 0)
-        if p["name"] == "rq_complete":
-            completions = p.get("run_cnt", 0) - a[i].get("run_cnt", 0)
-print("| %s | all, per request of a device not watched | %d | %.0f |" % (name, completions, total / completions if completions else 0))
-PY
 }
 
 # floor_cost: two empty programs on the same tracepoints (scripts/bpffloor)
@@ -154,28 +153,12 @@ floor_cost() {
 	sleep 9 | "$work/bpffloor" > "$work/fids" &
 	local floor=$!
 	sleep 1
-	"$work/after" run --target "$dev" --qd "$QD" --bs 4k --read-pct 100 --random-pct 100 --duration 6s --ramp 0s \
-		--engine uring --device-latency=false --output json > /dev/null &
+	qd32 after false 6s &
 	local fast=$!
 	sleep 1
-	bpftool -j prog show > "$work/fa.json"
-	sleep 3
-	bpftool -j prog show > "$work/fb.json"
+	sample "$work/fids" "empty programs (the floor)" "both, per request" no
 	wait $fast
 	wait $floor
-	$py - "$work/fids" "$work/fa.json" "$work/fb.json" <<'PY'
-import json, sys
-ids = {int(l) for l in open(sys.argv[1]).read().split()}
-def mine(path):
-    return {p["id"]: p for p in json.load(open(path)) if p["id"] in ids}
-a, b = mine(sys.argv[2]), mine(sys.argv[3])
-assert len(b) == 2, "the empty programs are not in bpftool's list"
-total, n = 0, 0
-for i, p in b.items():
-    total += p.get("run_time_ns", 0) - a[i].get("run_time_ns", 0)
-    n = max(n, p.get("run_cnt", 0) - a[i].get("run_cnt", 0))
-print("| empty programs (the floor) | both, per request | %d | %.0f |" % (n, total / n if n else 0))
-PY
 }
 
 run() {
@@ -221,4 +204,4 @@ PY
 	echo "load after: $(uptime)"
 }
 
-flock /tmp/ioprobe-quiet.lock bash -c "$(declare -f measure prog_cost unwatched_cost floor_cost run); work=$work dev=$dev dev2=$dev2 py=$py cands='$cands' ROUNDS=$ROUNDS DURATION=$DURATION QD=$QD SIZE_MIB=$SIZE_MIB stats_before=$stats_before run"
+flock /tmp/ioprobe-quiet.lock bash -c "$(declare -f measure qd32 sample prog_ids prog_cost unwatched_cost floor_cost run); work=$work dev=$dev dev2=$dev2 py=$py cands='$cands' ROUNDS=$ROUNDS DURATION=$DURATION QD=$QD SIZE_MIB=$SIZE_MIB stats_before=$stats_before run"

@@ -91,12 +91,7 @@ func TestOwnReadsAreCountedApart(t *testing.T) {
 // readBlocks reads n blocks of bs bytes with O_DIRECT from the start of
 // path, one at a time.
 func readBlocks(t *testing.T, path string, bs, n int) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECT, 0)
-	require.NoError(t, err)
-	defer unix.Close(fd)
-	buf, err := unix.Mmap(-1, 0, bs, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	require.NoError(t, err)
-	defer unix.Munmap(buf)
+	fd, buf := openDirect(t, path, unix.O_RDONLY, bs)
 	for i := range n {
 		_, err := unix.Pread(fd, buf, int64(i*bs))
 		require.NoError(t, err)
@@ -128,12 +123,7 @@ func TestPartitionFlushesCountForIt(t *testing.T) {
 	require.Equal(t, filepath.Base(disk), dev.Disk)
 	tr := openTracer(t, dev)
 
-	fd, err := unix.Open(part, unix.O_WRONLY|unix.O_DIRECT, 0)
-	require.NoError(t, err)
-	defer unix.Close(fd)
-	buf, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	require.NoError(t, err)
-	defer unix.Munmap(buf)
+	fd, buf := openDirect(t, part, unix.O_WRONLY, 4096)
 	before, err := target.ReadDiskStats("", dev.Disk)
 	require.NoError(t, err)
 	require.NoError(t, tr.Record(true))
