@@ -147,6 +147,16 @@ func TestPartitionFlushesCountForIt(t *testing.T) {
 	require.GreaterOrEqual(t, flushes, uint64(n))
 	require.EqualValues(t, flushes, rs[0].Hist.Flush.Count(), "the disk's flushes, counted for the partition")
 	require.GreaterOrEqual(t, rs[0].Hist.Write.Count(), uint64(n), "the partition's writes")
+	// The block layer issues its flush requests from kblockd, outside any
+	// plug: their issue time is the kernel's own (io_start_time_ns). Their
+	// mean is diskstats' (which count from the flush request's start, a
+	// moment earlier), within 20%.
+	d := after.Sub(before)
+	kernelMs := float64(d.FlushTicks) / float64(d.FlushOps)
+	oursMs := float64(rs[0].Hist.Flush.Sum()) / float64(rs[0].Hist.Flush.Count()) / 1e6
+	t.Logf("mean flush: diskstats %.3f ms, programs %.3f ms; untimed %d", kernelMs, oursMs, rs[0].Untimed)
+	require.Zero(t, rs[0].Untimed)
+	require.InEpsilon(t, kernelMs, oursMs, 0.20)
 }
 
 // TestQueueTimeNeedsTheKernelsStart: the queue time is the kernel's own
