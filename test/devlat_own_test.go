@@ -2,6 +2,7 @@ package test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,6 +108,48 @@ func TestPartitionFlushesAreTheDisks(t *testing.T) {
 	require.InDelta(t, float64(disk0), float64(d.FlushOps), float64(disk0)/100+2, "the window's flushes are the disk's")
 	require.NotNil(t, d.Latency)
 	require.InDelta(t, float64(d.FlushOps), float64(d.Latency.Flush.Count), float64(d.FlushOps)/100+1, "the programs time the disk's flushes for the partition")
+}
+
+// TestCheckEtcdOnAPartitionCountsTheDisksFlushes: check etcd in a
+// directory on ext4 on a partition: the kernel's flushes are the whole
+// disk's (none is ever counted on the partition), the check's flush
+// figures too, and it says on which disk they were counted.
+func TestCheckEtcdOnAPartitionCountsTheDisksFlushes(t *testing.T) {
+	needTools(t, "losetup", "sfdisk", "partx", "mkfs.ext4", "mount", "umount")
+	img := imageFile(t, 256<<20) // the check needs two 64 MB WAL segments
+	runIn(t, "label: dos\n,224MiB,L\n", "sfdisk", "-q", img)
+	disk := attach(t, img, "--partscan")
+	part := disk + "p1"
+	if _, err := os.Stat(part); err != nil {
+		runTool(t, "partx", "-a", disk) // no udev here to make the nodes
+	}
+	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	runTool(t, "mkfs.ext4", "-q", "-F", part)
+	dir := t.TempDir()
+	runTool(t, "mount", part, dir)
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	name := filepath.Base(disk)
+	before, err := target.ReadDiskStats("", name)
+	require.NoError(t, err)
+	o := ioprobe(t, t.TempDir(), "check", "etcd", "--target", dir, "--duration", "2s", "--backend=false", "--output", "json")
+	require.Contains(t, []int{0, 2, 3}, o.code, o.stderr) // the verdict is this machine's
+	after, err := target.ReadDiskStats("", name)
+	require.NoError(t, err)
+	require.NotEmpty(t, o.stdout, o.stderr)
+	r := checkDoc(t, o.stdout)
+	require.NotNil(t, r.Kernel)
+	k := r.Kernel
+	disk0 := after.Sub(before).FlushOps
+	t.Logf("%d fdatasyncs; the check's flushes %d on %s (%s); the disk's over the whole check %d", k.Fdatasyncs, k.Flushes, k.Device, k.FlushDevice, disk0)
+	require.Equal(t, filepath.Base(part), k.Device)
+	require.Equal(t, name, k.FlushDevice, "counted on the whole disk, and said so")
+	require.Positive(t, k.Flushes)
+	require.LessOrEqual(t, k.Flushes, disk0)
+	require.InDelta(t, float64(disk0), float64(k.Flushes), float64(disk0)/100+2, "the check's flushes are the disk's")
 }
 
 // lineWith is the first line of s that contains sub.
