@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,15 +75,7 @@ func TestDeviceFiguresLeaveOutOwnChecks(t *testing.T) {
 // disk's flushes in the window, and the result says they were counted on
 // the disk.
 func TestPartitionFlushesAreTheDisks(t *testing.T) {
-	needTools(t, "losetup", "sfdisk", "partx")
-	img := imageFile(t, 64<<20)
-	runIn(t, "label: dos\n,32MiB,L\n", "sfdisk", "-q", img)
-	disk := attach(t, img, "--partscan")
-	part := disk + "p1"
-	if _, err := os.Stat(part); err != nil {
-		runTool(t, "partx", "-a", disk) // no udev here to make the nodes
-	}
-	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	disk, part := partitioned(t, 64<<20, 32)
 	name := filepath.Base(disk)
 
 	before, err := target.ReadDiskStats("", name)
@@ -115,15 +108,8 @@ func TestPartitionFlushesAreTheDisks(t *testing.T) {
 // disk's (none is ever counted on the partition), the check's flush
 // figures too, and it says on which disk they were counted.
 func TestCheckEtcdOnAPartitionCountsTheDisksFlushes(t *testing.T) {
-	needTools(t, "losetup", "sfdisk", "partx", "mkfs.ext4", "mount", "umount")
-	img := imageFile(t, 256<<20) // the check needs two 64 MB WAL segments
-	runIn(t, "label: dos\n,224MiB,L\n", "sfdisk", "-q", img)
-	disk := attach(t, img, "--partscan")
-	part := disk + "p1"
-	if _, err := os.Stat(part); err != nil {
-		runTool(t, "partx", "-a", disk) // no udev here to make the nodes
-	}
-	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	needTools(t, "mkfs.ext4", "mount", "umount")
+	disk, part := partitioned(t, 256<<20, 224) // the check needs two 64 MB WAL segments
 	runTool(t, "mkfs.ext4", "-q", "-F", part)
 	dir := t.TempDir()
 	runTool(t, "mount", part, dir)
@@ -150,6 +136,23 @@ func TestCheckEtcdOnAPartitionCountsTheDisksFlushes(t *testing.T) {
 	require.Positive(t, k.Flushes)
 	require.LessOrEqual(t, k.Flushes, disk0)
 	require.InDelta(t, float64(disk0), float64(k.Flushes), float64(disk0)/100+2, "the check's flushes are the disk's")
+}
+
+// partitioned attaches a loop device of size bytes with one partition
+// of partMiB at its start, and returns the disk's and the partition's
+// device paths.
+func partitioned(t *testing.T, size int64, partMiB int) (disk, part string) {
+	t.Helper()
+	needTools(t, "losetup", "sfdisk", "partx")
+	img := imageFile(t, size)
+	runIn(t, fmt.Sprintf("label: dos\n,%dMiB,L\n", partMiB), "sfdisk", "-q", img)
+	disk = attach(t, img, "--partscan")
+	part = disk + "p1"
+	if _, err := os.Stat(part); err != nil {
+		runTool(t, "partx", "-a", disk) // no udev here to make the nodes
+	}
+	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	return disk, part
 }
 
 // lineWith is the first line of s that contains sub.
