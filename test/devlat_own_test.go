@@ -152,6 +152,13 @@ func partitioned(t *testing.T, size int64, partMiB int) (disk, part string) {
 		runTool(t, "partx", "-a", disk) // no udev here to make the nodes
 	}
 	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	// A partition added by hand outlives the detach: it goes first
+	// (cleanups run last first).
+	t.Cleanup(func() {
+		if out, err := exec.Command("partx", "-d", disk).CombinedOutput(); err != nil {
+			t.Errorf("partx -d %s: %v: %s", disk, err, out)
+		}
+	})
 	return disk, part
 }
 

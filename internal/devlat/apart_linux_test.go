@@ -113,10 +113,16 @@ func TestPartitionFlushesCountForIt(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	disk := testloop.File(t, img)
 	part := disk + "p1"
-	if _, err := os.Stat(part); err != nil {
-		out, err := exec.Command("partx", "-a", disk).CombinedOutput() // no udev here to make the nodes
-		require.NoError(t, err, "%s", out)
-	}
+	out, err = exec.Command("partx", "-a", disk).CombinedOutput() // no partition scan without --partscan
+	require.NoError(t, err, "%s", out)
+	// A partition added by hand outlives the loop device's detach: it
+	// goes first (cleanups run last first), or the next test to attach
+	// this loop device finds it.
+	t.Cleanup(func() {
+		if out, err := exec.Command("partx", "-d", disk).CombinedOutput(); err != nil {
+			t.Errorf("partx -d %s: %v: %s", disk, err, out)
+		}
+	})
 	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
 	dev, err := Resolve("", filepath.Base(part))
 	require.NoError(t, err)
@@ -168,6 +174,8 @@ func TestQueueTimeNeedsTheKernelsStart(t *testing.T) {
 	const size = 16 << 20
 	path, dev := loopDevice(t, size)
 	// Loop devices outlive their tests: the settings go back as found.
+	// No scheduler: one would stamp every request's start itself.
+	require.NoError(t, os.WriteFile(queueSetting(t, dev.Name, "scheduler"), []byte("none"), 0))
 	iostats := queueSetting(t, dev.Name, "iostats")
 	for _, on := range []bool{true, false} {
 		v := "0"
