@@ -15,7 +15,7 @@ IMAGE ?= ghcr.io/ioprobe/ioprobe
 # build context has no .git to ask.
 VERSION_FILE ?= .version
 
-.PHONY: all build version-file image run test test-deps unit race fuzz bench bench-fio bench-idle bench-fsync fio-side lint fmt clean dashboards bpf
+.PHONY: all build version-file image run test test-deps unit race fuzz bench bench-fio bench-idle bench-devlat bench-fsync fio-side lint fmt clean dashboards bpf
 
 all: build
 
@@ -109,6 +109,13 @@ bench-idle:
 # diskstats, size mix and random share from strace; needs root, fio, strace.
 fio-side:
 	GO=$(GO) ./scripts/fio-side.sh
+
+# What the device-latency BPF programs cost: CPU per I/O with and without
+# them at QD 32 on a loop device over /dev/shm, and their kernel time per
+# request (bpftool); BASE=rev adds that revision, interleaved. See
+# docs/performance.md#device-latency.
+bench-devlat:
+	GO=$(GO) ./scripts/bench-devlat.sh
 
 # ioprobe's and fio's fdatasync latency, side by side (needs fio).
 bench-fsync:

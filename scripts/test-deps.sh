@@ -146,8 +146,9 @@ done
 # --- Benchmarks only (--bench): never part of make test -----------------
 # scripts/bench-fio.sh compares ioprobe with fio's t/io_uring (Jens Axboe's
 # peak-IOPS tool, in fio's source, not in Debian's fio package) and with a
-# bare C pread loop, and scripts/bench-idle.sh profiles the idle daemon:
-# they need fio, a C compiler and make, strace, perf, and fio's source as
+# bare C pread loop, scripts/bench-idle.sh profiles the idle daemon and
+# scripts/bench-devlat.sh the device-latency programs (bpftool's run
+# times): they need fio, a C compiler and make, strace, perf, bpftool, and fio's source as
 # Debian ships it (apt-get source, the same version as the installed fio),
 # unpacked in $FIO_SRC_DIR (default .tools/fio-src, git-ignored). A
 # deb-src entry for the suites already configured is added when apt has
@@ -155,7 +156,7 @@ done
 FIO_SRC_DIR=${FIO_SRC_DIR:-$root/.tools/fio-src}
 bench_deps() {
 	local pkgs=() p
-	for p in fio:fio gcc:gcc make:make strace:strace perf:linux-perf dpkg-source:dpkg-dev; do
+	for p in fio:fio gcc:gcc make:make strace:strace perf:linux-perf dpkg-source:dpkg-dev bpftool:bpftool; do
 		command -v "${p%%:*}" >/dev/null 2>&1 || pkgs+=("${p#*:}")
 	done
 	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -20,6 +20,7 @@ type checkDir struct {
 	resolved string // symlinks resolved, once
 	fd       int    // O_DIRECTORY
 	dev      string // kernel name of the block device under it ("" when none: btrfs, NFS)
+	flushDev string // the device whose counters hold dev's flushes: a partition's whole disk
 	fsType   string // "ext4", "xfs", … (statfs magic; "" when unknown)
 	prefix   string // the names this run creates start with it
 
@@ -99,6 +100,9 @@ func (d *checkDir) inspect() error {
 		return err
 	}
 	d.dev = target.DeviceName(st.Dev)
+	if d.dev != "" {
+		d.flushDev = target.FlushDisk("", d.dev)
+	}
 	return nil
 }
 

@@ -176,8 +176,12 @@ type Others struct {
 // the measured windows (/sys/class/block/DEV/stat), against every flush
 // call of the check's streams.
 type Kernel struct {
-	Device               string  `json:"device"`
-	Flushes              uint64  `json:"flushes"` // field 16: flush requests completed
+	Device  string `json:"device"`
+	Flushes uint64 `json:"flushes"` // field 16: flush requests completed
+	// FlushDevice is the whole disk whose flushes Flushes counts when
+	// Device is a partition: a flush request is the disk's, and the
+	// kernel counts it on the disk, never on a partition.
+	FlushDevice          string  `json:"flush_device,omitempty"`
 	WriteOps             uint64  `json:"write_ops"`
 	WriteBytes           uint64  `json:"write_bytes"`
 	Fdatasyncs           uint64  `json:"fdatasyncs"` // both streams' fdatasync and fsync calls

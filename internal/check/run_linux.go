@@ -59,6 +59,9 @@ func runEtcd(ctx context.Context, o Options) (*Report, error) {
 		runs = append(runs, st)
 	}
 	assemble(rep, o, runs, d.dev)
+	if rep.Kernel != nil && d.flushDev != d.dev {
+		rep.Kernel.FlushDevice = d.flushDev
+	}
 	return rep, nil
 }
 
@@ -78,10 +81,10 @@ func runOnce(ctx context.Context, d *checkDir, rep int, o Options) (repeatStats,
 			return st, err
 		}
 	}
-	var before target.DiskStats
+	var before, flushBefore target.DiskStats
 	haveDisk := d.dev != ""
 	if haveDisk {
-		if before, err = target.ReadDiskStats("", d.dev); err != nil {
+		if before, flushBefore, err = d.readStats(); err != nil {
 			haveDisk = false
 		}
 	}
@@ -137,8 +140,10 @@ wait:
 	st.elapsed = time.Since(start)
 	st.cpu, st.cpuErr = cpu.Stop()
 	if haveDisk {
-		if after, err := target.ReadDiskStats("", d.dev); err == nil {
+		if after, flushAfter, err := d.readStats(); err == nil {
 			delta := after.Sub(before)
+			flushes := flushAfter.Sub(flushBefore)
+			delta.FlushOps, delta.FlushTicks = flushes.FlushOps, flushes.FlushTicks
 			st.disk = &delta
 		}
 	}
@@ -153,4 +158,15 @@ wait:
 		st.commits, st.pages, st.backendFdatasyncs = b.commits, b.pages, b.fdatasyncs+b.grows
 	}
 	return st, errors.Join(errs...)
+}
+
+// readStats reads the kernel's counters of the directory's device, and
+// of the device that counts its flushes: a flush request is the whole
+// disk's, and the kernel never counts one on a partition.
+func (d *checkDir) readStats() (dev, flushes target.DiskStats, err error) {
+	if dev, err = target.ReadDiskStats("", d.dev); err != nil || d.flushDev == d.dev {
+		return dev, dev, err
+	}
+	flushes, err = target.ReadDiskStats("", d.flushDev)
+	return dev, flushes, err
 }

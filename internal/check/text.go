@@ -57,6 +57,9 @@ func WriteText(w io.Writer, r *Report) error {
 	if k := r.Kernel; k != nil {
 		fmt.Fprintf(&b, "Kernel    %s: %.2f flushes and %.1f KiB written per fdatasync (%d flushes, %d fdatasync and fsync calls)\n",
 			k.Device, k.FlushesPerFdatasync, k.WriteKiBPerFdatasync, k.Flushes, k.Fdatasyncs)
+		if k.FlushDevice != "" {
+			fmt.Fprintf(&b, "          flushes counted on the whole disk %s: a flush is the disk's request\n", k.FlushDevice)
+		}
 	}
 	if o := r.HostOthers; o != nil {
 		fmt.Fprintf(&b, "Others    %s\n", othersLine(o, r.Target.Device))

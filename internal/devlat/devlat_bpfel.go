@@ -14,31 +14,42 @@ import (
 )
 
 type devlatHalf struct {
-	_ structs.HostLayout
+	_  structs.HostLayout
+	St struct {
+		_     structs.HostLayout
+		Count uint64
+		SumNs uint64
+		MinNs uint64
+		MaxNs uint64
+		Bytes uint64
+	}
 	B [2176]uint64
 }
 
-type devlatInflight struct {
-	_        structs.HostLayout
-	InsertNs uint64
-	IssueNs  uint64
-	Slot     uint32
-	Pad      uint32
+type devlatIssued struct {
+	_  structs.HostLayout
+	Rq uint64
+	Ns uint64
 }
 
 type devlatOther struct {
 	_            structs.HostLayout
 	Discards     uint64
 	DiscardBytes uint64
+	Own          uint64
+	OwnBytes     uint64
+	Untimed      uint64
+	NoStart      uint64
 }
 
-type devlatStat struct {
+type devlatWatch struct {
 	_     structs.HostLayout
-	Count uint64
-	SumNs uint64
-	MinNs uint64
-	MaxNs uint64
-	Bytes uint64
+	Dev   uint32
+	Slot  uint32
+	Flags uint32
+	Base  uint32
+	NrHw  uint32
+	Depth uint32
 }
 
 // Names of all BPF objects in the ELF.
@@ -47,15 +58,12 @@ type devlatStat struct {
 const (
 	devlatMapFilter      = "filter"
 	devlatMapHist        = "hist"
-	devlatMapInflight    = "inflight"
 	devlatMapOthers      = "others"
-	devlatMapStats       = "stats"
+	devlatMapTimes       = "times"
 	devlatProgBucketOf   = "bucket_of"
 	devlatProgRqComplete = "rq_complete"
-	devlatProgRqInsert   = "rq_insert"
 	devlatProgRqIssue    = "rq_issue"
-	devlatProgRqMerge    = "rq_merge"
-	devlatProgRqRequeue  = "rq_requeue"
+	devlatVarFilterMask  = "filter_mask"
 	devlatVarRecording   = "recording"
 )
 
@@ -103,28 +111,25 @@ type devlatSpecs struct {
 type devlatProgramSpecs struct {
 	BucketOf   *ebpf.ProgramSpec `ebpf:"bucket_of"`
 	RqComplete *ebpf.ProgramSpec `ebpf:"rq_complete"`
-	RqInsert   *ebpf.ProgramSpec `ebpf:"rq_insert"`
 	RqIssue    *ebpf.ProgramSpec `ebpf:"rq_issue"`
-	RqMerge    *ebpf.ProgramSpec `ebpf:"rq_merge"`
-	RqRequeue  *ebpf.ProgramSpec `ebpf:"rq_requeue"`
 }
 
 // devlatMapSpecs contains maps before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type devlatMapSpecs struct {
-	Filter   *ebpf.MapSpec `ebpf:"filter"`
-	Hist     *ebpf.MapSpec `ebpf:"hist"`
-	Inflight *ebpf.MapSpec `ebpf:"inflight"`
-	Others   *ebpf.MapSpec `ebpf:"others"`
-	Stats    *ebpf.MapSpec `ebpf:"stats"`
+	Filter *ebpf.MapSpec `ebpf:"filter"`
+	Hist   *ebpf.MapSpec `ebpf:"hist"`
+	Others *ebpf.MapSpec `ebpf:"others"`
+	Times  *ebpf.MapSpec `ebpf:"times"`
 }
 
 // devlatVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type devlatVariableSpecs struct {
-	Recording *ebpf.VariableSpec `ebpf:"recording"`
+	FilterMask *ebpf.VariableSpec `ebpf:"filter_mask"`
+	Recording  *ebpf.VariableSpec `ebpf:"recording"`
 }
 
 // devlatObjects contains all objects after they have been loaded into the kernel.
@@ -147,20 +152,18 @@ func (o *devlatObjects) Close() error {
 //
 // It can be passed to loadDevlatObjects or ebpf.CollectionSpec.LoadAndAssign.
 type devlatMaps struct {
-	Filter   *ebpf.Map `ebpf:"filter"`
-	Hist     *ebpf.Map `ebpf:"hist"`
-	Inflight *ebpf.Map `ebpf:"inflight"`
-	Others   *ebpf.Map `ebpf:"others"`
-	Stats    *ebpf.Map `ebpf:"stats"`
+	Filter *ebpf.Map `ebpf:"filter"`
+	Hist   *ebpf.Map `ebpf:"hist"`
+	Others *ebpf.Map `ebpf:"others"`
+	Times  *ebpf.Map `ebpf:"times"`
 }
 
 func (m *devlatMaps) Close() error {
 	return _DevlatClose(
 		m.Filter,
 		m.Hist,
-		m.Inflight,
 		m.Others,
-		m.Stats,
+		m.Times,
 	)
 }
 
@@ -168,7 +171,8 @@ func (m *devlatMaps) Close() error {
 //
 // It can be passed to loadDevlatObjects or ebpf.CollectionSpec.LoadAndAssign.
 type devlatVariables struct {
-	Recording *ebpf.Variable `ebpf:"recording"`
+	FilterMask *ebpf.Variable `ebpf:"filter_mask"`
+	Recording  *ebpf.Variable `ebpf:"recording"`
 }
 
 // devlatPrograms contains all programs after they have been loaded into the kernel.
@@ -177,20 +181,14 @@ type devlatVariables struct {
 type devlatPrograms struct {
 	BucketOf   *ebpf.Program `ebpf:"bucket_of"`
 	RqComplete *ebpf.Program `ebpf:"rq_complete"`
-	RqInsert   *ebpf.Program `ebpf:"rq_insert"`
 	RqIssue    *ebpf.Program `ebpf:"rq_issue"`
-	RqMerge    *ebpf.Program `ebpf:"rq_merge"`
-	RqRequeue  *ebpf.Program `ebpf:"rq_requeue"`
 }
 
 func (p *devlatPrograms) Close() error {
 	return _DevlatClose(
 		p.BucketOf,
 		p.RqComplete,
-		p.RqInsert,
 		p.RqIssue,
-		p.RqMerge,
-		p.RqRequeue,
 	)
 }
 

@@ -1,6 +1,7 @@
 package devlat
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -115,7 +116,11 @@ func TestResolveRefusesBioBasedDevices(t *testing.T) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "dev"), []byte(dev+"\n"), 0o644))
 		if mq {
-			require.NoError(t, os.Mkdir(filepath.Join(dir, "mq"), 0o755))
+			for q, tags := range []string{"64", "128"} {
+				hw := filepath.Join(dir, "mq", fmt.Sprint(q))
+				require.NoError(t, os.MkdirAll(hw, 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(hw, "nr_tags"), []byte(tags+"\n"), 0o644))
+			}
 		}
 		require.NoError(t, os.MkdirAll(filepath.Join(root, "class", "block"), 0o755))
 		require.NoError(t, os.Symlink(dir, filepath.Join(root, "class", "block", filepath.Base(name))))
@@ -129,8 +134,10 @@ func TestResolveRefusesBioBasedDevices(t *testing.T) {
 	require.EqualError(t, err, "zram0 is a bio-based device (no blk-mq queue): its I/O never becomes block-layer requests, so it has no request service time to trace")
 	d, err := Resolve(root, "vda1")
 	require.NoError(t, err)
-	require.Equal(t, Device{Name: "vda1", Major: 254, Minor: 1}, d)
+	require.Equal(t, Device{Name: "vda1", Major: 254, Minor: 1, Disk: "vda", DiskMajor: 254, DiskMinor: 0, HWQueues: 2, Tags: 128}, d)
 	require.Equal(t, uint32(254<<20|1), d.kernelDev())
+	require.Equal(t, uint32(254<<20), d.diskDev())
+	require.True(t, d.Partition())
 	_, err = Resolve(root, "../vda")
 	require.Error(t, err)
 	_, err = Resolve(root, "sdz")
@@ -143,7 +150,7 @@ func TestResolveRefusesBioBasedDevices(t *testing.T) {
 func TestQueueTimeUnderAScheduler(t *testing.T) {
 	const size = 64 << 20
 	path, dev := loopDevice(t, size)
-	sched := filepath.Join("/sys/block", dev.Name, "queue", "scheduler")
+	sched := queueSetting(t, dev.Name, "scheduler")
 	if err := os.WriteFile(sched, []byte("mq-deadline"), 0); err != nil {
 		t.Skipf("no mq-deadline: %v", err) //hygiene:skip the kernel's I/O schedulers
 	}

@@ -1,11 +1,18 @@
 // Package devlat measures block devices' own latency in the kernel: BPF
-// programs on the block layer's request tracepoints (block_rq_insert,
-// block_rq_issue, block_rq_complete) time every request of the watched
-// devices from issue to completion (the device's service time: driver
-// and device) and from insert to issue (queue time), and record them in
-// per-CPU maps laid out as ioprobe's own latency histogram
-// (pkg/result.Histogram), so that the kernel's histograms and ioprobe's
-// merge exactly.
+// programs on the block layer's request tracepoints (block_rq_issue,
+// block_rq_complete) time every request of the watched devices from
+// issue to completion (the device's service time: driver and device) and
+// from the request's start (the kernel's rq->start_time_ns) to issue
+// (queue time), and record them in per-CPU maps laid out as ioprobe's own
+// latency histogram (pkg/result.Histogram), so that the kernel's
+// histograms and ioprobe's merge exactly.
+//
+// Nothing per request goes through a hash map: the issue time waits in a
+// preallocated array slot per driver tag of each watched queue, sized
+// from sysfs at Open. ioprobe's own reads that are not the workload's
+// (internal/ownio marks them with an I/O priority hint) are counted
+// apart, and a partition's flushes, which are its whole disk's requests,
+// are counted for the partition.
 //
 // The programs are C (bpf/), compiled by clang through cilium/ebpf's
 // bpf2go into devlat_bpfel.o and its loader devlat_bpfel.go, both

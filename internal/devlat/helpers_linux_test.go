@@ -32,14 +32,10 @@ func openTracer(t *testing.T, devs ...Device) *Tracer {
 // directIO does O_DIRECT 4 KiB I/O on path, one at a time, reads and
 // writes mixed, for about d or n I/Os, and returns how many it did.
 func directIO(t *testing.T, path string, size int64, d time.Duration, n int) int {
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_DIRECT, 0)
-	require.NoError(t, err)
-	defer unix.Close(fd)
-	buf, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	require.NoError(t, err)
-	defer unix.Munmap(buf)
+	fd, buf := openDirect(t, path, unix.O_RDWR, 4096)
 	end := time.Now().Add(d)
 	done := 0
+	var err error
 	for ; done < n && time.Now().Before(end); done++ {
 		off := rand.Int64N(size/4096) * 4096
 		if done%3 == 0 {
@@ -50,4 +46,16 @@ func directIO(t *testing.T, path string, size int64, d time.Duration, n int) int
 		require.NoError(t, err)
 	}
 	return done
+}
+
+// openDirect opens path for O_DIRECT I/O (flags: the access mode) and
+// maps a page-aligned buffer of n bytes; both go when the test ends.
+func openDirect(t *testing.T, path string, flags, n int) (int, []byte) {
+	fd, err := unix.Open(path, flags|unix.O_DIRECT, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { unix.Close(fd) })
+	buf, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	require.NoError(t, err)
+	t.Cleanup(func() { unix.Munmap(buf) })
+	return fd, buf
 }

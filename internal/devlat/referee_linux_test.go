@@ -53,11 +53,28 @@ func octaves(hs ...*result.Histogram) map[int]uint64 {
 // of two may land in the octave beside: below every power of two the
 // counts agree within the requests we timed that close to it, plus 2%;
 // the totals within 1%.
+//
+// Under each scheduler (none issues a request directly, mq-deadline
+// dispatches it from its queue; on Linux 6.18 both in the submitting
+// task's plug, where the programs stamp the issue themselves: the
+// kernel's own stamp serves for flushes, TestPartitionFlushesCountForIt).
 func TestBpftraceAgrees(t *testing.T) {
 	const size = 64 << 20
 	path, dev := loopDevice(t, size)
 	testdeps.Need(t, testdeps.Tool("bpftrace"))
 	tracefs(t)
+	sched := queueSetting(t, dev.Name, "scheduler")
+	for _, s := range []string{"none", "mq-deadline"} {
+		t.Run(s, func(t *testing.T) {
+			if err := os.WriteFile(sched, []byte(s), 0); err != nil {
+				t.Skipf("no %s: %v", s, err) //hygiene:skip the kernel's I/O schedulers
+			}
+			bpftraceAgrees(t, path, dev, size)
+		})
+	}
+}
+
+func bpftraceAgrees(t *testing.T, path string, dev Device, size int64) {
 	kdev := dev.kernelDev()
 	script := fmt.Sprintf(`tracepoint:block:block_rq_issue /args->dev == %d/ { @start[args->sector] = nsecs; }
 tracepoint:block:block_rq_complete /args->dev == %d && @start[args->sector]/ { @ns = hist(nsecs - @start[args->sector]); delete(@start[args->sector]); }

@@ -36,14 +36,11 @@ type objects struct {
 	devlatMaps
 	devlatVariables
 	RqComplete *ebpf.Program `ebpf:"rq_complete"`
-	RqInsert   *ebpf.Program `ebpf:"rq_insert"`
 	RqIssue    *ebpf.Program `ebpf:"rq_issue"`
-	RqMerge    *ebpf.Program `ebpf:"rq_merge"`
-	RqRequeue  *ebpf.Program `ebpf:"rq_requeue"`
 }
 
 func (o *objects) Close() error {
-	return _DevlatClose(&o.devlatMaps, o.RqComplete, o.RqInsert, o.RqIssue, o.RqMerge, o.RqRequeue)
+	return _DevlatClose(&o.devlatMaps, o.RqComplete, o.RqIssue)
 }
 
 // Tracer is the programs loaded and attached for a set of devices.
@@ -53,20 +50,17 @@ type Tracer struct {
 	links []link.Link
 	mu    sync.Mutex // Read's buffers
 	halfs []devlatHalf
-	stats []devlatStat
 	other []devlatOther
 }
 
-// programs attached, by tracepoint.
+// programs attached, by tracepoint: the completion first, so that no
+// request issued once the issue program runs completes unseen.
 var attachments = []struct {
 	tp   string
 	prog func(o *objects) *ebpf.Program
 }{
-	{"block_rq_insert", func(o *objects) *ebpf.Program { return o.RqInsert }},
-	{"block_rq_issue", func(o *objects) *ebpf.Program { return o.RqIssue }},
 	{"block_rq_complete", func(o *objects) *ebpf.Program { return o.RqComplete }},
-	{"block_rq_requeue", func(o *objects) *ebpf.Program { return o.RqRequeue }},
-	{"block_rq_merge", func(o *objects) *ebpf.Program { return o.RqMerge }},
+	{"block_rq_issue", func(o *objects) *ebpf.Program { return o.RqIssue }},
 }
 
 // Open loads the programs for devs and attaches them; they follow every
@@ -85,17 +79,27 @@ func Open(devs []Device) (*Tracer, error) {
 		return nil, unavailable("the BPF objects are unreadable: %v", err)
 	}
 	delete(spec.Programs, devlatProgBucketOf) // the tests' alone
+	filter, slots, err := plan(devs)
+	if err != nil {
+		return nil, unavailable("%v", err)
+	}
 	n := uint32(len(devs))
-	spec.Maps[devlatMapFilter].MaxEntries = n
+	spec.Maps[devlatMapFilter].MaxEntries = uint32(len(filter))
+	if err := spec.Variables[devlatVarFilterMask].Set(uint32(len(filter) - 1)); err != nil {
+		return nil, unavailable("setting the BPF device filter's size: %v", err)
+	}
+	spec.Maps[devlatMapTimes].MaxEntries = max(slots, 1)
 	spec.Maps[devlatMapHist].MaxEntries = n * numSeries * 2
-	spec.Maps[devlatMapStats].MaxEntries = n * numSeries
 	spec.Maps[devlatMapOthers].MaxEntries = n
 	t := &Tracer{devs: devs}
 	if err := loadObjects(spec, &t.objs); err != nil {
 		return nil, err
 	}
-	for i, d := range devs {
-		if err := t.objs.Filter.Put(d.kernelDev(), uint32(i)); err != nil {
+	for i, w := range filter {
+		if w.Dev == 0 {
+			continue // an empty entry: the array's zero
+		}
+		if err := t.objs.Filter.Put(uint32(i), w); err != nil {
 			t.Close()
 			return nil, unavailable("filling the BPF device filter: %v", err)
 		}
@@ -190,6 +194,8 @@ func (t *Tracer) Read() ([]Reading, error) {
 		r.Hist = &result.DeviceHistograms{}
 		for s := 0; s < numSeries; s++ {
 			clear(counts)
+			var sum, bytes, lo, hi uint64
+			seen := false
 			for half := 0; half < 2; half++ {
 				key := uint32((slot*numSeries+s)*2 + half)
 				if err := t.objs.Hist.Lookup(key, &t.halfs); err != nil {
@@ -200,25 +206,18 @@ func (t *Tracer) Read() ([]Reading, error) {
 					for i, c := range t.halfs[cpu].B {
 						part[i] += c
 					}
+					st := &t.halfs[cpu].St
+					if st.Count == 0 {
+						continue
+					}
+					sum += st.SumNs
+					bytes += st.Bytes
+					if !seen || st.MinNs < lo {
+						lo = st.MinNs
+					}
+					hi = max(hi, st.MaxNs)
+					seen = true
 				}
-			}
-			key := uint32(slot*numSeries + s)
-			if err := t.objs.Stats.Lookup(key, &t.stats); err != nil {
-				return nil, fmt.Errorf("reading the device statistics: %w", err)
-			}
-			var sum, bytes, lo, hi uint64
-			seen := false
-			for _, st := range t.stats {
-				if st.Count == 0 {
-					continue
-				}
-				sum += st.SumNs
-				bytes += st.Bytes
-				if !seen || st.MinNs < lo {
-					lo = st.MinNs
-				}
-				hi = max(hi, st.MaxNs)
-				seen = true
 			}
 			*seriesOf[s](r.Hist) = result.HistogramFromCounts(counts, sum, lo, hi)
 			switch s {
@@ -234,6 +233,10 @@ func (t *Tracer) Read() ([]Reading, error) {
 		for _, o := range t.other {
 			r.Discards += o.Discards
 			r.DiscardBytes += o.DiscardBytes
+			r.Own += o.Own
+			r.OwnBytes += o.OwnBytes
+			r.Untimed += o.Untimed
+			r.NoStart += o.NoStart
 		}
 	}
 	return out, nil

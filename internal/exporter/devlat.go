@@ -42,9 +42,9 @@ func newDeviceWatch(logger *slog.Logger) *deviceWatch {
 	labels := []string{"device", "op"}
 	return &deviceWatch{logger: logger, base: map[string]*result.DeviceHistograms{},
 		lat: prometheus.NewDesc("ioprobe_device_latency_seconds",
-			"Service time (issue to completion) of every request of the watched block devices (config devices), measured in the kernel with eBPF, all I/O on them, since the daemon started watching the device; op is read, write or flush (native and classic buckets).", labels, nil),
+			"Service time (issue to completion) of every request of the watched block devices (config devices), measured in the kernel with eBPF, all I/O on them, since the daemon started watching the device; op is read, write or flush (a partition's flushes are its whole disk's when the disk is not watched itself: a flush request is the disk's) (native and classic buckets).", labels, nil),
 		queue: prometheus.NewDesc("ioprobe_device_queue_latency_seconds",
-			"Queue time (insert to issue) of the reads and writes of the watched block devices that waited in a queue, measured in the kernel with eBPF, since the daemon started watching the device; a request issued directly is not counted (native and classic buckets).", labels, nil),
+			"Queue time (from the request's start, the kernel's own stamp, to its issue to the driver) of the reads and writes of the watched block devices, measured in the kernel with eBPF, since the daemon started watching the device (native and classic buckets).", labels, nil),
 	}
 }
 

@@ -340,6 +340,17 @@ func deviceTable(r *result.Result) *table {
 			}
 		}
 	}
+	// What the programs counted without a time, and ioprobe's own reads
+	// when they could not be told apart.
+	if n := result.Value(result.FigDeviceLatencyUntimed, s); n > 0 {
+		t.add("  not timed:", count(uint64(n))+" requests (issued before the programs were loaded, or on a queue they did not size)")
+	}
+	if n := result.Value(result.FigDeviceQueueNoStart, s); n > 0 {
+		t.add("  no queue time:", count(uint64(n))+" requests (their queue keeps no start time: iostats 0, no scheduler)")
+	}
+	if why := result.FigDeviceOwnInLatency.Figure().Text(s); why != "" {
+		t.add("  own reads:", why)
+	}
 	return t
 }
 
@@ -662,6 +673,14 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 			a, aShare = withUnit(num(amount.Of(s)*1e3, 0), "ms"), amount.Short
 		}
 		t.add("  "+k.Short, count(uint64(n)), share(n, mine, " of ioprobe's"), a, aShare)
+	}
+	// ioprobe's own reads (the safety checks), taken out of the reads
+	// above; a partition's flushes, counted on its whole disk.
+	if own := result.Value(result.FigDeviceOwnReadOps, s); own > 0 {
+		t.add("  own reads", count(uint64(own)), "(ioprobe's safety checks: not in the reads above)", withUnit(num(result.Value(result.FigDeviceOwnReadBytes, s)/1e6, 2), "MB"))
+	}
+	if disks := result.FigDeviceFlushDevices.Figure().Text(s); disks != "" {
+		t.add("  flushes counted on the whole disk (" + strings.ReplaceAll(disks, ";", ", ") + "): a flush is the disk's request, whichever partition asked")
 	}
 	// I/Os the block layer merged into requests it held: requests of
 	// other sizes than the I/Os issued.

@@ -96,6 +96,24 @@ func TestWriteTextFlushes(t *testing.T) {
 	require.NotContains(t, b.String(), "flushes")
 }
 
+// A partition's flushes are its whole disk's, and ioprobe's own check
+// reads are set apart: the kernel's block says both.
+func TestWriteTextOwnReadsAndDiskFlushes(t *testing.T) {
+	r := writeResult()
+	r.Workload.Fdatasync = 1
+	r.Histogram.Sync = result.NewHistogram()
+	r.Histogram.Sync.Record(1_000_000)
+	r.Summary.SetFromHistograms(r.Histogram)
+	r.Summary.Device = &result.DeviceStats{Devices: []string{"vda1"}, WriteOps: 1000, FlushOps: 1, FlushDevices: []string{"vda"},
+		OwnReadOps: 25, OwnReadBytes: 25 << 16, OwnInLatency: "not marked here"}
+	var b bytes.Buffer
+	require.NoError(t, WriteText(&b, r))
+	out := b.String()
+	require.Regexp(t, `(?m)^  own reads +25  \(ioprobe's safety checks: not in the reads above\) +1\.64 MB$`, out)
+	require.Contains(t, out, "  flushes counted on the whole disk (vda): a flush is the disk's request, whichever partition asked")
+	require.NotRegexp(t, `(?m)^  reads `, out, "no reads of the workload's: no line")
+}
+
 // A rate-limited run shows its latency from the intended start right after
 // the response times (the service time); an unpaced one does not.
 func TestWriteTextIntendedLatency(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ioprobe/ioprobe/internal/devlat"
+	"github.com/ioprobe/ioprobe/internal/ownio"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -96,29 +97,62 @@ func (dl *deviceLatency) close() {
 }
 
 // summarize sets the result's device histograms and latency summaries
-// from what the programs recorded in the window (or why not).
+// from what the programs recorded in the window (or why not), and takes
+// ioprobe's own reads out of the kernel's counts (ownReads).
 func (dl *deviceLatency) summarize(res *result.Result) {
 	d := res.Summary.Device
 	if dl == nil || d == nil {
 		return
 	}
-	if dl.tracer == nil || dl.why != "" {
-		d.SetDeviceLatency(nil, 0, 0, 0, dl.why)
-		return
+	var rs []devlat.Reading
+	why := dl.why
+	if dl.tracer != nil && why == "" {
+		var err error
+		if rs, err = dl.tracer.Read(); err != nil {
+			rs, why = nil, err.Error()
+		}
 	}
-	rs, err := dl.tracer.Read()
-	if err != nil {
-		d.SetDeviceLatency(nil, 0, 0, 0, err.Error())
+	ownReads(d, rs, res.SafetyChecks, ownio.Marks())
+	if rs == nil {
+		d.SetDeviceLatency(nil, 0, 0, 0, why)
 		return
 	}
 	h := result.NewDeviceHistograms()
-	var rb, wb, discards uint64
+	var rb, wb, discards, untimed, noStart uint64
 	for _, r := range rs {
 		h.Add(r.Hist)
 		rb += r.ReadBytes
 		wb += r.WriteBytes
 		discards += r.Discards
+		untimed += r.Untimed
+		noStart += r.NoStart
 	}
 	res.Histogram.Device = h
 	d.SetDeviceLatency(h, rb, wb, discards, "")
+	d.SetUntimed(untimed, noStart)
+}
+
+// ownReads takes ioprobe's own reads in the window (the safety checks'
+// looks) out of the kernel's read counts, and says how many they were:
+// the requests the programs saw carrying ioprobe's mark when they ran
+// (rs) and the kernel takes the mark; else the looks' reads as the guard
+// counted them, and then the device latency, if measured, holds them.
+func ownReads(d *result.DeviceStats, rs []devlat.Reading, checks *result.SafetyChecks, marks bool) {
+	var ops, bytes uint64
+	switch {
+	case rs != nil && marks:
+		for _, r := range rs {
+			ops += r.Own
+			bytes += r.OwnBytes
+		}
+	case checks != nil:
+		ops, bytes = checks.WindowReadOps, checks.WindowReadBytes
+		if rs != nil && ops > 0 {
+			d.OwnInLatency = fmt.Sprintf("ioprobe's own %d check reads are in the device latency: this kernel does not take the I/O priority hint that marks them (Linux 6.5 or later)", ops)
+		}
+	}
+	ops, bytes = min(ops, d.ReadOps), min(bytes, d.ReadBytes)
+	d.ReadOps -= ops
+	d.ReadBytes -= bytes
+	d.OwnReadOps, d.OwnReadBytes = ops, bytes
 }

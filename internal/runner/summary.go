@@ -294,7 +294,7 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 		LogicalCPUs: res.Host.LogicalCPUs, ClockHz: res.Host.ClockHz,
 	})
 	if len(win.devices) > 0 {
-		s.Device = deviceDelta(win.devices, win.disk0, win.disk1)
+		s.Device = deviceDelta(win.devices, win.flushDisks, win.disk0, win.disk1)
 		res.DiskUtil = diskUtil(win)
 	}
 }
@@ -302,22 +302,42 @@ func summarize(res *result.Result, snap *snapshotter, win *window) {
 // deviceDelta is what the kernel counted on devices between the readings
 // before and after (each the sum of two readings of a device, around an
 // instant: the difference is halved). A counter that went back (wrapped,
-// or a device that came back) counts 0, not 2^64 less a little.
-func deviceDelta(devices []string, before, after map[string]target.DiskStats) *result.DeviceStats {
+// or a device that came back) counts 0, not 2^64 less a little. The
+// flushes of a partition in flushDisks are its whole disk's, counted
+// once for the disk.
+func deviceDelta(devices []string, flushDisks map[string]string, before, after map[string]target.DiskStats) *result.DeviceStats {
 	d := &result.DeviceStats{Devices: devices}
-	for _, dev := range devices {
+	delta := func(dev string) (target.DiskStats, bool) {
 		a, okA := before[dev]
 		b, okB := after[dev]
-		if !okA || !okB {
+		return b.Sub(a), okA && okB
+	}
+	flushed := map[string]bool{}
+	for _, dev := range devices {
+		dd, ok := delta(dev)
+		if !ok {
 			continue
 		}
-		dd := b.Sub(a)
 		d.ReadOps += dd.ReadOps / 2
 		d.WriteOps += dd.WriteOps / 2
 		d.ReadBytes += dd.ReadSectors / 2 * target.SectorSize
 		d.WriteBytes += dd.WriteSectors / 2 * target.SectorSize
 		d.ReadMerges += dd.ReadMerges / 2
 		d.WriteMerges += dd.WriteMerges / 2
+		fd := dev
+		if disk, ok := flushDisks[dev]; ok && !slices.Contains(devices, disk) {
+			fd = disk
+			if dd, ok = delta(disk); !ok {
+				continue
+			}
+			if !slices.Contains(d.FlushDevices, disk) {
+				d.FlushDevices = append(d.FlushDevices, disk)
+			}
+		}
+		if flushed[fd] {
+			continue
+		}
+		flushed[fd] = true
 		d.FlushOps += dd.FlushOps / 2
 		d.FlushSeconds += float64(dd.FlushTicks) / 2 / 1000
 	}

@@ -23,6 +23,10 @@ type window struct {
 	usage   cpuacct.Usage
 	cpuErr  error
 	devices []string
+	// flushDisks are the whole disks of the devices that are partitions,
+	// by partition: a flush is the disk's request, counted on the disk
+	// only, so the window takes a partition's flushes from its disk.
+	flushDisks map[string]string
 	// disk0 and disk1 hold the sums of the two readings around the start
 	// and the end (halve their difference for the delta).
 	disk0 map[string]target.DiskStats
@@ -64,6 +68,12 @@ func startWindow(targets []*openTarget, ctl *engine.Control, devLat *deviceLaten
 	// Outside the two readings of the kernel's counters, which the
 	// window's start lies between.
 	w.tasks0, w.tasksOK = cpuacct.LookAtTasks(tasksWait)
+	w.flushDisks = map[string]string{}
+	for _, d := range w.devices {
+		if disk := target.FlushDisk("", d); disk != d {
+			w.flushDisks[d] = disk
+		}
+	}
 	before := w.readDisks()
 	w.cpu = cpuacct.Start()
 	w.t0 = time.Now()
@@ -94,9 +104,20 @@ func (w *window) stop(ctl *engine.Control, closing func()) {
 
 func (w *window) readDisks() map[string]target.DiskStats {
 	out := map[string]target.DiskStats{}
-	for _, d := range w.devices {
+	read := func(d string) {
+		if _, done := out[d]; done {
+			return
+		}
 		if st, err := target.ReadDiskStats("", d); err == nil {
 			out[d] = st
+		}
+	}
+	for _, d := range w.devices {
+		read(d)
+	}
+	for _, d := range w.devices {
+		if disk, ok := w.flushDisks[d]; ok {
+			read(disk)
 		}
 	}
 	return out

@@ -146,3 +146,15 @@ func MaxRequestBytes(sysRoot, dev string) int64 {
 	}
 	return 0
 }
+
+// FlushDisk is the device whose counters hold dev's flushes: the whole
+// disk of a partition (a flush request is the disk's, and the block layer
+// counts it on the disk, never on a partition: a partition's flush fields
+// stay 0), dev itself otherwise. sysRoot "" means "/sys".
+func FlushDisk(sysRoot, dev string) string {
+	dir, err := blockDir(sysRoot, dev)
+	if err != nil || !isPartitionDir(dir) {
+		return dev
+	}
+	return filepath.Base(filepath.Dir(dir))
+}

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/blkid"
+	"github.com/ioprobe/ioprobe/internal/ownio"
 	"github.com/ioprobe/ioprobe/internal/verify"
 )
 
@@ -103,10 +104,17 @@ func (t *Target) recheck() error {
 //
 // The reads it makes are added to c (if set), for the result: they reach
 // the device, and the kernel's counters in summary.device include them.
+// They carry ioprobe's own mark (internal/ownio), so that the
+// device-latency programs count them apart from the workload's requests.
 func (t *Target) CheckSignatures(c *ReadCount) error {
 	if t == nil || !t.Writable || t.closed {
 		return nil
 	}
+	_, err := ownio.Do(func() error { return t.checkSignatures(c) })
+	return err
+}
+
+func (t *Target) checkSignatures(c *ReadCount) error {
 	if t.Kind == KindBlock {
 		sigs, err := scanDeviceWith(t.FD, t.Size, t.LogicalBlock, c, blkid.ScanPrimary)
 		if err == nil {

@@ -146,9 +146,15 @@ const (
 	FigDeviceLatencyWhyNot     FigureID = "device.latency_unavailable"
 	FigJobs                    FigureID = "jobs"
 
-	FigOthersCPU         FigureID = "host_others.cpu_fraction"
-	FigOthersDeviceOps   FigureID = "host_others.device_ops"
-	FigOthersDeviceBytes FigureID = "host_others.device_bytes"
+	FigOthersCPU            FigureID = "host_others.cpu_fraction"
+	FigOthersDeviceOps      FigureID = "host_others.device_ops"
+	FigOthersDeviceBytes    FigureID = "host_others.device_bytes"
+	FigDeviceFlushDevices   FigureID = "device.flush_devices"
+	FigDeviceOwnReadOps     FigureID = "device.own_read_ops"
+	FigDeviceOwnReadBytes   FigureID = "device.own_read_bytes"
+	FigDeviceOwnInLatency   FigureID = "device.own_in_latency"
+	FigDeviceLatencyUntimed FigureID = "device.latency.untimed"
+	FigDeviceQueueNoStart   FigureID = "device.queue_latency.no_start"
 )
 
 // Unit is a figure's unit: its base unit in the JSON and CSV, and how
@@ -646,7 +652,51 @@ func buildCatalogue() []Figure {
 			Unit: UnitBytes, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
 			others(func(o *HostOthers) *uint64 { return o.DeviceBytes })),
 	)
+	out = append(out, ownAndFlushFigures()...)
 	return out
+}
+
+// ownAndFlushFigures say what the kernel's counts hold besides the
+// workload's requests on the targets' devices: the whole disks whose
+// flushes a partition's are, ioprobe's own reads taken out, and what
+// the device-latency programs counted without a time.
+func ownAndFlushFigures() []Figure {
+	device := func(get func(d *DeviceStats) string) func(s *Summary) string {
+		return func(s *Summary) string {
+			if s.Device == nil {
+				return ""
+			}
+			return get(s.Device)
+		}
+	}
+	return []Figure{
+		textOnly(fig{ID: FigDeviceFlushDevices, Title: "Whole disks whose flushes the kernel counted for a partition", Short: "flushes counted on",
+			Merge: MergeUnion, Block: CSVLast}, device(func(d *DeviceStats) string { return strings.Join(d.FlushDevices, ";") })),
+		with(fig{ID: FigDeviceOwnReadOps, Title: "ioprobe's own reads the kernel counted (safety checks), not in its reads", Short: "own reads", Unit: UnitCount,
+			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			devU64(func(d *DeviceStats) uint64 { return d.OwnReadOps })),
+		with(fig{ID: FigDeviceOwnReadBytes, Title: "Bytes of ioprobe's own reads the kernel counted", Short: "own bytes read", Unit: UnitBytes,
+			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			devU64(func(d *DeviceStats) uint64 { return d.OwnReadBytes })),
+		textOnly(fig{ID: FigDeviceOwnInLatency, Title: "Why ioprobe's own reads are in the device latency", Short: "own reads timed",
+			Merge: MergeUnion, Block: CSVLast}, device(func(d *DeviceStats) string { return d.OwnInLatency })),
+		with(fig{ID: FigDeviceLatencyUntimed, Title: "Device requests not timed (issued before the programs, or on a queue they did not size)", Short: "untimed",
+			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVLast},
+			devU64(func(d *DeviceStats) uint64 {
+				if d.Latency == nil {
+					return 0
+				}
+				return d.Latency.Untimed
+			})),
+		with(fig{ID: FigDeviceQueueNoStart, Title: "Device requests without a queue time (the queue keeps no start time)", Short: "no queue time",
+			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVLast},
+			devU64(func(d *DeviceStats) uint64 {
+				if d.QueueLatency == nil {
+					return 0
+				}
+				return d.QueueLatency.NoStart
+			})),
+	}
 }
 
 // deviceLatencyFigures are the devices' own latency, measured in the

@@ -218,8 +218,10 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 	b := run("h2", 16, latencies(2000, 120_000, 40_000, 3), latencies(500, 250_000, 70_000, 4), 5, 12)
 	a.Summary.Errors, a.Summary.ErrorsByClass = 2, map[string]uint64{"eio": 2}
 	b.Summary.Errors, b.Summary.ErrorsByClass = 3, map[string]uint64{"eio": 1, "timeout": 2}
-	a.Summary.Device = &DeviceStats{Devices: []string{"sdb"}, ReadOps: 10, WriteOps: 20, ReadBytes: 30, WriteBytes: 40, FlushOps: 50, FlushSeconds: 0.5, ReadMerges: 6, WriteMerges: 7}
-	b.Summary.Device = &DeviceStats{Devices: []string{"nvme0n1", "sdb"}, ReadOps: 1, WriteOps: 2, ReadBytes: 3, WriteBytes: 4, FlushOps: 5, FlushSeconds: 0.25, ReadMerges: 8, WriteMerges: 9}
+	a.Summary.Device = &DeviceStats{Devices: []string{"sdb"}, ReadOps: 10, WriteOps: 20, ReadBytes: 30, WriteBytes: 40, FlushOps: 50, FlushSeconds: 0.5, ReadMerges: 6, WriteMerges: 7,
+		FlushDevices: []string{"sdb"}, OwnReadOps: 11, OwnReadBytes: 12, OwnInLatency: "no hints"}
+	b.Summary.Device = &DeviceStats{Devices: []string{"nvme0n1", "sdb"}, ReadOps: 1, WriteOps: 2, ReadBytes: 3, WriteBytes: 4, FlushOps: 5, FlushSeconds: 0.25, ReadMerges: 8, WriteMerges: 9,
+		FlushDevices: []string{"nvme0n1"}, OwnReadOps: 13, OwnReadBytes: 14}
 	// Both flushed: their sync histograms merge like the others.
 	for i, r := range []*Result{a, b} {
 		r.Histogram.Sync = NewHistogram()
@@ -242,6 +244,7 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 			}
 		}
 		r.Summary.Device.SetDeviceLatency(d, uint64(1000*(i+1)), uint64(2000*(i+1)), uint64(3*(i+1)), "")
+		r.Summary.Device.SetUntimed(uint64(5*(i+1)), uint64(7*(i+1)))
 	}
 	a.Summary.Verify = &VerifySummary{ReadsVerified: 5}
 	u64 := func(n uint64) *uint64 { return &n }
@@ -282,7 +285,7 @@ func TestMergeFollowsEachFiguresRule(t *testing.T) {
 		MBPerSecond: a.Summary.MBPerSecond + b.Summary.MBPerSecond, ElapsedSeconds: 5,
 		BusyCores: 0.42, UtilizationPct: 42, BusyHz: 0.42 * 2e9, ProcessUser: 2, ProcessSystem: 4, ProcessCPU: 6})}
 	union := Summary{ErrorsByClass: map[string]uint64{"eio": 3, "timeout": 2},
-		Device: &DeviceStats{Devices: []string{"nvme0n1", "sdb"}}}
+		Device: &DeviceStats{Devices: []string{"nvme0n1", "sdb"}, FlushDevices: []string{"nvme0n1", "sdb"}, OwnInLatency: "no hints"}}
 
 	num := func(s string) float64 {
 		v, err := strconv.ParseFloat(s, 64)

@@ -25,6 +25,7 @@ func machineKey(h Host) string {
 type deviceLatencySum struct {
 	h                               *DeviceHistograms
 	readBytes, writeBytes, discards uint64
+	untimed, noStart                uint64
 }
 
 func (l *deviceLatencySum) add(h *DeviceHistograms, d *DeviceLatency) {
@@ -37,6 +38,14 @@ func (l *deviceLatencySum) add(h *DeviceHistograms, d *DeviceLatency) {
 		l.readBytes += d.Read.Bytes
 		l.writeBytes += d.Write.Bytes
 		l.discards += d.Discards
+		l.untimed += d.Untimed
+	}
+}
+
+// addQueue adds what a run's queue latency counted without a time.
+func (l *deviceLatencySum) addQueue(q *QueueLatency) {
+	if l.h != nil && q != nil {
+		l.noStart += q.NoStart
 	}
 }
 
@@ -70,6 +79,10 @@ func mergeDevices(rs []*Result, sequential bool) (*DeviceStats, deviceLatencySum
 			out = &DeviceStats{}
 		}
 		out.Devices = append(out.Devices, d.Devices...)
+		out.FlushDevices = append(out.FlushDevices, d.FlushDevices...)
+		if out.OwnInLatency == "" {
+			out.OwnInLatency = d.OwnInLatency
+		}
 		out.Shared = append(out.Shared, d.Shared...)
 		devs := slices.Clone(d.Devices)
 		slices.Sort(devs)
@@ -97,6 +110,8 @@ func mergeDevices(rs []*Result, sequential bool) (*DeviceStats, deviceLatencySum
 		out.WriteMerges += d.WriteMerges
 		out.FlushOps += d.FlushOps
 		out.FlushSeconds += d.FlushSeconds
+		out.OwnReadOps += d.OwnReadOps
+		out.OwnReadBytes += d.OwnReadBytes
 	}
 	for _, key := range order {
 		ms := groups[key]
@@ -113,6 +128,7 @@ func mergeDevices(rs []*Result, sequential bool) (*DeviceStats, deviceLatencySum
 			if j == i+1 {
 				add(ms[i].d)
 				lat.add(ms[i].h, ms[i].d.Latency)
+				lat.addQueue(ms[i].d.QueueLatency)
 				i = j
 				continue
 			}
@@ -134,12 +150,15 @@ func mergeDevices(rs []*Result, sequential bool) (*DeviceStats, deviceLatencySum
 				once.WriteMerges = max(once.WriteMerges, m.d.WriteMerges)
 				once.FlushOps = max(once.FlushOps, m.d.FlushOps)
 				once.FlushSeconds = math.Max(once.FlushSeconds, m.d.FlushSeconds)
+				once.OwnReadOps = max(once.OwnReadOps, m.d.OwnReadOps)
+				once.OwnReadBytes = max(once.OwnReadBytes, m.d.OwnReadBytes)
 				if !slices.Contains(hosts, m.host) {
 					hosts = append(hosts, m.host)
 				}
 			}
 			add(once)
 			lat.add(most.h, most.d.Latency)
+			lat.addQueue(most.d.QueueLatency)
 			devs := slices.Clone(ms[i].d.Devices)
 			slices.Sort(devs)
 			out.Shared = append(out.Shared, SharedDevices{Hosts: hosts, Devices: devs, Runs: j - i})
@@ -148,6 +167,8 @@ func mergeDevices(rs []*Result, sequential bool) (*DeviceStats, deviceLatencySum
 	}
 	slices.Sort(out.Devices)
 	out.Devices = slices.Compact(out.Devices)
+	slices.Sort(out.FlushDevices)
+	out.FlushDevices = slices.Compact(out.FlushDevices)
 	return out, lat
 }
 

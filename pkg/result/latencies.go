@@ -163,7 +163,7 @@ var latencyKinds = [LatencyQueueWrite + 1]latencyInfo{
 	LatencyQueue: deviceKind("device.queue_latency", "device queue time", "device queue time", OpAll, FigDeviceQueueCount,
 		queueLatency(func(d *QueueLatency) *CountedLatency { return &d.CountedLatency }),
 		Metric{Name: "device_queue_latency_seconds",
-			RunHelp: "Queue time (insert to issue, measured in the kernel) of the reads and writes of the target's block devices that waited in a queue during a run: the quantiles of the last completed run; _sum and _count add up the queued requests of every completed run of this shape since the exporter started (counters); absent when it could not be measured."}),
+			RunHelp: "Queue time (from the request's start, the kernel's own stamp, to its issue to the driver, measured in the kernel) of the reads and writes of the target's block devices during a run: the quantiles of the last completed run; _sum and _count add up the requests of every completed run of this shape since the exporter started (counters); absent when it could not be measured."}),
 	LatencyQueueRead: deviceKind("device.queue_latency.read", "device read queue time", "device read queue time", OpRead, FigDeviceQueueReadCount,
 		queueLatency(func(d *QueueLatency) *CountedLatency { return &d.Read }), Metric{}),
 	LatencyQueueWrite: deviceKind("device.queue_latency.write", "device write queue time", "device write queue time", OpWrite, FigDeviceQueueWriteCount,

@@ -275,6 +275,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		}
 		out.Histogram.Device = lat.h
 		s.Device.SetDeviceLatency(lat.h, lat.readBytes, lat.writeBytes, lat.discards, "not measured on every run merged ("+joinUnique(devWhy, "; ")+")")
+		s.Device.SetUntimed(lat.untimed, lat.noStart)
 	}
 
 	s.SetFromHistograms(out.Histogram)

@@ -351,6 +351,24 @@ type DeviceStats struct {
 	// before 5.5 have neither and report 0).
 	FlushOps     uint64  `json:"flush_ops"`
 	FlushSeconds float64 `json:"flush_seconds"`
+	// FlushDevices are the whole disks whose flushes FlushOps,
+	// FlushSeconds and Latency.Flush count for devices that are
+	// partitions: a flush request is the disk's (the block layer counts it
+	// on the disk, never on a partition), so these are every flush of the
+	// disk in the window, whichever partition asked for it.
+	FlushDevices []string `json:"flush_devices,omitempty"`
+	// OwnReadOps and OwnReadBytes are ioprobe's own reads in the window
+	// that are not the workload's (the safety checks' looks of a run that
+	// writes): the kernel counted them, and ReadOps and ReadBytes leave
+	// them out, so that they count the workload's requests (the kernel's
+	// own count is the sum). The device-latency programs count the
+	// requests that carry ioprobe's mark (internal/ownio); without them,
+	// they are the looks' reads in the window as ioprobe counted them.
+	OwnReadOps   uint64 `json:"own_read_ops,omitempty"`
+	OwnReadBytes uint64 `json:"own_read_bytes,omitempty"`
+	// OwnInLatency says why ioprobe's own reads are in Latency, when they
+	// are (a kernel without I/O priority hints cannot carry the mark).
+	OwnInLatency string `json:"own_in_latency,omitempty"`
 	// ReadMerges and WriteMerges are the I/Os the block layer merged into
 	// a request it already held (fields 2 and 6): ReadOps and WriteOps
 	// count requests, so each merge is one I/O that did not reach the
@@ -404,16 +422,26 @@ type DeviceLatency struct {
 	Write    DeviceOpLatency `json:"write"`
 	Flush    CountedLatency  `json:"flush"`
 	Discards uint64          `json:"discards"`
+	// Untimed are requests the devices completed in the window that the
+	// programs could not time (issued before they were loaded, or on a
+	// hardware queue or tag beyond those the device had when they were):
+	// counted here, not in the statistics.
+	Untimed uint64 `json:"untimed,omitempty"`
 }
 
-// QueueLatency is the queue time (insert to issue) of the reads and
-// writes issued in the window that waited in a queue: a request issued
-// directly (blk-mq's direct issue, with no scheduler holding it back) is
-// never inserted, so Count may be below the requests served.
+// QueueLatency is the queue time of the reads and writes the devices
+// served in the window: from the request's start (the kernel's own
+// stamp, rq->start_time_ns, from which diskstats count a request's time)
+// to its issue to the driver. Every request has one where the queue
+// keeps start times; NoStart counts those that had none.
 type QueueLatency struct {
 	CountedLatency
 	Read  CountedLatency `json:"read"`
 	Write CountedLatency `json:"write"`
+	// NoStart are the reads and writes timed without a queue time: their
+	// queue keeps no start time (iostats 0, no I/O scheduler, no blk-stat
+	// user such as writeback throttling).
+	NoStart uint64 `json:"no_start,omitempty"`
 }
 
 // countedOf summarises h with its count.
@@ -443,6 +471,18 @@ func (d *DeviceStats) SetDeviceLatency(h *DeviceHistograms, readBytes, writeByte
 	d.LatencyUnavailable = ""
 }
 
+// SetUntimed sets what the device-latency programs counted without
+// timing it (DeviceLatency.Untimed, QueueLatency.NoStart), once
+// SetDeviceLatency has set the summaries.
+func (d *DeviceStats) SetUntimed(untimed, noStart uint64) {
+	if d.Latency != nil {
+		d.Latency.Untimed = untimed
+	}
+	if d.QueueLatency != nil {
+		d.QueueLatency.NoStart = noStart
+	}
+}
+
 // Histograms carries the full latency distributions, per op, so that results
 // merge exactly.
 type Histograms struct {
@@ -463,10 +503,10 @@ type Histograms struct {
 
 // DeviceHistograms are the latency distributions of the requests the
 // block devices under the targets served in the measured window, all of
-// them (another process's too), timed in the kernel: the service time
-// from issue to completion of reads, writes and flushes, and the queue
-// time from insert to issue of the reads and writes that were inserted
-// (a request issued directly, without waiting in a queue, has none).
+// them (another process's too) but ioprobe's own checks, timed in the
+// kernel: the service time from issue to completion of reads, writes and
+// flushes, and the queue time from the request's start (the kernel's own
+// stamp) to its issue of the reads and writes.
 type DeviceHistograms struct {
 	Read       *Histogram `json:"read"`
 	Write      *Histogram `json:"write"`

@@ -5,9 +5,9 @@ and from the loop device's /sys/block/DEV/stat; per-size counts and the
 random share from strace of a short psync run of one thread. fio's kernel
 figures are the counters around its run; ioprobe's are its own
 summary.device, the counters over its measured window (before it,
-ioprobe reads the device for signatures), less the reads of its looks for
-signatures after each interval of a run that writes
-(safety_checks.window_read_*), and its strace figures start with its
+ioprobe reads the device for signatures), which leave out the reads of
+its looks for signatures after each interval of a run that writes
+(summary.device.own_read_ops), and its strace figures start with its
 measured run (started_at). A time-based job's kernel figures count I/Os as
 issued (completed plus merged), a budgeted one's completed requests.
 Prints a Markdown table; exits 1 when a share differs from fio's by more
@@ -87,24 +87,16 @@ def ioprobe_json(doc):
     return f
 
 
-def looks(doc):
-    """The reads of ioprobe's own looks for signatures (a run that writes
-    looks after every interval) inside its window: the kernel counts
-    them, the job did not issue them."""
-    c = doc.get("safety_checks") or {}
-    return c.get("window_read_ops", 0), c.get("window_read_bytes", 0)
-
-
 def ioprobe_device(doc, issued=False):
     """ioprobe's summary.device (the kernel's counters over its measured
-    window), less its looks' reads; issued adds the I/Os the block layer
-    merged (I/Os as issued, as fio's time-based figures count them)."""
+    window, its looks' reads already left out: own_read_ops); issued adds
+    the I/Os the block layer merged (I/Os as issued, as fio's time-based
+    figures count them)."""
     d = doc["summary"].get("device") or {}
-    lops, lbytes = looks(doc)
-    rio, wio = d.get("read_ops", 0) - lops, d.get("write_ops", 0)
+    rio, wio = d.get("read_ops", 0), d.get("write_ops", 0)
     if issued:
         rio, wio = rio + d.get("read_merges", 0), wio + d.get("write_merges", 0)
-    return figures(rio, d.get("read_bytes", 0) - lbytes, wio, d.get("write_bytes", 0))
+    return figures(rio, d.get("read_bytes", 0), wio, d.get("write_bytes", 0))
 
 
 def events(prefix):
@@ -338,8 +330,7 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
     fr = requests(d[0], d[1], d[2] * 512, d[4], d[5], d[6] * 512)
     idoc = json.load(open(p + ".ioprobe.json"))
     dev = idoc["summary"].get("device") or {}
-    lops, lbytes = looks(idoc)
-    ir = requests(dev.get("read_ops", 0) - lops, dev.get("read_merges", 0), dev.get("read_bytes", 0) - lbytes,
+    ir = requests(dev.get("read_ops", 0), dev.get("read_merges", 0), dev.get("read_bytes", 0),
                   dev.get("write_ops", 0), dev.get("write_merges", 0), dev.get("write_bytes", 0))
     compared = "direct=1" in text and not re.search(r"^directory=", text, re.M)
     ok = not compared or abs(ir["size"] - fr["size"]) <= 0.02 * fr["size"]

@@ -1,0 +1,222 @@
+package devlat
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/ioprobe/ioprobe/internal/ownio"
+	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testloop"
+)
+
+// TestNoHashMapPerRequest: the programs use arrays only (the per-request
+// state is an array slot per driver tag, the device filter an array
+// searched by open addressing), never write a map through a helper (no
+// update or delete call in their code), and the filter is read-only to
+// them. An LRU hash per request cost more than the programs themselves
+// (issue 36).
+func TestNoHashMapPerRequest(t *testing.T) {
+	spec, err := loadDevlat()
+	require.NoError(t, err)
+	for _, name := range []string{devlatProgRqIssue, devlatProgRqComplete} {
+		p := spec.Programs[name]
+		require.NotNil(t, p, name)
+		for _, ins := range p.Instructions {
+			if ins.IsBuiltinCall() {
+				require.NotContains(t, []asm.BuiltinFunc{asm.FnMapUpdateElem, asm.FnMapDeleteElem}, asm.BuiltinFunc(ins.Constant), "%s calls a map-writing helper: %v", name, ins)
+			}
+		}
+	}
+	for name, m := range spec.Maps {
+		if strings.HasPrefix(name, ".") {
+			continue // the globals' sections (.bss, .rodata)
+		}
+		require.Contains(t, []ebpf.MapType{ebpf.Array, ebpf.PerCPUArray}, m.Type, "%s is a %v", name, m.Type)
+	}
+	require.NotZero(t, spec.Maps[devlatMapFilter].Flags&unix.BPF_F_RDONLY_PROG, "the filter is read-only to the programs")
+	require.Len(t, spec.Programs, 3, "rq_issue, rq_complete and the tests' bucket_of")
+}
+
+// TestOwnReadsAreCountedApart: reads made through ownio.Do carry
+// ioprobe's mark; the programs count them (and their bytes) apart and
+// time only the others, while the kernel's diskstats count both; under
+// each I/O scheduler (the mark is a hint: no scheduler drops it).
+func TestOwnReadsAreCountedApart(t *testing.T) {
+	const size = 16 << 20
+	path, dev := loopDevice(t, size)
+	require.True(t, ownio.Marks(), "Linux 6.5 or later takes I/O priority hints")
+	sched := queueSetting(t, dev.Name, "scheduler")
+	for _, s := range []string{"none", "mq-deadline", "bfq"} {
+		t.Run(s, func(t *testing.T) {
+			if err := os.WriteFile(sched, []byte(s), 0); err != nil {
+				t.Skipf("no %s: %v", s, err) //hygiene:skip the kernel's I/O schedulers
+			}
+			tr := openTracer(t, dev)
+			before, err := target.ReadDiskStats("", dev.Name)
+			require.NoError(t, err)
+			require.NoError(t, tr.Record(true))
+			const theirs, ours = 300, 40
+			readBlocks(t, path, 4096, theirs)
+			marked, err := ownio.Do(func() error { readBlocks(t, path, 65536, ours); return nil })
+			require.NoError(t, err)
+			require.True(t, marked)
+			readBlocks(t, path, 4096, theirs)
+			require.NoError(t, tr.Record(false))
+			after, err := target.ReadDiskStats("", dev.Name)
+			require.NoError(t, err)
+			rs, err := tr.Read()
+			require.NoError(t, err)
+			r := rs[0]
+			ks := after.Sub(before)
+			t.Logf("diskstats %d reads; timed %d, own %d (%d bytes), untimed %d", ks.ReadOps, r.Hist.Read.Count(), r.Own, r.OwnBytes, r.Untimed)
+			require.EqualValues(t, 2*theirs, r.Hist.Read.Count(), "the workload's reads, timed")
+			require.EqualValues(t, ours, r.Own, "ioprobe's own, counted apart")
+			require.EqualValues(t, ours*65536, r.OwnBytes)
+			require.EqualValues(t, 2*theirs*4096, r.ReadBytes)
+			require.EqualValues(t, ks.ReadOps, r.Hist.Read.Count()+r.Own, "the kernel counts both")
+		})
+	}
+}
+
+// readBlocks reads n blocks of bs bytes with O_DIRECT from the start of
+// path, one at a time.
+func readBlocks(t *testing.T, path string, bs, n int) {
+	fd, buf := openDirect(t, path, unix.O_RDONLY, bs)
+	for i := range n {
+		_, err := unix.Pread(fd, buf, int64(i*bs))
+		require.NoError(t, err)
+	}
+}
+
+// TestPartitionFlushesCountForIt: a flush request is the whole disk's
+// (the block layer counts it on the disk, never on a partition); the
+// programs count the disk's flushes for a watched partition whose disk
+// is not watched, as many as the disk's diskstats.
+func TestPartitionFlushesCountForIt(t *testing.T) {
+	testdeps.Need(t, testdeps.Tool("sfdisk"), testdeps.Tool("partx"))
+	img := filepath.Join(t.TempDir(), "disk.img")
+	require.NoError(t, os.WriteFile(img, nil, 0o600))
+	require.NoError(t, os.Truncate(img, 32<<20))
+	sfdisk := exec.Command("sfdisk", "-q", img)
+	sfdisk.Stdin = strings.NewReader("label: dos\n,16MiB,L\n")
+	out, err := sfdisk.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	disk := testloop.File(t, img)
+	part := disk + "p1"
+	out, err = exec.Command("partx", "-a", disk).CombinedOutput() // no partition scan without --partscan
+	require.NoError(t, err, "%s", out)
+	// A partition added by hand outlives the loop device's detach: it
+	// goes first (cleanups run last first), or the next test to attach
+	// this loop device finds it.
+	t.Cleanup(func() {
+		if out, err := exec.Command("partx", "-d", disk).CombinedOutput(); err != nil {
+			t.Errorf("partx -d %s: %v: %s", disk, err, out)
+		}
+	})
+	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	dev, err := Resolve("", filepath.Base(part))
+	require.NoError(t, err)
+	require.Equal(t, filepath.Base(disk), dev.Disk)
+	tr := openTracer(t, dev)
+
+	fd, buf := openDirect(t, part, unix.O_WRONLY, 4096)
+	before, err := target.ReadDiskStats("", dev.Disk)
+	require.NoError(t, err)
+	require.NoError(t, tr.Record(true))
+	const n = 200
+	for i := range n {
+		_, err := unix.Pwrite(fd, buf, int64(i)*4096)
+		require.NoError(t, err)
+		require.NoError(t, unix.Fdatasync(fd))
+	}
+	require.NoError(t, tr.Record(false))
+	after, err := target.ReadDiskStats("", dev.Disk)
+	require.NoError(t, err)
+	partStats, err := target.ReadDiskStats("", dev.Name)
+	require.NoError(t, err)
+	rs, err := tr.Read()
+	require.NoError(t, err)
+	flushes := after.Sub(before).FlushOps
+	t.Logf("%d fdatasyncs; the disk's flushes %d, the partition's (ever) %d; the programs %d for the partition, %d writes",
+		n, flushes, partStats.FlushOps, rs[0].Hist.Flush.Count(), rs[0].Hist.Write.Count())
+	require.Zero(t, partStats.FlushOps, "the kernel never counts a flush on a partition")
+	require.GreaterOrEqual(t, flushes, uint64(n))
+	require.EqualValues(t, flushes, rs[0].Hist.Flush.Count(), "the disk's flushes, counted for the partition")
+	require.GreaterOrEqual(t, rs[0].Hist.Write.Count(), uint64(n), "the partition's writes")
+	// The block layer issues its flush requests from kblockd, outside any
+	// plug: their issue time is the kernel's own (io_start_time_ns). Their
+	// mean is diskstats' (which count from the flush request's start, a
+	// moment earlier), within 20%.
+	d := after.Sub(before)
+	kernelMs := float64(d.FlushTicks) / float64(d.FlushOps)
+	oursMs := float64(rs[0].Hist.Flush.Sum()) / float64(rs[0].Hist.Flush.Count()) / 1e6
+	t.Logf("mean flush: diskstats %.3f ms, programs %.3f ms; untimed %d", kernelMs, oursMs, rs[0].Untimed)
+	require.Zero(t, rs[0].Untimed)
+	require.InEpsilon(t, kernelMs, oursMs, 0.20)
+}
+
+// TestQueueTimeNeedsTheKernelsStart: the queue time is the kernel's own
+// start stamp to issue. A queue with I/O statistics (iostats 1, the
+// default) stamps every request; one without them, and without an I/O
+// scheduler, stamps none (blk_mq_need_time_stamp), and its requests are
+// timed without a queue time and counted as such (NoStart).
+func TestQueueTimeNeedsTheKernelsStart(t *testing.T) {
+	const size = 16 << 20
+	path, dev := loopDevice(t, size)
+	// Loop devices outlive their tests: the settings go back as found.
+	// No scheduler: one would stamp every request's start itself.
+	require.NoError(t, os.WriteFile(queueSetting(t, dev.Name, "scheduler"), []byte("none"), 0))
+	iostats := queueSetting(t, dev.Name, "iostats")
+	for _, on := range []bool{true, false} {
+		v := "0"
+		if on {
+			v = "1"
+		}
+		require.NoError(t, os.WriteFile(iostats, []byte(v), 0))
+		tr, err := Open([]Device{dev})
+		require.NoError(t, err)
+		require.NoError(t, tr.Record(true))
+		readBlocks(t, path, 4096, 500)
+		require.NoError(t, tr.Record(false))
+		rs, err := tr.Read()
+		require.NoError(t, err)
+		h := rs[0].Hist
+		t.Logf("iostats %s: %d reads timed, %d with a queue time (mean %.0f ns, max %d), %d without", v, h.Read.Count(), h.QueueRead.Count(), float64(h.QueueRead.Sum())/float64(max(h.QueueRead.Count(), 1)), h.QueueRead.Max(), rs[0].NoStart)
+		require.EqualValues(t, 500, h.Read.Count())
+		if on {
+			require.EqualValues(t, 500, h.QueueRead.Count(), "every request has the kernel's start")
+			require.Zero(t, rs[0].NoStart)
+		} else {
+			require.Zero(t, h.QueueRead.Count())
+			require.EqualValues(t, 500, rs[0].NoStart, "no start stamp: said so")
+		}
+		require.NoError(t, tr.Close())
+	}
+}
+
+// queueSetting is the path of a queue setting of device name, put back
+// as it was when the test ends: a loop device keeps its settings for
+// whoever attaches it next.
+func queueSetting(t *testing.T, name, setting string) string {
+	path := filepath.Join("/sys/block", name, "queue", setting)
+	was, err := os.ReadFile(path)
+	require.NoError(t, err)
+	if setting == "scheduler" { // "none [mq-deadline] kyber": the one in brackets
+		s := string(was)
+		if i, j := strings.IndexByte(s, '['), strings.IndexByte(s, ']'); i >= 0 && j > i {
+			was = []byte(s[i+1 : j])
+		}
+	}
+	t.Cleanup(func() { require.NoError(t, os.WriteFile(path, was, 0)) })
+	return path
+}
