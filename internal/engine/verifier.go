@@ -351,12 +351,18 @@ func (v *Verifier) Failures() (int, []VerifyFailure, bool) {
 // and every later read of it can be judged: with --verify checksummed,
 // with the write's stamp, and the issue noted; otherwise plain (offset,
 // worker, the lane's seq: no two written blocks are alike, and a
-// deduplicating device is not flattered).
+// deduplicating device is not flattered). A write of an ioprobe file
+// that is not whole sectors (buffered) writes the parts of the sectors
+// at its ends whose header it does not cover as they are (keepSectors),
+// so that the file stays ioprobe's.
 func (w *Worker) PrepareWrite(s *Lane, op *IO, buf []byte, seq uint64) {
 	t := &w.Targets[s.Target]
 	v := w.Verify
 	if v == nil {
 		verify.Mark(buf, op.Offset, t.Key, w.Seed^uint64(w.ID), seq)
+		if t.Key != 0 && (op.Offset%verify.SectorSize != 0 || len(buf)%verify.SectorSize != 0) {
+			keepSectors(t.FD, buf, op.Offset)
+		}
 		return
 	}
 	// The issue is noted first, then the stamp taken: a write that

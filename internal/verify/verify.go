@@ -118,6 +118,44 @@ func markUnaligned(buf []byte, off int64, key, run, seq uint64) {
 	}
 }
 
+// headerBytes is a sector's header: the four words Mark writes.
+const headerBytes = 32
+
+// Keep says which bytes of a write of n bytes at off must be written as
+// the target holds them already (the caller reads them into the buffer
+// after Mark), so that every sector the write touches still describes
+// itself afterwards. A write that is not whole sectors (a buffered one,
+// fio's bs=2300) covers the sectors at its ends in part. Where it covers
+// a sector's whole header, Mark makes it a plain sector, sound whatever
+// the rest of it holds. Where it does not — it starts inside the sector,
+// or ends inside the header — the bytes before it are another write's
+// or the fill's: a checksummed header there keeps its mask in payload
+// bytes 40–47 and its CRC over the whole sector, and a plain header
+// written over part of it would tear it (the sector no longer reads as
+// ioprobe's, and the file is refused as foreign). Such a sector is left
+// as it is: the write writes its part of it unchanged. Two writes that
+// share a sector and run at once both do, or one makes it plain, so
+// either order leaves a sound sector.
+//
+// It returns at most two ranges [lo, hi) of target offsets, in order;
+// none for a write of whole sectors.
+func Keep(off int64, n int) (ranges [2][2]int64, count int) {
+	end := off + int64(n)
+	if n <= 0 || (off%SectorSize == 0 && end%SectorSize == 0) {
+		return ranges, 0
+	}
+	first := off / SectorSize * SectorSize
+	if hi := min(end, first+SectorSize); off != first || hi-first < headerBytes {
+		ranges[count] = [2]int64{off, hi}
+		count++
+	}
+	if last := (end - 1) / SectorSize * SectorSize; last != first && end-last < headerBytes {
+		ranges[count] = [2]int64{last, end}
+		count++
+	}
+	return ranges, count
+}
+
 // plainWords decodes a sector as a plain one: the offset it names, its
 // mask h, and whether its magic says it is plain.
 func plainWords(p []byte, key uint64) (found, h uint64, ok bool) {
