@@ -15,12 +15,40 @@ IMAGE ?= ghcr.io/ioprobe/ioprobe
 # build context has no .git to ask.
 VERSION_FILE ?= .version
 
-.PHONY: all build version-file image run test test-deps unit race fuzz bench bench-fio bench-idle bench-devlat bench-fsync fio-side lint fmt clean dashboards bpf
+.PHONY: all build version-file image run install uninstall test test-deps unit race fuzz bench bench-fio bench-idle bench-devlat bench-fsync fio-side lint fmt clean dashboards bpf
 
 all: build
 
 build: version-file
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ioprobe
+
+# make install puts the binary on the PATH: $(DESTDIR)$(PREFIX)/bin/ioprobe
+# (a package build sets DESTDIR, its staging root). Beside it, in
+# $(PREFIX)/share/ioprobe, what running it as a service starts from: the
+# systemd unit (its ExecStart naming the installed binary) and the
+# commented example config. Both are examples to copy: nothing goes to
+# /etc, where a config or unit of the host's own would be overwritten,
+# and nothing is started. make uninstall removes exactly those files.
+# The binary is built first only when bin/ioprobe is missing: `make build`
+# (or make run) as yourself, then `sudo make install`.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SHAREDIR ?= $(PREFIX)/share/ioprobe
+INSTALL ?= install
+
+$(BIN):
+	@$(MAKE) --no-print-directory build
+
+install: $(BIN)
+	$(INSTALL) -d -m 0755 '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(SHAREDIR)'
+	$(INSTALL) -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/ioprobe'
+	$(INSTALL) -m 0644 configs/ioprobe.yaml '$(DESTDIR)$(SHAREDIR)/ioprobe.yaml'
+	sed 's|/usr/local/bin/ioprobe|$(BINDIR)/ioprobe|' configs/systemd/ioprobe.service >'$(DESTDIR)$(SHAREDIR)/ioprobe.service'
+	chmod 0644 '$(DESTDIR)$(SHAREDIR)/ioprobe.service'
+
+uninstall:
+	rm -f '$(DESTDIR)$(BINDIR)/ioprobe' '$(DESTDIR)$(SHAREDIR)/ioprobe.yaml' '$(DESTDIR)$(SHAREDIR)/ioprobe.service'
+	if [ -d '$(DESTDIR)$(SHAREDIR)' ]; then rmdir --ignore-fail-on-non-empty '$(DESTDIR)$(SHAREDIR)'; fi
 
 # VERSION and REVISION as the Dockerfile reads them when no build argument
 # sets them: a `docker build .` after make build or make image names the
