@@ -13,7 +13,8 @@
 # each (both written at the start): a test that needs one waits for it
 # (make test starts this script in the background at once, so that it
 # overlaps the package installs, the lint and the tests that do not need
-# it). The binaries of each appear together, when they are built.
+# it, and starts the tests that need it once --built says Prometheus 3 is
+# there). The binaries of each appear together, when they are built.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # The one place the Prometheus 3 release is pinned.
@@ -38,6 +39,19 @@ have3() {
 havelts() {
 	[ "$(cat "$lts/VERSION" 2>/dev/null)" = "$PROMETHEUS_LTS_VERSION" ] && [ -x "$lts/promtool" ]
 }
+# --built: only say (exit status) whether Prometheus 3 of the pinned
+# release is built; make test starts its Prometheus tests when it is.
+case ${1:-} in
+"") ;;
+--built)
+	have3
+	exit
+	;;
+*)
+	echo "prometheus3: unknown argument $1" >&2
+	exit 2
+	;;
+esac
 if have3 && havelts; then
 	echo "prometheus3: Prometheus 3 ($PROMETHEUS3_VERSION) is in $dir, promtool $(lts_release) in $lts"
 	exit 0

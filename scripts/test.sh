@@ -12,9 +12,12 @@
 # while the tests themselves mostly wait on I/O and on the processes they
 # start. So it runs in overlapping parts:
 #   - Prometheus 3, then promtool of 3.5 LTS, build in the background
-#     from the start, beside the package installs, the lint and the tests
-#     that do not need them; the tests that do run last and wait for them
-#     (test/helpers_prometheus_test.go);
+#     from the start, beside the package installs, the lint and the tests;
+#   - the tests run without those that need the Prometheus builds (named
+#     TestPrometheus…, test/helpers_prometheus_test.go): they run apart,
+#     from the moment Prometheus 3 is built, beside the rest (the LTS
+#     promtool's test waits for its build there), so that neither waits
+#     for the other;
 #   - the lint (vet, staticcheck) and then the race detector run in the
 #     background beside the tests, at a lower priority than they have.
 # Every log is printed, and the last lines say what failed.
@@ -27,6 +30,7 @@ logs=.tools/logs
 rm -rf "$logs"
 mkdir -p "$logs"
 t0=$SECONDS
+began=$(date +%s)
 # mark prints a phase's start with the time since make test began.
 mark() { printf '=== [%02d:%02d] %s\n' $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)) "$*"; }
 
@@ -43,7 +47,7 @@ trap stop_bg EXIT
 
 mark "Prometheus 3 build starts in the background ($logs/prometheus3.log)"
 # It is what a cold make test waits for longest (the Prometheus tests run
-# last, after it): as root it runs at a higher priority than the tests.
+# after it): as root it runs at a higher priority than the tests.
 up=()
 [ "$(id -u)" -ne 0 ] || up=(nice -n -5)
 setsid "${up[@]}" bash -c './scripts/prometheus3.sh; echo "prometheus3: done after $SECONDS s"' >"$logs/prometheus3.log" 2>&1 &
@@ -62,7 +66,22 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
 else
 	mark "not root with apt-get: tests whose dependencies are missing skip (CI fails them)"
 fi
-mark "tests; beside them test/upstream, the lint, then the race detector ($logs/checks.log)"
+mark "tests (without TestPrometheus…); beside them test/upstream, the lint, then the race detector ($logs/checks.log)"
+
+# The tests that need the Prometheus builds, from the moment Prometheus 3
+# is built (or its build has ended in failure: then they fail, or skip
+# when run by hand). The wait polls: the build is one background process
+# whose end, or its binaries' arrival, is all there is to see.
+prom_tests='^TestPrometheus'
+setsid bash -c 'until ./scripts/prometheus3.sh --built || ! kill -0 '"$prom"' 2>/dev/null; do sleep 2; done
+echo "Prometheus tests: start $(($(date +%s) - $2)) s into make test"
+rc=0
+"$GO" test -count=1 -timeout 20m -run "$1" ./test/ || rc=$?
+echo "Prometheus tests: done $(($(date +%s) - $2)) s into make test"
+exit $rc' prometheus-tests "$prom_tests" "$began" >"$logs/prometheus-tests.log" 2>&1 &
+promtests=$!
+bg+=("$promtests")
+mark "TestPrometheus… start in the background once Prometheus 3 is built ($logs/prometheus-tests.log)"
 
 # test/upstream is a module of its own (the Kubernetes and Prometheus
 # Operator types, Prometheus' PromQL parser: about 100 CPU-seconds to
@@ -80,13 +99,17 @@ checks=$!
 bg+=("$checks")
 
 test_rc=0
-"$GO" test -count=1 -timeout 20m ./... 2>&1 | tee "$logs/test.log" || test_rc=$?
+"$GO" test -count=1 -timeout 20m -skip "$prom_tests" ./... 2>&1 | tee "$logs/test.log" || test_rc=$?
 
 mark "tests done"
 checks_rc=0
 wait "$checks" || checks_rc=$?
 mark "test/upstream, the lint and the race detector (ran beside the tests)"
 cat "$logs/checks.log"
+prom_rc=0
+wait "$promtests" || prom_rc=$?
+mark "the Prometheus tests (ran once Prometheus 3 was built)"
+cat "$logs/prometheus-tests.log"
 wait "$prom" || true
 bg=()
 if [ -x .tools/prometheus3/prometheus ]; then
@@ -97,10 +120,10 @@ else
 fi
 
 echo
-failed=$(grep -hE '^(--- FAIL|FAIL|panic:|gofmt would change|.*\.go:[0-9]+:[0-9]+: )' "$logs/test.log" "$logs/checks.log" || true)
-if [ "$test_rc" -ne 0 ] || [ "$checks_rc" -ne 0 ]; then
-	mark "make test: FAILED (tests: exit $test_rc; test/upstream, lint and race detector: exit $checks_rc)"
+failed=$(grep -hE '^(--- FAIL|FAIL|panic:|gofmt would change|.*\.go:[0-9]+:[0-9]+: )' "$logs/test.log" "$logs/checks.log" "$logs/prometheus-tests.log" || true)
+if [ "$test_rc" -ne 0 ] || [ "$checks_rc" -ne 0 ] || [ "$prom_rc" -ne 0 ]; then
+	mark "make test: FAILED (tests: exit $test_rc; Prometheus tests: exit $prom_rc; test/upstream, lint and race detector: exit $checks_rc)"
 	[ -z "$failed" ] || echo "$failed"
 	exit 1
 fi
-mark "make test: ok (tests, test/upstream, lint, race detector; logs in $logs)"
+mark "make test: ok (tests, Prometheus tests, test/upstream, lint, race detector; logs in $logs)"

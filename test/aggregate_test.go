@@ -41,13 +41,13 @@ func pointKey(m map[string]string) string {
 		m["read_pct"], m["random_pct"], m["queue_depth"], m["workers"])
 }
 
-// TestDashboardsAggregateHosts runs three daemons on their own loopback
+// TestPrometheusAggregatesHostsOnTheDashboards runs three daemons on their own loopback
 // ports, scraped by one Prometheus (the reports' multi-VM tests: hosts
 // loading storage together), and checks that the Comparison dashboard's
 // aggregate panels and the aggregate recording rules are the sums over the
 // instances of each instance's own values.
-func TestDashboardsAggregateHosts(t *testing.T) {
-	afterTheOthers(t)
+func TestPrometheusAggregatesHostsOnTheDashboards(t *testing.T) {
+	onePrometheusAtATime(t)
 	v3 := needPrometheus3(t)
 	// Prometheus first, so that it sees the runs happen.
 	addrs := []string{freePort(t), freePort(t), freePort(t)}

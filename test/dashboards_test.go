@@ -62,15 +62,15 @@ jobs:
 // does not keep (Prometheus 3 with the shipped config keeps both).
 var classicOnly = regexp.MustCompile(`ioprobe_io_(flush_)?latency_seconds_(bucket|sum|count)\b`)
 
-// TestDashboardsAgainstPrometheus runs a daemon with the characterize,
+// TestPrometheusDrawsTheDashboards runs a daemon with the characterize,
 // business and peak-iops suites and a canary under Prometheus 3 with the
 // shipped scrape config and rules (native and classic buckets), and under
 // Debian's 2.42 as its comment says for 2.x (native only) when installed,
 // and runs every query of every dashboard in grafana/ through each one's
 // HTTP API as Grafana would: each must parse and return data (on 2.x,
 // all but the classic-bucket panel's).
-func TestDashboardsAgainstPrometheus(t *testing.T) {
-	afterTheOthers(t)
+func TestPrometheusDrawsTheDashboards(t *testing.T) {
+	onePrometheusAtATime(t)
 	v3 := needPrometheus3(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")

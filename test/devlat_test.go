@@ -114,13 +114,13 @@ func TestDeviceLatencyWithoutPrivileges(t *testing.T) {
 	require.NotContains(t, o.stderr, "BPF", "nothing else changes")
 }
 
-// TestServeDeviceLatencyCountsAnotherProcess: ioprobe serve watching a
+// TestPrometheusSeesDeviceLatencyOfAnotherProcess: ioprobe serve watching a
 // device (config devices, by glob) publishes the service time of all its
 // I/O: fio's here, which ioprobe knows nothing of. A real Prometheus 3
 // scrapes it as a native histogram, and its count is fio's I/Os.
-func TestServeDeviceLatencyCountsAnotherProcess(t *testing.T) {
-	dev := testloop.Device(t, 64<<20)
+func TestPrometheusSeesDeviceLatencyOfAnotherProcess(t *testing.T) {
 	prom3 := needPrometheus3(t)
+	dev := testloop.Device(t, 64<<20)
 	fio := testdeps.LookPath(t, "fio")
 	name := filepath.Base(dev)
 	dir := t.TempDir()

@@ -41,12 +41,23 @@ type promServer struct {
 // The builds are waited for once per test binary.
 var prometheus3Build, prometheusLTSBuild sync.Once
 
+// prometheusTestPrefix is the name every test that needs the Prometheus
+// builds starts with: make test runs the package without them
+// (go test -skip), and runs them apart (go test -run), from the moment
+// Prometheus 3 is built, beside the rest (scripts/test.sh).
+const prometheusTestPrefix = "TestPrometheus"
+
 // built is what scripts/prometheus3.sh built into .tools/name: s with its
 // binaries there, named with the release it wrote to VERSION, if they are
 // all there. A build under way (make test starts it in the background) is
 // waited for, once: its pid is in .tools/name.building while it runs.
+// Only a test named prometheusTestPrefix… may ask: make test would run any
+// other before the build ends, and it would wait for it there.
 func built(t *testing.T, once *sync.Once, name string, s promServer) (promServer, bool) {
 	t.Helper()
+	if !strings.HasPrefix(t.Name(), prometheusTestPrefix) {
+		t.Fatalf("%s needs the Prometheus builds: its name must start with %s, so that make test runs it once they are built (scripts/test.sh)", t.Name(), prometheusTestPrefix)
+	}
 	tools, err := filepath.Abs(filepath.Join("..", ".tools"))
 	if err != nil {
 		return promServer{}, false
@@ -120,13 +131,13 @@ func waitForBuild(t *testing.T, file string, limit time.Duration) {
 // prometheusTests keeps the tests that run Prometheus one at a time.
 var prometheusTests sync.Mutex
 
-// afterTheOthers runs a test that starts Prometheus after the package's
-// other tests, and then one at a time as before: t.Parallel holds it
-// until every sequential test has run, so that a Prometheus 3 build that
-// make test runs in the background has the time those tests take to
-// finish (test files run in name order, and aggregate_test.go would
-// otherwise wait for it first of all).
-func afterTheOthers(t *testing.T) {
+// onePrometheusAtATime runs a test that starts Prometheus after the
+// sequential tests of its run, and then one at a time: t.Parallel holds
+// it until they have run (a test that waits for a build, as
+// TestPrometheusRules waits for the LTS promtool, holds no other up),
+// and the lock keeps two Prometheus servers from loading the machine at
+// once.
+func onePrometheusAtATime(t *testing.T) {
 	t.Parallel()
 	prometheusTests.Lock()
 	t.Cleanup(prometheusTests.Unlock)

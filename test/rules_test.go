@@ -21,9 +21,9 @@ import (
 // every one: promtool 2.42 compares floats exactly and has no
 // fuzzy_compare. On 3.5, prometheus.yml fails, which is why there are two.
 func TestPrometheusRules(t *testing.T) {
-	// The builds are waited for before the lock of afterTheOthers: the
-	// LTS promtool is built after Prometheus 3, and the other tests that
-	// run Prometheus need only that.
+	// The builds are waited for before the lock of onePrometheusAtATime:
+	// the LTS promtool is built after Prometheus 3, and the other tests
+	// that run Prometheus need only that.
 	t.Parallel()
 	servers := promServers(t, true)
 	prometheusTests.Lock()

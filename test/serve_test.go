@@ -75,13 +75,13 @@ modules:
     max_duration: 1s
 `
 
-// TestServeWithPrometheus runs the daemon under Prometheus 3 with the
+// TestPrometheusScrapesServe runs the daemon under Prometheus 3 with the
 // shipped scrape config (native histograms and classic buckets both kept)
 // and, when installed, Debian's Prometheus 2.42 with the config as its
 // comment says for 2.x (native histograms only), and checks what a
 // dashboard would query; then stops the daemon with SIGTERM mid-run.
-func TestServeWithPrometheus(t *testing.T) {
-	afterTheOthers(t)
+func TestPrometheusScrapesServe(t *testing.T) {
+	onePrometheusAtATime(t)
 	v3 := needPrometheus3(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "ioprobe.yaml")
@@ -269,7 +269,7 @@ func checkGolden(t *testing.T, exposition string) {
 		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
 	}
 	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run go test ./test -run TestServeWithPrometheus -update to create it")
+	require.NoError(t, err, "run go test ./test -run TestPrometheusScrapesServe -update to create it")
 	require.Equal(t, string(want), got, "the metric names and labels changed: update docs/metrics.md, the dashboards and %s (-update) together", golden)
 }
 
