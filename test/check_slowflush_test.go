@@ -181,6 +181,12 @@ func newSlowFlush(t *testing.T) slowFlush {
 	require.NoError(t, err, "%s", out)
 	dev = strings.TrimSpace(string(out))
 	s.dev = filepath.Base(dev)
+	// The kernel's counters of the device on: a loop device keeps its
+	// queue settings from one attachment to the next, and another test
+	// may have switched them off (iostats 0: flushes are still counted,
+	// reads and writes not).
+	iostats := filepath.Join("/sys/block", s.dev, "queue", "iostats")
+	require.NoError(t, os.WriteFile(iostats, []byte("1"), 0))
 	// Journaled (the default), with inode tables and journal written now:
 	// lazy initialisation would write them in the background, into the
 	// counters the test compares.
@@ -251,9 +257,14 @@ func (s slowFlush) window(t *testing.T, f func()) target.DiskStats {
 	return s.stat(t).Sub(before)
 }
 
-// count sets m's window counts.
-func (m *measured) count(d target.DiskStats, syncs uint64) {
+// count sets m's window counts: a run that wrote and flushed, as every
+// run here does, or the counters are not counting.
+func (m *measured) count(t *testing.T, d target.DiskStats, syncs uint64) {
+	t.Helper()
 	m.syncs, m.flushes, m.kib = syncs, float64(d.FlushOps), float64(d.WriteBytes())/1024
+	require.Positive(t, syncs, "%s: no fdatasync", m.tool)
+	require.Positive(t, d.FlushOps, "%s: the device counted no flush", m.tool)
+	require.Positive(t, d.WriteSectors, "%s: the device counted no write (its queue's iostats off?)", m.tool)
 }
 
 // perSync sets m's flushes and KiB per fdatasync beyond base, a short
@@ -308,7 +319,7 @@ func runRecipe(t *testing.T, ctx context.Context, s slowFlush, size string) meas
 	if m.p99 >= check.EtcdWAL.Threshold.Seconds() {
 		m.verdict = check.Fail
 	}
-	m.count(d, l.N)
+	m.count(t, d, l.N)
 	return m
 }
 
@@ -333,7 +344,7 @@ func runCheckEtcd(t *testing.T, ctx context.Context, s slowFlush, args ...string
 	if len(r.Streams) > 1 {
 		calls += r.Streams[1].Fdatasyncs
 	}
-	m.count(d, calls)
+	m.count(t, d, calls)
 	return m
 }
 
