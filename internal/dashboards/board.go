@@ -65,7 +65,11 @@ func preferred(v *dashboard.QueryVariableBuilder, value string) *dashboard.Query
 type row struct {
 	title     string
 	collapsed bool
-	panels    []cog.Builder[dashboard.Panel]
+	// repeat names a multi-valued variable: Grafana draws the row and
+	// its panels once per chosen value, each with the variable set to
+	// that value alone.
+	repeat string
+	panels []cog.Builder[dashboard.Panel]
 }
 
 // board is what each dashboard declares; build turns it into Grafana's model.
@@ -99,6 +103,9 @@ func (b board) build() (dashboard.Dashboard, error) {
 	}
 	for _, r := range b.rows {
 		rb := dashboard.NewRowBuilder(r.title).Collapsed(r.collapsed)
+		if r.repeat != "" {
+			rb.Repeat(r.repeat)
+		}
 		if r.collapsed {
 			for _, p := range r.panels {
 				rb.WithPanel(p)

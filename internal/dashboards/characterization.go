@@ -7,13 +7,18 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
 
-// pointSel selects the last-run points of one job on one target of one
-// host: a whole suite run, the cells of the report's tables.
-const pointSel = scoped + `, instance="$instance", target="$target", ioprobe_job="$ioprobe_job"`
+// pointSel selects the last-run points of one job on one target of the
+// chosen hosts: in each of the rows, repeated by instance, one host's
+// whole suite run, the cells of the report's tables.
+const pointSel = scoped + `, instance=~"$instance", target="$target", ioprobe_job="$ioprobe_job"`
 
 // characterization rebuilds the esx2 report (BusLogic vs LSI Logic) from a
 // `suite: characterize` job: its Tables 2–5 with data sizes as rows and
-// access patterns as columns, and its Figures 2–9.
+// access patterns as columns, and its Figures 2–9. A table has a cell
+// per data size and pattern, which two hosts would fill twice: every row
+// repeats by instance (a multi-valued variable, as dashboard-linter's
+// template-instance-rule asks), so each host has its own tables, side by
+// side with the others' as the report's two adapters are.
 func characterization() (board, error) {
 	cols, err := patterns("characterize")
 	if err != nil {
@@ -28,7 +33,7 @@ func characterization() (board, error) {
 	ms := q("1e3 * ioprobe_run_latency_mean_seconds{%s}")
 
 	rows := []row{
-		{title: "Tables (esx2 Tables 2–5)", panels: []cog.Builder[dashboard.Panel]{
+		{title: "Tables (esx2 Tables 2–5) on $instance", repeat: "instance", panels: []cog.Builder[dashboard.Panel]{
 			matrixTable("I/O operations per second", "esx2 Tables 2 and 3: IOPS of each data size and access pattern "+
 				"(16 outstanding I/Os, 1 worker).", "none", 0, g, instant("A", iops)),
 			matrixTable("CPU utilization (%)", "esx2 Tables 4 and 5: host CPU busy during each point, summed over all CPUs "+
@@ -38,7 +43,7 @@ func characterization() (board, error) {
 			matrixTable("Mean response time (ms)", "Mean completion latency of each point: the numbers behind "+
 				"esx2 Figures 4 and 5.", "none", 2, g, instant("A", ms)),
 		}},
-		{title: "Figures (esx2 Figures 2–9)", panels: []cog.Builder[dashboard.Panel]{
+		{title: "Figures (esx2 Figures 2–9) on $instance", repeat: "instance", panels: []cog.Builder[dashboard.Panel]{
 			matrixBars("Throughput by data size", "esx2 Figures 2 and 3: MB/s at each data size, a bar per access pattern.",
 				"MBs", g, instant("A", mbps)),
 			matrixBars("Response time by data size", "esx2 Figures 4 and 5: mean response time at each data size, "+
@@ -50,7 +55,7 @@ func characterization() (board, error) {
 				"(recording rule shape:ioprobe_run_mb_per_second_per_cpu_percent:ratio).",
 				"none", g, instant("A", q("shape:ioprobe_run_mb_per_second_per_cpu_percent:ratio{%s}"))),
 		}},
-		{title: "Beyond the report", panels: []cog.Builder[dashboard.Panel]{
+		{title: "Beyond the report on $instance", repeat: "instance", panels: []cog.Builder[dashboard.Panel]{
 			listTable("Test cases", "esx2 Table 1: the points of the last run, their access specification, "+
 				"and whether each completed without I/O errors.", "none",
 				map[string]any{
@@ -64,7 +69,7 @@ func characterization() (board, error) {
 				},
 				instant("A", q("ioprobe_run_success{%s}"))).
 				OverrideByName("Succeeded", yesNo),
-			single("Last run ended", "When the last point of the chosen job ended on this target.", "dateTimeFromNow",
+			single("Last run ended", "When the last point of the chosen job ended on this target of this host.", "dateTimeFromNow",
 				instantSeries("A", q("max(ioprobe_run_timestamp_seconds{%s}) * 1000"), "")).Span(12),
 			matrixTable("p99 response time (ms)", "99th percentile completion latency of each point.", "none", 2, g,
 				instant("A", fmt.Sprintf(`1e3 * ioprobe_run_latency_seconds{%s, quantile="0.99"}`, pointSel))),
@@ -83,9 +88,9 @@ func characterization() (board, error) {
 			"tables by data size and access pattern, throughput, response time and CPU efficiency.",
 		timeFrom: "now-24h", refresh: "1m",
 		vars: []cog.Builder[dashboard.VariableModel]{
-			labelVar("instance", "Instance", "ioprobe_run_operations_per_second{"+scoped+"}", "instance", false),
-			labelVar("target", "Target", "ioprobe_run_operations_per_second{"+scoped+`, instance="$instance"}`, "target", false),
-			preferred(labelVar("ioprobe_job", "ioprobe job", "ioprobe_run_operations_per_second{"+scoped+`, instance="$instance", target="$target"}`, "ioprobe_job", false),
+			labelVar("instance", "Instance", "ioprobe_run_operations_per_second{"+scoped+"}", "instance", true),
+			labelVar("target", "Target", "ioprobe_run_operations_per_second{"+scoped+`, instance=~"$instance"}`, "target", false),
+			preferred(labelVar("ioprobe_job", "ioprobe job", "ioprobe_run_operations_per_second{"+scoped+`, instance=~"$instance", target="$target"}`, "ioprobe_job", false),
 				"characterize"),
 		},
 		rows: rows,

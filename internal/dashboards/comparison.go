@@ -14,8 +14,10 @@ import (
 // sideSel selects the last-run points of every side being compared.
 const sideSel = scoped + `, instance=~"$instance", target=~"$target", ioprobe_job=~"$ioprobe_job"`
 
-// baseSel selects the baseline's points.
-const baseSel = scoped + `, instance="$baseline_instance", target="$baseline_target", ioprobe_job=~"$ioprobe_job"`
+// baseSel selects the baseline's points: one of the chosen hosts (its
+// variable lists those), so that it too matches instance=~"$instance", as
+// dashboard-linter's target-instance-rule asks of every selector.
+const baseSel = scoped + `, instance=~"$instance", instance="$baseline_instance", target="$baseline_target", ioprobe_job=~"$ioprobe_job"`
 
 // shapeOn matches a point with the same point of another side: same
 // access specification, whatever host, target or job ran it.
@@ -220,8 +222,8 @@ func comparison() (board, error) {
 			labelVar("instance", "Instance", "ioprobe_run_operations_per_second{"+scoped+"}", "instance", true),
 			labelVar("target", "Target", "ioprobe_run_operations_per_second{"+hostSel+"}", "target", true),
 			labelVar("ioprobe_job", "ioprobe job", "ioprobe_run_operations_per_second{"+hostSel+`, target=~"$target"}`, "ioprobe_job", true),
-			labelVar("baseline_instance", "Baseline instance", "ioprobe_run_operations_per_second{"+scoped+`, ioprobe_job=~"$ioprobe_job"}`, "instance", false),
-			labelVar("baseline_target", "Baseline target", "ioprobe_run_operations_per_second{"+scoped+`, instance="$baseline_instance", ioprobe_job=~"$ioprobe_job"}`, "target", false),
+			labelVar("baseline_instance", "Baseline instance", "ioprobe_run_operations_per_second{"+hostSel+`, ioprobe_job=~"$ioprobe_job"}`, "instance", false),
+			labelVar("baseline_target", "Baseline target", "ioprobe_run_operations_per_second{"+hostSel+`, instance="$baseline_instance", ioprobe_job=~"$ioprobe_job"}`, "target", false),
 		},
 		annotations: []cog.Builder[dashboard.AnnotationQuery]{runsAnnotation(sideSel)},
 		rows:        rows,

@@ -20,10 +20,14 @@ import (
 
 // Grafana's dashboard-linter (grafana/dashboard-linter, lint/rule_*.go;
 // mixtool lint runs it on a mixin's dashboards) cannot be fetched from the
-// Go module proxy. Its rules that apply to Prometheus dashboards are
-// encoded here, on the JSON as the linter reads it and with Prometheus'
-// own PromQL parser as it uses it, and run on grafana/dashboards and on
-// the mixin rendered with another _config:
+// Go module proxy (it refuses the module, and mixtool's; the newest
+// dashboard-linter also needs a Grafana module it refuses). Its rules that
+// apply to Prometheus dashboards are encoded here, on the JSON as the
+// linter reads it and with Prometheus' own PromQL parser as it uses it,
+// and run on grafana/dashboards and on the mixin rendered with another
+// _config. The real tools, built from their sources by hand
+// (docs/dashboards.md says which commits), pass on the same files with no
+// .lint file; so must these:
 //
 //	template-datasource-rule             a datasource variable named datasource, labelled Data source
 //	template-job-rule                    a job variable: a query on ${datasource}, labelled Job, multi, All .+
@@ -44,27 +48,7 @@ import (
 // and mixtool's own: a title and a uid. The rules apply to every panel
 // type here, not only the types the linter lists, and target-job-rule to
 // annotations and variable queries as well. Left out: target-logql-rule
-// and target-logql-auto-rule (no Loki). The exclusions, as a linter .lint
-// file would list them, are in lintExclusions with their reasons.
-
-// lintExclusion exempts what a rule would flag, for a reason.
-type lintExclusion struct {
-	rule, dashboard, reason string
-	// selector, when set, exempts only the selectors it matches.
-	selector func([]*labels.Matcher) bool
-}
-
-var lintExclusions = []lintExclusion{
-	{rule: "template-instance-rule", dashboard: "ioprobe-characterization",
-		reason: "the esx2 report is one host's suite run: its tables have a cell per data size and pattern, which two hosts would fill twice"},
-	{rule: "target-instance-rule", dashboard: "ioprobe-characterization",
-		reason: `the same: instance="$instance", one host`},
-	{rule: "target-instance-rule", dashboard: "ioprobe-comparison",
-		reason: "the baseline is a host of its own, chosen apart from the sides compared with it",
-		selector: func(ms []*labels.Matcher) bool {
-			return hasMatcher(ms, "instance", labels.MatchEqual, "$baseline_instance")
-		}},
-}
+// and target-logql-auto-rule (no Loki). Nothing is excluded.
 
 // lintDashboard is the part of a dashboard the rules read.
 type lintDashboard struct {
@@ -219,16 +203,6 @@ func (l linted) add(rule, format string, args ...any) {
 	l[rule] = append(l[rule], fmt.Sprintf(format, args...))
 }
 
-// excluded says whether an exclusion covers a finding.
-func excluded(rule, uid string, sel []*labels.Matcher) bool {
-	for _, e := range lintExclusions {
-		if e.rule == rule && e.dashboard == uid && (e.selector == nil || (sel != nil && e.selector(sel))) {
-			return true
-		}
-	}
-	return false
-}
-
 // lint runs the rules on one dashboard. extra are matchers every selector
 // must also have (a custom mixin _config's).
 func lint(d *lintDashboard, extra []*labels.Matcher) linted {
@@ -250,19 +224,29 @@ func lint(d *lintDashboard, extra []*labels.Matcher) linted {
 	if ds, ok := byName["datasource"]; !ok || ds.Type != "datasource" || ds.query() != "prometheus" || ds.Label != "Data source" {
 		out.add("template-datasource-rule", "no Prometheus datasource variable named datasource, labelled Data source")
 	}
+	// One finding per thing wrong, as the linter's checkTemplate reports
+	// them (its label warning is an error to mixtool and to --strict).
 	for _, name := range []string{"job", "instance"} {
 		rule := "template-" + name + "-rule"
 		v, ok := byName[name]
-		switch {
-		case excluded(rule, d.UID, nil):
-		case !ok:
+		if !ok {
 			out.add(rule, "no %s variable", name)
-		case v.Type != "query" || v.Datasource == nil || (v.Datasource.UID != "${datasource}" && v.Datasource.UID != "$datasource"):
-			out.add(rule, "%s: not a query on ${datasource}", name)
-		case v.Label != strings.ToUpper(name[:1])+name[1:]:
+			continue
+		}
+		if v.Datasource == nil || (v.Datasource.UID != "${datasource}" && v.Datasource.UID != "$datasource") {
+			out.add(rule, "%s: not on ${datasource}", name)
+		}
+		if v.Type != "query" {
+			out.add(rule, "%s: a %s variable, not a query", name, v.Type)
+		}
+		if v.Label != strings.ToUpper(name[:1])+name[1:] {
 			out.add(rule, "%s: labelled %q", name, v.Label)
-		case !v.Multi || v.AllValue != ".+":
-			out.add(rule, "%s: multi %v, allValue %q (want multi, .+)", name, v.Multi, v.AllValue)
+		}
+		if !v.Multi {
+			out.add(rule, "%s: not multi-valued", name)
+		}
+		if v.AllValue != ".+" {
+			out.add(rule, "%s: allValue %q, not .+", name, v.AllValue)
 		}
 	}
 	labelValues := regexp.MustCompile(`^label_values\((.+), *([a-zA-Z_][a-zA-Z0-9_]*)\)$`)
@@ -291,7 +275,7 @@ func lint(d *lintDashboard, extra []*labels.Matcher) linted {
 			out.add("template-label-promql-rule", "%s: %v", v.Name, err)
 			continue
 		}
-		checkSelectors(out, d.UID, "variable "+v.Name, e, extra, false, before)
+		checkSelectors(out, "variable "+v.Name, e, extra, false, before)
 	}
 
 	// Panels and their queries.
@@ -313,7 +297,7 @@ func lint(d *lintDashboard, extra []*labels.Matcher) linted {
 				out.add("target-promql-rule", "%s %s: %v", what, t.RefID, err)
 				continue
 			}
-			checkSelectors(out, d.UID, what+" "+t.RefID, e, extra, true, all)
+			checkSelectors(out, what+" "+t.RefID, e, extra, true, all)
 			checkFunctions(out, what+" "+t.RefID, e)
 		}
 	}
@@ -326,7 +310,7 @@ func lint(d *lintDashboard, extra []*labels.Matcher) linted {
 			out.add("target-promql-rule", "annotation %q: %v", a.Name, err)
 			continue
 		}
-		checkSelectors(out, d.UID, "annotation "+a.Name, e, extra, false, all)
+		checkSelectors(out, "annotation "+a.Name, e, extra, false, all)
 	}
 	return out
 }
@@ -335,12 +319,12 @@ func lint(d *lintDashboard, extra []*labels.Matcher) linted {
 // on panels' queries, as the linter has it), and the extra matchers, of
 // which those on a variable ($name) only where that variable is declared
 // (vars: for a variable's own query, those before it).
-func checkSelectors(out linted, uid, what string, e parser.Expr, extra []*labels.Matcher, instance bool, vars map[string]bool) {
+func checkSelectors(out linted, what string, e parser.Expr, extra []*labels.Matcher, instance bool, vars map[string]bool) {
 	for _, sel := range parser.ExtractSelectors(e) {
 		if vars["job"] && !hasMatcher(sel, "job", labels.MatchRegexp, "$job") {
 			out.add("target-job-rule", "%s: %v", what, sel)
 		}
-		if instance && !hasMatcher(sel, "instance", labels.MatchRegexp, "$instance") && !excluded("target-instance-rule", uid, sel) {
+		if instance && !hasMatcher(sel, "instance", labels.MatchRegexp, "$instance") {
 			out.add("target-instance-rule", "%s: %v", what, sel)
 		}
 		for _, m := range extra {
@@ -520,4 +504,36 @@ func TestDashboardLinterRulesFind(t *testing.T) {
 	for _, rule := range []string{"target-job-rule", "template-instance-rule", "uneditable-dashboard", "panel-units-rule", "target-rate-interval-rule", "target-counter-agg-rule"} {
 		require.NotEmpty(t, found[rule], "%s finds nothing in %v", rule, found)
 	}
+}
+
+// The rules find what the real tools found, one for one: on the
+// dashboards as they shipped before issue 35 (Characterization's single
+// host, instance="$instance"; the Comparison's baseline selectors without
+// instance=~"$instance"), dashboard-linter lint (1be3836) and mixtool lint
+// (496ea9a) reported target-instance-rule 13 times on Characterization
+// and 4 on Comparison, and template-instance-rule twice (not multi, its
+// allValue ”), 19 errors.
+func TestDashboardLinterFindsWhatTheRealToolsFound(t *testing.T) {
+	shipped := shippedDashboards(t)
+	var char map[string]any
+	require.NoError(t, json.Unmarshal(shipped["ioprobe-characterization.json"], &char))
+	for _, v := range char["templating"].(map[string]any)["list"].([]any) {
+		if v := v.(map[string]any); v["name"] == "instance" {
+			v["multi"], v["includeAll"] = false, false
+			delete(v, "allValue")
+			delete(v, "current")
+		}
+	}
+	b, err := json.Marshal(char)
+	require.NoError(t, err)
+	one := strings.ReplaceAll(string(b), `instance=~\"$instance\"`, `instance=\"$instance\"`)
+	found := lint(loadLintDashboard(t, "characterization", []byte(one)), nil)
+	require.Len(t, found["target-instance-rule"], 13, "%v", found)
+	require.Len(t, found["template-instance-rule"], 2, "%v", found)
+	require.Len(t, found, 2, "nothing else: %v", found)
+
+	cmp := strings.ReplaceAll(string(shipped["ioprobe-comparison.json"]), `instance=~\"$instance\", instance=\"$baseline_instance\"`, `instance=\"$baseline_instance\"`)
+	found = lint(loadLintDashboard(t, "comparison", []byte(cmp)), nil)
+	require.Len(t, found["target-instance-rule"], 4, "%v", found)
+	require.Len(t, found, 1, "nothing else: %v", found)
 }
