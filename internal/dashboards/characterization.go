@@ -17,8 +17,8 @@ const pointSel = scoped + `, instance=~"$instance", target="$target", ioprobe_jo
 // access patterns as columns, and its Figures 2–9. A table has a cell
 // per data size and pattern, which two hosts would fill twice: every row
 // repeats by instance (a multi-valued variable, as dashboard-linter's
-// template-instance-rule asks), so each host has its own tables, side by
-// side with the others' as the report's two adapters are.
+// template-instance-rule asks), so each host has its own tables, one
+// below the other as the report's two adapters' are.
 func characterization() (board, error) {
 	cols, err := patterns("characterize")
 	if err != nil {

@@ -194,3 +194,43 @@ func TestPanelsAreDocumented(t *testing.T) {
 		}
 	}
 }
+
+// Characterization's tables have a cell per data size and pattern, which
+// two hosts would fill twice: every panel is under a row repeated by the
+// multi-valued instance, so that each repeat draws one host.
+func TestCharacterizationDrawsOneHostPerRow(t *testing.T) {
+	files, err := Files()
+	require.NoError(t, err)
+	var d struct {
+		Panels []struct {
+			Type   string `json:"type"`
+			Title  string `json:"title"`
+			Repeat string `json:"repeat"`
+		} `json:"panels"`
+		Templating struct {
+			List []struct {
+				Name  string `json:"name"`
+				Multi bool   `json:"multi"`
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	require.NoError(t, json.Unmarshal(files["dashboards/ioprobe-characterization.json"], &d))
+	require.NotEmpty(t, d.Panels)
+	require.Equal(t, "row", d.Panels[0].Type, "the first panel is a row: none is outside the repeats")
+	rows := 0
+	for _, p := range d.Panels {
+		if p.Type == "row" {
+			rows++
+			require.Equal(t, "instance", p.Repeat, "row %q", p.Title)
+			require.Contains(t, p.Title, "$instance", "row %q names its host", p.Title)
+		}
+	}
+	require.Equal(t, 3, rows)
+	multi := false
+	for _, v := range d.Templating.List {
+		if v.Name == "instance" {
+			multi = v.Multi
+		}
+	}
+	require.True(t, multi, "instance is multi-valued")
+}
