@@ -147,7 +147,7 @@ scrape_configs:
 		s := query(c, prom, q)
 		require.Len(c, s, 1)
 		assert.GreaterOrEqual(c, s[0].float(c), float64(ios))
-	}, 30*time.Second, 200*time.Millisecond, "Prometheus sees fio's %d reads in %s", ios, q)
+	}, promPatience*30*time.Second, 200*time.Millisecond, "Prometheus sees fio's %d reads in %s", ios, q)
 	s := query(t, prom, q)
 	require.InDelta(t, float64(ios), s[0].float(t), ios/100, "fio's reads, not more (the device serves nothing else)")
 	p99 := query(t, prom, `histogram_quantile(0.99, ioprobe_device_latency_seconds{device="`+name+`",op="read"})`)

@@ -177,19 +177,19 @@ func TestPrometheusScrapesServe(t *testing.T) {
 	require.NoError(t, d.cmd.Process.Signal(syscall.SIGHUP))
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Contains(c, fetch(c, ioprobeURL+"/metrics"), "ioprobe_config_last_reload_successful 0")
-	}, 10*time.Second, 100*time.Millisecond)
+	}, promPatience*10*time.Second, 100*time.Millisecond)
 	withModule := withDirAndDevice(t, serveConfig, dir) + "  again: {profile: random-read, max_duration: 200ms}\n"
 	require.NoError(t, os.WriteFile(cfgPath, []byte(withModule), 0o644))
 	require.NoError(t, d.cmd.Process.Signal(syscall.SIGHUP))
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Contains(c, fetch(c, ioprobeURL+"/metrics"), "ioprobe_config_last_reload_successful 1")
-	}, 10*time.Second, 100*time.Millisecond)
+	}, promPatience*10*time.Second, 100*time.Millisecond)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		resp, err := http.Get(ioprobeURL + "/probe?target=data&module=again")
 		require.NoError(c, err)
 		resp.Body.Close()
 		assert.Equal(c, http.StatusOK, resp.StatusCode, "503 while a job holds the device")
-	}, 10*time.Second, 100*time.Millisecond)
+	}, promPatience*10*time.Second, 100*time.Millisecond)
 
 	// SIGTERM during a run: the run is interrupted, exit 0, the file
 	// intact. (How soon it exits is not a test's to say on a loaded
@@ -202,7 +202,7 @@ func TestPrometheusScrapesServe(t *testing.T) {
 		m := fetch(c, ioprobeURL+"/metrics")
 		assert.Contains(c, m, `ioprobe_run_active{ioprobe_job="long",target="data"} 1`)
 		assert.Regexp(c, `(?m)^ioprobe_io_operations_total\{ioprobe_job="long",op="read",target="data"\} [1-9]`, m, "it is measuring")
-	}, 20*time.Second, 100*time.Millisecond)
+	}, promPatience*20*time.Second, 100*time.Millisecond)
 	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case <-d.exited:
