@@ -267,9 +267,7 @@ func TestKeep(t *testing.T) {
 	} {
 		r, k := Keep(c.off, c.n)
 		var got [][2]int64
-		for _, x := range r[:k] {
-			got = append(got, x)
-		}
+		got = append(got, r[:k]...)
 		require.Equal(t, c.want, got, "%d bytes at %d", c.n, c.off)
 	}
 	require.Zero(t, testing.AllocsPerRun(100, func() { Keep(300, 2300) }))
