@@ -43,7 +43,7 @@ install: $(BIN)
 	$(INSTALL) -d -m 0755 '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(SHAREDIR)'
 	$(INSTALL) -m 0755 $(BIN) '$(DESTDIR)$(BINDIR)/ioprobe'
 	$(INSTALL) -m 0644 configs/ioprobe.yaml '$(DESTDIR)$(SHAREDIR)/ioprobe.yaml'
-	sed 's|/usr/local/bin/ioprobe|$(BINDIR)/ioprobe|' configs/systemd/ioprobe.service >'$(DESTDIR)$(SHAREDIR)/ioprobe.service'
+	sed 's|^ExecStart=/usr/local/bin/ioprobe |ExecStart=$(BINDIR)/ioprobe |' configs/systemd/ioprobe.service >'$(DESTDIR)$(SHAREDIR)/ioprobe.service'
 	chmod 0644 '$(DESTDIR)$(SHAREDIR)/ioprobe.service'
 
 uninstall:

@@ -72,7 +72,7 @@ func TestMakeInstall(t *testing.T) {
 	shipped, err = os.ReadFile(filepath.Join("..", "configs", "systemd", "ioprobe.service"))
 	require.NoError(t, err)
 	require.Contains(t, string(shipped), "\nExecStart=/usr/local/bin/ioprobe serve ")
-	require.Equal(t, strings.ReplaceAll(string(shipped), "/usr/local/bin/ioprobe", "/usr/bin/ioprobe"), string(unit),
+	require.Equal(t, strings.Replace(string(shipped), "\nExecStart=/usr/local/bin/ioprobe ", "\nExecStart=/usr/bin/ioprobe ", 1), string(unit),
 		"the unit as shipped, starting the installed binary")
 
 	// Someone else's files beside ioprobe's stay, and so does their directory.
