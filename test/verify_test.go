@@ -91,26 +91,36 @@ func TestVerifyDetectsLostWrites(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 
 	blocks := []int64{0, 512 << 10}
-	fd, err := unix.Open(tgt, unix.O_RDWR|unix.O_DIRECT, 0)
-	require.NoError(t, err)
-	defer unix.Close(fd)
 	old, err := unix.Mmap(-1, 0, len(blocks)*4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	require.NoError(t, err)
 	defer unix.Munmap(old)
+	// The descriptor is closed before the run starts: a file another
+	// process holds open for writing is a file in use, which the run's
+	// checks refuse (the lost writes come from "the device", after them).
+	// O_CLOEXEC keeps it out of every process a parallel test starts.
+	open := func() int {
+		fd, err := unix.Open(tgt, unix.O_RDWR|unix.O_DIRECT|unix.O_CLOEXEC, 0)
+		require.NoError(t, err)
+		return fd
+	}
+	fd := open()
 	for i, off := range blocks {
 		_, err := unix.Pread(fd, old[i*4096:(i+1)*4096], off)
 		require.NoError(t, err)
 	}
+	require.NoError(t, unix.Close(fd))
 
 	b := startBackground(t, append(base, "--read-pct", "50", "--random-pct", "100", "--qd", "4",
 		"--duration", "3s", "--max-errors", "0")...)
 	// Once the run writes it has passed its checks (which refuse a file
-	// something else changed since ioprobe last wrote it). From then on,
-	// put the blocks back every 20 ms until it ends: its reads find old
-	// sectors.
+	// something else holds or changed since ioprobe last wrote it). From
+	// then on, put the blocks back every 20 ms until it ends: its reads
+	// find old sectors.
 	whileAlive(t, b, "the run never wrote", func(c *assert.CollectT) {
 		assert.Positive(c, procIO(c, b.cmd.Process.Pid, "write_bytes"))
 	})
+	fd = open()
+	defer unix.Close(fd)
 	pace := time.NewTicker(20 * time.Millisecond)
 	defer pace.Stop()
 	guard := time.After(time.Minute)

@@ -694,7 +694,6 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 	}
 	if win != nil {
 		res.Summary.HostOthers = hostOthers(res, win)
-		res.Notes = append(res.Notes, res.OthersNotes()...)
 	}
 	if stop != nil {
 		res.SafetyStop = stop.stop
@@ -702,6 +701,10 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 	}
 	if win != nil {
 		win.devLat.summarize(res)
+		// The note is written from the device figures as the result keeps
+		// them (device latency takes ioprobe's own check reads out), so
+		// that it says what a reader of the result recomputes.
+		res.Notes = append(res.Notes, res.OthersNotes()...)
 	}
 	p.setJobs(res, snap.workers, snap.ended, snap.t0)
 	switch {
