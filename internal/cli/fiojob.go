@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -100,7 +101,57 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 	for _, p := range points {
 		byName[p.Name] = p
 	}
+	scheds, err := planSchedulers(points, notes)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	// restoreSchedulers puts switched devices back and says, for the
+	// results, what each point ran under.
+	restoreSchedulers := func([]*result.Result) {}
+	if scheds != nil {
+		for i, sw := range scheds {
+			units[i].Setting = schedSetting(sw)
+		}
+		if o.dryRun {
+			for i, sw := range scheds {
+				for _, w := range sw {
+					fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: %s: [%s] would switch the I/O scheduler of %s from %s to %s (fio's ioscheduler=), and put it back after the run\n",
+						points[i].Name, w.job, w.dev.Device, w.dev.Current, w.name))
+				}
+			}
+		} else {
+			sw := newSchedSwitcher()
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			sw.watch(cancel)
+			defer sw.restore(g.stderr) // on every way out; once
+			inEffect := map[string][]result.IOScheduler{}
+			ro := *o
+			ro.beforeUnit = func(u suiterun.Unit) error {
+				if err := sw.apply(scheds[u.Index], g.stderr); err != nil {
+					return err
+				}
+				inEffect[u.Point.Name] = sw.inEffect()
+				return nil
+			}
+			o = &ro
+			restoreSchedulers = func(results []*result.Result) {
+				back := sw.restore(g.stderr)
+				for _, r := range results {
+					if r.Point == nil {
+						continue
+					}
+					for _, s := range inEffect[r.Point.Name] {
+						s.Restored = back[s.Device]
+						r.IOSchedulers = append(r.IOSchedulers, s)
+					}
+				}
+			}
+		}
+	}
 	return o.runImported(ctx, g, "fio job "+f.file, s, units, nil, func(doc *result.Suite) error {
+		restoreSchedulers(doc.Results)
 		for _, r := range doc.Results {
 			if r.Point != nil {
 				r.Notes = append(r.Notes, notes[r.Point.Name]...)
@@ -131,4 +182,14 @@ func setFioOptions(r *result.Result, p fiojob.Point) {
 			r.Summary.Jobs[i].Fio = &result.FioOptions{Job: conv(p.Jobs[i].Options), Global: conv(p.Jobs[i].Global)}
 		}
 	}
+}
+
+// schedSetting names the schedulers a point runs under, for
+// suiterun.Unit.Setting.
+func schedSetting(sw []schedSwitch) string {
+	var parts []string
+	for _, w := range sw {
+		parts = append(parts, w.dev.Device+"="+w.name)
+	}
+	return strings.Join(parts, ",")
 }

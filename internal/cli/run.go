@@ -60,6 +60,9 @@ type runOptions struct {
 	buffered         bool
 
 	changed func(name string) bool
+	// beforeUnit, when set, is called before each point of an imported
+	// file is measured (a fio job's ioscheduler= switches a device then).
+	beforeUnit func(u suiterun.Unit) error
 }
 
 // AddFlags registers the flags with their Iometer defaults.

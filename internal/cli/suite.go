@@ -264,6 +264,11 @@ func (o *suiteOptions) runUnits(ctx context.Context, g *globalOptions, s *worklo
 				label += fmt.Sprintf(" run %d/%d", run, o.repeat)
 			}
 			clock.begin(label, u.Planned())
+			if o.beforeUnit != nil {
+				if err := o.beforeUnit(u); err != nil {
+					return nil, err
+				}
+			}
 			return measure(ctx, settings.Plan(u), pr)
 		},
 		Kept: func(u suiterun.Unit, res *result.Result) {

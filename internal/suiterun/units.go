@@ -21,6 +21,10 @@ type Unit struct {
 	// Clones keeps each worker's figures in the result (summary.jobs[]
 	// .clones): fio's job clones, which fio reports one by one.
 	Clones bool
+	// Setting is what the point runs under besides its specifications
+	// and targets (a fio job's ioscheduler=): points that differ in it
+	// are each measured, never one reported from the other's run.
+	Setting string
 }
 
 // TargetsOf returns the targets of the unit's i-th specification.
@@ -79,7 +83,7 @@ func SameAs(units []Unit) []int {
 	for i, u := range units {
 		out[i] = -1
 		for j := range units[:i] {
-			if out[j] < 0 && slices.Equal(units[j].Targets, u.Targets) && workload.SameSpecs(units[j].Point.Specs, u.Point.Specs) &&
+			if out[j] < 0 && slices.Equal(units[j].Targets, u.Targets) && units[j].Setting == u.Setting && workload.SameSpecs(units[j].Point.Specs, u.Point.Specs) &&
 				slices.EqualFunc(units[j].SpecTargets, u.SpecTargets, slices.Equal) {
 				out[i] = j
 				break

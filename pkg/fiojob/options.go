@@ -99,6 +99,10 @@ type job struct {
 	// fio's iodepth_batch_submit, iodepth_batch_complete_min and
 	// iodepth_batch_complete_max as given (-1: not given).
 	batchSubmit, completeMin, completeMax int
+	// ioscheduler is fio's ioscheduler: the I/O scheduler fio switches
+	// the device of each of the job's files to before the job.
+	ioscheduler   string
+	ioschedulerAt option
 	limits
 }
 
@@ -153,7 +157,6 @@ var accepted = map[string]string{
 	"write_hist_log": "not written: ioprobe keeps its samples in its own result (intervals, histograms)",
 	"exitall":        "", "exitall_on_error": "", "allow_mounted_write": "", "overwrite": "", "create_on_open": "",
 	"create_serialize": "", "create_fsync": "", "create_only": "", "pre_read": "", "fallocate": "",
-	"ioscheduler":  "not applied: ioprobe leaves the device's I/O scheduler as it is",
 	"cpus_allowed": "not applied: ioprobe does not pin its workers", "cpumask": "not applied: ioprobe does not pin its workers",
 	"cpus_allowed_policy": "", "nice": "not applied: ioprobe runs at its own priority", "prio": "not applied: ioprobe runs at its own priority",
 	"prioclass": "not applied: ioprobe runs at its own priority", "iomem": "", "mem": "", "hugepage-size": "",
@@ -270,11 +273,12 @@ var handlers = map[string]func(*job, option) error{
 		j.fdatasyncAt = o
 		return j.setInt(o, &j.fdatasync, nil, 0, workload.MaxFlushEvery)
 	},
-	"sync":       (*job).setSync,
-	"verify":     func(j *job, o option) error { j.verify, j.verifyAt = strings.TrimSpace(o.value), o; return nil },
-	"do_verify":  func(j *job, o option) error { return setBool(o, &j.doVerify) },
-	"ba":         (*job).setBlockAlign,
-	"blockalign": (*job).setBlockAlign,
+	"sync":        (*job).setSync,
+	"verify":      func(j *job, o option) error { j.verify, j.verifyAt = strings.TrimSpace(o.value), o; return nil },
+	"do_verify":   func(j *job, o option) error { return setBool(o, &j.doVerify) },
+	"ioscheduler": (*job).setIOScheduler,
+	"ba":          (*job).setBlockAlign,
+	"blockalign":  (*job).setBlockAlign,
 }
 
 func (j *job) setBlockAlign(o option) error {
@@ -573,9 +577,29 @@ func (j *job) setEngine(o option) error {
 		j.engine, j.engineName = workload.EngineSync, v
 	case "io_uring", "libaio":
 		j.engine, j.engineName = workload.EngineURing, v
+	case "posixaio":
+		// glibc's POSIX AIO: aio_read/aio_write handed to its helper
+		// threads, iodepth of them outstanding, buffered or direct alike
+		// (unlike libaio, which runs a buffered I/O within io_submit).
+		j.engine, j.engineName = workload.EngineURing, v
+		j.note(o, "fio's posixaio (glibc's aio_read/aio_write, iodepth of them in flight) runs on ioprobe's io_uring engine at the same iodepth, as libaio does")
 	default:
-		return fmt.Errorf("%q: ioprobe runs the sync family (sync, psync, vsync, pvsync, pvsync2) and io_uring/libaio", v)
+		return fmt.Errorf("%q: ioprobe runs the sync family (sync, psync, vsync, pvsync, pvsync2), io_uring, libaio and posixaio", v)
 	}
 	j.engineAt = o
+	return nil
+}
+
+// setIOScheduler reads ioscheduler=: a scheduler's name as the kernel lists
+// it in /sys/block/DEV/queue/scheduler (fio writes it there as given).
+func (j *job) setIOScheduler(o option) error {
+	v := strings.TrimSpace(o.value)
+	if o.bare || v == "" {
+		return errors.New("needs a value (a scheduler's name: mq-deadline, bfq, kyber, none)")
+	}
+	if len(v) > 64 || strings.ContainsAny(v, "[] \t/") {
+		return fmt.Errorf("%q: not a scheduler's name as the kernel lists them (mq-deadline, bfq, kyber, none)", v)
+	}
+	j.ioscheduler, j.ioschedulerAt = v, o
 	return nil
 }

@@ -55,6 +55,11 @@ type Job struct {
 	Notes []string
 	// StartDelay is fio's startdelay: every job of a point has the same.
 	StartDelay time.Duration
+	// IOScheduler is fio's ioscheduler (""; none given): before the job
+	// fio switches the I/O scheduler of the device under each of its
+	// files (the whole disk of a partition) to it, and fails the job when
+	// it cannot (backend.c: switch_ioscheduler).
+	IOScheduler string
 	// Options are the job's own section's options, Global those of the
 	// [global] sections before it, as written (for fio-json's "job
 	// options" and "global options").
@@ -70,6 +75,14 @@ func (j Job) line(key string) (pos, string) {
 		return o.at, key
 	}
 	return j.at, key
+}
+
+// Refusal is an *Error about the job's option key, naming the line that
+// last set it (else the job's section): for what only the caller can
+// find, such as the device under a file.
+func (j Job) Refusal(key, reason string) error {
+	at, key := j.line(key)
+	return &Error{File: at.file, Line: at.line, Section: j.Name, Option: key, Reason: reason}
 }
 
 // Point is jobs that fio runs at once: one access specification each,
@@ -213,6 +226,7 @@ func resolve(s *section, globals []*section, o Options) (Job, bool, error) {
 	if j.startDelay > 0 {
 		out.StartDelay = j.startDelay
 	}
+	out.IOScheduler = j.ioscheduler
 	return out, j.barrier, nil
 }
 

@@ -153,7 +153,7 @@ func TestParseRefusals(t *testing.T) {
 		{base + "[j]\nrw=randread:8\n", "job.fio:6: [j] rw: :8: fio then makes 8 sequential I/Os per random offset; ioprobe's % random has no runs of that length"},
 		{base + "[j]\nrw=write:4k\n", "job.fio:6: [j] rw: :4096: fio then skips 4096 bytes after each I/O; ioprobe's sequential I/O has no holes"},
 		{base + "[j]\nzonemode=zbd\n", "job.fio:6: [j] zonemode: not an option ioprobe can run with fio's meaning"},
-		{base + "[j]\nioengine=mmap\n", `job.fio:6: [j] ioengine: "mmap": ioprobe runs the sync family (sync, psync, vsync, pvsync, pvsync2) and io_uring/libaio`},
+		{base + "[j]\nioengine=mmap\n", `job.fio:6: [j] ioengine: "mmap": ioprobe runs the sync family (sync, psync, vsync, pvsync, pvsync2), io_uring, libaio and posixaio`},
 		{base + "[j]\nrw=randrw\nbs=4k,64k\n", `job.fio:7: [j] bs: a transfer size mix per direction (reads 4KiB, writes 64KiB): ioprobe's transfer sizes are the same for reads and writes`},
 		{base + "[j]\noffset=10%\n", "job.fio:6: [j] offset: a % of the file's size, whose size ioprobe does not know here (give it in bytes)"},
 		{base + "[j]\ndirect=1\noffset=1000\n", "job.fio:7: [j] offset: 1000 is not a multiple of the transfer size 4096: fio's direct I/O at it fails (EINVAL)"},

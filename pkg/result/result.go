@@ -59,9 +59,14 @@ type Result struct {
 	SafetyChecks *SafetyChecks `json:"safety_checks,omitempty"`
 	// Notes say where the run differs from what its input asked for (a fio
 	// job without direct=1 run with O_DIRECT).
-	Notes    []string `json:"notes,omitempty"`
-	Host     Host     `json:"host"`
-	Workload Workload `json:"workload"`
+	Notes []string `json:"notes,omitempty"`
+	// IOSchedulers are the devices whose I/O scheduler ioprobe switched
+	// for a fio job's ioscheduler= before this run (or before an earlier
+	// point of the same job file: fio leaves a switched scheduler as it
+	// is for the jobs after), what each ran under and what it was before.
+	IOSchedulers []IOScheduler `json:"io_schedulers,omitempty"`
+	Host         Host          `json:"host"`
+	Workload     Workload      `json:"workload"`
 	// Groups lists each access specification of a run that ran several at
 	// once on their own workers (the business suite's mixed run).
 	Groups    []Workload `json:"groups,omitempty"`
@@ -88,6 +93,17 @@ type Result struct {
 	// Hosts, on a point of a fleet suite, is each host's own run of that
 	// point, its result merged into this one (see Fleet).
 	Hosts []FleetHost `json:"hosts,omitempty"`
+}
+
+// IOScheduler is a device whose I/O scheduler ioprobe switched for fio's
+// ioscheduler= (docs/fio.md): Scheduler, what the run ran under; Was, what
+// the device had before ioprobe switched it; Restored, that ioprobe put
+// Was back once the job file's last run ended (fio leaves it switched).
+type IOScheduler struct {
+	Device    string `json:"device"`
+	Scheduler string `json:"scheduler"`
+	Was       string `json:"was"`
+	Restored  bool   `json:"restored"`
 }
 
 // SafetyStop is why a run stopped writing early: what its re-check of a
