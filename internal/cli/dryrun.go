@@ -92,6 +92,12 @@ func describeSpec(s workload.Spec) string {
 	if s.RandomMap {
 		b.WriteString(", random map")
 	}
+	if s.RandomDistribution != "" {
+		b.WriteString(", random offsets " + s.RandomDistribution)
+	}
+	if s.RandomGenerator != "" {
+		b.WriteString(", every block once per pass (" + s.RandomGenerator + ")")
+	}
 	if s.Buffered {
 		b.WriteString(", buffered")
 		if s.KeepCache {

@@ -252,6 +252,12 @@ func workloadLine(wl result.Workload) string {
 	if wl.FilesInTurn > 0 {
 		s += ", targets in turn (" + count(uint64(wl.FilesInTurn)) + " " + plural(wl.FilesInTurn, "I/O", "I/Os") + " each)"
 	}
+	if wl.RandomDistribution != "" {
+		s += ", random offsets " + wl.RandomDistribution
+	}
+	if wl.RandomGenerator != "" {
+		s += ", every block once per pass (" + wl.RandomGenerator + ")"
+	}
 	if wl.Verify {
 		s += ", verifying reads"
 	}

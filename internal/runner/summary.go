@@ -72,6 +72,9 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string, t
 		OffsetIncrementBytes: s.OffsetIncrement,
 		FilesInTurn:          s.FilesInTurn,
 		CloneFiles:           s.CloneFiles,
+
+		RandomDistribution: s.RandomDistribution,
+		RandomGenerator:    s.RandomGenerator,
 	}
 	if e.Name() == workload.EngineURing {
 		// The ring's slots: the queue depth on each target, or over all

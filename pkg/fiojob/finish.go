@@ -66,6 +66,9 @@ func (j *job) finish(o Options, fail func(option, string) error) (workload.Spec,
 	// fio's random map: on for a random job unless norandommap (its
 	// blockalign turns it off).
 	spec.RandomMap = random && spec.RandomPct > 0 && !j.norandommap && spec.Align == 0
+	if err := j.applyRandom(&spec, random, fail); err != nil {
+		return spec, nil, err
+	}
 	if err := j.rates(&spec, dirs); err != nil {
 		return spec, nil, err
 	}
@@ -137,6 +140,10 @@ func (j *job) optionOf(field string) option {
 		return pick(j.baAt)
 	case field == "random_map":
 		return pick(j.rwAt, j.iodepthAt)
+	case field == "random_distribution":
+		return pick(j.distAt)
+	case field == "random_generator":
+		return pick(j.genAt)
 	}
 	return option{key: field, at: j.at}
 }

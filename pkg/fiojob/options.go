@@ -104,6 +104,7 @@ type job struct {
 	ioscheduler   string
 	ioschedulerAt option
 	limits
+	random
 }
 
 // splitEntry is one size of a bssplit and its percent (-1: none given).
@@ -144,7 +145,7 @@ func (j *job) note(o option, format string, args ...any) {
 // is that note ("" for none).
 var accepted = map[string]string{
 	"description": "", "group_reporting": "", "new_group": "", "thread": "", "randrepeat": "",
-	"random_generator": "", "use_os_rand": "", "gtod_reduce": "", "disable_lat": "", "disable_clat": "",
+	"use_os_rand": "", "gtod_reduce": "", "disable_lat": "", "disable_clat": "",
 	"disable_slat": "", "disable_bw_measurement": "", "disable_bw": "", "clat_percentiles": "", "lat_percentiles": "",
 	"slat_percentiles": "", "percentile_list": "", "significant_figures": "", "clocksource": "", "gtod_cpu": "",
 	"per_job_logs": "", "log_avg_msec": "", "log_hist_msec": "", "log_hist_coarseness": "", "log_max_value": "",

@@ -191,6 +191,12 @@ type Workload struct {
 	// RandomMap: fio's random map (each block once per pass, I/Os
 	// shortened to the free blocks).
 	RandomMap bool `json:"random_map,omitempty"`
+	// RandomDistribution: fio's random_distribution of the random I/O
+	// (zipf:1.2, pareto:0.9, normal:5, zoned:…, zoned_abs:…; absent:
+	// uniform); RandomGenerator: "lfsr" when every block was visited once
+	// per pass without a map (fio's random_generator=lfsr).
+	RandomDistribution string `json:"random_distribution,omitempty"`
+	RandomGenerator    string `json:"random_generator,omitempty"`
 	// RateReadBPS, RateWriteBPS, RateProcess: fio's rate per direction,
 	// bytes per second over all workers (0: that direction unlimited),
 	// "" (linear) or "poisson".

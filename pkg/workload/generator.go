@@ -24,7 +24,13 @@ type Cursor struct {
 	// rmap is the worker's random map of the target (Spec.RandomMap),
 	// made by the first generator on the cursor; nil without one.
 	rmap *blockMap
-	_    [40]byte // keep neighbouring cursors off this cache line
+	// dist is the worker's non-uniform distribution on the target
+	// (Spec.RandomDistribution): fio keeps one per job and file, its hot
+	// spot placed once. perm is its lfsr pass (Spec.RandomGenerator).
+	// Made by the first generator on the cursor; nil without.
+	dist *distGen
+	perm *blockPerm
+	_    [24]byte // keep neighbouring cursors off this cache line
 }
 
 // NewCursor returns a cursor whose first sequential I/O starts at start bytes
@@ -135,6 +141,10 @@ type Generator struct {
 	rmap     *blockMap
 	minBlock int64
 	lastb    uint64
+	// A non-uniform distribution, or fio's lfsr, draws the blocks of
+	// random I/Os instead (nil without; then minBlock is set too).
+	dist *distGen
+	perm *blockPerm
 	drop     bool // Buffered without KeepCache: flag the I/O that starts a pass
 	// Loops of a budget that start over (fio reopens its files for each
 	// loop: an empty map, the streams at the start, the cache dropped):
@@ -198,6 +208,11 @@ func NewGenerator(spec *Spec, region Region, cursor *Cursor, seed uint64) (*Gene
 			g.loopBytes = region.Len // fio's io_size: size
 		}
 		g.nextBytes, g.nextCount = g.loopBytes, g.loopCount
+	}
+	if random {
+		if err := g.drawBlocks(spec, seed); err != nil {
+			return nil, err
+		}
 	}
 	if spec.RandomMap && random {
 		if err := spec.validateRandomMap(); err != nil {
@@ -275,6 +290,8 @@ func (g *Generator) Place(op *Op) {
 	switch {
 	case op.Random && g.rmap != nil:
 		g.placeMapped(op, dir)
+	case op.Random && (g.dist != nil || g.perm != nil):
+		g.placeDrawn(op, dir)
 	case op.Random:
 		off := int64(g.below(l.slots)) * l.align
 		op.Offset = g.region.Start + off
@@ -334,15 +351,7 @@ func (g *Generator) placeMapped(op *Op, dir int) {
 		}
 	}
 	off := int64(b) * g.minBlock
-	if len(g.lines) > 1 {
-		idx := op.Line
-		for off+g.lines[idx].size > g.region.Len {
-			if idx++; idx == len(g.lines) {
-				idx = g.pick()
-			}
-		}
-		op.Line, op.Len = idx, g.lines[idx].size
-	}
+	g.fit(op, off)
 	blocks := uint64((op.Len + g.minBlock - 1) / g.minBlock)
 	if set := g.rmap.setRun(b, blocks); set < blocks {
 		op.Len = int64(set) * g.minBlock
@@ -351,6 +360,23 @@ func (g *Generator) placeMapped(op *Op, dir int) {
 	if g.follow {
 		g.cursor.follow(dir, off+op.Len)
 	}
+}
+
+// fit gives a random I/O at off a transfer size that ends inside the
+// region, as fio's get_next_buflen: the drawn line's if it fits, else the
+// next line in order that fits (fio's bssplit passes the share on), else
+// a new draw.
+func (g *Generator) fit(op *Op, off int64) {
+	if len(g.lines) < 2 {
+		return
+	}
+	idx := op.Line
+	for off+g.lines[idx].size > g.region.Len {
+		if idx++; idx == len(g.lines) {
+			idx = g.pick()
+		}
+	}
+	op.Line, op.Len = idx, g.lines[idx].size
 }
 
 // pick draws a line by share.

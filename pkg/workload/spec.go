@@ -129,6 +129,20 @@ type Spec struct {
 	// from its start. Once every block was touched the map (and the
 	// sequential positions) start again: a new pass.
 	RandomMap bool `json:"random_map,omitempty"`
+	// RandomDistribution is fio's random_distribution for random I/O, in
+	// fio's words as ParseDistribution reads them: "" uniform (fio's
+	// random), zipf:THETA, pareto:H, normal:DEV (a center after a
+	// further colon), zoned and zoned_abs. Each worker draws the blocks
+	// of the smallest transfer with fio's generator on each target (its
+	// ranks spread by fio's hash, its hot spot placed once per worker and
+	// target); a transfer size that would pass the region's end gives way
+	// to one that fits. fio turns its random map off for any but the
+	// uniform one, and so must RandomMap be.
+	RandomDistribution string `json:"random_distribution,omitempty"`
+	// RandomGenerator is fio's random_generator where it changes more
+	// than the sequence: "lfsr" visits every block once per pass in a
+	// scrambled order, without a map (""; tausworthe, repeats allowed).
+	RandomGenerator string `json:"random_generator,omitempty"`
 	// RateReadBPS and RateWriteBPS are fio's rate per direction (rate=,
 	// or rate_iops times the smallest transfer size) in bytes per second
 	// over all workers (0: that direction is not limited). Each worker
@@ -482,6 +496,9 @@ func (s *Spec) validateRun() error {
 		return err
 	}
 	if err := s.validateRandomMap(); err != nil {
+		return err
+	}
+	if err := s.validateDistribution(); err != nil {
 		return err
 	}
 	if s.Verify && s.Buffered && s.Alignment()%512 != 0 {
