@@ -145,7 +145,7 @@ type Generator struct {
 	// random I/Os instead (nil without; then minBlock is set too).
 	dist *distGen
 	perm *blockPerm
-	drop     bool // Buffered without KeepCache: flag the I/O that starts a pass
+	drop bool // Buffered without KeepCache: flag the I/O that starts a pass
 	// Loops of a budget that start over (fio reopens its files for each
 	// loop: an empty map, the streams at the start, the cache dropped):
 	// the I/O count and bytes at which the next loop starts (0: none).
