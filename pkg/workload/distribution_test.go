@@ -132,3 +132,31 @@ func TestDistributionRefusals(t *testing.T) {
 		require.Equal(t, s, d.String())
 	}
 }
+
+// BenchmarkGeneratorNextDistribution: fio's distributions on the hot path,
+// allocation free (zeta(n) is computed before the timer).
+func BenchmarkGeneratorNextDistribution(b *testing.B) {
+	for _, c := range []struct{ dist, gen string }{
+		{"", ""}, {"zipf:1.2", ""}, {"pareto:0.9", ""}, {"normal:5", ""}, {"zoned:60/10:30/20:10/70", ""}, {"", GeneratorLFSR},
+	} {
+		name := c.dist + c.gen
+		if name == "" {
+			name = "uniform"
+		}
+		b.Run(name, func(b *testing.B) {
+			spec := distSpec(c.dist)
+			spec.RandomGenerator = c.gen
+			spec = spec.WithDefaults()
+			g, err := NewGenerator(&spec, Region{Len: GiB}, nil, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var op Op
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				g.Next(&op)
+			}
+		})
+	}
+}
