@@ -84,6 +84,11 @@ type Worker struct {
 	// deadline, when not 0, is the Nanotime at which the worker stops
 	// issuing (SetDeadline).
 	deadline atomic.Int64
+	// content is the worker's stream of fio's buffer contents (nil:
+	// ioprobe's own); refill says every write is filled anew, fillOnce
+	// that the slots are filled at the start instead.
+	content          *iobuf.Stream
+	refill, fillOnce bool
 	// dropFailures counts the page cache drops the kernel declined
 	// (DropCache).
 	dropFailures atomic.Uint64
@@ -116,6 +121,11 @@ func (w *Worker) SetReady() {
 // worker on target t. Engines call it before waiting on Start.
 func (w *Worker) NewLane(t int) *Lane {
 	s := &Lane{Target: t, Worker: w.ID, Path: w.Targets[t].Path, Lines: newLineStats(w.Spec)}
+	if w.content != nil {
+		w.mu.Lock()
+		s.fill = w.content.NewFiller(w.Seed ^ uint64(w.ID)<<32 ^ uint64(len(w.lanes)+1))
+		w.mu.Unlock()
+	}
 	if w.Paced() {
 		s.Read.Intended, s.Write.Intended = result.NewHistogram(), result.NewHistogram()
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/ioprobe/ioprobe/internal/iobuf"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -126,6 +127,8 @@ type Lane struct {
 	Sync OpStats
 	// Lines counts each access specification line (nil for one line).
 	Lines []LineStats
+	// fill fills the lane's writes with fio's buffer contents.
+	fill iobuf.Filler
 }
 
 // Done records a completed I/O of len bytes and latency ns.

@@ -82,6 +82,12 @@ func NewWorkers(set WorkerSet) ([]*Worker, error) {
 			flush:      newFlushState(spec, len(targets)),
 			budget:     newBudget(spec.Loops, spec.IOCount, spec.IOBytes, regions),
 		}
+		if c := contentOf(spec, regions); c != nil {
+			w.content = iobuf.NewStream(*c, set.Seed^uint64(id+1)*0x9e3779b97f4a7c15)
+			w.refill = spec.Buffer.Refill
+			w.fillOnce = !spec.Buffer.Refill && !spec.Buffer.Random()
+			w.fillSlots()
+		}
 		for _, t := range targets {
 			start := t.Region.Len / int64(spec.Workers) * int64(i)
 			if spec.SequentialStreams == workload.StreamsDirection {

@@ -188,6 +188,7 @@ func (p *Plan) targetOptions(ctx context.Context) ([]string, map[string]*openTar
 			byPath[path].groups = append(byPath[path].groups, gi)
 			s := &g.Spec
 			o.Write = o.Write || s.WritesData()
+			o.ForeignContent = o.ForeignContent || (s.WritesData() && !s.Buffer.Stamped())
 			// Direct I/O's alignment rules go only when every group on
 			// the target runs buffered.
 			o.Buffered = (o.Buffered || len(byPath[path].groups) == 1) && s.Buffered

@@ -42,6 +42,10 @@ type fileState struct {
 	// base is the file as it was when writes were allowed: nothing may
 	// have changed it before the first write (Recheck).
 	base fileTimes
+	// forsaken: this Open writes content that is not ioprobe's sectors
+	// (Options.ForeignContent) to a file ioprobe owned, or to one this
+	// process left so: Close remembers it as it leaves it.
+	forsaken bool
 }
 
 // created is a file this Open created and filled: its O_RDWR|O_DIRECT
@@ -116,6 +120,9 @@ func (e env) openFile(r *fileRef, opts Options, c *created) (*Target, error) {
 		own = ownership{marked: true, owned: true, id: c.m.id, key: me.key(c.m.id), filled: st.Size, m: c.m}
 	} else {
 		own = readOwnership(fd, st.Size, g.logicalBlock, func() bool { return lockedByWriter(fd) })
+		if !own.owned && leftByThisProcess(fd) {
+			own = ownership{owned: true, forsaken: true}
+		}
 	}
 	fs.owned, fs.m = own.owned, own.m
 
@@ -148,7 +155,7 @@ func (e env) openFile(r *fileRef, opts Options, c *created) (*Target, error) {
 		}
 	}()
 
-	if own.owned && (o.Region > t.Size || own.filled < t.Size) {
+	if own.owned && !own.forsaken && (o.Region > t.Size || own.filled < t.Size) {
 		// Ours but too small, or a fill of it was killed: check the
 		// bigger region, then extend and fill only the new part.
 		size := max(o.Region, t.Size)
@@ -228,7 +235,17 @@ func (e env) openFile(r *fileRef, opts Options, c *created) (*Target, error) {
 		if err := lockWriters(path, w, o.Exclusive); err != nil {
 			return nil, err
 		}
-		if own.owned && !e.checkOnly {
+		switch {
+		case !own.owned || e.checkOnly:
+		case own.forsaken || o.ForeignContent:
+			// Content that is not ioprobe's sectors: the file stops
+			// being ioprobe's before the first write, so that a run
+			// killed from here on leaves one the next refuses.
+			if err := forsakeMarker(w); err != nil {
+				return nil, fmt.Errorf("target %s: %w", path, err)
+			}
+			fs.forsaken = true
+		default:
 			// Busy before the first write: a run killed from here on
 			// leaves a file the next run knows to be ioprobe's.
 			if fs.m, err = markBusy(w, fs.m); err != nil {

@@ -203,6 +203,9 @@ func (t *Target) Close() error {
 				f.m, f.busy = m, false
 			}
 		}
+		if f.forsaken && !f.tainted {
+			rememberLeft(t.FD)
+		}
 		f.ref.close()
 	}
 	if err := unix.Close(t.FD); err != nil {

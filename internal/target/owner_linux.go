@@ -62,6 +62,10 @@ type ownership struct {
 	// mark it ready again, so the next run need not.
 	scanned bool
 	why     string // why the file is not ioprobe's ("" when owned or unmarked)
+	// forsaken: not ioprobe's by its content, but a file this process
+	// wrote with foreign content and left unchanged since (see
+	// forsake_linux.go): it may write it again.
+	forsaken bool
 	// otherKey is the key of the file whose marker this one carries when
 	// that is another file (a copy's original): its sectors are that
 	// file's, random, and no one's signature (dropOwnSectors).
@@ -109,6 +113,9 @@ func readOwnership(fd int, size, align int64, live func() bool) ownership {
 	n, err := unix.Fgetxattr(fd, markerXattr, buf)
 	if err != nil {
 		return ownership{}
+	}
+	if isForsaken(buf[:n]) {
+		return ownership{why: forsakenWhy}
 	}
 	m, v1, ok := parseMarker(buf[:n])
 	switch {

@@ -52,6 +52,13 @@ type Options struct {
 	// multiples of the logical block, and a new file is made the region
 	// rounded up to whole blocks (ioprobe still fills it with O_DIRECT).
 	Buffered bool
+	// ForeignContent says that the writes are not ioprobe's
+	// self-describing sectors (a fio job's buffer contents, written as
+	// fio writes them). A file ioprobe owns may still be written, but it
+	// stops being ioprobe's before the first write: the next run needs
+	// --allow-destructive to write it, except in this process, which
+	// takes back the files it left so while nothing else changed them.
+	ForeignContent bool
 	// Progress, when set, is called after each chunk while a new file (or
 	// the new part of an extended one) is being filled.
 	Progress func(done, total int64)

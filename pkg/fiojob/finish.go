@@ -75,6 +75,11 @@ func (j *job) finish(o Options, fail func(option, string) error) (workload.Spec,
 	if j.timeBased && j.runtime == 0 {
 		return spec, nil, fail(header("runtime"), "missing: time_based without runtime runs until fio is killed")
 	}
+	if spec.WritesData() {
+		if spec.Buffer, err = j.bufferContent(&spec, fail); err != nil {
+			return spec, nil, err
+		}
+	}
 	spec.Buffered, spec.KeepCache = !j.direct, !j.invalidate
 	spec.FsyncOnClose = j.fsyncClose && spec.ReadPct < 100
 	if j.verify != "" && j.verify != "0" && j.verify != "null" && j.verify != "none" {

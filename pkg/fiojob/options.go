@@ -105,6 +105,7 @@ type job struct {
 	ioschedulerAt option
 	limits
 	random
+	buffers
 }
 
 // splitEntry is one size of a bssplit and its percent (-1: none given).
@@ -151,7 +152,7 @@ var accepted = map[string]string{
 	"per_job_logs": "", "log_avg_msec": "", "log_hist_msec": "", "log_hist_coarseness": "", "log_max_value": "",
 	"log_offset": "", "log_prio": "", "log_compression": "", "log_store_compressed": "", "log_unix_epoch": "",
 	"log_alternate_epoch": "", "log_alternate_epoch_clock_id": "", "disk_util": "", "fadvise_hint": "",
-	"refill_buffers": "", "scramble_buffers": "", "unlink": "", "unlink_each_loop": "", "allrandrepeat": "",
+	"unlink": "", "unlink_each_loop": "", "allrandrepeat": "",
 	"stats": "", "steadystate_check_interval": "", "write_bw_log": "not written: ioprobe keeps its samples in its own result (intervals, histograms)",
 	"write_lat_log":  "not written: ioprobe keeps its samples in its own result (intervals, histograms)",
 	"write_iops_log": "not written: ioprobe keeps its samples in its own result (intervals, histograms)",

@@ -143,6 +143,10 @@ type Spec struct {
 	// than the sequence: "lfsr" visits every block once per pass in a
 	// scrambled order, without a map (""; tausworthe, repeats allowed).
 	RandomGenerator string `json:"random_generator,omitempty"`
+	// Buffer is what writes carry when a fio job says (its buffer
+	// options: see BufferContent); nil, ioprobe's own: random data with
+	// every 512-byte sector stamped to describe itself (internal/verify).
+	Buffer *BufferContent `json:"buffer,omitempty"`
 	// RateReadBPS and RateWriteBPS are fio's rate per direction (rate=,
 	// or rate_iops times the smallest transfer size) in bytes per second
 	// over all workers (0: that direction is not limited). Each worker
@@ -499,6 +503,9 @@ func (s *Spec) validateRun() error {
 		return err
 	}
 	if err := s.validateDistribution(); err != nil {
+		return err
+	}
+	if err := s.validateBuffer(); err != nil {
 		return err
 	}
 	if s.Verify && s.Buffered && s.Alignment()%512 != 0 {
