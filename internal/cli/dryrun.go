@@ -98,6 +98,9 @@ func describeSpec(s workload.Spec) string {
 	if s.RandomGenerator != "" {
 		b.WriteString(", every block once per pass (" + s.RandomGenerator + ")")
 	}
+	if s.Buffer != nil {
+		b.WriteString(", fio's buffers (" + s.Buffer.String() + ")")
+	}
 	if s.Buffered {
 		b.WriteString(", buffered")
 		if s.KeepCache {

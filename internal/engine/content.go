@@ -42,15 +42,22 @@ func (w *Worker) fillSlots() {
 	}
 }
 
-// fillWrite readies buf for a write with fio's buffer contents, when the
-// job has them: filled anew (refill_buffers), and whether it keeps
-// ioprobe's sector headers.
-func (w *Worker) fillWrite(s *Lane, buf []byte) (stamp bool) {
+// fillWrite readies buf for the write op with fio's buffer contents, when
+// the job has them, as fio's get_io_u: filled anew (refill_buffers), else
+// scrambled where fio scrambles content that is not random; and says
+// whether the write keeps ioprobe's sector headers (which stand in for
+// the scramble of random data).
+func (w *Worker) fillWrite(s *Lane, op *IO, buf []byte) (stamp bool) {
 	if w.content == nil {
 		return true
 	}
-	if w.refill {
+	b := w.Spec.Buffer
+	switch {
+	case w.refill:
 		s.fill.Fill(buf)
+	case b.Scramble && !b.Random():
+		now := Nanotime()
+		iobuf.Scramble(buf, op.Offset, now/1e9, now%1e9)
 	}
-	return w.Spec.Buffer.Stamped()
+	return b.Stamped()
 }

@@ -359,7 +359,7 @@ func (w *Worker) PrepareWrite(s *Lane, op *IO, buf []byte, seq uint64) {
 	t := &w.Targets[s.Target]
 	v := w.Verify
 	if v == nil {
-		if w.fillWrite(s, buf) {
+		if w.fillWrite(s, op, buf) {
 			verify.Mark(buf, op.Offset, t.Key, w.Seed^uint64(w.ID), seq)
 			if t.Key != 0 && (op.Offset%verify.SectorSize != 0 || len(buf)%verify.SectorSize != 0) {
 				keepSectors(t.FD, buf, op.Offset)

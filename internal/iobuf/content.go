@@ -115,3 +115,25 @@ func fillPattern(buf, p []byte) {
 		n += copy(buf[n:], buf[:n])
 	}
 }
+
+// Scramble writes, in each 512-byte sector of buf (written at byte off),
+// the sector's offset and the issue time, as fio's small_content_scramble
+// does where it scrambles content of its own (zeros, a pattern): the
+// offset at one of the sector's first eight 64-byte lines (picked by the
+// time and offset), the time's seconds and nanoseconds in the last 16
+// bytes of the first line. Every sector is then unique, little else
+// changes.
+func Scramble(buf []byte, off int64, sec, nsec int64) {
+	line := int((uint64(nsec) ^ uint64(off)) & 7)
+	for s := 0; s+512 <= len(buf); s += 512 {
+		p := buf[s : s+512 : s+512]
+		putLE64(p[line*64:], uint64(off)+uint64(s))
+		putLE64(p[48:], uint64(sec))
+		putLE64(p[56:], uint64(nsec))
+	}
+}
+
+func putLE64(p []byte, v uint64) {
+	_ = p[7]
+	p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24), byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
+}

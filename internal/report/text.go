@@ -258,6 +258,9 @@ func workloadLine(wl result.Workload) string {
 	if wl.RandomGenerator != "" {
 		s += ", every block once per pass (" + wl.RandomGenerator + ")"
 	}
+	if wl.Buffer != nil {
+		s += ", fio's buffers (" + wl.Buffer.String() + ")"
+	}
 	if wl.Verify {
 		s += ", verifying reads"
 	}

@@ -75,6 +75,7 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string, t
 
 		RandomDistribution: s.RandomDistribution,
 		RandomGenerator:    s.RandomGenerator,
+		Buffer:             s.Buffer,
 	}
 	if e.Name() == workload.EngineURing {
 		// The ring's slots: the queue depth on each target, or over all

@@ -197,6 +197,10 @@ type Workload struct {
 	// per pass without a map (fio's random_generator=lfsr).
 	RandomDistribution string `json:"random_distribution,omitempty"`
 	RandomGenerator    string `json:"random_generator,omitempty"`
+	// Buffer is what the writes carried when a fio job's buffer options
+	// said (workload.BufferContent; absent: ioprobe's own random data,
+	// each sector stamped).
+	Buffer *workload.BufferContent `json:"buffer,omitempty"`
 	// RateReadBPS, RateWriteBPS, RateProcess: fio's rate per direction,
 	// bytes per second over all workers (0: that direction unlimited),
 	// "" (linear) or "poisson".

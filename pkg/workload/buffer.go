@@ -25,7 +25,9 @@ const MaxPatternBytes = 512
 // Refill fills every write anew (fio's refill_buffers, which compression
 // and dedupe turn on); else each buffer is filled once and written as it
 // is then (a read into it changes it, as in fio). Scramble is fio's
-// scramble_buffers in effect: each 512-byte sector made unique.
+// scramble_buffers in effect: each 512-byte sector of a write that is not
+// refilled made unique by its offset and the time (io_u.c:
+// small_content_scramble).
 type BufferContent struct {
 	CompressPct         int    `json:"compress_pct,omitempty"`
 	CompressChunk       int64  `json:"compress_chunk,omitempty"`
