@@ -26,6 +26,10 @@ have setpriv   || need+=(util-linux)
 # The shipped unit and its drop-in, checked offline (test/deploy_test.go).
 have systemd-analyze || need+=(systemd)
 have strace    || need+=(strace)
+# fio's buffer contents side by side (test/fiobuffers_test.go): what a
+# compressing device would make of the written bytes.
+have zstd      || need+=(zstd)
+have dd        || need+=(coreutils)
 have prometheus || need+=(prometheus)
 have promtool  || need+=(prometheus)
 have fio       || need+=(fio)   # fio-json's reference and fio_jsonplus_clat2csv
