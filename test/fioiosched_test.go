@@ -43,6 +43,10 @@ func setScheduler(t *testing.T, dev, name string) {
 // the line, running nothing. On main the option was "not applied".
 func TestFioSideIOScheduler(t *testing.T) {
 	dev, dir := sideBySide(t, 16<<20)
+	// A loop device keeps its scheduler after it is detached: the next
+	// user of the number finds what the test leaves.
+	orig := schedulerOf(t, dev)
+	t.Cleanup(func() { setScheduler(t, dev, orig) })
 	setScheduler(t, dev, "none")
 	job := writeJob(t, dir, "sched.fio", "[j]\nfilename=DEV\nrw=randread\ndirect=1\nbs=4k\nsize=8m\nioscheduler=mq-deadline\n", dev)
 
