@@ -203,8 +203,8 @@ func (j *job) applyRandom(spec *workload.Spec, random bool, fail func(option, st
 		}
 		return nil
 	}
-	if j.dist.Kind != "" && spec.Align != 0 {
-		return fail(j.baAt, "with random_distribution: fio draws blocks of the smallest transfer and places them at multiples of blockalign, past the region's end")
+	if spec.Align != 0 && (j.dist.Kind == workload.DistZipf || j.dist.Kind == workload.DistPareto || j.dist.Kind == workload.DistNormal) {
+		return fail(j.baAt, fmt.Sprintf("with random_distribution=%s: fio draws blocks of the smallest transfer and places them at multiples of blockalign, past the region's end", j.dist.Kind))
 	}
 	switch {
 	case j.dist.Kind == workload.DistZoned || j.dist.Kind == workload.DistZonedAbs:

@@ -52,6 +52,11 @@ func TestRandomDistributionAsFioReadsIt(t *testing.T) {
 	}
 	require.Contains(t, refused(t, base+"random_distribution=zoned_abs:50/48m:50/48m\n"), "job.fio:5: [j] random_distribution: ")
 	require.Contains(t, refused(t, base+"random_distribution=zipf\nblockalign=8k\n"), "blockalign")
+	// fio's JESD219 example: zones in blocks of blockalign, sizes from 512
+	// bytes up.
+	jesd := one(t, "[j]\nfilename=/dev/big\nrw=randrw\nnorandommap\nrwmixread=40\nbssplit=512/4:4k/67:64k/29\nblockalign=4k\nrandom_distribution=zoned:50/5:30/15:20/80\nsize=64m\n")
+	require.Equal(t, "zoned:50/5:30/15:20/80", jesd.Spec.RandomDistribution)
+	require.EqualValues(t, 4096, jesd.Spec.Align)
 }
 
 // TestRandomGeneratorAsFio: tausworthe and tausworthe64 change only the

@@ -41,8 +41,10 @@ type zoneSpan struct{ first, n uint64 }
 
 // newDistGen builds the distribution d over a region of regionLen bytes
 // drawn in blocks of minBlock bytes (fio's range_size: the smallest
-// transfer; offsets are multiples of it). off draws fio's random rand_off
-// when the distribution has no center.
+// transfer; offsets are multiples of it), a zoned one's in blocks of
+// minBlock too, which the caller sets to the alignment (fio's
+// last_block: blockalign's blocks). off draws fio's random rand_off when
+// the distribution has no center.
 func newDistGen(d Distribution, regionLen, minBlock int64, off func() uint64) (*distGen, error) {
 	g := &distGen{kind: d.Kind, nranges: uint64((regionLen + minBlock - 1) / minBlock)}
 	n := g.nranges
@@ -258,11 +260,15 @@ func (g *Generator) drawBlocks(spec *Spec, seed uint64) error {
 	c := g.cursor
 	switch {
 	case spec.RandomDistribution != "":
+		d, err := ParseDistribution(spec.RandomDistribution)
+		if err != nil {
+			return err
+		}
+		if d.Kind == DistZoned || d.Kind == DistZonedAbs {
+			// fio's zones are in blocks of blockalign (last_block).
+			g.minBlock = spec.Alignment()
+		}
 		if c.dist == nil {
-			d, err := ParseDistribution(spec.RandomDistribution)
-			if err != nil {
-				return err
-			}
 			if c.dist, err = newDistGen(d, g.region.Len, g.minBlock, g.rand); err != nil {
 				return err
 			}

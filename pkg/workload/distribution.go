@@ -217,14 +217,19 @@ func (s *Spec) validateDistribution() error {
 	if (d.Kind == DistZoned || d.Kind == DistZonedAbs) && s.RandomGenerator == GeneratorLFSR {
 		return fieldErr("random_generator", s.RandomGenerator, "with %s: fio's lfsr then runs over the whole region whatever the zones say", d.Kind)
 	}
-	minBlock := s.MinBlock()
-	for _, l := range s.Normalized() {
-		if l.Align != 0 && l.Align != minBlock {
+	// zipf, pareto and normal draw blocks of the smallest transfer and
+	// fio places them at multiples of blockalign; zones are in blocks of
+	// blockalign.
+	if d.Kind == DistZipf || d.Kind == DistPareto || d.Kind == DistNormal {
+		minBlock := s.MinBlock()
+		for _, l := range s.Normalized() {
+			if l.Align != 0 && l.Align != minBlock {
+				return fieldErr("random_distribution", s.RandomDistribution, "needs offsets aligned to the smallest transfer size: fio draws blocks of it and places them at multiples of blockalign, past the region's end")
+			}
+		}
+		if s.Align != 0 && s.Align != minBlock {
 			return fieldErr("random_distribution", s.RandomDistribution, "needs offsets aligned to the smallest transfer size: fio draws blocks of it and places them at multiples of blockalign, past the region's end")
 		}
-	}
-	if s.Align != 0 && s.Align != minBlock {
-		return fieldErr("random_distribution", s.RandomDistribution, "needs offsets aligned to the smallest transfer size: fio draws blocks of it and places them at multiples of blockalign, past the region's end")
 	}
 	if end := d.ZonesEnd(); s.RegionBytes > 0 && end > s.RegionBytes {
 		return fieldErr("random_distribution", s.RandomDistribution, "the zones end at %d bytes, past the region's %d (fio: \"zoned_abs sizes exceed file size\")", end, s.RegionBytes)

@@ -160,3 +160,25 @@ func BenchmarkGeneratorNextDistribution(b *testing.B) {
 		})
 	}
 }
+
+// TestZonesInBlocksOfBlockalign: fio's zones count blocks of blockalign
+// (last_block), so offsets are its multiples, each zone its share.
+func TestZonesInBlocksOfBlockalign(t *testing.T) {
+	spec := distSpec("zoned:50/5:50/95")
+	spec.BlockSizes = []BlockSize{{Bytes: 512, Weight: 1}, {Bytes: 4096, Weight: 1}}
+	spec.Align = 8192
+	spec = spec.WithDefaults()
+	require.NoError(t, spec.Validate())
+	g, err := NewGenerator(&spec, Region{Len: 1000 * 8192}, nil, 3)
+	require.NoError(t, err)
+	var op Op
+	first := 0
+	for range 20000 {
+		g.Next(&op)
+		require.Zero(t, op.Offset%8192)
+		if op.Offset < 50*8192 {
+			first++
+		}
+	}
+	require.InDelta(t, 0.5, float64(first)/20000, 0.02, "half the I/Os in the first 5%% of the blocks")
+}
