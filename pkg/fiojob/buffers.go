@@ -251,7 +251,10 @@ func (j *job) bufferContent(spec *workload.Spec, fail func(option, string) error
 		return nil, nil // fio's default: ioprobe's stamped sectors
 	}
 	if spec.ReadPct < 100 && !b.Stamped() {
-		j.note(j.buffersAt, "writes carry fio's buffer contents (%s) without ioprobe's sector headers: a file ioprobe made stops being ioprobe's when it is written, and writing it again needs --allow-destructive (docs/fio.md)", b)
+		// Not tied to an option line: one from the environment would
+		// have its words left out of the note (j.note), and these are
+		// ioprobe's, naming no value.
+		j.notes = append(j.notes, "writes carry fio's buffer contents as fio writes them, without ioprobe's sector headers: a file ioprobe made stops being ioprobe's when it is written, and writing it again needs --allow-destructive (docs/fio.md, \"What writes carry\")")
 	}
 	return b, nil
 }
