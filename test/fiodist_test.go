@@ -140,15 +140,7 @@ func chiSquareCritical(df int) float64 {
 // largest gap between the curves and the k where it is.
 func rankFrequencyGap(a, b []int64) (float64, int) {
 	curve := func(offs []int64) []float64 {
-		counts := map[int64]int{}
-		for _, o := range offs {
-			counts[o]++
-		}
-		var c []int
-		for _, n := range counts {
-			c = append(c, n)
-		}
-		sort.Sort(sort.Reverse(sort.IntSlice(c)))
+		c := busiestFirst(offs)
 		out := make([]float64, len(c))
 		sum := 0
 		for i, n := range c {
@@ -251,25 +243,26 @@ func traceOffsets(t *testing.T, prefix, path string, size int64, shared bool) []
 }
 
 // distinct is how many different offsets offs holds.
-func distinct(offs []int64) int {
-	seen := map[int64]bool{}
-	for _, o := range offs {
-		seen[o] = true
-	}
-	return len(seen)
-}
+func distinct(offs []int64) int { return len(busiestFirst(offs)) }
 
-// topShares is the share of the 1, 4, 10 and 100 busiest blocks of offs.
-func topShares(offs []int64) []float64 {
+// busiestFirst is how often each offset of offs occurs, the most often
+// first.
+func busiestFirst(offs []int64) []int {
 	counts := map[int64]int{}
 	for _, o := range offs {
 		counts[o]++
 	}
-	var c []int
+	c := make([]int, 0, len(counts))
 	for _, n := range counts {
 		c = append(c, n)
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(c)))
+	return c
+}
+
+// topShares is the share of the 1, 4, 10 and 100 busiest blocks of offs.
+func topShares(offs []int64) []float64 {
+	c := busiestFirst(offs)
 	var out []float64
 	for _, k := range []int{1, 4, 10, 100} {
 		sum := 0

@@ -179,12 +179,17 @@ def share(sizes, k):
     return 100.0 * sizes[k] / (sum(sizes.values()) or 1)
 
 
+def job_files():
+    """Each job file's path, name and the prefix of its outputs (the
+    strace'd runs' copies left out)."""
+    for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
+        if not jf.endswith(".trace.fio"):
+            name = os.path.basename(jf)[:-4]
+            yield jf, name, os.path.join(work, name)
+
+
 rows, bad = [], False
-for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
-    if jf.endswith(".trace.fio"):
-        continue
-    name = os.path.basename(jf)[:-4]
-    p = os.path.join(work, name)
+for jf, name, p in job_files():
     doc = json.load(open(p + ".ioprobe.json"))
     text = open(jf).read()
     budget = "time_based" not in text
@@ -248,11 +253,9 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
 # each IOPS is its I/Os over its own runtime. ioprobe's entries are its
 # result as fio-json.
 jobrows = []
-for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
-    if jf.endswith(".trace.fio") or "time_based" in open(jf).read():
+for jf, name, p in job_files():
+    if "time_based" in open(jf).read():
         continue
-    name = os.path.basename(jf)[:-4]
-    p = os.path.join(work, name)
     tools = {"fio": json.load(open(p + ".fio.json"))["jobs"], "ioprobe": json.load(open(p + ".ioprobe.fio.json"))["jobs"]}
     if len(tools["fio"]) < 2:
         continue
@@ -286,11 +289,7 @@ for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
 # A point of several jobs: CSV's total row says the mix measured (issue 33
 # item 8): fio's share of reads over all its jobs, every size.
 csvrows = []
-for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
-    if jf.endswith(".trace.fio"):
-        continue
-    name = os.path.basename(jf)[:-4]
-    p = os.path.join(work, name)
+for jf, name, p in job_files():
     rows_ = list(csv.reader(open(p + ".ioprobe.csv")))
     head, body = rows_[0], rows_[1:]
     if len(body) < 2:
@@ -323,11 +322,7 @@ def requests(rio, rmerge, rb, wio, wmerge, wb):
 print()
 print("| job | tool | requests at the device | merged | mean request | |")
 print("| --- | --- | --- | --- | --- | --- |")
-for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
-    if jf.endswith(".trace.fio"):
-        continue
-    name = os.path.basename(jf)[:-4]
-    p = os.path.join(work, name)
+for jf, name, p in job_files():
     text = open(jf).read()
     a = [int(x) for x in open(p + ".fio.stat0").read().split()]
     b = [int(x) for x in open(p + ".fio.stat1").read().split()]
@@ -402,11 +397,7 @@ def rank_curve(offs):
 
 
 extra = []
-for jf in sorted(glob.glob(os.path.join(work, "*.fio"))):
-    if jf.endswith(".trace.fio"):
-        continue
-    name = os.path.basename(jf)[:-4]
-    p = os.path.join(work, name)
+for jf, name, p in job_files():
     text = open(jf).read()
     if "random_distribution=" in text:
         m = re.search(r"^io_size=(\d+)m", text, re.M)
