@@ -115,6 +115,12 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 		if o.dryRun {
 			for i, sw := range scheds {
 				for _, w := range sw {
+					if w.dev.Current == w.name {
+						// fio writes the name all the same; nothing changes.
+						fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: %s: [%s] %s already runs %s (fio's ioscheduler=): nothing to switch\n",
+							points[i].Name, w.job, w.dev.Device, w.name))
+						continue
+					}
 					fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: %s: [%s] would switch the I/O scheduler of %s from %s to %s (fio's ioscheduler=), and put it back after the run\n",
 						points[i].Name, w.job, w.dev.Device, w.dev.Current, w.name))
 				}

@@ -354,7 +354,10 @@ func (v *Verifier) Failures() (int, []VerifyFailure, bool) {
 // deduplicating device is not flattered). A write of an ioprobe file
 // that is not whole sectors (buffered) writes the parts of the sectors
 // at its ends whose header it does not cover as they are (keepSectors),
-// so that the file stays ioprobe's.
+// so that the file stays ioprobe's. A fio job's buffer contents that are
+// not random (fillWrite: compressible, repeated, zeros, a pattern) are
+// written as fio's bytes, whole, with neither headers nor kept sectors:
+// the file was given up before its first such write.
 func (w *Worker) PrepareWrite(s *Lane, op *IO, buf []byte, seq uint64) {
 	t := &w.Targets[s.Target]
 	v := w.Verify
