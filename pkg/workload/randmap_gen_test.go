@@ -148,16 +148,7 @@ func BenchmarkGeneratorNextRandomMap(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			spec := Spec{BlockSizes: c.bs, ReadPct: 70, RandomPct: 100, Duration: 1, RandomMap: c.rmap, QueueDepth: 1}.WithDefaults()
-			g, err := NewGenerator(&spec, Region{Len: GiB}, nil, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var op Op
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				g.Next(&op)
-			}
+			benchGeneratorNext(b, &spec)
 		})
 	}
 }
