@@ -11,8 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/target"
-	"github.com/ioprobe/ioprobe/internal/testdeps"
-	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
@@ -34,23 +32,6 @@ func readDiskStat(t *testing.T, dev string) diskStat {
 
 func (s diskStat) sub(o diskStat) diskStat {
 	return diskStat{s.reads - o.reads, s.readMerges - o.readMerges, s.readBytes - o.readBytes}
-}
-
-// sideBySide attaches a loop device over a file in the temp directory
-// (direct I/O), skipping without root or fio.
-func sideBySide(t *testing.T, size int64) (dev, dir string) {
-	t.Helper()
-	testdeps.Need(t, testdeps.Tool("fio"))
-	dir = t.TempDir()
-	return testloop.DeviceAt(t, filepath.Join(dir, "backing"), size), dir
-}
-
-// writeJob writes a job file with DEV replaced by the device.
-func writeJob(t *testing.T, dir, name, job, dev string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	require.NoError(t, os.WriteFile(p, []byte(strings.ReplaceAll(job, "DEV", dev)), 0o600))
-	return p
 }
 
 // TestFioSideSequentialUnmerged: QD 32 sequential 4 KiB reads through

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // referees lists the util-linux builds that judge the cases.
@@ -341,4 +342,21 @@ func settle() {
 	if p, err := exec.LookPath("udevadm"); err == nil {
 		_ = exec.Command(p, "settle", "--timeout=10").Run()
 	}
+}
+
+// sideBySide attaches a loop device over a file in the temp directory
+// (direct I/O), skipping without root or fio.
+func sideBySide(t *testing.T, size int64) (dev, dir string) {
+	t.Helper()
+	testdeps.Need(t, testdeps.Tool("fio"))
+	dir = t.TempDir()
+	return testloop.DeviceAt(t, filepath.Join(dir, "backing"), size), dir
+}
+
+// writeJob writes a job file with DEV replaced by the device.
+func writeJob(t *testing.T, dir, name, job, dev string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(strings.ReplaceAll(job, "DEV", dev)), 0o600))
+	return p
 }

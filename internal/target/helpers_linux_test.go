@@ -222,3 +222,31 @@ func newOwned(t *testing.T, dir string, size int64) string {
 	require.NoError(t, tg.Close())
 	return path
 }
+
+// requireForeign checks that writing path without --allow-destructive is
+// refused for reason and that the file's bytes did not change. judged
+// says whether a --verify read of it is still judged: where the marker
+// names this file, ioprobe wrote every sector, and one that is not sound
+// was changed behind its back (what --verify reports); a copy's or an old
+// marker proves nothing, and nothing is judged.
+func requireForeign(t *testing.T, path, reason string, judged bool) {
+	t.Helper()
+	requireRefusedFile(t, path, reason, "--allow-destructive", judged)
+}
+
+// requireRefusedFile is requireForeign for a refusal with this override
+// ("": nothing lifts it).
+func requireRefusedFile(t *testing.T, path, reason, override string, judged bool) {
+	t.Helper()
+	before := sha256File(t, path)
+	_, err := Open(path, Options{Write: true})
+	requireSafetyError(t, err, reason, override)
+	tg, err := Open(path, Options{})
+	require.NoError(t, err, "reading stays allowed")
+	require.Equal(t, judged, tg.Formatted)
+	if judged {
+		require.NotZero(t, tg.SectorKey)
+	}
+	require.NoError(t, tg.Close())
+	require.Equal(t, before, sha256File(t, path), "refusing changed the file")
+}

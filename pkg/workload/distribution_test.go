@@ -152,20 +152,6 @@ func BenchmarkGeneratorNextDistribution(b *testing.B) {
 	}
 }
 
-// benchGeneratorNext times Next of a generator for spec over a GiB.
-func benchGeneratorNext(b *testing.B, spec *Spec) {
-	g, err := NewGenerator(spec, Region{Len: GiB}, nil, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var op Op
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		g.Next(&op)
-	}
-}
-
 // TestZonesInBlocksOfBlockalign: fio's zones count blocks of blockalign
 // (last_block), so offsets are its multiples, each zone its share.
 func TestZonesInBlocksOfBlockalign(t *testing.T) {

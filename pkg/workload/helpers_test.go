@@ -30,3 +30,17 @@ func requireFieldErrors(t *testing.T, base func() Spec, cases []fieldCase) {
 		})
 	}
 }
+
+// benchGeneratorNext times Next of a generator for spec over a GiB.
+func benchGeneratorNext(b *testing.B, spec *Spec) {
+	g, err := NewGenerator(spec, Region{Len: GiB}, nil, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var op Op
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g.Next(&op)
+	}
+}
