@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,12 +64,14 @@ func scrub(t *testing.T, dev string, n int64) {
 // TestFioSideBufferContents (issue 33 item 6): fio 3.33 and ioprobe write
 // the same job's 16 MiB on one loop device, and what they wrote is
 // measured the same way: compressed by zstd and gzip, and its 4 KiB
-// blocks hashed for repeats. Compressibility is set by each segment's
-// random and pattern parts, the same lengths in both: within 1% of the
-// region (the random bytes are each tool's own). The repeated share is a
-// draw per buffer: 4,096 buffers of 4 KiB at 30% to 40% have a standard
-// deviation of 0.7 to 0.8 points each, 4 points allowed (about 3.7
-// standard deviations of the difference). On main these options are
+// blocks hashed for repeats. The repeated share is a draw per buffer:
+// 4,096 buffers of 4 KiB at 30% to 40% have a standard deviation of 0.7
+// to 0.8 points each, 4 points allowed (about 3.7 standard deviations of
+// the difference). Compressibility is set by each segment's random and
+// pattern parts, the same lengths in both: within 1% of the region (the
+// random bytes are each tool's own), plus the difference of the repeated
+// shares, which moves it as much (a flat 1% failed a run: zstd 1.19
+// points apart, the repeated shares 1.68). On main these options are
 // refused.
 func TestFioSideBufferContents(t *testing.T) {
 	testdeps.Need(t, testdeps.Tool("zstd"), testdeps.Tool("dd"))
@@ -99,9 +102,14 @@ func TestFioSideBufferContents(t *testing.T) {
 			ours := measureRegion(t, dev, size)
 			t.Logf("%s: zstd fio %.4f ioprobe %.4f; gzip fio %.4f ioprobe %.4f; repeated fio %.4f ioprobe %.4f",
 				c.name, fio.zstd, ours.zstd, fio.gzip, ours.gzip, fio.dup, ours.dup)
-			require.InDelta(t, fio.zstd, ours.zstd, 0.01, "zstd")
-			require.InDelta(t, fio.gzip, ours.gzip, 0.01, "gzip")
 			require.InDelta(t, fio.dup, ours.dup, 0.04, "repeated blocks")
+			// A block drawn as a repeat compresses to next to nothing where
+			// the compressor sees the block it repeats, a unique one to at
+			// most its size: the draws' difference moves the compressed
+			// share by up to as much, on top of the 1% the contents allow.
+			drawn := math.Abs(fio.dup - ours.dup)
+			require.InDelta(t, fio.zstd, ours.zstd, 0.01+drawn, "zstd")
+			require.InDelta(t, fio.gzip, ours.gzip, 0.01+drawn, "gzip")
 		})
 	}
 }
