@@ -36,3 +36,54 @@ func TestDeviceKeyOfNewFile(t *testing.T) {
 	_, err = DeviceKey(filepath.Join(dir, "no-dir", "x"))
 	require.True(t, IsBadInput(err), "%v", err)
 }
+
+// A file that another run creates and removes while the daemon looks up
+// its device keeps one key throughout: the daemon's device locks are keyed
+// on it, and a lookup that failed at the wrong moment gave two runs on one
+// target two different locks (a suite ran beside its target's canary). A
+// dangling symlink is still refused.
+func TestDeviceKeyWhileTheFileComesAndGoes(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "probe.dat")
+	want, err := DeviceKey(p)
+	require.NoError(t, err)
+
+	stop := make(chan struct{})
+	cycles := make(chan int)
+	go func() {
+		n := 0
+		defer func() { cycles <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if f, err := os.Create(p); err == nil {
+				f.Close()
+			}
+			_ = os.Remove(p)
+			n++
+		}
+	}()
+	wrong := map[string]int{}
+	const lookups = 20000
+	for range lookups {
+		k, err := DeviceKey(p)
+		switch {
+		case err != nil:
+			wrong[err.Error()]++
+		case k != want:
+			wrong["key "+k]++
+		}
+	}
+	close(stop)
+	n := <-cycles
+	require.Positive(t, n, "the file never came and went while the lookups ran")
+	require.Empty(t, wrong, "%d lookups beside %d creations and removals of the file", lookups, n)
+
+	link := filepath.Join(dir, "dangling")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "missing"), link))
+	_, err = DeviceKey(link)
+	require.ErrorContains(t, err, "is a symlink whose target does not exist")
+}

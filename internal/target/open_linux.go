@@ -145,42 +145,62 @@ func (e env) open(path string, opts Options) (*Target, error) {
 	}
 }
 
+// resolveTries bounds resolve's looks at a path that changes under it.
+const resolveTries = 16
+
 // resolve follows symlinks, for DeviceKey (which opens nothing). For a
 // path that does not exist it resolves the parent directory, which must
-// exist: ioprobe creates files, not directories.
+// exist: ioprobe creates files, not directories. A file that another run
+// creates or removes between two of its looks is looked at again: the
+// daemon keys its device locks on the answer, and a lookup that failed for
+// that moment would let two runs on one target hold two different locks.
 func resolve(path string) (resolved string, st unix.Stat_t, exists bool, err error) {
+	for try := 1; ; try++ {
+		var changed bool
+		resolved, st, exists, changed, err = resolveOnce(path)
+		if !changed || try == resolveTries {
+			return resolved, st, exists, err
+		}
+	}
+}
+
+// resolveOnce is one look of resolve; changed says that the path changed
+// between two of its system calls, so that err says nothing about it.
+func resolveOnce(path string) (resolved string, st unix.Stat_t, exists, changed bool, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", st, false, &InputError{Path: path, Msg: "cannot make the path absolute", Err: err}
+		return "", st, false, false, &InputError{Path: path, Msg: "cannot make the path absolute", Err: err}
 	}
 	resolved, err = filepath.EvalSymlinks(abs)
 	if err == nil {
 		if err := unix.Stat(resolved, &st); err != nil {
-			return "", st, false, &InputError{Path: path, Msg: "cannot stat " + resolved, Err: err}
+			return "", st, false, err == unix.ENOENT, &InputError{Path: path, Msg: "cannot stat " + resolved, Err: err}
 		}
-		return resolved, st, true, nil
+		return resolved, st, true, false, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return "", st, false, &InputError{Path: path, Msg: "cannot resolve the path", Err: err}
+		return "", st, false, false, &InputError{Path: path, Msg: "cannot resolve the path", Err: err}
 	}
 	if strings.HasSuffix(path, "/") {
 		// "missing/" names a directory (filepath.Abs dropped the slash):
 		// a file of that name is not what was asked for.
-		return "", st, false, inputErr(path, "directory %s does not exist (a path ending in / names a directory; ioprobe creates files, not directories)", abs)
+		return "", st, false, false, inputErr(path, "directory %s does not exist (a path ending in / names a directory; ioprobe creates files, not directories)", abs)
 	}
 	var lst unix.Stat_t
 	if unix.Lstat(abs, &lst) == nil {
-		return "", st, false, inputErr(path, "is a symlink whose target does not exist; point ioprobe at the file itself")
+		// A symlink is one whose target is missing; anything else was
+		// created since EvalSymlinks looked.
+		return "", st, false, lst.Mode&unix.S_IFMT != unix.S_IFLNK, inputErr(path, "is a symlink whose target does not exist; point ioprobe at the file itself")
 	}
 	parent, err := filepath.EvalSymlinks(filepath.Dir(abs))
 	if err != nil {
-		return "", st, false, inputErr(path, "cannot create it: directory %s does not exist", filepath.Dir(abs))
+		return "", st, false, false, inputErr(path, "cannot create it: directory %s does not exist", filepath.Dir(abs))
 	}
 	var pst unix.Stat_t
 	if err := unix.Stat(parent, &pst); err != nil || pst.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return "", st, false, inputErr(path, "cannot create it: %s is not a directory", filepath.Dir(abs))
+		return "", st, false, false, inputErr(path, "cannot create it: %s is not a directory", filepath.Dir(abs))
 	}
-	return filepath.Join(parent, filepath.Base(abs)), st, false, nil
+	return filepath.Join(parent, filepath.Base(abs)), st, false, false, nil
 }
 
 // Close closes the target's file descriptor. A file this Open marked
