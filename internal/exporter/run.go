@@ -13,13 +13,48 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
-// deviceKeyOf is the device a target path is on; a path that cannot be
-// looked up (yet) is its own device.
+// deviceKeyOf is the device a target path is on. A path whose lookup
+// fails keeps the device it was last found on: the device locks are keyed
+// on the answer, and two runs on one target must never hold two different
+// locks because one of them looked at a bad moment. A path never found is
+// its own device.
 func deviceKeyOf(path string) string {
 	if k, err := target.DeviceKey(path); err == nil {
+		knownDevices.remember(path, k)
+		return k
+	}
+	if k, ok := knownDevices.lookup(path); ok {
 		return k
 	}
 	return "path " + path
+}
+
+// maxKnownDevices bounds knownDevices. Its paths come from configurations
+// (targets), a few per reload; past the bound it starts afresh.
+const maxKnownDevices = 4096
+
+// knownDevices is each target path's last device key.
+var knownDevices = &deviceMemory{keys: map[string]string{}}
+
+type deviceMemory struct {
+	mu   sync.Mutex
+	keys map[string]string
+}
+
+func (m *deviceMemory) remember(path, key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.keys[path]; !ok && len(m.keys) >= maxKnownDevices {
+		m.keys = map[string]string{}
+	}
+	m.keys[path] = key
+}
+
+func (m *deviceMemory) lookup(path string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.keys[path]
+	return k, ok
 }
 
 // runPoints runs a job's points one after another (one, unless it is a
