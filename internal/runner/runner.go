@@ -728,6 +728,12 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 	case ctx.Err() != nil:
 		res.Status = result.StatusInterrupted
 		res.Message = "interrupted before the run time was over"
+	case res.Summary.Ops == 0:
+		// Figures of 0 I/Os are not a measurement of the storage: the
+		// daemon would publish iops 0 as a success (storage that did not
+		// answer within the run time, or a run held off its target).
+		res.Status = result.StatusErrors
+		res.Message = noIOMessage
 	default:
 		res.Status = result.StatusOK
 	}
@@ -739,6 +745,10 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 	}
 	return res, nil
 }
+
+// noIOMessage is a run's message when no I/O completed in its measured
+// window.
+const noIOMessage = "no I/O completed in the measured window: the run measured nothing (the storage did not answer within the run time)"
 
 // verifier builds --verify's state when any group asks for it: a file
 // ioprobe filled is checked on every read; elsewhere a bitmap remembers
