@@ -565,6 +565,10 @@ func (d *Daemon) runAPI(ctx context.Context, run *apiRun, p *plannedRun, release
 		res.Point = &result.Point{Name: p.label, Pattern: p.unit.Point.Pattern, SizeBytes: p.unit.Point.Size}
 	}
 	d.recordRun(f, rec, d.cfg.Load().API.Runs.Keep)
+	// The device is free before the run says it ended: a client that
+	// sees the end and posts the next run on the target is not refused
+	// as busy (release is safe to call twice).
+	release()
 	run.end(state, rec.Error, res)
 	d.logger.Info("API run ended", "run", run.id, "label", p.label, "target", t.Name, "state", state, "err", rec.Error)
 }
