@@ -71,7 +71,7 @@ jobs:
 	}
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Equal(c, 1.0, value(c, reg, "ioprobe_run_success", point("mixed", "4096+65536", "100+0", "16+16")))
-	}, 10*time.Second, 20*time.Millisecond)
+	}, runPatience, 20*time.Millisecond)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("random-read", "4096", "100", "16")))
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("sequential-read", "65536", "0", "16")))
 	require.Greater(t, value(t, reg, "ioprobe_run_operations_per_second", point("sequential-read", "65536", "0", "16")), 0.0)
@@ -85,7 +85,7 @@ jobs:
 	}
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Positive(c, value(c, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "canary"}))
-	}, 10*time.Second, 20*time.Millisecond)
+	}, runPatience, 20*time.Millisecond)
 
 	canaryRunner := d.sched.runner("canary")
 	// A bad file: nothing changes.

@@ -38,8 +38,11 @@ jobs:
 
 	code, body := do(t, http.MethodPost, base+"/api/v1/jobs/check/run")
 	require.Equal(t, http.StatusAccepted, code, body)
-	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, runs(c, "ok")) }, 10*time.Second, 50*time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, runs(c, "ok")) }, runPatience, 50*time.Millisecond)
 	require.Equal(t, 0.0, value(t, reg, "ioprobe_io_verify_failures_total", job), "a clean file fails nothing")
+	// The run is counted before its job is idle again: asked to run in
+	// between, the job would answer 409 (already running).
+	require.Eventually(t, func() bool { return d.sched.runner("check").state.Load() == stateIdle }, runPatience, 10*time.Millisecond)
 
 	f, err := os.OpenFile(filepath.Join(dir, "probe.dat"), os.O_WRONLY, 0)
 	require.NoError(t, err)
@@ -50,7 +53,7 @@ jobs:
 
 	code, body = do(t, http.MethodPost, base+"/api/v1/jobs/check/run")
 	require.Equal(t, http.StatusAccepted, code, body)
-	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, runs(c, "errors")) }, 10*time.Second, 50*time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, runs(c, "errors")) }, runPatience, 50*time.Millisecond)
 	failures := value(t, reg, "ioprobe_io_verify_failures_total", job)
 	require.GreaterOrEqual(t, failures, 1.0, "the zeroed sector was read at least once")
 	require.Equal(t, failures, value(t, reg, "ioprobe_io_errors_total", map[string]string{"ioprobe_job": "check", "op": "read", "error": "verify"}))
