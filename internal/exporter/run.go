@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/config"
@@ -58,24 +59,28 @@ func (m *deviceMemory) lookup(path string) (string, bool) {
 }
 
 // runPoints runs a job's points one after another (one, unless it is a
-// suite); its error is the first point's, when that could not start (the
-// scheduler logs it once per streak and backs off), and it calls started
-// once the first point's I/O runs. A point that repeats an earlier point's
+// suite); its error says that the run could not start: its first point
+// could not, and no later point did either (the scheduler logs it once per
+// streak and backs off). It calls started once some point's I/O runs. A
+// point that could not start in a run that did is logged with its reason
+// and counted as failed; the run is not tried again, which would measure
+// again the points that ran. A point that repeats an earlier point's
 // specifications is measured once. After a whole run, the job's last-run
 // gauges are exactly the points it measured.
 func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string, started func()) error {
 	n := r.runs.Add(1)
 	j := r.job
 	var first error
+	var began atomic.Bool
+	var once sync.Once
+	ran := runner.ObserverFunc(func(*runner.Snapshot) {
+		began.Store(true)
+		once.Do(started)
+	})
 	ex := suiterun.Executor{
 		KeepGoing: true, // the next point may measure; the schedule tries again
 		Run: func(ctx context.Context, u suiterun.Unit, _ int) (*result.Result, error) {
-			var obs []runner.Observer
-			if u.Index == 0 {
-				var once sync.Once
-				obs = append(obs, runner.ObserverFunc(func(*runner.Snapshot) { once.Do(started) }))
-			}
-			res, err := d.runPoint(ctx, j, j.Points[u.Index], trigger, n, obs...)
+			res, err := d.runPoint(ctx, j, j.Points[u.Index], trigger, n, ran)
 			switch {
 			case u.Index == 0:
 				first = err
@@ -96,10 +101,17 @@ func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string, st
 		},
 	}
 	_ = ex.Execute(ctx, jobUnits(j)) // each point's outcome is recorded as it ends
-	if ctx.Err() == nil {
+	switch {
+	case ctx.Err() == nil:
 		d.lastRuns.retain(j.Name, n)
-	} else if first == nil && len(j.Points) > 0 {
+	case first == nil && len(j.Points) > 0:
 		first = ctx.Err() // stopped before or while the first point prepared
+	}
+	if first != nil && began.Load() && ctx.Err() == nil {
+		// The run started: its first point's refusal is that point's
+		// news, not a streak of the job's.
+		d.logger.Error("run could not start", "job", j.Name, "target", j.Target.Name, "point", j.Points[0].Name, "trigger", trigger, "err", first)
+		return nil
 	}
 	return first
 }
