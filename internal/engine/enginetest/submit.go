@@ -16,8 +16,9 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
-// testSubmission: by default an engine hands each I/O to the kernel on its
-// own (fio's iodepth_batch_submit=1), so 4 KiB sequential reads reach a
+// testSubmission: by default an engine hands each sequential I/O to the
+// kernel on its own (the sync engine always; the ring by its adaptive rule,
+// as fio's iodepth_batch_submit=1), so 4 KiB sequential reads reach a
 // block device as 4 KiB requests, (next to) none merged, and the queue
 // stays at its depth (fio reaps one completion, then submits one I/O).
 // With a batch of the queue depth, an engine that batches (uring) submits
