@@ -91,6 +91,23 @@ func (s sample) pairOps() float64 {
 	return s.ops
 }
 
+// pairPerCPU is the I/Os per process CPU-second a pair compares: the
+// steady state's (measure --window: the device's I/Os and the process
+// tree's CPU over the same seconds, set-up left out) when measured, else
+// the whole run's pairOps per CPU-second.
+func (s sample) pairPerCPU() float64 {
+	if w := s.rec.Window; s.windowed() {
+		return w.DeviceIOs / w.CPUSeconds
+	}
+	return s.pairOps() / s.cpuSeconds()
+}
+
+// windowed says whether the run has a steady-state window with I/Os and CPU in it.
+func (s sample) windowed() bool {
+	w := s.rec.Window
+	return w != nil && w.CPUSeconds > 0 && w.DeviceIOs > 0
+}
+
 // pair is one line of pairs.txt: candidate a held to candidate b.
 type pair struct{ workload, a, b string }
 
@@ -129,6 +146,7 @@ type pairResult struct {
 	aPerCPU, bPerCPU, aIOPS, bIOPS float64
 	perCPU, iops                   float64
 	aDevice, bDevice               bool // counted by the device
+	aWindow, bWindow               bool // in the steady-state window
 }
 
 func pairRatios(all []sample, pairs []pair) []pairResult {
@@ -148,19 +166,20 @@ func pairRatios(all []sample, pairs []pair) []pairResult {
 		}
 		r := pairResult{pair: p}
 		var perCPU, iops, aPer, bPer, aIOPS, bIOPS []float64
-		r.aDevice, r.bDevice = true, true
+		r.aDevice, r.bDevice, r.aWindow, r.bWindow = true, true, true, true
 		for round, x := range a {
 			y, ok := b[round]
 			if !ok {
 				continue
 			}
-			xp, yp := x.pairOps()/x.cpuSeconds(), y.pairOps()/y.cpuSeconds()
+			xp, yp := x.pairPerCPU(), y.pairPerCPU()
 			perCPU = append(perCPU, xp/yp)
 			iops = append(iops, x.iops/y.iops)
 			aPer, bPer = append(aPer, xp), append(bPer, yp)
 			aIOPS, bIOPS = append(aIOPS, x.iops), append(bIOPS, y.iops)
 			r.aDevice = r.aDevice && x.rec.DeviceIOs > 0
 			r.bDevice = r.bDevice && y.rec.DeviceIOs > 0
+			r.aWindow, r.bWindow = r.aWindow && x.windowed(), r.bWindow && y.windowed()
 		}
 		r.rounds = len(perCPU)
 		r.perCPU, r.iops = median(perCPU), median(iops)
@@ -177,7 +196,7 @@ func reportPairs(w io.Writer, res []pairResult) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "#### Held to the references")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Each pair: the median of the per-round ratios A ÷ B of I/Os per process CPU-second (the I/Os the device completed where measured, marked d) and of IOPS; beside them each side's median. Above 1 is better for A.")
+	fmt.Fprintln(w, "Each pair: the median of the per-round ratios A ÷ B of I/Os per process CPU-second (the I/Os the device completed where measured, marked d; in the steady-state window, marked w: the process tree's CPU and the device's I/Os over the same seconds, each tool's set-up left out) and of IOPS; beside them each side's median. Above 1 is better for A.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| workload | A | B | rounds | I/Os per CPU-s A ÷ B | IOPS A ÷ B | A: I/Os per CPU-s | B: I/Os per CPU-s | A: IOPS | B: IOPS |")
 	fmt.Fprintln(w, "| --- | --- | --- | --: | --: | --: | --: | --: | --: | --: |")
@@ -187,12 +206,15 @@ func reportPairs(w io.Writer, res []pairResult) {
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %d | **%.3f** | %.3f | %.0f%s | %.0f%s | %.0f | %.0f |\n",
-			r.workload, r.a, r.b, r.rounds, r.perCPU, r.iops, r.aPerCPU, mark(r.aDevice), r.bPerCPU, mark(r.bDevice), r.aIOPS, r.bIOPS)
+			r.workload, r.a, r.b, r.rounds, r.perCPU, r.iops, r.aPerCPU, mark(r.aDevice, r.aWindow), r.bPerCPU, mark(r.bDevice, r.bWindow), r.aIOPS, r.bIOPS)
 	}
 }
 
-func mark(device bool) string {
-	if device {
+func mark(device, window bool) string {
+	switch {
+	case window:
+		return " w"
+	case device:
 		return " d"
 	}
 	return ""
