@@ -551,13 +551,13 @@ func (l *loop) split(t *target, off, end int64) {
 	e := &l.edges
 	t.settle(e.batch)
 	idx := t.lane.Target
-	touches := e.touches(idx, off, end) || t.hasPrev && (off == t.prevEnd || end == t.prevOff)
+	touches := e.add(idx, off, end) || t.hasPrev && (off == t.prevEnd || end == t.prevOff)
 	l.contiguous = touches
 	if touches && len(l.batch) > 0 {
 		l.submit() // moves e to the next batch
 		t.settle(e.batch)
+		e.add(idx, off, end)
 	}
-	e.add(idx, off, end)
 	t.lastOff, t.lastEnd, t.lastBatch = off, end, e.batch
 }
 
