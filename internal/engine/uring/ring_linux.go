@@ -72,7 +72,16 @@ type ring struct {
 // newRing sets up a ring with at least entries submission slots (and twice
 // as many completion slots: the kernel's default), asking for every optional
 // flag and dropping them one by one while the kernel says EINVAL.
-func newRing(entries uint32) (*ring, error) {
+func newRing(entries uint32) (*ring, error) { return newRingWithout(entries, 0) }
+
+// threadBound are the setup flags that bind a ring to the thread that set
+// it up: every io_uring_enter must come from it (SINGLE_ISSUER), and
+// completions are posted only inside its io_uring_enter (DEFER_TASKRUN).
+const threadBound = setupSingleIssuer | setupDeferTaskrun
+
+// newRingWithout is newRing without the optional flags in without (a
+// ring whose goroutine is not locked to its thread: threadBound).
+func newRingWithout(entries, without uint32) (*ring, error) {
 	if entries == 0 || entries > maxEntries {
 		return nil, fmt.Errorf("io_uring: %d queue entries (queue depth × targets) is outside 1..%d", entries, maxEntries)
 	}
@@ -80,6 +89,7 @@ func newRing(entries uint32) (*ring, error) {
 	for _, f := range optionalFlags {
 		flags |= f.flag
 	}
+	flags &^= without
 	dropped := 0
 	for {
 		p := params{flags: flags}

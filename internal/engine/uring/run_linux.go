@@ -139,17 +139,30 @@ func (e *Engine) Run(w *engine.Worker) error {
 	if err := e.Available(); err != nil {
 		return fmt.Errorf("uring: %w", err)
 	}
-	// The ring is set up with SINGLE_ISSUER and DEFER_TASKRUN: every
-	// io_uring_enter must come from the thread that created it. A paced
-	// ring too, although its goroutine, locked, hands its processor to
-	// another thread and back at every sleep in the poller (two futex
-	// calls per I/O of a canary): unlocked, a goroutine preempted between
-	// submitting and waiting waits on another thread than the one its
-	// completion's task work is queued on, and each thread it visits is
-	// one more io_uring context (and one more place a per-thread fault
-	// injection, as the stall test's strace, counts its calls).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	// An unpaced ring is set up with SINGLE_ISSUER and DEFER_TASKRUN:
+	// every io_uring_enter must come from the thread that created it, so
+	// its goroutine is locked to that thread (completions are then posted
+	// only when the thread asks, with no task work interrupting it).
+	//
+	// A paced ring is not, and its goroutine is free: it spends nearly
+	// all its time asleep in the runtime's poller (engine.Sleeper), and a
+	// locked goroutine parks there only by handing its processor to
+	// another thread, which must wake to poll, and back when the timer
+	// fires: at a canary's 20 I/Os a second that was 4 futex calls and
+	// 2 more context switches per I/O than the goroutine's own thread
+	// waking from the poller and running it (docs/performance.md, "The
+	// idle daemon"). Without DEFER_TASKRUN a completion's task work is
+	// queued to the thread that submitted it and run when it enters the
+	// kernel; a paced ring submits and waits in one io_uring_enter
+	// (submitAndWaitBrief), so that thread is the one waiting; should the
+	// goroutine move between submitting and a later wait, the kernel
+	// interrupts the submitting thread's sleep to run the work, and the
+	// runtime restarts the call. The ring's descriptor is then not
+	// registered with a thread either (registerRing).
+	if !w.Paced() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	l, err := newLoop(w)
 	if err != nil {
 		return fmt.Errorf("uring: worker %d: %w", w.ID, err)
@@ -178,7 +191,12 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("nothing to do: queue depth %d, %d targets", w.QueueDepth, len(w.Targets))
 	}
-	r, err := newRing(uint32(n))
+	locked := !w.Paced() // Run locks an unpaced ring's goroutine to its thread
+	var without uint32
+	if !locked {
+		without = threadBound
+	}
+	r, err := newRingWithout(uint32(n), without)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +263,9 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if len(iovs) <= maxRegisteredBufs && r.registerBuffers(iovs) == nil {
 		l.readOp, l.writeOp = opReadFixed, opWriteFixed
 	}
-	_ = r.registerRing() // by descriptor when it cannot (Linux < 5.18)
+	if locked {
+		_ = r.registerRing() // by descriptor when it cannot (Linux < 5.18)
+	}
 	// Slot 0 is handed out first.
 	for i := n - 1; i >= 0; i-- {
 		l.free = append(l.free, uint32(i))
