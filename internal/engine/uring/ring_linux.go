@@ -61,6 +61,10 @@ type ring struct {
 
 	bufsRegistered, filesRegistered bool
 
+	// poll, when set (a paced ring), is the ring in the runtime's poller:
+	// submitAndWaitBrief waits there once its brief wait is over.
+	poll *ringPoll
+
 	// wait is the argument of a timed wait; it lives in the ring so that
 	// passing it to the kernel allocates nothing.
 	wait struct {
@@ -207,8 +211,9 @@ const briefWait = 1_000_000 // ns
 
 // submitAndWaitBrief is submitAndWait without a timeout for a paced ring:
 // it submits and waits up to briefWait through RawSyscall, then, when the
-// completions have not come, goes on waiting through the runtime's syscall
-// entry as submitAndWait does. It returns 0 or an errno.
+// completions have not come, goes on waiting in the runtime's poller
+// (ringPoll), or, when the ring is not in it, through the runtime's
+// syscall entry as submitAndWait does. It returns 0 or an errno.
 //
 // Why: a paced ring's goroutine comes back from a sleep in the poller,
 // where every processor was idle and the runtime's sysmon thread asleep;
@@ -233,6 +238,11 @@ func (r *ring) submitAndWaitBrief(minComplete uint32) unix.Errno {
 	}
 	if r.completions() >= minComplete {
 		return 0
+	}
+	if r.poll != nil && r.unsubmitted() == 0 {
+		if err := r.poll.wait(minComplete); err == nil {
+			return 0
+		}
 	}
 	_, errno = sysEnter(r.enterFD, r.unsubmitted(), minComplete, r.enterFlags|enterGetEvents, nil, 0)
 	return errno
@@ -296,6 +306,10 @@ func (r *ring) close() error {
 			errs = append(errs, fmt.Errorf("io_uring: unregister ring: %w", errno))
 		}
 		r.enterFD, r.enterFlags = r.fd, 0
+	}
+	if r.poll != nil {
+		errs = append(errs, r.poll.close())
+		r.poll = nil
 	}
 	if r.bufsRegistered {
 		errs = append(errs, sysRegister(r.fd, unregisterBuffers, nil, 0))

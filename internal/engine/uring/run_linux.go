@@ -265,6 +265,8 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	}
 	if locked {
 		_ = r.registerRing() // by descriptor when it cannot (Linux < 5.18)
+	} else {
+		_ = r.enablePoll() // else a long wait blocks in io_uring_enter
 	}
 	// Slot 0 is handed out first.
 	for i := n - 1; i >= 0; i-- {
