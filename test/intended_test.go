@@ -1,10 +1,16 @@
 package test
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -24,20 +30,19 @@ func atLeast(h *result.Histogram, v float64) uint64 {
 }
 
 // TestStallCountsEveryLateIO stalls the I/O of a run at 20 IOPS for a
-// known 2 s, injected by strace, and checks that the latency from the
-// intended start counts every I/O that came due during the stall as late,
-// each by how late it really went, while the service time shows at most
-// the one I/O the stall held.
+// known 2 s and checks that the latency from the intended start counts
+// every I/O that came due during the stall as late, each by how late it
+// really went, while the service time shows at most the one I/O the stall
+// held.
 //
-// The stall is strace's delay on the worker's K-th io_uring_enter. strace
-// counts `when=` per thread; the uring engine's worker is locked to one OS
-// thread, so exactly one call is delayed. (The sync engine's pread64 would
-// do too, but its goroutines move between OS threads: in a 10 s run at
-// 20 IOPS one thread made 136 of the reads, two others 46 and 7, so
-// `when=K` stalls once per thread that reaches K, at moments nobody picks.)
-// The stalled call either carries an I/O (which then takes >= 2 s of
-// service time) or is a paced wait with nothing in flight (no I/O is slow):
-// either way the loop issues nothing for 2 s.
+// The stall is the whole process stopped (SIGSTOP, then SIGCONT 2 s
+// later) once its ring exists and it has run for a second: nothing of it
+// runs meanwhile, on whatever threads. (It was strace's delay on the
+// worker's K-th io_uring_enter, but strace counts `when=` per thread, and
+// a paced ring's goroutine is not locked to one: it stalled once per
+// thread that reached K.) An I/O in flight when it stops is reaped after
+// it resumes (then it shows >= 2 s of service time); otherwise no I/O is
+// slow: either way the loop issues nothing for 2 s.
 //
 // What must hold, whatever this machine's speed: the slots that fell in
 // the stall come due all at once when it ends, so the I/O of the slot m
@@ -46,15 +51,15 @@ func atLeast(h *result.Histogram, v float64) uint64 {
 // a staircase down from the 40 slots of the stall, not one late I/O. Edges:
 // the stall starts anywhere within an interval (-1), a bucket is 0.8% wide
 // (-1), and the catch-up I/Os take their own service time, each making the
-// next one later, and a hiccup of the machine during the catch-up makes
-// every later one later still (+1 to +3 under strace on a loaded 2-core VM,
-// +5 allowed). Nothing is later than the stall itself. The rate is kept:
-// after the stall every slot is caught up, so the run issues rate x time
-// I/Os.
+// next one later, and a hiccup of the machine during the catch-up (or the
+// stop lasting a little longer than 2 s) makes every later one later still
+// (+1 to +3 on a loaded 2-core VM, +5 allowed). Nothing is later than the
+// stall itself. The rate is kept: after the stall every slot is caught up,
+// so the run issues rate x time I/Os.
 func TestStallCountsEveryLateIO(t *testing.T) {
 	const (
 		rate  = 20.0
-		stall = 2.0 // seconds, injected
+		stall = 2.0 // seconds, the process stopped
 	)
 	dir := t.TempDir()
 	tgt := prepared(t, dir)
@@ -62,11 +67,17 @@ func TestStallCountsEveryLateIO(t *testing.T) {
 	if probe.code != 0 {
 		t.Skipf("the uring engine cannot run here: %s", strings.TrimSpace(probe.stderr)) //hygiene:skip the kernel's io_uring
 	}
-	// The 40th io_uring_enter comes within the first 40 I/Os (2 s): the
-	// stall is over well before the 6 s run ends.
-	o := underStrace(t, dir, []string{"io_uring_enter:delay_enter=2s:when=40"},
-		"run", "--engine", "uring", "--target", tgt, "--bs", "4k", "--read-pct", "100", "--random-pct", "100",
-		"--qd", "1", "--rate-iops", "20", "--duration", "6s", "--ramp", "0s", "--output", "json")
+	b := startBackground(t, "run", "--engine", "uring", "--target", tgt, "--bs", "4k", "--read-pct", "100", "--random-pct", "100",
+		"--qd", "1", "--rate-iops", "20", "--duration", "8s", "--ramp", "0s", "--output", "json")
+	pid := b.cmd.Process.Pid
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.True(c, hasRing(pid), "ioprobe %d has set its ring up", pid)
+	}, time.Minute, 20*time.Millisecond)
+	time.Sleep(time.Second) //hygiene:sleep into the measured run (no ramp): the assertions hold wherever in it the stall falls
+	require.NoError(t, b.cmd.Process.Signal(syscall.SIGSTOP))
+	time.Sleep(stall * time.Second) //hygiene:sleep the stall itself: the process is stopped for it
+	require.NoError(t, b.cmd.Process.Signal(syscall.SIGCONT))
+	o := outcome{code: b.exitCode(t), stdout: b.out.String(), stderr: b.stderr()}
 	require.Equal(t, 0, o.code, o.stderr)
 	r := decodeResult(t, o.stdout)
 	require.Equal(t, result.StatusOK, r.Status)
@@ -98,6 +109,17 @@ func TestStallCountsEveryLateIO(t *testing.T) {
 	// No slot was dropped: the run kept its rate through the stall.
 	slots := r.Summary.ElapsedSeconds * rate
 	require.InDelta(t, slots, float64(r.Summary.Ops), 2, "rate x measured time I/Os")
+}
+
+// hasRing says whether process pid holds an io_uring descriptor.
+func hasRing(pid int) bool {
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && l == "anon_inode:[io_uring]" {
+			return true
+		}
+	}
+	return false
 }
 
 // lateValues lists the values of h of at least v seconds, largest first

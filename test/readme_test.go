@@ -141,7 +141,7 @@ var docExamples = []docExample{
 	{file: "docs/output.md", first: "summary.host_others{", why: "the field list of what others did, not a command (test/neighbours_test.go reads the fields from real runs)"},
 	{file: "docs/output.md", first: `schema: "ioprobe.fleet/v1"`, why: "the fleet document's field list, not a command (the fleet tests decode the documents strictly)"},
 
-	{file: "docs/performance.md", first: "make bench-fio", why: "a benchmark of minutes on /dev/zram0, which needs the machine quiet (scripts/bench-fio.sh, make bench-fio: not part of make test)"},
+	{file: "docs/performance.md", first: "make bench-fio", why: "a benchmark of minutes on a loop device over /dev/shm, which needs the machine quiet (scripts/bench-fio.sh, make bench-fio: not part of make test)"},
 	{file: "docs/performance.md", first: "BASE=main ROUNDS=7 DURATION=10s scripts/bench-devlat.sh", why: "the device-latency programs' cost: about 10 minutes on a loop device over /dev/shm, which needs the machine quiet (make bench-devlat: not part of make test)"},
 	{file: "docs/performance.md", first: "BASE=6e21244 ROUNDS=5", why: "the commands behind the page's before-and-after figures: over 20 minutes on /dev/zram0 and a quiet machine (not part of make test)"},
 

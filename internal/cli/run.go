@@ -94,7 +94,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, dryRunUsage)
 	fs.StringVar(&o.ioSize, "io-size", "", "each worker stops after issuing this many bytes (fio's io_size without time_based); --duration is then a cap")
 	fs.Int64Var(&o.numberIOs, "number-ios", 0, "each worker stops after issuing this many I/Os (fio's number_ios without time_based); --duration is then a cap")
-	fs.IntVar(&o.batchSubmit, "batch-submit", 1, "uring engine: hand up to N I/Os to the kernel per call (fio's iodepth_batch_submit; 0: the queue depth). 1, fio's default, plugs nothing across I/Os, so sequential I/O reaches the device unmerged; more saves system calls and lets the block layer merge contiguous I/Os")
+	fs.IntVar(&o.batchSubmit, "batch-submit", 1, "uring engine: hand up to N I/Os to the kernel per call (fio's iodepth_batch_submit; 0: the queue depth); 1 plugs nothing across I/Os, so sequential I/O reaches the device unmerged, more lets the block layer merge contiguous I/Os. Without any --batch-* flag the ring batches only what cannot merge (docs/engines.md); with one, fio's rules apply exactly, fio's defaults (1) for the flags not given")
 	fs.IntVar(&o.batchComplete, "batch-complete", 1, "uring engine: with the queue full, wait for N completions before issuing more (fio's iodepth_batch_complete_min; 0: poll without sleeping)")
 	fs.IntVar(&o.batchCompleteMax, "batch-complete-max", 0, "uring engine: refill at most N completed slots before submitting again (fio's iodepth_batch_complete_max; 0: --batch-complete's value, fio's default)")
 }
@@ -210,6 +210,11 @@ func (o *runOptions) spec() (workload.Spec, error) {
 	}
 	if changed("sync") {
 		s.Sync = workload.NormalizeSync(o.sync)
+	}
+	if changed("batch-submit") || changed("batch-complete") || changed("batch-complete-max") {
+		// Any of fio's batch sizes given: fio's rules, exactly, with
+		// fio's defaults for the others (not the adaptive rule).
+		s.SubmitMode = workload.SubmitFio
 	}
 	if changed("batch-submit") {
 		s.SubmitBatch = o.batchSubmit

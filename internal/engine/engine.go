@@ -69,6 +69,11 @@ type Worker struct {
 	// hands it to the kernel. With Trace it tells how many I/Os a lane
 	// has in flight, so the conformance suite can check the queue depth.
 	Issue func(lane *Lane, op *IO)
+	// Commit, when set (tests only), is called by a ring engine just
+	// before the io_uring_enter that hands the kernel every I/O Issue saw
+	// since the last Commit: with Issue it tells which I/Os went to the
+	// kernel in one call.
+	Commit func()
 	// TraceFlush, when set (tests only), sees every completed flush
 	// (--fsync, --fdatasync) with its result.
 	TraceFlush func(lane *Lane, res int64)

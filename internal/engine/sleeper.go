@@ -27,6 +27,7 @@ func (c *Control) NewSleeper() *Sleeper {
 	s := &Sleeper{ctl: c}
 	if t, err := newTimerFD(); err == nil {
 		s.t = t
+		t.watch(&c.stop)
 	}
 	c.mu.Lock()
 	if c.sleepers == nil {

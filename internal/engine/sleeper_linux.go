@@ -2,6 +2,7 @@ package engine
 
 import (
 	"os"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -18,8 +19,11 @@ type timerFD struct {
 	fd   uintptr
 	its  unix.ItimerSpec // arm's, on the sleeping goroutine
 	past unix.ItimerSpec // fire's: 1 ns on the clock, set once
-	buf  [8]byte
-	read func(fd uintptr) bool // t.expired, bound once: waiting allocates nothing
+	due  int64           // the instant armed, on the sleeping goroutine
+	// stop, when set, is the run's stop flag: fire's wake ends a wait
+	// only once it is set.
+	stop *atomic.Bool
+	done func(fd uintptr) bool // t.expired, bound once: waiting allocates nothing
 }
 
 func newTimerFD() (*timerFD, error) {
@@ -33,7 +37,7 @@ func newTimerFD() (*timerFD, error) {
 		t.file.Close()
 		return nil, err
 	}
-	t.read = t.expired
+	t.done = t.expired
 	return t, nil
 }
 
@@ -41,9 +45,13 @@ func newTimerFD() (*timerFD, error) {
 // for Sleeper.Until on the sleeping goroutine: its ItimerSpec is that
 // goroutine's alone.
 func (t *timerFD) arm(at int64) error {
+	t.due = at
 	t.its.Value = unix.NsecToTimespec(at)
 	return t.settime(&t.its)
 }
+
+// watch makes a wait also end when stop is set (with fire's wake).
+func (t *timerFD) watch(stop *atomic.Bool) { t.stop = stop }
 
 // fire makes the timer expire at once, for a stop's wake on another
 // goroutine: its ItimerSpec (an instant long past) is written once, when
@@ -59,20 +67,27 @@ func (t *timerFD) settime(its *unix.ItimerSpec) error {
 	return nil
 }
 
-// wait parks the goroutine in the network poller until the timer has
-// expired (since it was last read). It reads before it parks, always: the
-// poller is edge-triggered and RawRead forgets a readiness that came
-// before it (pollReset), so a timer that expired between arm and wait
-// (a short slot, a preempted goroutine) has no edge left to come, and
-// only the read sees it. Going to the poller first without reading lost
-// that wake-up and slept until the run's stop.
-func (t *timerFD) wait() error { return t.rc.Read(t.read) }
+// wait parks the goroutine in the network poller until the instant
+// armed has come (or the run's stop). It asks the clock before it parks,
+// always: the poller is edge-triggered and RawRead forgets a readiness
+// that came before it (pollReset), so a timer that expired between arm
+// and wait (a short slot, a preempted goroutine) has no edge left to come,
+// and only the clock says it has expired. Going to the poller first
+// without looking lost that wake-up and slept until the run's stop.
+//
+// The clock, not a read of the timer's expiry count: the timer expires
+// on the same CLOCK_MONOTONIC no earlier than the instant armed, so the
+// clock has passed it whenever the timer has fired, and a vDSO clock read
+// costs no system call where a read costs two per sleep (one finding
+// nothing before the park, one taking the count after it). The count is
+// never read: arming again (timerfd_settime) sets it back to 0, and each
+// expiry after that is an edge of its own.
+func (t *timerFD) wait() error { return t.rc.Read(t.done) }
 
-// expired reads the expiry count: false (wait for readiness) while the
-// timer has not expired.
-func (t *timerFD) expired(fd uintptr) bool {
-	_, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&t.buf[0])), uintptr(len(t.buf)))
-	return errno != unix.EAGAIN
+// expired says whether the wait is over: the instant armed has come, or
+// the run stopped.
+func (t *timerFD) expired(uintptr) bool {
+	return Nanotime() >= t.due || t.stop != nil && t.stop.Load()
 }
 
 func (t *timerFD) close() { _ = t.file.Close() }

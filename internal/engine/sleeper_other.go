@@ -2,7 +2,10 @@
 
 package engine
 
-import "errors"
+import (
+	"errors"
+	"sync/atomic"
+)
 
 // timerFD exists on Linux only; elsewhere a Sleeper naps.
 type timerFD struct{}
@@ -12,3 +15,4 @@ func (*timerFD) arm(int64) error    { return errors.ErrUnsupported }
 func (*timerFD) wait() error        { return errors.ErrUnsupported }
 func (*timerFD) fire() error        { return errors.ErrUnsupported }
 func (*timerFD) close()             {}
+func (*timerFD) watch(*atomic.Bool) {}

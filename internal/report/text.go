@@ -11,6 +11,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
+	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
 // WriteText writes the summary of one run that a storage engineer reads
@@ -389,8 +390,15 @@ func engineLine(wl result.Workload) string {
 	if len(why) > 0 {
 		s += " (" + strings.Join(why, ": ") + ")"
 	}
-	// Submission other than fio's default (each I/O on its own, waiting
-	// for one completion).
+	// How the ring submitted: the adaptive rule (the default), or fio's
+	// with the sizes other than fio's defaults (each I/O on its own,
+	// waiting for one completion).
+	switch wl.SubmitMode {
+	case workload.SubmitAdaptive:
+		s += "; adaptive submission (only I/Os that cannot merge go together)"
+	case workload.SubmitFio:
+		s += "; fio's submission"
+	}
 	if wl.SubmitBatch > 1 {
 		s += fmt.Sprintf("; up to %d I/Os per submission", wl.SubmitBatch)
 	}

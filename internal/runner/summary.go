@@ -77,7 +77,10 @@ func workloadOf(s *workload.Spec, name string, e engine.Engine, reason string, t
 		RandomGenerator:    s.RandomGenerator,
 		Buffer:             s.Buffer,
 	}
-	if e.Name() == workload.EngineURing {
+	if e.Name() == workload.EngineURing && s.Adaptive() {
+		w.SubmitMode = workload.SubmitAdaptive
+	} else if e.Name() == workload.EngineURing {
+		w.SubmitMode = workload.SubmitFio
 		// The ring's slots: the queue depth on each target, or over all
 		// of them in turn.
 		slots := s.QueueDepth * max(1, targets)

@@ -8,7 +8,9 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
-// fio's iodepth_batch_* options, as fio's fixup_options reads them; on a
+// fio's iodepth_batch_* options, as fio's fixup_options reads them, and
+// with any of them fio's rules (workload.SubmitFio); none: the adaptive
+// rule (the whole queue per call at most, every completion refilled). On a
 // sync engine (no commit step in fio) they change nothing.
 func TestSubmissionOptions(t *testing.T) {
 	const base = "[global]\ntime_based\nruntime=10\nfilename=/dev/x\ndirect=1\nioengine=io_uring\niodepth=32\n[j]\n"
@@ -19,7 +21,7 @@ func TestSubmissionOptions(t *testing.T) {
 		engineSync              bool
 		wantBatch, wantMin, cap int // Spec.Submission(32)
 	}{
-		{opts: "", wantBatch: 1, wantMin: 1, cap: 1},
+		{opts: "", wantBatch: 32, wantMin: 1, cap: 32},
 		{opts: "iodepth_batch=8\n", batch: 8, wantBatch: 8, wantMin: 1, cap: 1},
 		{opts: "iodepth_batch_submit=0\n", batch: 32, wantBatch: 32, wantMin: 1, cap: 1},
 		{opts: "iodepth_batch_submit=64\n", batch: 32, wantBatch: 32, wantMin: 1, cap: 1},
@@ -27,7 +29,7 @@ func TestSubmissionOptions(t *testing.T) {
 		{opts: "iodepth_batch_complete=4\niodepth_batch_complete_max=16\n", min: 4, max: 16, wantBatch: 1, wantMin: 4, cap: 16},
 		{opts: "iodepth_batch_complete_min=8\niodepth_batch_complete_max=2\n", min: 8, max: 2, wantBatch: 1, wantMin: 8, cap: 8},
 		{opts: "iodepth_batch_complete_min=0\n", poll: true, wantBatch: 1, wantMin: 0, cap: 1},
-		{opts: "ioengine=psync\niodepth_batch=8\niodepth_batch_complete_min=0\n", engineSync: true, wantBatch: 1, wantMin: 1, cap: 1},
+		{opts: "ioengine=psync\niodepth_batch=8\niodepth_batch_complete_min=0\n", engineSync: true, wantBatch: 32, wantMin: 1, cap: 32},
 	} {
 		pts, err := parse(t, base+c.opts, Options{})
 		require.NoError(t, err, c.opts)
@@ -39,6 +41,11 @@ func TestSubmissionOptions(t *testing.T) {
 		require.Equal(t, c.min, s.CompleteMin, c.opts)
 		require.Equal(t, c.max, s.CompleteMax, c.opts)
 		require.Equal(t, c.poll, s.CompletePoll, c.opts)
+		fio := c.opts != "" && !c.engineSync
+		require.Equal(t, !fio, s.Adaptive(), c.opts)
+		if fio {
+			require.Equal(t, workload.SubmitFio, s.SubmitMode, c.opts)
+		}
 		b, m, x := s.Submission(32)
 		require.Equal(t, []int{c.wantBatch, c.wantMin, c.cap}, []int{b, m, x}, c.opts)
 	}

@@ -230,6 +230,12 @@ type Workload struct {
 	// share of the targets (fio's per-clone files).
 	FilesInTurn int  `json:"files_in_turn,omitempty"`
 	CloneFiles  bool `json:"clone_files,omitempty"`
+	// SubmitMode is the ring's submission (the uring engine only; the
+	// sync engine hands each I/O over on its own): "adaptive", the
+	// default, batching only I/Os that cannot merge (docs/engines.md), or
+	// "fio", fio's iodepth_batch_* rules with SubmitBatch, CompleteMin,
+	// CompletePoll and CompleteMax.
+	SubmitMode string `json:"submit_mode,omitempty"`
 }
 
 // BlockSize is a transfer size and its weight in the mix.

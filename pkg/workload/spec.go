@@ -201,6 +201,20 @@ type Spec struct {
 	// clone its own files ($jobname.$jobnum.$filenum) when the job names
 	// none. false: every worker runs on every target.
 	CloneFiles bool `json:"clone_files,omitempty"`
+	// SubmitMode is how a ring hands I/Os to the kernel. SubmitAdaptive
+	// (or "", the default when none of SubmitBatch, CompleteMin,
+	// CompletePoll and CompleteMax is set) batches what cannot merge:
+	// every I/O drawn goes into one io_uring_enter with the others drawn
+	// in the same pass, except one contiguous with an I/O of that batch,
+	// or with the last I/O handed to the kernel for its target, which
+	// starts a new call; and every completion found is refilled in the
+	// same pass, unless the stream just drew contiguous I/Os (then one,
+	// as fio). So sequential I/O reaches the device one I/O per call and
+	// unmerged, as fio's, and random I/O costs one call per pass, not
+	// one per I/O. SubmitFio is fio's iodepth_batch_* rules with the
+	// fields above (fio's defaults where unset): what --batch-* and a job
+	// file's iodepth_batch* options ask for.
+	SubmitMode string `json:"submit_mode,omitempty"`
 }
 
 // WorkerRegion is the start of worker k's region on a target (Offset +
@@ -222,12 +236,33 @@ func (s *Spec) Extent() int64 {
 	return s.WorkerRegion(max(s.Workers, 1)-1) + s.RegionBytes
 }
 
+// Submission modes (Spec.SubmitMode).
+const (
+	SubmitAdaptive = "adaptive"
+	SubmitFio      = "fio"
+)
+
+// Adaptive says whether a ring submits by the adaptive rule
+// (Spec.SubmitMode): nothing asked for fio's batching, by mode or by any
+// of its fields.
+func (s *Spec) Adaptive() bool {
+	return s.SubmitMode != SubmitFio && s.SubmitBatch == 0 && s.CompleteMin == 0 && !s.CompletePoll && s.CompleteMax == 0
+}
+
 // Submission returns, for a worker of n queue slots, how many I/Os it
 // submits at once, how many completions it waits for once its queue is
 // full (0 when it polls) and how many slots it refills before it submits
 // again: SubmitBatch, CompleteMin and CompleteMax with fio's defaults,
 // capped at n as fio caps them at iodepth.
+//
+// By the adaptive rule (Adaptive) a batch may hold every slot and every
+// completion found is refilled before the next submission, waiting for
+// one completion with the queue full; the ring splits a batch where two
+// I/Os would merge.
 func (s *Spec) Submission(n int) (batch, completeMin, completeMax int) {
+	if s.Adaptive() {
+		return max(1, n), 1, max(1, n)
+	}
 	batch, completeMin = max(1, min(s.SubmitBatch, n)), max(1, min(s.CompleteMin, n))
 	completeMax = max(completeMin, min(s.CompleteMax, n))
 	if s.CompletePoll {
@@ -528,6 +563,12 @@ func (s *Spec) validateRun() error {
 	}
 	if s.CompleteMax < 0 || s.CompleteMax > MaxQueueDepth {
 		return fieldErr("--batch-complete-max", s.CompleteMax, "must be between 1 and %d I/Os (0: --batch-complete)", MaxQueueDepth)
+	}
+	if s.SubmitMode != "" && s.SubmitMode != SubmitAdaptive && s.SubmitMode != SubmitFio {
+		return fieldErr("submit_mode", strconv.Quote(s.SubmitMode), "must be %q or %q", SubmitAdaptive, SubmitFio)
+	}
+	if s.SubmitMode == SubmitAdaptive && !s.Adaptive() {
+		return fieldErr("submit_mode", s.SubmitMode, "the adaptive rule cannot be combined with fio's batch sizes (submit_batch, complete_min, complete_poll, complete_max): give one or the other")
 	}
 	if s.CompletePoll && s.CompleteMin > 1 {
 		return fieldErr("--batch-complete", s.CompleteMin, "polling for completions waits for none: give 0 or a number, not both")

@@ -35,6 +35,8 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"fdatasync", func(s *Spec) { s.Fdatasync = MaxFlushEvery + 1 }, "--fdatasync 1073741825: must be between 0 (never) and"},
 		{"both flushes", func(s *Spec) { s.Fsync, s.Fdatasync = 4, 1 }, "--fdatasync 1: cannot be combined with --fsync 4"},
 		{"sync mode", func(s *Spec) { s.Sync = "o_dsync" }, `--sync "o_dsync": must be one of none, dsync, sync`},
+		{"submit mode", func(s *Spec) { s.SubmitMode = "batched" }, `submit_mode "batched": must be "adaptive" or "fio"`},
+		{"adaptive with a batch", func(s *Spec) { s.SubmitMode, s.SubmitBatch = SubmitAdaptive, 8 }, "submit_mode adaptive: the adaptive rule cannot be combined with fio's batch sizes"},
 	}
 	requireFieldErrors(t, valid, cases)
 	s := valid()
@@ -63,6 +65,34 @@ func TestDecimalSizeRefusalSaysTheBinaryOne(t *testing.T) {
 	s := valid()
 	s.BlockSizes = []BlockSize{{1500, 1}}
 	require.NotContains(t, s.Validate().Error(), "write", "1500 bytes is no whole number of kB: no guess")
+}
+
+// The adaptive rule is the default; any of fio's batch fields, or the fio
+// mode alone (--batch-complete-max 0 sets no field), gives fio's rules.
+func TestSubmissionModes(t *testing.T) {
+	s := valid()
+	require.True(t, s.Adaptive())
+	b, min, max := s.Submission(32)
+	require.Equal(t, []int{32, 1, 32}, []int{b, min, max}, "the whole queue per call at most, every completion refilled")
+	s.SubmitMode = SubmitAdaptive
+	require.True(t, s.Adaptive())
+	require.NoError(t, s.Validate())
+	for _, mod := range []func(*Spec){
+		func(s *Spec) { s.SubmitMode = SubmitFio },
+		func(s *Spec) { s.SubmitBatch = 1 },
+		func(s *Spec) { s.CompleteMin = 1 },
+		func(s *Spec) { s.CompletePoll = true },
+		func(s *Spec) { s.CompleteMax = 4 },
+	} {
+		s := valid()
+		mod(&s)
+		require.False(t, s.Adaptive(), "%+v", s)
+		require.NoError(t, s.Validate())
+	}
+	s = valid()
+	s.SubmitMode = SubmitFio
+	b, min, max = s.Submission(32)
+	require.Equal(t, []int{1, 1, 1}, []int{b, min, max}, "fio's defaults: one I/O per call, one completion refilled")
 }
 
 func TestFlushSettings(t *testing.T) {

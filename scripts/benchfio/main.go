@@ -1,7 +1,7 @@
 // Command benchfio is the measuring half of scripts/bench-fio.sh, which runs
 // ioprobe and fio side by side on the same device.
 //
-//	benchfio measure [--dev DEVICE] OUT.rec.json OUT.json -- CMD ARGS...
+//	benchfio measure [--dev DEVICE] [--window SKIP:LEN] OUT.rec.json OUT.json -- CMD ARGS...
 //	benchfio report DIR
 //
 // measure runs CMD with its standard output in OUT.json, waits for it with
@@ -11,6 +11,9 @@
 // and total CPU from /proc/stat deltas. The tools' own CPU lines are not
 // used. With --dev, also the I/Os the block device completed meanwhile
 // (/sys/class/block/NAME/stat): a count no tool reports about itself.
+// With --window, also the steady state: the process tree's CPU and the
+// device's I/Os from SKIP to SKIP+LEN seconds after the start (window.go),
+// which leave out each tool's once-per-run set-up.
 //
 // report reads every WORKLOAD.ROUND.CANDIDATE.{rec.,}json pair in DIR, where
 // CANDIDATE starts with "ioprobe-" or "fio-" (or names a reference: "bare-",
@@ -45,16 +48,32 @@ func main() {
 }
 
 func run(args []string) error {
-	switch {
-	case len(args) >= 7 && args[0] == "measure" && args[1] == "--dev" && args[5] == "--":
-		return measure(args[3], args[4], args[2], args[6:])
-	case len(args) >= 5 && args[0] == "measure" && args[3] == "--":
-		return measure(args[1], args[2], "", args[4:])
-	case len(args) == 2 && args[0] == "report":
+	if len(args) == 2 && args[0] == "report" {
 		return report(os.Stdout, args[1])
 	}
-	return errors.New("usage: benchfio measure [--dev DEVICE] OUT.rec.json OUT.json -- CMD ARGS... | benchfio report DIR")
+	if len(args) == 0 || args[0] != "measure" {
+		return errUsage
+	}
+	var dev, win string
+	args = args[1:]
+	for len(args) >= 2 && strings.HasPrefix(args[0], "--") && args[0] != "--" {
+		switch args[0] {
+		case "--dev":
+			dev = args[1]
+		case "--window":
+			win = args[1]
+		default:
+			return errUsage
+		}
+		args = args[2:]
+	}
+	if len(args) < 4 || args[2] != "--" {
+		return errUsage
+	}
+	return measure(args[0], args[1], dev, win, args[3:])
 }
+
+var errUsage = errors.New("usage: benchfio measure [--dev DEVICE] [--window SKIP:LEN] OUT.rec.json OUT.json -- CMD ARGS... | benchfio report DIR")
 
 // record is what measure writes.
 type record struct {
@@ -68,9 +87,19 @@ type record struct {
 	// DeviceIOs is the reads and writes the device completed while the
 	// command ran (measure --dev), else 0.
 	DeviceIOs float64 `json:"device_ios,omitempty"`
+	// Window is the steady state (measure --window), when the command
+	// outlived it.
+	Window *window `json:"window,omitempty"`
 }
 
-func measure(recPath, outPath, dev string, argv []string) error {
+func measure(recPath, outPath, dev, win string, argv []string) error {
+	var skip, length time.Duration
+	if win != "" {
+		var err error
+		if skip, length, err = parseWindow(win); err != nil {
+			return err
+		}
+	}
 	out, err := os.Create(outPath)
 	if err != nil {
 		return err
@@ -93,6 +122,17 @@ func measure(recPath, outPath, dev string, argv []string) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	type watched struct {
+		w   *window
+		err error
+	}
+	done, seen := make(chan struct{}), make(chan watched, 1)
+	if win != "" {
+		go func() {
+			w, err := watch(cmd.Process.Pid, dev, skip, length, done)
+			seen <- watched{w, err}
+		}()
+	}
 	// wait4 directly, not cmd.Wait: its rusage is the figure we report.
 	var ws syscall.WaitStatus
 	var ru syscall.Rusage
@@ -103,6 +143,15 @@ func measure(recPath, outPath, dev string, argv []string) error {
 		}
 	}
 	wall := time.Since(t0)
+	close(done)
+	var win0 *window
+	if win != "" {
+		r := <-seen
+		if r.err != nil {
+			return fmt.Errorf("--window: %w", r.err)
+		}
+		win0 = r.w
+	}
 	if err != nil {
 		return fmt.Errorf("wait4: %w", err)
 	}
@@ -129,6 +178,7 @@ func measure(recPath, outPath, dev string, argv []string) error {
 		HostBusySeconds:  float64(d.Busy()) / hz,
 		HostTotalSeconds: float64(d.Total()) / hz,
 		DeviceIOs:        devIOs,
+		Window:           win0,
 	}
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {

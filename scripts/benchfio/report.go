@@ -69,12 +69,12 @@ func load(dir string) ([]sample, error) {
 			err = parseIoprobe(outPath, &out[i])
 		case "fio":
 			err = parseFio(outPath, &out[i])
-		case "bare":
+		case "bare", "barego":
 			err = parseBare(outPath, &out[i])
 		case "tiouring":
 			err = parseTIOURing(outPath, &out[i])
 		default:
-			err = fmt.Errorf("%s: candidate %q is none of ioprobe-…, fio-…, bare-…, tiouring-…", rp, s.candidate)
+			err = fmt.Errorf("%s: candidate %q is none of ioprobe-…, fio-…, bare-…, barego-…, tiouring-…", rp, s.candidate)
 		}
 		if err != nil {
 			return nil, err

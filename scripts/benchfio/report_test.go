@@ -112,7 +112,7 @@ func TestPairsHoldIoprobeToTheReferences(t *testing.T) {
 		writeRun(t, dir, fmt.Sprintf("1-qd1.%d.ioprobe-sync", r), record{WallSeconds: 10, UserSeconds: 1, SystemSeconds: 2}, strings.ReplaceAll(ioprobe(1e6), "uring", "sync"))
 		writeRun(t, dir, fmt.Sprintf("1-qd1.%d.bare-loop", r), record{WallSeconds: 10, UserSeconds: 0.5, SystemSeconds: 2.5}, `{"ios":1100000,"seconds":10,"iops":110000,"latency_mean_ns":2500}`)
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pairs.txt"), []byte("# A B\n2-qd32 ioprobe-uring tiouring-t1\n2-qd32 ioprobe-uring fio-io_uring\n1-qd1 ioprobe-sync bare-loop\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pairs.txt"), []byte("# A B\n2-qd32 ioprobe-uring tiouring-t1 >=1.0\n2-qd32 ioprobe-uring fio-io_uring <=1.0\n1-qd1 ioprobe-sync bare-loop\n"), 0o644))
 
 	all, err := load(dir)
 	require.NoError(t, err)
@@ -138,8 +138,38 @@ func TestPairsHoldIoprobeToTheReferences(t *testing.T) {
 
 	var out bytes.Buffer
 	require.NoError(t, report(&out, dir))
-	require.Contains(t, out.String(), "| 2-qd32 | ioprobe-uring | tiouring-t1 | 3 | **0.500** | 0.267 | 500000 d | 1000000 d | 200000 | 750000 |")
-	require.Contains(t, out.String(), "| 1-qd1 | ioprobe-sync | bare-loop | 3 | **0.909** | 0.909 |")
+	require.Contains(t, out.String(), "| 2-qd32 | ioprobe-uring | tiouring-t1 | 3 | **0.500** | ≥ 1 **not met** | 1.00 0.50 0.40 | 0.267 | 500000 d | 1000000 d | 200000 | 750000 |")
+	require.Contains(t, out.String(), "| 2-qd32 | ioprobe-uring | fio-io_uring | 3 | **1.000** | ≤ 1 met | 2.00 1.00 0.80 |")
+	require.Contains(t, out.String(), "| 1-qd1 | ioprobe-sync | bare-loop | 3 | **0.909** |  | 0.91 0.91 0.91 | 0.909 |")
+}
+
+// A pair whose sides both have a steady-state window compares the
+// window's I/Os per CPU-second, not the whole run's; a bad goal is an
+// error naming its line.
+func TestPairsUseTheSteadyState(t *testing.T) {
+	dir := t.TempDir()
+	out := `{"ios":1000000,"seconds":10,"iops":100000,"latency_mean_ns":2500}`
+	for r := 1; r <= 3; r++ {
+		// Whole runs: 1M I/Os over 4 and 2 CPU-s; windows: 700k over 1.4
+		// and 1.75 CPU-s (a's set-up cost 2 CPU-s outside them).
+		writeRun(t, dir, fmt.Sprintf("w.%d.bare-a", r), record{WallSeconds: 10, UserSeconds: 2, SystemSeconds: 2, DeviceIOs: 1e6,
+			Window: &window{Seconds: 7, CPUSeconds: 1.4, DeviceIOs: 7e5}}, out)
+		writeRun(t, dir, fmt.Sprintf("w.%d.barego-b", r), record{WallSeconds: 10, UserSeconds: 1, SystemSeconds: 1, DeviceIOs: 1e6,
+			Window: &window{Seconds: 7, CPUSeconds: 1.75, DeviceIOs: 7e5}}, out)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pairs.txt"), []byte("w bare-a barego-b >=1.2\n"), 0o644))
+	all, err := load(dir)
+	require.NoError(t, err)
+	pairs, err := readPairs(dir)
+	require.NoError(t, err)
+	res := pairRatios(all, pairs)
+	require.InDelta(t, 1.25, res[0].perCPU, 1e-9, "500k ÷ 400k I/Os per CPU-s in the windows (the whole runs: 0.5)")
+	require.True(t, res[0].aWindow && res[0].bWindow)
+	require.Equal(t, "met", res[0].goal.met(res[0].perCPU))
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pairs.txt"), []byte("w bare-a barego-b\nw bare-a barego-b =1\n"), 0o644))
+	_, err = readPairs(dir)
+	require.ErrorContains(t, err, `pairs.txt:2: goal "=1": want <=X or >=X`)
 }
 
 func TestTIOURingOutputIsRecognised(t *testing.T) {

@@ -61,6 +61,10 @@ type ring struct {
 
 	bufsRegistered, filesRegistered bool
 
+	// poll, when set (a paced ring), is the ring in the runtime's poller:
+	// submitAndWaitBrief waits there once its brief wait is over.
+	poll *ringPoll
+
 	// wait is the argument of a timed wait; it lives in the ring so that
 	// passing it to the kernel allocates nothing.
 	wait struct {
@@ -72,7 +76,16 @@ type ring struct {
 // newRing sets up a ring with at least entries submission slots (and twice
 // as many completion slots: the kernel's default), asking for every optional
 // flag and dropping them one by one while the kernel says EINVAL.
-func newRing(entries uint32) (*ring, error) {
+func newRing(entries uint32) (*ring, error) { return newRingWithout(entries, 0) }
+
+// threadBound are the setup flags that bind a ring to the thread that set
+// it up: every io_uring_enter must come from it (SINGLE_ISSUER), and
+// completions are posted only inside its io_uring_enter (DEFER_TASKRUN).
+const threadBound = setupSingleIssuer | setupDeferTaskrun
+
+// newRingWithout is newRing without the optional flags in without (a
+// ring whose goroutine is not locked to its thread: threadBound).
+func newRingWithout(entries, without uint32) (*ring, error) {
 	if entries == 0 || entries > maxEntries {
 		return nil, fmt.Errorf("io_uring: %d queue entries (queue depth × targets) is outside 1..%d", entries, maxEntries)
 	}
@@ -80,6 +93,7 @@ func newRing(entries uint32) (*ring, error) {
 	for _, f := range optionalFlags {
 		flags |= f.flag
 	}
+	flags &^= without
 	dropped := 0
 	for {
 		p := params{flags: flags}
@@ -197,8 +211,9 @@ const briefWait = 1_000_000 // ns
 
 // submitAndWaitBrief is submitAndWait without a timeout for a paced ring:
 // it submits and waits up to briefWait through RawSyscall, then, when the
-// completions have not come, goes on waiting through the runtime's syscall
-// entry as submitAndWait does. It returns 0 or an errno.
+// completions have not come, goes on waiting in the runtime's poller
+// (ringPoll), or, when the ring is not in it, through the runtime's
+// syscall entry as submitAndWait does. It returns 0 or an errno.
 //
 // Why: a paced ring's goroutine comes back from a sleep in the poller,
 // where every processor was idle and the runtime's sysmon thread asleep;
@@ -223,6 +238,11 @@ func (r *ring) submitAndWaitBrief(minComplete uint32) unix.Errno {
 	}
 	if r.completions() >= minComplete {
 		return 0
+	}
+	if r.poll != nil && r.unsubmitted() == 0 {
+		if err := r.poll.wait(minComplete); err == nil {
+			return 0
+		}
 	}
 	_, errno = sysEnter(r.enterFD, r.unsubmitted(), minComplete, r.enterFlags|enterGetEvents, nil, 0)
 	return errno
@@ -286,6 +306,10 @@ func (r *ring) close() error {
 			errs = append(errs, fmt.Errorf("io_uring: unregister ring: %w", errno))
 		}
 		r.enterFD, r.enterFlags = r.fd, 0
+	}
+	if r.poll != nil {
+		errs = append(errs, r.poll.close())
+		r.poll = nil
 	}
 	if r.bufsRegistered {
 		errs = append(errs, sysRegister(r.fd, unregisterBuffers, nil, 0))

@@ -3,8 +3,10 @@ package uring
 import (
 	"os"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -104,7 +106,8 @@ func TestLoopRegistersFilesAndBuffers(t *testing.T) {
 
 // A ring registers its descriptor with its thread (as t/io_uring does)
 // and calls io_uring_enter by index; close gives the index back, so the
-// next ring on the thread gets the same one.
+// next ring on the thread gets the same one. A paced ring, whose goroutine
+// moves between threads, does neither and is bound to no thread.
 func TestLoopRegistersTheRingWithItsThread(t *testing.T) {
 	fd := lockedWithDir(t)
 	newWorker := func(rate int) *engine.Worker {
@@ -139,7 +142,8 @@ func TestLoopRegistersTheRingWithItsThread(t *testing.T) {
 	paced, err := newLoop(newWorker(20))
 	require.NoError(t, err)
 	defer paced.sleep.Close()
-	require.Equal(t, uint32(enterRegisteredRing), paced.r.enterFlags, "a paced ring is locked to its thread too")
+	require.Zero(t, paced.r.enterFlags, "a paced ring's goroutine is not locked to a thread: by descriptor")
+	require.Zero(t, paced.r.flags&threadBound, "nor is the ring bound to one: %s", describeFlags(paced.r.flags))
 	require.NoError(t, paced.r.close())
 }
 
@@ -169,4 +173,37 @@ func TestSuits(t *testing.T) {
 		t.Skip("/dev/zram0 has no size") //hygiene:skip the machine's zram device
 	}
 	require.ErrorContains(t, New().Suits(zfd), "cannot take non-blocking I/O")
+}
+
+// A paced ring whose completion outlasts its brief wait waits for it in
+// the runtime's poller, and comes back with it: a 5 ms IORING_OP_TIMEOUT,
+// five times the brief wait. And a completion already there when the wait
+// begins ends it at once (the poller forgets an edge that came before).
+func TestPacedRingWaitsInThePoller(t *testing.T) {
+	requireUring(t)
+	r, err := newRingWithout(4, threadBound)
+	require.NoError(t, err)
+	defer r.close()
+	require.NoError(t, r.enablePoll())
+	ts := unix.NsecToTimespec(int64(5 * time.Millisecond))
+	for i := range 3 {
+		t0 := time.Now()
+		*r.nextSQE() = sqe{opcode: opTimeout, addr: uint64(uintptr(unsafe.Pointer(&ts))), len: 1, userData: uint64(i)}
+		require.Zero(t, r.submitAndWaitBrief(1))
+		require.GreaterOrEqual(t, time.Since(t0), 5*time.Millisecond, "the timeout ran its course")
+		require.EqualValues(t, 1, r.completions())
+		c := r.cqes[r.cqHeadLocal&r.cqMask]
+		require.EqualValues(t, i, c.userData)
+		require.EqualValues(t, -int32(unix.ETIME), c.res)
+		r.cqHeadLocal++
+		atomic.StoreUint32(r.cqHead, r.cqHeadLocal)
+	}
+	*r.nextSQE() = sqe{opcode: opNop, userData: 7}
+	_, errno := r.submit()
+	require.Zero(t, errno)
+	for r.completions() == 0 {
+		runtime.Gosched() // a NOP completes inline; the CQE is posted by the submitting thread's task work at the latest
+	}
+	require.NoError(t, r.poll.wait(1), "a completion there before the wait ends it")
+	runtime.KeepAlive(&ts)
 }

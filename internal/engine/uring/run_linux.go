@@ -35,6 +35,15 @@ type target struct {
 	gen  *workload.Generator
 	lane *engine.Lane
 	seq  uint64 // writes stamped so far
+	// The adaptive rule's memory of the target: its last I/O prepared
+	// (lastOff, lastEnd) and the batch it went in (lastBatch, 0: none
+	// yet), and its last I/O of the batches already with the kernel
+	// (prevOff, prevEnd; hasPrev): an I/O that touches the latter starts
+	// a new call.
+	lastOff, lastEnd int64
+	lastBatch        uint64
+	prevOff, prevEnd int64
+	hasPrev          bool
 }
 
 // loop is one worker's ring and its queue slots.
@@ -78,6 +87,20 @@ type loop struct {
 	ready       []uint32
 	submitErr   error
 
+	// The adaptive rule (workload.Spec.Adaptive; batchMax is then every
+	// slot): an I/O that touches another of the batch being prepared on
+	// its target (edges), or the last one handed to the kernel for its
+	// target, starts a new io_uring_enter, so no two I/Os that could
+	// merge are ever submitted together, and a pass that found no such
+	// I/O hands all it drew to the kernel in one call. contiguous says
+	// whether the last I/O drawn touched its target's previous one (a
+	// stream that merges): then the loop refills one completed slot per
+	// pass, as fio, so that a sequential stream is submitted and counted
+	// (iodepth_level) exactly as fio's; otherwise every completed slot.
+	adaptive   bool
+	edges      edges
+	contiguous bool
+
 	// Flushes (--fsync, --fdatasync), as fio does them on an
 	// asynchronous engine: once a flush is due on a target (flushDue,
 	// else -1) the loop issues nothing more, waits for every I/O in
@@ -116,17 +139,30 @@ func (e *Engine) Run(w *engine.Worker) error {
 	if err := e.Available(); err != nil {
 		return fmt.Errorf("uring: %w", err)
 	}
-	// The ring is set up with SINGLE_ISSUER and DEFER_TASKRUN: every
-	// io_uring_enter must come from the thread that created it. A paced
-	// ring too, although its goroutine, locked, hands its processor to
-	// another thread and back at every sleep in the poller (two futex
-	// calls per I/O of a canary): unlocked, a goroutine preempted between
-	// submitting and waiting waits on another thread than the one its
-	// completion's task work is queued on, and each thread it visits is
-	// one more io_uring context (and one more place a per-thread fault
-	// injection, as the stall test's strace, counts its calls).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	// An unpaced ring is set up with SINGLE_ISSUER and DEFER_TASKRUN:
+	// every io_uring_enter must come from the thread that created it, so
+	// its goroutine is locked to that thread (completions are then posted
+	// only when the thread asks, with no task work interrupting it).
+	//
+	// A paced ring is not, and its goroutine is free: it spends nearly
+	// all its time asleep in the runtime's poller (engine.Sleeper), and a
+	// locked goroutine parks there only by handing its processor to
+	// another thread, which must wake to poll, and back when the timer
+	// fires: at a canary's 20 I/Os a second that was 4 futex calls and
+	// 2 more context switches per I/O than the goroutine's own thread
+	// waking from the poller and running it (docs/performance.md, "The
+	// idle daemon"). Without DEFER_TASKRUN a completion's task work is
+	// queued to the thread that submitted it and run when it enters the
+	// kernel; a paced ring submits and waits in one io_uring_enter
+	// (submitAndWaitBrief), so that thread is the one waiting; should the
+	// goroutine move between submitting and a later wait, the kernel
+	// interrupts the submitting thread's sleep to run the work, and the
+	// runtime restarts the call. The ring's descriptor is then not
+	// registered with a thread either (registerRing).
+	if !w.Paced() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	l, err := newLoop(w)
 	if err != nil {
 		return fmt.Errorf("uring: worker %d: %w", w.ID, err)
@@ -155,7 +191,12 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("nothing to do: queue depth %d, %d targets", w.QueueDepth, len(w.Targets))
 	}
-	r, err := newRing(uint32(n))
+	locked := !w.Paced() // Run locks an unpaced ring's goroutine to its thread
+	var without uint32
+	if !locked {
+		without = threadBound
+	}
+	r, err := newRingWithout(uint32(n), without)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +221,9 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	}
 	if turn {
 		l.turnEvery, l.turnLeft = w.Spec.FilesInTurn, w.Spec.FilesInTurn
+	}
+	if l.adaptive = w.Spec.Adaptive(); l.adaptive {
+		l.edges = newEdges(n)
 	}
 	for _, ln := range w.Spec.Normalized() {
 		l.delays = l.delays || ln.DelayMs > 0
@@ -219,7 +263,11 @@ func newLoop(w *engine.Worker) (*loop, error) {
 	if len(iovs) <= maxRegisteredBufs && r.registerBuffers(iovs) == nil {
 		l.readOp, l.writeOp = opReadFixed, opWriteFixed
 	}
-	_ = r.registerRing() // by descriptor when it cannot (Linux < 5.18)
+	if locked {
+		_ = r.registerRing() // by descriptor when it cannot (Linux < 5.18)
+	} else {
+		_ = r.enablePoll() // else a long wait blocks in io_uring_enter
+	}
 	// Slot 0 is handed out first.
 	for i := n - 1; i >= 0; i-- {
 		l.free = append(l.free, uint32(i))
@@ -276,6 +324,14 @@ func (l *loop) run() error {
 			l.flushT0 = t0
 		}
 		l.batch = l.batch[:0]
+		if n > 0 {
+			if l.adaptive {
+				l.edges.next()
+			}
+			if l.w.Commit != nil {
+				l.w.Commit()
+			}
+		}
 		var errno unix.Errno
 		if l.brief && waitNs == 0 && minComplete > 0 {
 			// Paced, waiting for completions only: see briefWait.
@@ -313,7 +369,11 @@ func (l *loop) release() {
 		return
 	}
 	if len(l.free) == 0 && !l.pacer.Paced() && !l.delays && !l.spent && l.flushDue < 0 {
-		n = min(n, l.completeMax)
+		most := l.completeMax
+		if l.adaptive && l.contiguous {
+			most = 1
+		}
+		n = min(n, most)
 	}
 	l.free = append(l.free, l.ready[len(l.ready)-n:]...)
 	l.ready = l.ready[:len(l.ready)-n]
@@ -351,7 +411,10 @@ func (l *loop) waitFor() uint32 {
 }
 
 // submit hands the prepared batch to the kernel (fio's commit) when the
-// next I/O, drawn but not yet prepared, would make it too long.
+// next I/O, drawn but not yet prepared, would make it too long, or, by the
+// adaptive rule, would touch one of it. The adaptive rule's call also
+// posts and reaps the completions that have come (GETEVENTS without a
+// wait), so that none waits for the pass's last call to be seen.
 func (l *loop) submit() {
 	t0 := engine.Nanotime()
 	for _, i := range l.batch {
@@ -359,7 +422,17 @@ func (l *loop) submit() {
 	}
 	n := len(l.batch)
 	l.batch = l.batch[:0]
-	_, errno := l.r.submit()
+	if l.w.Commit != nil {
+		l.w.Commit()
+	}
+	var errno unix.Errno
+	if l.adaptive {
+		l.edges.next()
+		_, errno = l.r.submitAndWait(0, 0)
+		l.reap(engine.Nanotime())
+	} else {
+		_, errno = l.r.submit()
+	}
 	switch errno {
 	case 0, unix.EINTR, unix.EAGAIN, unix.EBUSY:
 		// As in run: what the kernel did not take goes with the next
@@ -455,11 +528,14 @@ func (l *loop) turn() {
 // prep writes the SQE of the I/O drawn into slot i, once a full batch
 // before it has gone to the kernel.
 func (l *loop) prep(i uint32) {
+	s := &l.slots[i]
+	t := s.tgt
+	if l.adaptive {
+		l.split(t, s.op.Offset, s.op.Offset+s.op.Len)
+	}
 	if len(l.batch) >= l.batchMax {
 		l.submit()
 	}
-	s := &l.slots[i]
-	t := s.tgt
 	opcode := l.readOp
 	if s.op.Write {
 		t.seq++
@@ -484,6 +560,34 @@ func (l *loop) prep(i uint32) {
 	l.batch = append(l.batch, i)
 	if l.w.Issue != nil {
 		l.w.Issue(t.lane, &s.op)
+	}
+}
+
+// split applies the adaptive rule to the I/O [off, end) just drawn on
+// target t: when it touches an I/O of the batch being prepared on t, or
+// t's last I/O of an earlier batch (already with the kernel, or waiting in
+// the device's queue), the batch goes to the kernel first, so that the
+// block layer never finds the two in one plug. It then records the I/O in
+// the batch. A few hash probes per I/O; nothing allocated.
+func (l *loop) split(t *target, off, end int64) {
+	e := &l.edges
+	t.settle(e.batch)
+	idx := t.lane.Target
+	touches := e.add(idx, off, end) || t.hasPrev && (off == t.prevEnd || end == t.prevOff)
+	l.contiguous = touches
+	if touches && len(l.batch) > 0 {
+		l.submit() // moves e to the next batch
+		t.settle(e.batch)
+		e.add(idx, off, end)
+	}
+	t.lastOff, t.lastEnd, t.lastBatch = off, end, e.batch
+}
+
+// settle makes the target's last I/O its last one with the kernel once
+// its batch is no longer the one being prepared (batch).
+func (t *target) settle(batch uint64) {
+	if t.lastBatch != 0 && t.lastBatch != batch {
+		t.prevOff, t.prevEnd, t.hasPrev = t.lastOff, t.lastEnd, true
 	}
 }
 

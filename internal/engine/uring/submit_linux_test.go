@@ -34,10 +34,10 @@ func TestCompletionBatches(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		min, max   int
-		poll       bool
-		wantLevels int // Level buckets in use at most
+		poll, fio  bool // fio: fio's rules with none of the sizes set (fio's defaults)
+		wantLevels int  // Level buckets in use at most
 	}{
-		{name: "default", wantLevels: 1},
+		{name: "fio's default", fio: true, wantLevels: 1},
 		{name: "min 8", min: 8, wantLevels: 2},
 		{name: "min 2 max 16", min: 2, max: 16, wantLevels: result.DepthBuckets},
 		{name: "poll", poll: true, wantLevels: 1},
@@ -46,6 +46,9 @@ func TestCompletionBatches(t *testing.T) {
 			const qd = 16
 			spec := workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4096, Weight: 1}}, ReadPct: 100, RandomPct: 100,
 				QueueDepth: qd, Workers: 1, CompleteMin: c.min, CompleteMax: c.max, CompletePoll: c.poll, Duration: 1}.WithDefaults()
+			if c.fio {
+				spec.SubmitMode = workload.SubmitFio
+			}
 			require.NoError(t, spec.Validate())
 			ctl := engine.NewControl(0, nil)
 			start := make(chan struct{})

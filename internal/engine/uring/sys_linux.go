@@ -24,6 +24,7 @@ const (
 	sqeFixedFile        = 1 << 0
 	opNop               = 0
 	opFsync             = 3
+	opTimeout           = 11     // tests only
 	fsyncDatasync       = 1 << 0 // IORING_FSYNC_DATASYNC, in the SQE's fsync_flags
 	opReadFixed         = 4
 	opWriteFixed        = 5
