@@ -24,6 +24,9 @@ type FileInfo struct {
 	Extents int64
 	FSType  int64 // statfs f_type, the filesystem's magic number
 	FSBlock int64 // statfs f_bsize: the filesystem's block size
+	// MountID is the id of the mount the file was reached through
+	// (statx's stx_mnt_id; Mounts.ByID), 0 when the kernel does not say.
+	MountID int
 }
 
 // FileInfo asks about the file at path through Calls with the Host's
@@ -34,7 +37,7 @@ func (h *Host) FileInfo(ctx context.Context, path, what string) (FileInfo, error
 	return Do(ctx, h.calls(), "file\x00"+path, what, h.deadline(), func() (FileInfo, error) {
 		if a, ok, err := viaHelper("file", path); ok {
 			return FileInfo{Dev: a.Dev, Ino: a.Ino, Rdev: a.Rdev, Mode: a.Mode, Size: a.Size, Blocks: a.Blocks,
-				Extents: a.Extents, FSType: a.FSType, FSBlock: a.FSBlock}, err
+				Extents: a.Extents, FSType: a.FSType, FSBlock: a.FSBlock, MountID: a.MountID}, err
 		}
 		return fileInfoHere(path)
 	})
@@ -74,6 +77,10 @@ func fileInfoHere(path string) (FileInfo, error) {
 		return FileInfo{}, err
 	}
 	fi.FSType, fi.FSBlock = int64(sfs.Type), int64(sfs.Bsize)
+	var stx unix.Statx_t
+	if unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_MNT_ID, &stx) == nil && stx.Mask&unix.STATX_MNT_ID != 0 {
+		fi.MountID = int(stx.Mnt_id)
+	}
 	if st.Mode&unix.S_IFMT == unix.S_IFREG {
 		fm := fiemapHead{Length: ^uint64(0)}
 		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), fsIocFiemap, uintptr(unsafe.Pointer(&fm))); errno == 0 {

@@ -41,6 +41,11 @@ func TestFileInfo(t *testing.T) {
 		require.Equal(t, st.Blocks, fi.Blocks)
 		require.EqualValues(t, sfs.Type, fi.FSType)
 		require.EqualValues(t, sfs.Bsize, fi.FSBlock)
+		ms, err := h.Mounts()
+		require.NoError(t, err)
+		m, ok := ms.ByID(fi.MountID)
+		require.True(t, ok, "mount id %d is in the mount table", fi.MountID)
+		require.Equal(t, DevNumOf(st.Dev), m.DevNum, "the mount the file is on")
 		if sfs.Type == unix.EXT4_SUPER_MAGIC || sfs.Type == unix.XFS_SUPER_MAGIC {
 			require.GreaterOrEqual(t, fi.Extents, int64(1), "a written file on ext4 or xfs has an extent")
 			require.GreaterOrEqual(t, fi.Blocks*512, fi.Size)

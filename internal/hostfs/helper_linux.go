@@ -58,6 +58,7 @@ type helperAnswer struct {
 	Extents int64  `json:"extents,omitempty"`
 	FSType  int64  `json:"fs_type,omitempty"`
 	FSBlock int64  `json:"fs_block,omitempty"`
+	MountID int    `json:"mnt_id,omitempty"`
 	Errno   int    `json:"errno,omitempty"`
 	Err     string `json:"err,omitempty"`
 }
@@ -133,7 +134,7 @@ func answerRequest(req helperRequest) helperAnswer {
 			return fail(err)
 		}
 		a.Dev, a.Ino, a.Rdev, a.Mode, a.Size = fi.Dev, fi.Ino, fi.Rdev, fi.Mode, fi.Size
-		a.Blocks, a.Extents, a.FSType, a.FSBlock = fi.Blocks, fi.Extents, fi.FSType, fi.FSBlock
+		a.Blocks, a.Extents, a.FSType, a.FSBlock, a.MountID = fi.Blocks, fi.Extents, fi.FSType, fi.FSBlock, fi.MountID
 	default:
 		return fail(fmt.Errorf("unknown request %q", req.Op))
 	}
