@@ -239,9 +239,10 @@ const (
 // the other columns (report's layout) were added in turns, so the blocks
 // follow each other as they came: the summary's first columns; after the
 // suite, spread, merge and durable-write columns, CSVSecond; after the
-// fleet columns, CSVLast, where every figure added from now on goes, in
-// the catalogue's order. Columns other than figures added later start a
-// block of their own before a new CSVLast.
+// fleet columns, CSVThird; after the storage columns (what was measured:
+// the stack, the disk's settings), CSVLast, where every figure added from
+// now on goes, in the catalogue's order. Columns other than figures added
+// later start a block of their own before a new CSVLast.
 type CSVBlock uint8
 
 // CSV blocks.
@@ -249,7 +250,8 @@ const (
 	CSVNone   CSVBlock = iota + 1 // no column (a figure of one host's run: why it ended, the verified sectors)
 	CSVFirst                      // after the workload and target columns
 	CSVSecond                     // after the durable-write workload columns
-	CSVLast                       // at the end, in the catalogue's order
+	CSVThird                      // after the fleet columns
+	CSVLast                       // at the end, after the storage columns, in the catalogue's order
 )
 
 // Metric is how the exporter publishes a figure: ioprobe_run_<Name> for
@@ -601,7 +603,7 @@ func buildCatalogue() []Figure {
 	out = append(out, LatencyIntended.figures()...)
 	out = append(out,
 		textOnly(fig{ID: FigDeviceShared, Title: "Devices several runs measured at once on one machine, counted once", Short: "shared devices",
-			Merge: MergeDevice, Block: CSVLast}, sharedText),
+			Merge: MergeDevice, Block: CSVThird}, sharedText),
 	)
 	out = append(out, deviceLatencyFigures()...)
 	// Each job of a point run at once has rows of its own (text, CSV),
@@ -611,10 +613,10 @@ func buildCatalogue() []Figure {
 	// saw other request sizes than the I/Os issued.
 	out = append(out,
 		with(fig{ID: FigDeviceReadMerges, Title: "Reads the kernel merged into others", Short: "read merges", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			Merge: MergeDevice, Block: CSVThird, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.ReadMerges })),
 		with(fig{ID: FigDeviceWriteMerges, Title: "Writes the kernel merged into others", Short: "write merges", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeDevice, Block: CSVLast, Op: OpWrite},
+			Merge: MergeDevice, Block: CSVThird, Op: OpWrite},
 			devU64(func(d *DeviceStats) uint64 { return d.WriteMerges })),
 	)
 	// What other processes did meanwhile.
@@ -743,7 +745,7 @@ func deviceLatencyFigures() []Figure {
 		if strings.HasSuffix(string(id), ".bytes") {
 			unit = UnitBytes
 		}
-		f := fig{ID: id, Title: title, Short: short, Unit: unit, Better: NeitherIsBetter, Merge: merge, Block: CSVLast, Op: op}
+		f := fig{ID: id, Title: title, Short: short, Unit: unit, Better: NeitherIsBetter, Merge: merge, Block: CSVThird, Op: op}
 		if id == FigDeviceLatencyCount {
 			f.Read, f.Write = FigDeviceLatencyReadCount, FigDeviceLatencyWriteCount
 		}
@@ -778,7 +780,7 @@ func deviceLatencyFigures() []Figure {
 		out = append(out, k.figures()...)
 	}
 	out = append(out, textOnly(fig{ID: FigDeviceLatencyWhyNot, Title: "Why the device latency was not measured", Short: "device latency unavailable",
-		Merge: MergeUnion, Block: CSVLast}, func(s *Summary) string {
+		Merge: MergeUnion, Block: CSVThird}, func(s *Summary) string {
 		if s.Device == nil {
 			return ""
 		}
