@@ -204,10 +204,11 @@ func short(h string) string {
 	return h
 }
 
-// storageLines is the Storage block of one target: its stack, then a line
-// per device with a queue of its own (loop, dm, md, disks), then what
-// could not be seen and what changed while it ran.
-func storageLines(t result.Target) []string {
+// StorageLines is the Storage block of one target: its stack, then a
+// line per device with a queue of its own (loop, dm, md, disks), then
+// what could not be seen and what changed while it ran. Nil for a target
+// that does not describe its storage.
+func StorageLines(t result.Target) []string {
 	if !t.HasStack() {
 		return nil
 	}

@@ -151,7 +151,7 @@ func writeHeader(ew *errWriter, r *result.Result) {
 	kv.addTable("Targets", targets)
 	storage := &table{align: "l"}
 	for _, t := range r.Targets {
-		lines := storageLines(t)
+		lines := StorageLines(t)
 		if len(lines) > 0 && len(r.Targets) > 1 {
 			storage.add(t.Path + ":")
 		}
