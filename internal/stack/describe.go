@@ -18,6 +18,9 @@ type Description struct {
 	Stack  []result.Layer
 	Disks  []result.Disk
 	Unseen []string
+	// Missing says that the path described does not exist (a file a run
+	// has yet to create): nothing else is known.
+	Missing bool
 }
 
 // Apply records d in t: its stack, its disk (the first) and its disks

@@ -96,6 +96,9 @@ func (w *walker) path(path string, depth int) {
 	st, err := w.h.Stat(w.ctx, path, "the target "+path)
 	if err != nil {
 		w.unseen("%s: %v", path, err)
+		if depth == 0 && errors.Is(err, fs.ErrNotExist) {
+			w.d.Missing = true
+		}
 		return
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFBLK {
