@@ -133,6 +133,7 @@ var docExamples = []docExample{
 
 	{file: "docs/metrics.md", first: "# p99 latency of each target's canary", run: promQL},
 	{file: "docs/metrics.md", first: "# IOPS per %CPU (esx2)", run: promQL},
+	{file: "docs/metrics.md", first: "# disks whose scheduler is not none, by host", run: promQL},
 
 	{file: "docs/configuration.md", first: "ioprobe: config file /etc/ioprobe/ioprobe.yaml is refused", why: "a refusal's words for /etc/ioprobe, not the test's to chmod: test/inputs_config_test.go checks the same words on a directory of its own"},
 	{file: "docs/output.md", first: "ioprobe: --out /dev/sdb is a block device", why: "refusals naming /dev/sdb, not the test's: test/inputs_out_test.go checks the same words on a loop device and a symlink to it"},
