@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -253,6 +254,7 @@ func (w *walker) block(name string, depth int) {
 	if err != nil {
 		w.unseen("%s: slaves: %v", name, err)
 	}
+	slices.Sort(slaves) // a directory's order is the filesystem's
 	switch {
 	case isDir(filepath.Join(dir, "loop")):
 		w.loop(name, q, depth)
@@ -329,8 +331,8 @@ func (w *walker) disk(name, dir string, q result.Queue, attr func(string) (strin
 	d.Model = first("device/model", "device/name")
 	d.Vendor = first("device/vendor")
 	d.Firmware = first("device/rev", "device/firmware_rev", "device/fwrev")
-	if p, err := filepath.EvalSymlinks(filepath.Join(dir, "device", "subsystem")); err == nil {
-		d.Bus = filepath.Base(p)
+	if p, err := os.Readlink(filepath.Join(dir, "device", "subsystem")); err == nil {
+		d.Bus = Clean(filepath.Base(p), 32)
 	}
 	d.NUMANode = numaNode(dir)
 	for _, src := range []string{"device/serial", "serial"} {
@@ -362,7 +364,9 @@ func numaNode(dir string) *int {
 	if err != nil {
 		return nil
 	}
-	for i := 0; i < 4 && dev != "/" && dev != "."; i++ {
+	// A SATA disk's device is five levels below its PCI function
+	// (port, host, target, LUN); a USB disk's, more.
+	for i := 0; i < 8 && filepath.Base(dev) != "devices" && dev != "/" && dev != "."; i++ {
 		s, err := hostfs.ReadText(filepath.Join(dev, "numa_node"), hostfs.LimitAttr)
 		if err == nil {
 			if v, err := strconv.Atoi(s); err == nil {
