@@ -159,9 +159,9 @@ func newRegistry(live *liveStore, runs *runStore, devs *deviceWatch, info *devic
 		m.runActive, m.canaryPaused, m.jobSkipped, m.jobRuns, m.nextRun, m.jobFailures, m.nextAttempt,
 		m.reloadOK, m.reloadTime, m.probesRejected,
 		&scrapeCollector{logger: logger, collectors: map[string]subCollector{
-			"io":       newLiveCollector(live),
-			"runs":     newRunCollector(runs),
-			"host_cpu": newHostCPUCollector(procRoot),
+			"io":          newLiveCollector(live),
+			"runs":        newRunCollector(runs),
+			"host_cpu":    newHostCPUCollector(procRoot),
 			"devices":     devs,
 			"device_info": info,
 		}},
