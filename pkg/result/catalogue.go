@@ -635,7 +635,7 @@ func buildCatalogue() []Figure {
 	}
 	out = append(out,
 		with(fig{ID: FigOthersCPU, Title: "Host CPU other processes used (share of all CPUs)", Short: "others' CPU",
-			Words: "CPU other processes used", Unit: UnitFraction, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
+			Words: "CPU other processes used", Unit: UnitFraction, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVThird},
 			reader{func(s *Summary) (float64, bool) {
 				if s.HostOthers == nil {
 					return 0, false
@@ -648,10 +648,10 @@ func buildCatalogue() []Figure {
 				return Float(s.HostOthers.CPUFraction)
 			}}),
 		with(fig{ID: FigOthersDeviceOps, Title: "I/Os the devices served for other processes", Short: "others' I/Os",
-			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
+			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVThird},
 			others(func(o *HostOthers) *uint64 { return o.DeviceOps })),
 		with(fig{ID: FigOthersDeviceBytes, Title: "Bytes the devices moved for other processes", Short: "others' bytes",
-			Unit: UnitBytes, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
+			Unit: UnitBytes, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVThird},
 			others(func(o *HostOthers) *uint64 { return o.DeviceBytes })),
 	)
 	out = append(out, ownAndFlushFigures()...)
