@@ -202,7 +202,28 @@ func (w *walker) filesystem(path string, fi hostfs.FileInfo, known bool, depth i
 	w.add(l)
 	if hasDev {
 		w.block(name, depth+1)
+		return
 	}
+	if upper := overlayUpper(l); upper != "" {
+		// A container's root: what it writes goes to the upper directory,
+		// on a filesystem of the host's (when its name leads there from
+		// here).
+		w.path(upper, depth+1)
+	}
+}
+
+// overlayUpper is an overlay filesystem's upper directory (its
+// upperdir= option), "" for another filesystem or an overlay without one.
+func overlayUpper(l result.Layer) string {
+	if l.FSType != "overlay" {
+		return ""
+	}
+	for _, o := range strings.Split(l.SuperOptions, ",") {
+		if v, ok := strings.CutPrefix(o, "upperdir="); ok && filepath.IsAbs(v) {
+			return hostfs.UnescapeOctal(v)
+		}
+	}
+	return ""
 }
 
 // block describes block device name and what it lies on.

@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/hostfs"
+	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -203,4 +206,57 @@ func TestDescribeLoopFromSysfsAlone(t *testing.T) {
 	require.Contains(t, joined, "what backs loop7")
 	require.Contains(t, joined, "/gone/img")
 	require.Empty(t, d.Disks, "no disk is guessed")
+}
+
+// What describing a file's storage costs (twice per run: before the
+// first I/O and after the last).
+func BenchmarkDescribeFile(b *testing.B) {
+	f := filepath.Join(b.TempDir(), "x.dat")
+	require.NoError(b, os.WriteFile(f, make([]byte, 1<<20), 0o600))
+	h := &hostfs.Host{Calls: hostfs.NewCalls(8), Deadline: time.Minute}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := Describe(context.Background(), h, f); len(d.Stack) < 2 {
+			b.Fatalf("%+v", d)
+		}
+	}
+}
+
+// An overlay (a container's root) has no device of its own: its stack
+// goes on at its upper directory, where what is written lands.
+func TestDescribeOverlayFollowsItsUpperDir(t *testing.T) {
+	testdeps.Need(t, testdeps.Root, testdeps.Tool("mount"), testdeps.Tool("umount"))
+	dir := t.TempDir()
+	for _, d := range []string{"lower", "upper", "work", "merged"} {
+		require.NoError(t, os.Mkdir(filepath.Join(dir, d), 0o755))
+	}
+	m := filepath.Join(dir, "merged")
+	opts := fmt.Sprintf("lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work", dir, dir, dir)
+	if out, err := exec.Command("mount", "-t", "overlay", "overlay", "-o", opts, m).CombinedOutput(); err != nil {
+		t.Skipf("mount -t overlay: %v: %s", err, out) //hygiene:skip the kernel's overlay filesystem
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", m).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", m, err, out)
+		}
+	})
+	f := filepath.Join(m, "x.dat")
+	require.NoError(t, os.WriteFile(f, []byte("x"), 0o600))
+	d := Describe(context.Background(), &hostfs.Host{Calls: hostfs.NewCalls(8), Deadline: time.Minute}, f)
+	require.Empty(t, d.Unseen)
+	require.GreaterOrEqual(t, len(d.Stack), 3)
+	require.Equal(t, result.LayerFile, d.Stack[0].Kind)
+	ov, below := d.Stack[1], d.Stack[2]
+	require.Equal(t, "overlay", ov.FSType)
+	require.Equal(t, m, ov.Name)
+	require.Empty(t, ov.Device)
+	require.Equal(t, result.LayerFilesystem, below.Kind, "the upper directory's filesystem")
+	require.Equal(t, 2, below.Depth)
+	var st, up unix.Stat_t
+	require.NoError(t, unix.Stat(filepath.Join(dir, "upper"), &up))
+	require.NoError(t, unix.Stat(dir, &st))
+	require.Equal(t, st.Dev, up.Dev)
+	if name, ok := (&hostfs.Host{}).BlockName(hostfs.DevNumOf(up.Dev)); ok {
+		require.Equal(t, name, below.Device)
+	}
 }
