@@ -103,7 +103,7 @@ func (i *deviceInfo) refresh(ctx context.Context, paths, devices []string) {
 		// The nearest directory that exists stands for a file a job has
 		// yet to create: the file will lie on its filesystem.
 		for n := 0; n < 64; n++ {
-			d := stack.Describe(ctx, i.host, p)
+			d := stack.DescribeDevices(ctx, i.host, p)
 			if !d.Missing || filepath.Dir(p) == p {
 				add(d)
 				break

@@ -18,3 +18,8 @@ func Describe(_ context.Context, _ *hostfs.Host, _ string) Description {
 func DescribeDevice(ctx context.Context, h *hostfs.Host, _ string) Description {
 	return Describe(ctx, h, "")
 }
+
+// DescribeDevices: see Describe.
+func DescribeDevices(ctx context.Context, h *hostfs.Host, path string) Description {
+	return Describe(ctx, h, path)
+}

@@ -61,7 +61,7 @@ func (w *walker) loop(name string, q result.Queue, depth int) {
 	}
 	fi := hostfs.FileInfo{Dev: back.Dev, Ino: back.Ino, Extents: -1}
 	known := false
-	if !lp.Deleted {
+	if !lp.Deleted && !w.noOpen {
 		got, err := w.h.FileInfo(w.ctx, lp.BackingFile, "the backing file of "+lp.Describe(w.mountTable()))
 		if err == nil && got.Dev == back.Dev && got.Ino == back.Ino {
 			fi, known = got, true

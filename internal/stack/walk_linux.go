@@ -28,6 +28,18 @@ func Describe(ctx context.Context, h *hostfs.Host, path string) Description {
 	return w.d
 }
 
+// DescribeDevices is Describe without opening any file: a file's own
+// layer has what a stat says (no allocation, extents or block size).
+// What lies under a path is described without becoming, even for a
+// moment, a holder of the file another run's safety checks look for (the
+// exporter's ioprobe_device_info, read beside the daemon's runs).
+func DescribeDevices(ctx context.Context, h *hostfs.Host, path string) Description {
+	w := newWalker(ctx, h)
+	w.noOpen = true
+	w.path(path, 0)
+	return w.d
+}
+
 // DescribeDevice describes the storage under block device name (its
 // kernel name: the exporter's devices list).
 func DescribeDevice(ctx context.Context, h *hostfs.Host, name string) Description {
@@ -45,6 +57,7 @@ type walker struct {
 	mRead   bool
 	visited map[string]bool
 	cut     bool
+	noOpen  bool // DescribeDevices: stat files, never open them
 }
 
 func newWalker(ctx context.Context, h *hostfs.Host) *walker {
@@ -111,15 +124,21 @@ func (w *walker) path(path string, depth int) {
 		w.block(name, depth)
 		return
 	}
-	fi, err := w.h.FileInfo(w.ctx, path, "the target "+path)
+	var fi hostfs.FileInfo
+	err = errNotOpened
+	if !w.noOpen {
+		fi, err = w.h.FileInfo(w.ctx, path, "the target "+path)
+	}
 	known := err == nil
-	if err != nil {
+	if err != nil && err != errNotOpened {
 		w.unseen("%s: %v", path, err)
 		if errors.Is(err, hostfs.ErrNoAnswer) {
 			return
 		}
-		// Not readable here (permissions): the stat still says which
-		// filesystem it is on.
+	}
+	if !known {
+		// Not opened, or not readable here (permissions): the stat still
+		// says which filesystem it is on.
 		fi = hostfs.FileInfo{Dev: st.Dev, Ino: st.Ino, Mode: st.Mode, Size: st.Size, Extents: -1}
 	}
 	if fi.Mode&unix.S_IFMT == unix.S_IFDIR {
@@ -129,6 +148,9 @@ func (w *walker) path(path string, depth int) {
 	w.add(fileLayer(path, fi, known, depth))
 	w.filesystem(path, fi, known, depth+1)
 }
+
+// errNotOpened: DescribeDevices does not open files.
+var errNotOpened = errors.New("not opened")
 
 // fileLayer is a file's layer; known says fi came from the file itself
 // (FileInfo), with its allocation.

@@ -260,3 +260,23 @@ func TestDescribeOverlayFollowsItsUpperDir(t *testing.T) {
 		require.Equal(t, name, below.Device)
 	}
 }
+
+// DescribeDevices reaches the same devices as Describe with a stat of
+// the file alone: no allocation, extents or block size, which only an
+// open file tells.
+func TestDescribeDevicesOpensNothing(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "x.dat")
+	require.NoError(t, os.WriteFile(f, make([]byte, 8192), 0o600))
+	h := &hostfs.Host{Calls: hostfs.NewCalls(8), Deadline: time.Minute}
+	full, devs := Describe(context.Background(), h, f), DescribeDevices(context.Background(), h, f)
+	require.Empty(t, devs.Unseen)
+	require.Len(t, devs.Stack, len(full.Stack))
+	require.NotNil(t, full.Stack[0].AllocatedBytes)
+	require.Nil(t, devs.Stack[0].AllocatedBytes)
+	require.Nil(t, devs.Stack[0].Extents)
+	require.EqualValues(t, 8192, devs.Stack[0].SizeBytes)
+	require.Zero(t, devs.Stack[1].BlockBytes)
+	require.Equal(t, full.Stack[1].Name, devs.Stack[1].Name, "the same mount")
+	require.Equal(t, full.Stack[1].Device, devs.Stack[1].Device)
+	require.Equal(t, full.Disks, devs.Disks)
+}
