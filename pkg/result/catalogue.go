@@ -673,17 +673,17 @@ func ownAndFlushFigures() []Figure {
 	}
 	return []Figure{
 		textOnly(fig{ID: FigDeviceFlushDevices, Title: "Whole disks whose flushes the kernel counted for a partition", Short: "flushes counted on",
-			Merge: MergeUnion, Block: CSVLast}, device(func(d *DeviceStats) string { return strings.Join(d.FlushDevices, ";") })),
+			Merge: MergeUnion, Block: CSVThird}, device(func(d *DeviceStats) string { return strings.Join(d.FlushDevices, ";") })),
 		with(fig{ID: FigDeviceOwnReadOps, Title: "ioprobe's own reads the kernel counted (safety checks), not in its reads", Short: "own reads", Unit: UnitCount,
-			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVThird, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.OwnReadOps })),
 		with(fig{ID: FigDeviceOwnReadBytes, Title: "Bytes of ioprobe's own reads the kernel counted", Short: "own bytes read", Unit: UnitBytes,
-			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVThird, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.OwnReadBytes })),
 		textOnly(fig{ID: FigDeviceOwnInLatency, Title: "Why ioprobe's own reads are in the device latency", Short: "own reads timed",
-			Merge: MergeUnion, Block: CSVLast}, device(func(d *DeviceStats) string { return d.OwnInLatency })),
+			Merge: MergeUnion, Block: CSVThird}, device(func(d *DeviceStats) string { return d.OwnInLatency })),
 		with(fig{ID: FigDeviceLatencyUntimed, Title: "Device requests not timed (issued before the programs, or on a queue they did not size)", Short: "untimed",
-			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVLast},
+			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVThird},
 			devU64(func(d *DeviceStats) uint64 {
 				if d.Latency == nil {
 					return 0
@@ -691,7 +691,7 @@ func ownAndFlushFigures() []Figure {
 				return d.Latency.Untimed
 			})),
 		with(fig{ID: FigDeviceQueueNoStart, Title: "Device requests without a queue time (the queue keeps no start time)", Short: "no queue time",
-			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVLast},
+			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVThird},
 			devU64(func(d *DeviceStats) uint64 {
 				if d.QueueLatency == nil {
 					return 0
