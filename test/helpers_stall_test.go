@@ -139,7 +139,14 @@ func procIDs(tid int) (tgid, ppid int) {
 // released.
 func (s *stallFS) hangAndProve(t *testing.T) {
 	t.Helper()
-	s.order(t, "hang")
+	s.hangOpsAndProve(t, "hang")
+}
+
+// hangOpsAndProve is hangAndProve with an order of the caller's, which
+// must hold a stat ("hang", "hang getattr").
+func (s *stallFS) hangOpsAndProve(t *testing.T, order string) {
+	t.Helper()
+	s.order(t, order)
 	probe := exec.Command("bash", "-c", `test -f "$1"`, "stat", s.img)
 	require.NoError(t, probe.Start())
 	t.Cleanup(func() {
