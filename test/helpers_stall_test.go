@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -237,4 +238,28 @@ func newStallFS(t *testing.T) *stallFS {
 	require.NoError(t, err, "%s", out)
 	s.dev = strings.TrimSpace(string(out))
 	return s
+}
+
+// runWithin runs the binary in dir; if it has not ended after limit, it
+// releases s (a process waiting in the kernel for s cannot be killed
+// until then) and kills the binary (by its pid, as a test's own): hung
+// says it had to.
+func runWithin(t *testing.T, s *stallFS, limit time.Duration, dir string, args ...string) (o outcome, hung bool) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	ended := make(chan struct{})
+	var detected atomic.Bool
+	go func() {
+		select {
+		case <-ended:
+		case <-time.After(limit):
+			detected.Store(true)
+			s.release()
+			_ = cmd.Process.Kill()
+		}
+	}()
+	o = runCmd(t, cmd)
+	close(ended)
+	return o, detected.Load()
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,21 +17,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
-// activeScheduler is the bracketed scheduler of a queue/scheduler file.
-func activeScheduler(t *testing.T, dev string) string {
-	t.Helper()
-	m := regexp.MustCompile(`\[(.+?)\]`).FindStringSubmatch(sysText(t, dev, "queue/scheduler"))
-	require.NotNil(t, m, "%s has a scheduler", dev)
-	return m[1]
-}
-
-// setScheduler switches a device's scheduler through sysfs.
-func setScheduler(t *testing.T, dev, sched string) {
-	t.Helper()
-	require.NoError(t, os.WriteFile("/sys/block/"+dev+"/queue/scheduler", []byte(sched), 0))
-	require.Equal(t, sched, activeScheduler(t, dev))
-}
-
 // Two real runs on one loop device, its scheduler switched through sysfs
 // between them: each result records its own, compare says the storage
 // differs and how, and a merge of the two says on which run it was which.
@@ -41,7 +25,7 @@ func TestStackCompareSaysTheSchedulerDiffers(t *testing.T) {
 	needTools(t, "losetup")
 	dev := attach(t, imageFile(t, 32<<20))
 	name := filepath.Base(dev)
-	orig := activeScheduler(t, name)
+	orig := schedulerOf(t, name)
 	// The setting outlives the detach, for the next test given this
 	// loop device: put back before it (cleanups run last first).
 	t.Cleanup(func() {
@@ -109,7 +93,7 @@ func TestStackCompareSaysTheSchedulerDiffers(t *testing.T) {
 	// its first I/O.
 	before := readsOf(t, name)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		assert.Greater(c, readsOf(t, name), before+100)
+		assert.Greater(c, readsOf(c, name), before+100)
 	}, time.Minute, 10*time.Millisecond)
 	setScheduler(t, name, "none")
 	oc := <-done
