@@ -18,6 +18,7 @@ have sfdisk    || need+=(fdisk)
 # The device tests' partitions, swap and copies (internal/target, test/).
 have addpart   || need+=(util-linux)
 have partx     || need+=(util-linux)
+have lsblk     || need+=(util-linux)  # the storage stack's referee
 have mkswap    || need+=(util-linux)
 have swapon    || need+=(mount)
 have swapoff   || need+=(mount)

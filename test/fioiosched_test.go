@@ -16,26 +16,6 @@ import (
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
-// schedulerOf reads the scheduler in use on a loop device: the bracketed
-// name of /sys/block/DEV/queue/scheduler.
-func schedulerOf(t require.TestingT, dev string) string {
-	b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler"))
-	require.NoError(t, err)
-	for _, f := range strings.Fields(string(b)) {
-		if strings.HasPrefix(f, "[") {
-			return strings.Trim(f, "[]")
-		}
-	}
-	return strings.TrimSpace(string(b))
-}
-
-// setScheduler switches a loop device's scheduler (the test's own device).
-func setScheduler(t *testing.T, dev, name string) {
-	t.Helper()
-	require.NoError(t, os.WriteFile(filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler"), []byte(name), 0))
-	require.Equal(t, name, schedulerOf(t, dev))
-}
-
 // TestFioSideIOScheduler (issue 33 item 7): ioscheduler= switches the
 // device's scheduler before the job as fio 3.33 does, and ioprobe puts it
 // back after the run, on a signal too, where fio leaves it switched; as

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -139,7 +140,14 @@ func procIDs(tid int) (tgid, ppid int) {
 // released.
 func (s *stallFS) hangAndProve(t *testing.T) {
 	t.Helper()
-	s.order(t, "hang")
+	s.hangOpsAndProve(t, "hang")
+}
+
+// hangOpsAndProve is hangAndProve with an order of the caller's, which
+// must hold a stat ("hang", "hang getattr").
+func (s *stallFS) hangOpsAndProve(t *testing.T, order string) {
+	t.Helper()
+	s.order(t, order)
 	probe := exec.Command("bash", "-c", `test -f "$1"`, "stat", s.img)
 	require.NoError(t, probe.Start())
 	t.Cleanup(func() {
@@ -230,4 +238,28 @@ func newStallFS(t *testing.T) *stallFS {
 	require.NoError(t, err, "%s", out)
 	s.dev = strings.TrimSpace(string(out))
 	return s
+}
+
+// runWithin runs the binary in dir; if it has not ended after limit, it
+// releases s (a process waiting in the kernel for s cannot be killed
+// until then) and kills the binary (by its pid, as a test's own): hung
+// says it had to.
+func runWithin(t *testing.T, s *stallFS, limit time.Duration, dir string, args ...string) (o outcome, hung bool) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	ended := make(chan struct{})
+	var detected atomic.Bool
+	go func() {
+		select {
+		case <-ended:
+		case <-time.After(limit):
+			detected.Store(true)
+			s.release()
+			_ = cmd.Process.Kill()
+		}
+	}()
+	o = runCmd(t, cmd)
+	close(ended)
+	return o, detected.Load()
 }

@@ -312,11 +312,17 @@ func sha256Of(t *testing.T, p string, off int64) string {
 // block device dir's filesystem is on (its name in sysfs).
 func withDirAndDevice(t *testing.T, cfg, dir string) string {
 	t.Helper()
+	return strings.NewReplacer("DIR", dir, "BLOCKDEV", blockDevOf(t, dir)).Replace(cfg)
+}
+
+// blockDevOf is the kernel name of the block device under path.
+func blockDevOf(t *testing.T, path string) string {
+	t.Helper()
 	var st syscall.Stat_t
-	require.NoError(t, syscall.Stat(dir, &st))
+	require.NoError(t, syscall.Stat(path, &st))
 	link, err := os.Readlink(fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev)))
-	require.NoError(t, err, "%s is on a block device", dir)
-	return strings.NewReplacer("DIR", dir, "BLOCKDEV", filepath.Base(link)).Replace(cfg)
+	require.NoError(t, err, "%s is on a block device", path)
+	return filepath.Base(link)
 }
 
 // unprivileged returns a copy of the binary nobody may run and a

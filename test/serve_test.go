@@ -140,6 +140,24 @@ func TestPrometheusScrapesServe(t *testing.T) {
 	eventually(t, native, `ioprobe_run_success{ioprobe_job="scheduled"} == 1`, 5*time.Second)
 	eventually(t, native, `ioprobe_run_latency_seconds{ioprobe_job="scheduled",quantile="0.99"} > 0`, 5*time.Second)
 
+	// The settings of the device under the target, as sysfs says them
+	// (the whole disk's, for a partition).
+	dev := blockDevOf(t, dir)
+	if disk, err := filepath.EvalSymlinks("/sys/class/block/" + dev); err == nil {
+		if _, err := os.Stat(filepath.Join(disk, "partition")); err == nil {
+			dev = filepath.Base(filepath.Dir(disk))
+		}
+	}
+	active := "" // a device without a request queue has no scheduler
+	if sched, err := os.ReadFile("/sys/block/" + dev + "/queue/scheduler"); err == nil {
+		if m := regexp.MustCompile(`\[(.+?)\]`).FindStringSubmatch(string(sched)); m != nil {
+			active = m[1]
+		} else {
+			active = strings.TrimSpace(string(sched))
+		}
+	}
+	eventually(t, native, `ioprobe_device_info{device="`+dev+`",kind="disk",scheduler="`+active+`"} == 1`, 20*time.Second)
+
 	// A job triggered through the API.
 	resp, err := http.Post(ioprobeURL+"/api/v1/jobs/adhoc/run", "", nil)
 	require.NoError(t, err)

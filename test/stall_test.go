@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -28,30 +27,6 @@ import (
 // takes (a 3 s run), far below forever, which is what a tree without
 // the fix takes while the filesystem does not answer.
 const hangDetector = 30 * time.Second
-
-// runWithin runs the binary in dir; if it has not ended after limit, it
-// releases s (a process waiting in the kernel for s cannot be killed
-// until then) and kills the binary (by its pid, as a test's own): hung
-// says it had to.
-func runWithin(t *testing.T, s *stallFS, limit time.Duration, dir string, args ...string) (o outcome, hung bool) {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	ended := make(chan struct{})
-	var detected atomic.Bool
-	go func() {
-		select {
-		case <-ended:
-		case <-time.After(limit):
-			detected.Store(true)
-			s.release()
-			_ = cmd.Process.Kill()
-		}
-	}()
-	o = runCmd(t, cmd)
-	close(ended)
-	return o, detected.Load()
-}
 
 // A 3 s write run on a file elsewhere runs while the filesystem under a
 // loop device does not answer: ioprobe does not ask that loop device (its

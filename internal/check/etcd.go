@@ -1,8 +1,10 @@
 package check
 
 import (
+	"context"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/stack"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -113,6 +115,25 @@ type Target struct {
 	Resolved   string `json:"resolved"`
 	Filesystem string `json:"filesystem,omitempty"`
 	Device     string `json:"device,omitempty"`
+	// Stack, Disk, Disks and StackUnseen describe the storage under the
+	// directory as a run's targets[] do: its filesystem down to its
+	// disks, and each disk's settings.
+	Stack       []result.Layer `json:"stack,omitempty"`
+	Disk        *result.Disk   `json:"disk,omitempty"`
+	Disks       []result.Disk  `json:"disks,omitempty"`
+	StackUnseen []string       `json:"stack_unseen,omitempty"`
+}
+
+// describe records the storage under the directory.
+func (t *Target) describe(ctx context.Context) {
+	var rt result.Target
+	stack.Describe(ctx, nil, t.Resolved).Apply(&rt)
+	t.Stack, t.Disk, t.Disks, t.StackUnseen = rt.Stack, rt.Disk, rt.Disks, rt.StackUnseen
+}
+
+// AsResultTarget is the target as a run's result would describe it.
+func (t Target) AsResultTarget() result.Target {
+	return result.Target{Path: t.Path, Device: t.Device, Stack: t.Stack, Disk: t.Disk, Disks: t.Disks, StackUnseen: t.StackUnseen}
 }
 
 // Settings say what was run.

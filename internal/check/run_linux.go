@@ -38,6 +38,7 @@ func runEtcd(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep := &Report{Schema: Schema, Check: "etcd", Status: result.StatusOK, StartedAt: time.Now().UTC(),
 		Target: Target{Path: o.Target, Resolved: d.resolved, Filesystem: d.fsType, Device: d.dev}}
+	rep.Target.describe(ctx)
 	var runs []repeatStats
 	for i := 1; i <= o.Repeat; i++ {
 		st, err := runOnce(ctx, d, i, o)

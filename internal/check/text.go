@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -39,6 +41,13 @@ func WriteText(w io.Writer, r *Report) error {
 		reps = fmt.Sprintf(", %d repeats", r.Settings.Repeat)
 	}
 	fmt.Fprintf(&b, "Check     %s on %s: %gs%s, %s, %s\n", r.Check, where, r.Settings.DurationSeconds, reps, what, pace)
+	for i, l := range report.StorageLines(r.Target.AsResultTarget()) {
+		label := "Storage"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(&b, "%-9s %s\n", label, textsafe.Escape(l))
+	}
 	for _, s := range r.Streams {
 		switch s.Name {
 		case EtcdWAL.Stream:

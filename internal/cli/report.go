@@ -14,6 +14,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/report"
 	"github.com/ioprobe/ioprobe/internal/safefile"
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -235,6 +236,11 @@ func runReport(g *globalOptions, o *reportOptions, files []string) error {
 			len(hosts), plural(len(hosts), "host", "hosts"), len(merged))
 		if apart > 0 {
 			fmt.Fprintf(g.stderr, "ioprobe: warning: in %d of the merged results the runs did not overlap in time: not concurrent load, so their rates are averaged over time, not summed\n", apart)
+		}
+		for _, r := range merged {
+			for _, d := range r.Merged.StorageDiffers {
+				fmt.Fprint(g.stderr, textsafe.Sprintf("ioprobe: warning: %s: the storage differs between the runs merged: %s\n", result.PointOf(r).Name, d))
+			}
 		}
 	}
 	return writeOut(g, o.out, func(w io.Writer) error { return write(w, doc) })

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,6 +81,7 @@ type Daemon struct {
 	history  *history
 	devices  *devices
 	devWatch *deviceWatch // config devices: host-wide device latency
+	devInfo  *deviceInfo  // ioprobe_device_info: the devices' settings
 	sched    *scheduler
 	ready    atomic.Bool
 	// probes, api and scrapes bound concurrent /probe requests, run API
@@ -140,7 +142,8 @@ func New(o Options) (*Daemon, error) {
 	d.apiRuns = newAPIRuns(func() int { return d.cfg.Load().API.Runs.Keep })
 	d.host, _ = cpuacct.Reader{ProcRoot: o.ProcRoot}.Host()
 	d.devWatch = newDeviceWatch(o.Logger)
-	d.reg, d.m = newRegistry(d.live, d.lastRuns, d.devWatch, o.ProcRoot, o.Logger)
+	d.devInfo = newDeviceInfo("", o.ProcRoot)
+	d.reg, d.m = newRegistry(d.live, d.lastRuns, d.devWatch, d.devInfo, o.ProcRoot, o.Logger)
 	d.sched = newScheduler(schedDeps{clock: wallClock{}, devices: d.devices, m: d.m, logger: d.logger,
 		run: d.runPoints, deviceKey: deviceKeyOf, rand: rand.Int64N})
 	d.cfg.Store(o.Config)
@@ -192,6 +195,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go d.logUnstartable()
 	d.devWatch.apply(cfg.Devices)
 	defer d.devWatch.close()
+	go d.devInfo.loop(d.runCtx, d.infoDevices)
 	d.sched.start(d.runCtx, cfg)
 
 	servers := make([]*http.Server, len(ls))
@@ -265,6 +269,7 @@ func (d *Daemon) Reload() error {
 	old := d.cfg.Swap(cfg)
 	d.sched.apply(cfg)
 	d.devWatch.apply(cfg.Devices)
+	d.devInfo.reread()
 	d.lastRuns.forget(func(job string) bool { return cfg.Jobs[job] != nil })
 	d.forgetCounters(old, cfg)
 	d.history.forget(func(job string) int {
@@ -345,4 +350,15 @@ func (d *Daemon) removeCreated() {
 			d.logger.Info("removed a target file ioprobe created (keep_files: false)", "path", path)
 		}
 	}
+}
+
+// infoDevices says what ioprobe_device_info describes: the configured
+// targets' paths and the devices the devices list matches now.
+func (d *Daemon) infoDevices() (paths, devices []string) {
+	cfg := d.cfg.Load()
+	for _, t := range cfg.Targets {
+		paths = append(paths, t.Path)
+	}
+	sort.Strings(paths)
+	return paths, d.devWatch.match(cfg.Devices)
 }

@@ -128,6 +128,11 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.Equal(t, result.StatusOK, runs.Runs[0].Result.Status)
 	require.Equal(t, runs.Runs[0].Result.Summary.ElapsedSeconds, value(t, reg, "ioprobe_run_duration_seconds", shape),
 		"the gauge is the result's measured window")
+	// The run says what it measured: the file, its filesystem and below.
+	tg := runs.Runs[0].Result.Targets[0]
+	require.NotEmpty(t, tg.Stack, "the storage under the target")
+	require.Equal(t, result.LayerFile, tg.Stack[0].Kind)
+	require.Equal(t, result.LayerFilesystem, tg.Stack[1].Kind)
 	// A continuous job's runs load no BPF programs (one run a minute, each
 	// load costing more CPU than the canary's I/O); other jobs' do, as
 	// far as the machine lets them.

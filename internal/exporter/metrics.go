@@ -121,7 +121,7 @@ func (c constMetrics) Collect(ch chan<- prometheus.Metric) {
 }
 
 // newRegistry builds the daemon's registry: never the global one.
-func newRegistry(live *liveStore, runs *runStore, devs *deviceWatch, procRoot string, logger *slog.Logger) (*prometheus.Registry, *metrics) {
+func newRegistry(live *liveStore, runs *runStore, devs *deviceWatch, info *deviceInfo, procRoot string, logger *slog.Logger) (*prometheus.Registry, *metrics) {
 	reg := prometheus.NewRegistry()
 	m := &metrics{
 		runActive: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_run_active",
@@ -159,10 +159,11 @@ func newRegistry(live *liveStore, runs *runStore, devs *deviceWatch, procRoot st
 		m.runActive, m.canaryPaused, m.jobSkipped, m.jobRuns, m.nextRun, m.jobFailures, m.nextAttempt,
 		m.reloadOK, m.reloadTime, m.probesRejected,
 		&scrapeCollector{logger: logger, collectors: map[string]subCollector{
-			"io":       newLiveCollector(live),
-			"runs":     newRunCollector(runs),
-			"host_cpu": newHostCPUCollector(procRoot),
-			"devices":  devs,
+			"io":          newLiveCollector(live),
+			"runs":        newRunCollector(runs),
+			"host_cpu":    newHostCPUCollector(procRoot),
+			"devices":     devs,
+			"device_info": info,
 		}},
 	)
 	return reg, m

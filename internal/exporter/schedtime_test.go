@@ -81,7 +81,7 @@ func newSchedHarness(t *testing.T, doc string, now time.Time, rnd func(int64) in
 	require.NoError(t, err)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	_, m := newRegistry(newLiveStore(), newRunStore(), newDeviceWatch(logger), "", logger)
+	_, m := newRegistry(newLiveStore(), newRunStore(), newDeviceWatch(logger), newDeviceInfo("", ""), "", logger)
 	h := &schedHarness{clk: newFakeClock(now), m: m, calls: make(chan runCall), logs: logs, cfg: cfg}
 	run := func(ctx context.Context, r *jobRunner, trigger string, started func()) error {
 		r.runs.Add(1)

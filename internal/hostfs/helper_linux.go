@@ -39,21 +39,28 @@ const maxHelperLine = 64 << 10
 
 type helperRequest struct {
 	ID   uint64 `json:"id"`
-	Op   string `json:"op"` // "loop": LOOP_GET_STATUS64 of the device node Path; "stat"
+	Op   string `json:"op"` // "loop": LOOP_GET_STATUS64 of the device node Path; "stat"; "file" (FileInfo)
 	Path string `json:"path"`
 }
 
 type helperAnswer struct {
-	ID    uint64 `json:"id"`
-	Dev   uint64 `json:"dev,omitempty"`
-	Ino   uint64 `json:"ino,omitempty"`
-	Rdev  uint64 `json:"rdev,omitempty"`
-	Mode  uint32 `json:"mode,omitempty"`
-	Size  int64  `json:"size,omitempty"`
-	Off   uint64 `json:"off,omitempty"`
-	Lim   uint64 `json:"lim,omitempty"`
-	Errno int    `json:"errno,omitempty"`
-	Err   string `json:"err,omitempty"`
+	ID   uint64 `json:"id"`
+	Dev  uint64 `json:"dev,omitempty"`
+	Ino  uint64 `json:"ino,omitempty"`
+	Rdev uint64 `json:"rdev,omitempty"`
+	Mode uint32 `json:"mode,omitempty"`
+	Size int64  `json:"size,omitempty"`
+	Off  uint64 `json:"off,omitempty"`
+	Lim  uint64 `json:"lim,omitempty"`
+	// "file" (FileInfo): st_blocks, the extent count, statfs's type and
+	// block size.
+	Blocks  int64  `json:"blocks,omitempty"`
+	Extents int64  `json:"extents,omitempty"`
+	FSType  int64  `json:"fs_type,omitempty"`
+	FSBlock int64  `json:"fs_block,omitempty"`
+	MountID int    `json:"mnt_id,omitempty"`
+	Errno   int    `json:"errno,omitempty"`
+	Err     string `json:"err,omitempty"`
 }
 
 func (a helperAnswer) error() error {
@@ -121,6 +128,13 @@ func answerRequest(req helperRequest) helperAnswer {
 			return fail(err)
 		}
 		a.Dev, a.Ino, a.Rdev, a.Mode, a.Size = st.Dev, st.Ino, st.Rdev, st.Mode, st.Size
+	case "file":
+		fi, err := fileInfoHere(req.Path)
+		if err != nil {
+			return fail(err)
+		}
+		a.Dev, a.Ino, a.Rdev, a.Mode, a.Size = fi.Dev, fi.Ino, fi.Rdev, fi.Mode, fi.Size
+		a.Blocks, a.Extents, a.FSType, a.FSBlock, a.MountID = fi.Blocks, fi.Extents, fi.FSType, fi.FSBlock, fi.MountID
 	default:
 		return fail(fmt.Errorf("unknown request %q", req.Op))
 	}

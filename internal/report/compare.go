@@ -85,6 +85,7 @@ func WriteCompareText(w io.Writer, c *result.Comparison, base, other CompareSide
 				pointLabel(c, p), p.WorkloadDiffers)
 		}
 	}
+	writeStorageDiffers(ew, c)
 	var notes []string
 	for _, p := range c.Points {
 		for i, d := range p.Deltas {
@@ -232,4 +233,31 @@ func Sentence(p result.PointDelta) string {
 		return "no difference beyond the noise"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeStorageDiffers says how the storage under the two sides differs
+// (Comparison's storage_differs), each difference once: for every point,
+// or for the points named.
+func writeStorageDiffers(ew *errWriter, c *result.Comparison) {
+	var order []string
+	at := map[string][]string{}
+	for _, p := range c.Points {
+		for _, d := range p.StorageDiffers {
+			if _, ok := at[d]; !ok {
+				order = append(order, d)
+			}
+			at[d] = append(at[d], pointLabel(c, p))
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	ew.printf("\nStorage differs: the differences above are not the devices' alone\n")
+	for _, d := range order {
+		if len(at[d]) == len(c.Points) {
+			ew.printf("  %s\n", d)
+			continue
+		}
+		ew.printf("  %s (%s)\n", d, strings.Join(at[d], ", "))
+	}
 }

@@ -46,3 +46,28 @@ func TestSentence(t *testing.T) {
 	require.Equal(t, "+2.0%?", deltaCell(result.Delta{Valid: true, Pct: 2}))
 	require.Equal(t, "≈+2.0%", deltaCell(result.Delta{Valid: true, Pct: 2, NoisePct: 3, Noise: true}))
 }
+
+// A comparison of two sides whose storage differs says how, once for a
+// difference of every point and with the points for one of some.
+func TestWriteCompareTextSaysTheStorageDiffers(t *testing.T) {
+	base := characterizeResults("/dev/sdb", lsiIOPS, lsiCPU)
+	other := characterizeResults("/dev/sdc", busIOPS, busCPU)
+	disk := func(sched string) *result.Disk {
+		return &result.Disk{Name: "sdb", Model: "Virtual disk", Queue: result.Queue{Scheduler: sched, WriteCache: "write through"}}
+	}
+	for i := range base {
+		base[i].Targets[0].Stack = []result.Layer{{Kind: result.LayerDisk, Name: "sdb"}}
+		base[i].Targets[0].Disk = disk("mq-deadline")
+		other[i].Targets[0].Stack = []result.Layer{{Kind: result.LayerDisk, Name: "sdc"}}
+		other[i].Targets[0].Disk = disk("none")
+	}
+	other[0].Targets[0].Disk.WriteCache = "write back"
+	c, err := result.Compare(base, other)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	require.NoError(t, WriteCompareText(&b, c, CompareSide{"a.json", base}, CompareSide{"b.json", other}))
+	out := b.String()
+	require.Contains(t, out, "\nStorage differs: the differences above are not the devices' alone\n"+
+		"  disk scheduler: base mq-deadline, other none\n"+
+		"  disk write cache: base write through, other write back ("+result.PointOf(base[0]).Name+")\n")
+}

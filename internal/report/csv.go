@@ -179,8 +179,45 @@ func buildCSVColumns(figs []result.Figure) []csvColumn {
 		fleet("fleet_hosts", func(held, _ []result.FleetHost) []result.FleetHost { return held }),
 		fleet("fleet_failed_hosts", func(_, failed []result.FleetHost) []result.FleetHost { return failed }),
 	)
+	figures(result.CSVThird)
+	cols = append(cols, storageColumns()...)
 	figures(result.CSVLast)
 	return cols
+}
+
+// storageColumns say what was measured (targets[].stack and disk): the
+// stack by kind and name, the scheduler of every device with a queue,
+// and the disk's settings, each named as its JSON field. A target's
+// disks are joined with "+", targets with ";"; empty for a result that
+// does not describe its storage.
+func storageColumns() []csvColumn {
+	disk := func(name string, f func(d result.Disk) string) csvColumn {
+		return csvColumn{name, func(r *result.Result) string { return joinDisks(r, f) }}
+	}
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	return []csvColumn{
+		{"target_stacks", func(r *result.Result) string { return joinTargets(r, stackNames) }},
+		{"target_schedulers", func(r *result.Result) string { return joinTargets(r, stackSchedulers) }},
+		disk("disk_names", func(d result.Disk) string { return d.Name }),
+		disk("disk_models", func(d result.Disk) string { return d.Model }),
+		disk("disk_firmware", func(d result.Disk) string { return d.Firmware }),
+		disk("disk_size_bytes", func(d result.Disk) string { return i64(d.SizeBytes) }),
+		disk("disk_logical_block_bytes", func(d result.Disk) string { return i64(d.LogicalBlockBytes) }),
+		disk("disk_physical_block_bytes", func(d result.Disk) string { return i64(d.PhysicalBlockBytes) }),
+		disk("disk_rotational", func(d result.Disk) string { return strconv.FormatBool(d.Rotational) }),
+		disk("disk_schedulers", func(d result.Disk) string { return d.Scheduler }),
+		disk("disk_nr_requests", func(d result.Disk) string { return i64(d.NrRequests) }),
+		disk("disk_max_sectors_kb", func(d result.Disk) string { return i64(d.MaxSectorsKB) }),
+		disk("disk_write_cache", func(d result.Disk) string { return d.WriteCache }),
+		disk("disk_discard_max_bytes", func(d result.Disk) string { return i64(d.DiscardMaxBytes) }),
+		disk("disk_numa_node", func(d result.Disk) string {
+			if d.NUMANode == nil {
+				return ""
+			}
+			return strconv.Itoa(*d.NUMANode)
+		}),
+		disk("disk_serial_sha256", func(d result.Disk) string { return d.SerialSHA256 }),
+	}
 }
 
 // fioColumns are the workload columns of fio's meaning (buffered I/O, the

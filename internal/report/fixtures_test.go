@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/cpuacct"
@@ -39,7 +41,18 @@ func summarise(r *result.Result, readBytes, writeBytes uint64, elapsed float64) 
 	s.WriteLatency = result.LatencyOf(r.Histogram.Write)
 }
 
-// mixedResult: OLTP-like 8 KiB mix on flash, two targets, a few errors.
+func ptr[T any](v T) *T { return &v }
+
+// nvmeDisk is a datacenter NVMe disk as sysfs describes one.
+func nvmeDisk(name string, size int64, sched string, numa int) result.Disk {
+	return result.Disk{Name: name, Model: "SAMSUNG MZQL21T9HCJR-00A07", Firmware: "GDC5602Q", Bus: "nvme",
+		Queue: result.Queue{SizeBytes: size, LogicalBlockBytes: 512, PhysicalBlockBytes: 512, Scheduler: sched, NrRequests: 1023,
+			MaxSectorsKB: 128, ReadAheadKB: 128, WriteCache: "write through", DiscardMaxBytes: 2 << 40},
+		NUMANode: &numa, SerialSHA256: fmt.Sprintf("%x", sha256.Sum256([]byte("S64ANX0R"+name))), SerialFrom: "device/serial"}
+}
+
+// mixedResult: OLTP-like 8 KiB mix on flash, two targets (one on LVM on a
+// mirror of two disks), a few errors.
 func mixedResult() *result.Result {
 	r := &result.Result{
 		Schema:    result.Schema,
@@ -54,8 +67,25 @@ func mixedResult() *result.Result {
 			RegionBytes: 1 << 30, Engine: "uring", EngineRequested: "auto",
 			EngineReason: "io_uring with SINGLE_ISSUER, DEFER_TASKRUN"},
 		Targets: []result.Target{
-			{Path: "/dev/nvme0n1", Kind: "block", SizeBytes: 2000398934016, Direct: true, LogicalBlockBytes: 512, Device: "nvme0n1"},
-			{Path: "/data/probe.dat", Kind: "file", SizeBytes: 8 << 30, Direct: true, LogicalBlockBytes: 4096, Device: "dm-0", Created: true},
+			{Path: "/dev/nvme0n1", Kind: "block", SizeBytes: 2000398934016, Direct: true, LogicalBlockBytes: 512, Device: "nvme0n1",
+				Stack: []result.Layer{{Kind: result.LayerDisk, Name: "nvme0n1"}},
+				Disk:  ptr(nvmeDisk("nvme0n1", 2000398934016, "none", 0))},
+			{Path: "/data/probe.dat", Kind: "file", SizeBytes: 8 << 30, Direct: true, LogicalBlockBytes: 4096, Device: "dm-0", Created: true,
+				Stack: []result.Layer{
+					{Kind: result.LayerFile, Name: "/data/probe.dat", SizeBytes: 8 << 30, AllocatedBytes: ptr(int64(8 << 30)), Extents: ptr(int64(3))},
+					{Kind: result.LayerFilesystem, Name: "/data", Depth: 1, FSType: "xfs", MountOptions: "rw,noatime",
+						SuperOptions: "rw,attr2,inode64,logbufs=8,logbsize=32k,noquota", Source: "/dev/mapper/vg0-data", Device: "dm-0", BlockBytes: 4096},
+					{Kind: result.LayerDM, Name: "dm-0", Depth: 2, DMName: "vg0-data", DMUUIDPrefix: "LVM", Slaves: []string{"md0"},
+						Queue: &result.Queue{SizeBytes: 1 << 40, LogicalBlockBytes: 512, PhysicalBlockBytes: 512, MaxSectorsKB: 512, ReadAheadKB: 128, WriteCache: "write back", DiscardMaxBytes: 2 << 30}},
+					{Kind: result.LayerMD, Name: "md0", Depth: 3, Level: "raid1", Slaves: []string{"nvme1n1p1", "nvme2n1p1"},
+						Queue: &result.Queue{SizeBytes: 1 << 40, LogicalBlockBytes: 512, PhysicalBlockBytes: 512, MaxSectorsKB: 128, ReadAheadKB: 128, WriteCache: "write back", DiscardMaxBytes: 2 << 30}},
+					{Kind: result.LayerPartition, Name: "nvme1n1p1", Depth: 4, Number: 1, OffsetBytes: 1 << 20, SizeBytes: 1 << 40},
+					{Kind: result.LayerDisk, Name: "nvme1n1", Depth: 5},
+					{Kind: result.LayerPartition, Name: "nvme2n1p1", Depth: 4, Number: 1, OffsetBytes: 1 << 20, SizeBytes: 1 << 40},
+					{Kind: result.LayerDisk, Name: "nvme2n1", Depth: 5},
+				},
+				Disk:  ptr(nvmeDisk("nvme1n1", 2000398934016, "none", 1)),
+				Disks: []result.Disk{nvmeDisk("nvme1n1", 2000398934016, "none", 1), nvmeDisk("nvme2n1", 2000398934016, "mq-deadline", 1)}},
 		},
 		Histogram: result.Histograms{
 			Read: histogram(496_300, func(i int) int64 {
@@ -111,7 +141,8 @@ func readResult() *result.Result {
 			}),
 			Write: result.NewHistogram(),
 		},
-		Merged: &result.MergeInfo{Runs: 2, Hosts: []string{"esx-lab", "esx-lab2"}},
+		Merged: &result.MergeInfo{Runs: 2, Hosts: []string{"esx-lab", "esx-lab2"},
+			StorageDiffers: []string{"disk scheduler: mq-deadline on esx-lab; none on esx-lab2"}},
 	}
 	summarise(r, 86_340*65536, 0, 30.001)
 	u := cpuacct.Usage{ProcessUser: 300 * time.Millisecond, ProcessSystem: 1900 * time.Millisecond,

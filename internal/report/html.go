@@ -48,6 +48,9 @@ func WriteHTML(w io.Writer, s *result.Suite) error {
 		}
 		p.Runs = runsTable(rs)
 	}
+	if st := storageSection(rs); st != nil {
+		p.Sections = append(p.Sections, st)
+	}
 	// Number the figures in reading order, then draw them.
 	n := 0
 	for _, sec := range p.Sections {

@@ -150,6 +150,24 @@ func writeHeader(ew *errWriter, r *result.Result) {
 		targets.add("none recorded")
 	}
 	kv.addTable("Targets", targets)
+	storage := &table{align: "l"}
+	for _, t := range r.Targets {
+		lines := StorageLines(t)
+		if len(lines) > 0 && len(r.Targets) > 1 {
+			storage.add(t.Path + ":")
+		}
+		for _, l := range lines {
+			storage.add(l)
+		}
+	}
+	if m := r.Merged; m != nil {
+		for _, d := range m.StorageDiffers {
+			storage.add("differs between the runs merged: " + d)
+		}
+	}
+	if len(storage.rows) > 0 {
+		kv.addTable("Storage", storage)
+	}
 	for _, n := range notesOf(r) {
 		kv.add("Note", n)
 	}

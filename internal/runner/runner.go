@@ -478,6 +478,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 
 	snap := newSnapshotter(p, targets, c.all)
 	res := p.baseResult(started, c.specs, engines, reasons, targets)
+	store := p.describeStorage(ctx, res, targets)
 	res.Notes = append(res.Notes, c.notes...)
 	if p.Note != nil {
 		for _, n := range res.Notes {
@@ -525,7 +526,11 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 		rampEnd := time.Now().Add(ramp)
 		if why := p.tick(ctx, rampEnd, c.done, snap, nil, g); why == endCancelled || why == endSafety {
 			c.stop(ctl)
-			return p.finish(res, snap, nil, ctx, ctl, c.runErrs, g)
+			out, err := p.finish(res, snap, nil, ctx, ctl, c.runErrs, g)
+			if out != nil {
+				store.changed(ctx, out)
+			}
+			return out, err
 		}
 	}
 
@@ -554,6 +559,9 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	out, err := p.finish(res, snap, win, ctx, ctl, c.runErrs, g)
 	if out != nil && budgeted(c.specs) && ended != endCancelled && ended != endSafety {
 		out.Summary.Ended = ended
+	}
+	if out != nil {
+		store.changed(ctx, out)
 	}
 	return out, err
 }

@@ -239,9 +239,10 @@ const (
 // the other columns (report's layout) were added in turns, so the blocks
 // follow each other as they came: the summary's first columns; after the
 // suite, spread, merge and durable-write columns, CSVSecond; after the
-// fleet columns, CSVLast, where every figure added from now on goes, in
-// the catalogue's order. Columns other than figures added later start a
-// block of their own before a new CSVLast.
+// fleet columns, CSVThird; after the storage columns (what was measured:
+// the stack, the disk's settings), CSVLast, where every figure added from
+// now on goes, in the catalogue's order. Columns other than figures added
+// later start a block of their own before a new CSVLast.
 type CSVBlock uint8
 
 // CSV blocks.
@@ -249,7 +250,8 @@ const (
 	CSVNone   CSVBlock = iota + 1 // no column (a figure of one host's run: why it ended, the verified sectors)
 	CSVFirst                      // after the workload and target columns
 	CSVSecond                     // after the durable-write workload columns
-	CSVLast                       // at the end, in the catalogue's order
+	CSVThird                      // after the fleet columns
+	CSVLast                       // at the end, after the storage columns, in the catalogue's order
 )
 
 // Metric is how the exporter publishes a figure: ioprobe_run_<Name> for
@@ -601,7 +603,7 @@ func buildCatalogue() []Figure {
 	out = append(out, LatencyIntended.figures()...)
 	out = append(out,
 		textOnly(fig{ID: FigDeviceShared, Title: "Devices several runs measured at once on one machine, counted once", Short: "shared devices",
-			Merge: MergeDevice, Block: CSVLast}, sharedText),
+			Merge: MergeDevice, Block: CSVThird}, sharedText),
 	)
 	out = append(out, deviceLatencyFigures()...)
 	// Each job of a point run at once has rows of its own (text, CSV),
@@ -611,10 +613,10 @@ func buildCatalogue() []Figure {
 	// saw other request sizes than the I/Os issued.
 	out = append(out,
 		with(fig{ID: FigDeviceReadMerges, Title: "Reads the kernel merged into others", Short: "read merges", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			Merge: MergeDevice, Block: CSVThird, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.ReadMerges })),
 		with(fig{ID: FigDeviceWriteMerges, Title: "Writes the kernel merged into others", Short: "write merges", Unit: UnitCount, Better: NeitherIsBetter,
-			Merge: MergeDevice, Block: CSVLast, Op: OpWrite},
+			Merge: MergeDevice, Block: CSVThird, Op: OpWrite},
 			devU64(func(d *DeviceStats) uint64 { return d.WriteMerges })),
 	)
 	// What other processes did meanwhile.
@@ -633,7 +635,7 @@ func buildCatalogue() []Figure {
 	}
 	out = append(out,
 		with(fig{ID: FigOthersCPU, Title: "Host CPU other processes used (share of all CPUs)", Short: "others' CPU",
-			Words: "CPU other processes used", Unit: UnitFraction, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
+			Words: "CPU other processes used", Unit: UnitFraction, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVThird},
 			reader{func(s *Summary) (float64, bool) {
 				if s.HostOthers == nil {
 					return 0, false
@@ -646,10 +648,10 @@ func buildCatalogue() []Figure {
 				return Float(s.HostOthers.CPUFraction)
 			}}),
 		with(fig{ID: FigOthersDeviceOps, Title: "I/Os the devices served for other processes", Short: "others' I/Os",
-			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
+			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVThird},
 			others(func(o *HostOthers) *uint64 { return o.DeviceOps })),
 		with(fig{ID: FigOthersDeviceBytes, Title: "Bytes the devices moved for other processes", Short: "others' bytes",
-			Unit: UnitBytes, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVLast},
+			Unit: UnitBytes, Better: NeitherIsBetter, Merge: MergeOthers, Block: CSVThird},
 			others(func(o *HostOthers) *uint64 { return o.DeviceBytes })),
 	)
 	out = append(out, ownAndFlushFigures()...)
@@ -671,17 +673,17 @@ func ownAndFlushFigures() []Figure {
 	}
 	return []Figure{
 		textOnly(fig{ID: FigDeviceFlushDevices, Title: "Whole disks whose flushes the kernel counted for a partition", Short: "flushes counted on",
-			Merge: MergeUnion, Block: CSVLast}, device(func(d *DeviceStats) string { return strings.Join(d.FlushDevices, ";") })),
+			Merge: MergeUnion, Block: CSVThird}, device(func(d *DeviceStats) string { return strings.Join(d.FlushDevices, ";") })),
 		with(fig{ID: FigDeviceOwnReadOps, Title: "ioprobe's own reads the kernel counted (safety checks), not in its reads", Short: "own reads", Unit: UnitCount,
-			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVThird, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.OwnReadOps })),
 		with(fig{ID: FigDeviceOwnReadBytes, Title: "Bytes of ioprobe's own reads the kernel counted", Short: "own bytes read", Unit: UnitBytes,
-			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVLast, Op: OpRead},
+			Better: NeitherIsBetter, Merge: MergeDevice, Block: CSVThird, Op: OpRead},
 			devU64(func(d *DeviceStats) uint64 { return d.OwnReadBytes })),
 		textOnly(fig{ID: FigDeviceOwnInLatency, Title: "Why ioprobe's own reads are in the device latency", Short: "own reads timed",
-			Merge: MergeUnion, Block: CSVLast}, device(func(d *DeviceStats) string { return d.OwnInLatency })),
+			Merge: MergeUnion, Block: CSVThird}, device(func(d *DeviceStats) string { return d.OwnInLatency })),
 		with(fig{ID: FigDeviceLatencyUntimed, Title: "Device requests not timed (issued before the programs, or on a queue they did not size)", Short: "untimed",
-			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVLast},
+			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVThird},
 			devU64(func(d *DeviceStats) uint64 {
 				if d.Latency == nil {
 					return 0
@@ -689,7 +691,7 @@ func ownAndFlushFigures() []Figure {
 				return d.Latency.Untimed
 			})),
 		with(fig{ID: FigDeviceQueueNoStart, Title: "Device requests without a queue time (the queue keeps no start time)", Short: "no queue time",
-			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVLast},
+			Unit: UnitCount, Better: NeitherIsBetter, Merge: MergeSum, Block: CSVThird},
 			devU64(func(d *DeviceStats) uint64 {
 				if d.QueueLatency == nil {
 					return 0
@@ -743,7 +745,7 @@ func deviceLatencyFigures() []Figure {
 		if strings.HasSuffix(string(id), ".bytes") {
 			unit = UnitBytes
 		}
-		f := fig{ID: id, Title: title, Short: short, Unit: unit, Better: NeitherIsBetter, Merge: merge, Block: CSVLast, Op: op}
+		f := fig{ID: id, Title: title, Short: short, Unit: unit, Better: NeitherIsBetter, Merge: merge, Block: CSVThird, Op: op}
 		if id == FigDeviceLatencyCount {
 			f.Read, f.Write = FigDeviceLatencyReadCount, FigDeviceLatencyWriteCount
 		}
@@ -778,7 +780,7 @@ func deviceLatencyFigures() []Figure {
 		out = append(out, k.figures()...)
 	}
 	out = append(out, textOnly(fig{ID: FigDeviceLatencyWhyNot, Title: "Why the device latency was not measured", Short: "device latency unavailable",
-		Merge: MergeUnion, Block: CSVLast}, func(s *Summary) string {
+		Merge: MergeUnion, Block: CSVThird}, func(s *Summary) string {
 		if s.Device == nil {
 			return ""
 		}

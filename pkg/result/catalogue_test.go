@@ -130,7 +130,7 @@ func TestEveryFigureHasEveryAttribute(t *testing.T) {
 		require.Contains(t, []Better{HigherIsBetter, LowerIsBetter, NeitherIsBetter}, f.Better, "%s says which way is better", name)
 		require.True(t, rules[f.Merge], "%s has a merge rule", name)
 		require.Contains(t, []Op{OpAll, OpRead, OpWrite}, f.Op, name)
-		require.Contains(t, []CSVBlock{CSVNone, CSVFirst, CSVSecond, CSVLast}, f.Block, "%s has its place in the CSV", name)
+		require.Contains(t, []CSVBlock{CSVNone, CSVFirst, CSVSecond, CSVThird, CSVLast}, f.Block, "%s has its place in the CSV", name)
 		if f.Block == CSVNone {
 			require.Empty(t, f.Column, name)
 			require.Nil(t, f.text, name)

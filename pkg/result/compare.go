@@ -82,6 +82,11 @@ type PointDelta struct {
 	// point of the same name ran different workloads ("QD/workers differ
 	// (1/1 and 32/1)"): the difference is then not the storage's alone.
 	WorkloadDiffers string `json:"workload_differs,omitempty"`
+	// StorageDiffers says how the storage under the two sides' targets
+	// differs ("disk scheduler: base mq-deadline, other none"): names of
+	// devices and paths aside, the stack's shape and every setting
+	// recorded (Target.StorageSettings).
+	StorageDiffers []string `json:"storage_differs,omitempty"`
 }
 
 // Delta returns the delta of metric key.
@@ -193,7 +198,8 @@ func indexPoints(side string, rs []*Result, byTarget bool) (map[string]*Result, 
 
 func comparePoint(b, o *Result) PointDelta {
 	pb, po := PointOf(b), PointOf(o)
-	pd := PointDelta{Point: pb, BaseSide: pb.Side(), OtherSide: po.Side(), WorkloadDiffers: shapeDiff(b, o)}
+	pd := PointDelta{Point: pb, BaseSide: pb.Side(), OtherSide: po.Side(), WorkloadDiffers: shapeDiff(b, o),
+		StorageDiffers: StorageDiffers(b, o, "base", "other")}
 	sb, so := SpreadOf(b), SpreadOf(o)
 	if sb != nil {
 		pd.BaseSpread = sb.Source

@@ -173,7 +173,7 @@ var latencyKinds = [LatencyQueueWrite + 1]latencyInfo{
 // deviceKind is a device latency summary's entry: optional (absent from
 // runs that did not measure it), its CSV columns last.
 func deviceKind(path, title, words string, op Op, count FigureID, get func(s *Summary) *Latency, m Metric) latencyInfo {
-	return latencyInfo{path: path, title: title, words: words, op: op, count: count, get: get, optional: true, block: CSVLast, metric: m}
+	return latencyInfo{path: path, title: title, words: words, op: op, count: count, get: get, optional: true, block: CSVThird, metric: m}
 }
 
 // Figure is the statistic s of the latency summary k.

@@ -321,7 +321,7 @@ func merge(rs []*Result, sequential bool) (*Result, error) {
 		n += runs(r)
 	}
 	sort.Strings(hosts)
-	out.Merged = &MergeInfo{Runs: n, Hosts: slices.Compact(hosts), Periods: len(spans), Of: of}
+	out.Merged = &MergeInfo{Runs: n, Hosts: slices.Compact(hosts), Periods: len(spans), Of: of, StorageDiffers: mergeStorageDiffers(rs)}
 	return out, nil
 }
 

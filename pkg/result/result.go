@@ -262,6 +262,21 @@ type Target struct {
 	// grew it (equal to size_bytes when the run only finished a fill that
 	// had been interrupted).
 	ExtendedFromBytes int64 `json:"extended_from_bytes,omitempty"`
+	// Stack is the storage under the target, from the target down to its
+	// disks (stack.go); Disk is the disk at its bottom (the first, when
+	// there are several), Disks every disk when there are several. Read
+	// from sysfs and the kernel's files when the run started.
+	Stack []Layer `json:"stack,omitempty"`
+	Disk  *Disk   `json:"disk,omitempty"`
+	Disks []Disk  `json:"disks,omitempty"`
+	// StackUnseen says what of the stack ioprobe could not see (a
+	// filesystem that did not answer a statfs in time, a sysfs file it
+	// could not read): the stack is then incomplete there.
+	StackUnseen []string `json:"stack_unseen,omitempty"`
+	// StackChanged says which settings of the stack changed while the run
+	// ran ("loop3 scheduler: mq-deadline, then none"): the figures then
+	// mix both.
+	StackChanged []string `json:"stack_changed,omitempty"`
 }
 
 // Summary.Ended's values.
@@ -588,6 +603,10 @@ type MergeInfo struct {
 	// Of lists each run merged in, once: a merge of this result with one
 	// of them is refused (it would count that run twice).
 	Of []RunRef `json:"of,omitempty"`
+	// StorageDiffers says where the storage of the runs merged differed
+	// ("disk scheduler: mq-deadline on node1; none on node2"): the merged
+	// figures then mix storage set up differently.
+	StorageDiffers []string `json:"storage_differs,omitempty"`
 }
 
 // Suite is the output of `ioprobe suite`: one result per point and
