@@ -35,7 +35,7 @@ jobs:
 	cfg, err := config.Parse("ioprobe.yaml", []byte(doc), config.Options{})
 	require.NoError(t, err)
 	logger := slog.New(slog.DiscardHandler)
-	_, m := newRegistry(newLiveStore(), newRunStore(), newDeviceWatch(logger), "", logger)
+	_, m := newRegistry(newLiveStore(), newRunStore(), newDeviceWatch(logger), newDeviceInfo("", ""), "", logger)
 
 	var mu sync.Mutex
 	var active []string // the jobs running now
