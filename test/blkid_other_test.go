@@ -172,16 +172,6 @@ func drbdmeta(t *testing.T, version, dev string, extra ...string) {
 	run(t, "drbdmeta", append([]string{"--force", minor, version, dev, "internal", "create-md"}, extra...)...)
 }
 
-// lvm runs an LVM command that neither reads nor writes LVM's caches on
-// the host, so the test leaves nothing behind.
-func lvm(t *testing.T, args ...string) {
-	t.Helper()
-	cmd := exec.Command(args[0], append([]string{"--config", "devices { hints = \"none\" } backup { backup = 0 archive = 0 }"}, args[1:]...)...)
-	cmd.Env = append(os.Environ(), "LVM_SUPPRESS_FD_WARNINGS=1")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s: %s", strings.Join(args, " "), out)
-}
-
 // luksFormat formats dev with a cheap key derivation: the test checks the
 // header, not the cipher.
 func luksFormat(typ string, extra ...string) func(t *testing.T, dev string) {

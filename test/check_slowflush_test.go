@@ -196,13 +196,6 @@ func newSlowFlush(t *testing.T) slowFlush {
 	return s
 }
 
-// mounted reports whether dir is a mount point: on another device than
-// parent, the directory it was made in.
-func mounted(dir, parent string) bool {
-	var a, b unix.Stat_t
-	return unix.Stat(dir, &a) == nil && unix.Stat(parent, &b) == nil && a.Dev != b.Dev
-}
-
 // slowFlushCtx ends the tools' runs a minute before the test's deadline
 // (go test -timeout), so that a run that takes too long fails the test
 // and its cleanup still takes the device down: a test that panics on

@@ -380,3 +380,31 @@ func setScheduler(t *testing.T, dev, name string) {
 	require.NoError(t, os.WriteFile(filepath.Join("/sys/block", filepath.Base(dev), "queue", "scheduler"), []byte(name), 0))
 	require.Equal(t, name, schedulerOf(t, dev))
 }
+
+// lvm runs an LVM command that neither reads nor writes LVM's caches on
+// the host, so the test leaves nothing behind.
+func lvm(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command(args[0], append([]string{"--config", "devices { hints = \"none\" } backup { backup = 0 archive = 0 }"}, args[1:]...)...)
+	cmd.Env = append(os.Environ(), "LVM_SUPPRESS_FD_WARNINGS=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s: %s", strings.Join(args, " "), out)
+}
+
+// noFlagOffered checks a refusal no flag lifts: one line, exit status 2,
+// naming want, saying the flag would not help and not offering it.
+func noFlagOffered(t *testing.T, o outcome, want string) {
+	t.Helper()
+	require.Equal(t, 2, o.code, "stdout %s stderr %s", o.stdout, o.stderr)
+	require.Equal(t, 1, strings.Count(o.stderr, "\n"), "one line: %q", o.stderr)
+	require.Contains(t, o.stderr, want)
+	require.NotContains(t, o.stderr, "overrides this")
+	require.Contains(t, o.stderr, "(--allow-destructive does not lift this refusal)")
+}
+
+// writeRun is a one-second write run on target with --allow-destructive.
+func writeRun(t *testing.T, target string, extra ...string) outcome {
+	t.Helper()
+	args := append([]string{"run", "--target", target, "--allow-destructive", "--read-pct", "0", "--duration", "1s", "--ramp", "0s"}, extra...)
+	return ioprobe(t, t.TempDir(), args...)
+}

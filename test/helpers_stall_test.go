@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
@@ -262,4 +263,11 @@ func runWithin(t *testing.T, s *stallFS, limit time.Duration, dir string, args .
 	o = runCmd(t, cmd)
 	close(ended)
 	return o, detected.Load()
+}
+
+// mounted reports whether dir is a mount point: on another device than
+// parent, the directory it was made in.
+func mounted(dir, parent string) bool {
+	var a, b unix.Stat_t
+	return unix.Stat(dir, &a) == nil && unix.Stat(parent, &b) == nil && a.Dev != b.Dev
 }

@@ -1,17 +1,13 @@
 package test
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // Every file ioprobe reads as input is a regular file read with a bound
@@ -20,31 +16,6 @@ import (
 // /dev/zero whole fails on its own instead of taking the shared
 // machine's memory, and under a deadline, so that one that blocks on a
 // FIFO fails instead of hanging.
-
-// boundedAS is the address space the binary gets: ample for ioprobe,
-// far from the machine's memory.
-const boundedAS = 2 << 30
-
-// bounded runs the binary in dir with args, within boundedAS of address
-// space and 60 s.
-func bounded(t *testing.T, dir string, args ...string) outcome {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "prlimit", append([]string{fmt.Sprintf("--as=%d", boundedAS), binary}, args...)...)
-	cmd.Dir = dir
-	o := runCmd(t, cmd)
-	require.NoError(t, ctx.Err(), "ioprobe %s did not end within 60 s (blocked on its input?)\nstderr: %s", strings.Join(args, " "), o.stderr)
-	return o
-}
-
-// fifo makes a FIFO nobody writes to.
-func fifo(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "fifo")
-	require.NoError(t, unix.Mkfifo(p, 0o600))
-	return p
-}
 
 // TestInputsIncludeIsBounded: a job file that includes /dev/zero, or a
 // FIFO, is refused at once naming the include and what it is; nothing is

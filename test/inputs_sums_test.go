@@ -46,18 +46,6 @@ func wrapBuckets(t *testing.T, res []byte, host string) []byte {
 	return out
 }
 
-// shortRead is a one-second read run's result document.
-func shortRead(t *testing.T, dir string) []byte {
-	t.Helper()
-	out := filepath.Join(dir, "a.json")
-	o := ioprobe(t, dir, "run", "--target", filepath.Join(dir, "t.dat"), "--size", "4MiB", "--qd", "4", "--engine", "sync",
-		"--ramp", "0s", "--duration", "1s", "--output", "json", "--out", out)
-	require.Equal(t, 0, o.code, o.stderr)
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	return data
-}
-
 // TestInputsWrappedHistogramRefused: report and report --merge of a
 // result whose buckets wrap are refused naming the file; two results
 // that each add up but whose sum wraps are refused by --merge naming the

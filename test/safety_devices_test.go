@@ -32,24 +32,6 @@ import (
 // format (internal/blkid/handmade, citing libblkid's prober), and checks
 // the bytes of the whole device or file unchanged.
 
-// noFlagOffered checks a refusal no flag lifts: one line, exit status 2,
-// naming want, saying the flag would not help and not offering it.
-func noFlagOffered(t *testing.T, o outcome, want string) {
-	t.Helper()
-	require.Equal(t, 2, o.code, "stdout %s stderr %s", o.stdout, o.stderr)
-	require.Equal(t, 1, strings.Count(o.stderr, "\n"), "one line: %q", o.stderr)
-	require.Contains(t, o.stderr, want)
-	require.NotContains(t, o.stderr, "overrides this")
-	require.Contains(t, o.stderr, "(--allow-destructive does not lift this refusal)")
-}
-
-// writeRun is a one-second write run on target with --allow-destructive.
-func writeRun(t *testing.T, target string, extra ...string) outcome {
-	t.Helper()
-	args := append([]string{"run", "--target", target, "--allow-destructive", "--read-pct", "0", "--duration", "1s", "--ramp", "0s"}, extra...)
-	return ioprobe(t, t.TempDir(), args...)
-}
-
 // headerNamed is the hand-built header called name.
 func headerNamed(t *testing.T, name string) handmade.Header {
 	t.Helper()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -15,22 +14,6 @@ import (
 	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
 	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
-
-// scanAt lists what Scan finds on a device of size bytes read through r,
-// as "type@offset".
-func scanAt(r interface {
-	ReadAt([]byte, int64) (int, error)
-}, size int64, primary bool) []string {
-	scan := Scan
-	if primary {
-		scan = ScanPrimary
-	}
-	var got []string
-	for _, s := range scan(r, size, 512) {
-		got = append(got, fmt.Sprintf("%s@%d", s.Type, s.Offset))
-	}
-	return got
-}
 
 // Every hand-built backup copy is found, alone, where its format's own
 // tools look, on a device whose first copy is gone (the rest of it
@@ -118,18 +101,6 @@ func TestBackupsOnlyWhenNothingElse(t *testing.T) {
 	require.Equal(t, []string{"ext4@1080"}, scanAt(patchedDev{512 << 20, ps}, 512<<20, false))
 }
 
-// makeImage makes a sparse file of size bytes and runs tool on it.
-func makeImage(t *testing.T, size int64, tool string, args ...string) string {
-	t.Helper()
-	path := testdeps.LookPath(t, tool)
-	img := filepath.Join(t.TempDir(), "image")
-	require.NoError(t, os.WriteFile(img, nil, 0o600))
-	require.NoError(t, os.Truncate(img, size))
-	out, err := exec.Command(path, append(args, img)...).CombinedOutput()
-	require.NoError(t, err, "%s %v: %s", tool, args, out)
-	return img
-}
-
 // wipe zeroes n bytes at off of the file.
 func wipe(t *testing.T, img string, off, n int64) {
 	t.Helper()
@@ -138,16 +109,6 @@ func wipe(t *testing.T, img string, off, n int64) {
 	_, err = f.WriteAt(make([]byte, n), off)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-}
-
-func scanFile(t *testing.T, img string) []string {
-	t.Helper()
-	f, err := os.Open(img)
-	require.NoError(t, err)
-	defer f.Close()
-	st, err := f.Stat()
-	require.NoError(t, err)
-	return scanAt(f, st.Size(), false)
 }
 
 // Each format's own mkfs makes the filesystem, its first copy is wiped,

@@ -68,19 +68,6 @@ func TestRandomDataHoldsNothing(t *testing.T) {
 	}
 }
 
-func extImage(logBlock, rev, compat, incompat, rocompat, flags uint32) []byte {
-	img := make([]byte, 1<<20)
-	le := binary.LittleEndian
-	le.PutUint32(img[1024+24:], logBlock)
-	le.PutUint16(img[1024+0x38:], 0xEF53)
-	le.PutUint32(img[1024+76:], rev)
-	le.PutUint32(img[1024+0x5C:], compat)
-	le.PutUint32(img[1024+0x60:], incompat)
-	le.PutUint32(img[1024+0x64:], rocompat)
-	le.PutUint32(img[1024+0x160:], flags)
-	return img
-}
-
 // The ext family is told apart as libblkid does, in its order.
 func TestExtGenerations(t *testing.T) {
 	tests := []struct {

@@ -2,7 +2,9 @@ package devlat
 
 import (
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,4 +60,21 @@ func openDirect(t *testing.T, path string, flags, n int) (int, []byte) {
 	require.NoError(t, err)
 	t.Cleanup(func() { unix.Munmap(buf) })
 	return fd, buf
+}
+
+// queueSetting is the path of a queue setting of device name, put back
+// as it was when the test ends: a loop device keeps its settings for
+// whoever attaches it next.
+func queueSetting(t *testing.T, name, setting string) string {
+	path := filepath.Join("/sys/block", name, "queue", setting)
+	was, err := os.ReadFile(path)
+	require.NoError(t, err)
+	if setting == "scheduler" { // "none [mq-deadline] kyber": the one in brackets
+		s := string(was)
+		if i, j := strings.IndexByte(s, '['), strings.IndexByte(s, ']'); i >= 0 && j > i {
+			was = []byte(s[i+1 : j])
+		}
+	}
+	t.Cleanup(func() { require.NoError(t, os.WriteFile(path, was, 0)) })
+	return path
 }

@@ -20,58 +20,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
-
-	"github.com/ioprobe/ioprobe/internal/testcert"
 )
 
 // The daemon's front (front.go): what a client without the password can
 // make it do, over plain HTTP and over TLS.
-
-// secured is a daemon behind basic auth (prom / s3cret, and ops /
-// opsword) and, when tls, TLS.
-type secured struct {
-	d      *Daemon
-	base   string // http:// or https://
-	addr   string
-	client *http.Client // trusts the daemon's certificate
-	tls    *tls.Config  // the client side of it (nil: plain)
-}
-
-// startSecured starts doc's daemon with a web config whose passwords are
-// bcrypt hashes of cost; change, when set, adjusts the daemon first.
-func startSecured(t *testing.T, doc string, useTLS bool, cost int, web WebOptions, change func(*Daemon)) *secured {
-	t.Helper()
-	dir := t.TempDir()
-	var cfg strings.Builder
-	s := &secured{}
-	if useTLS {
-		cert, key, pool := testcert.Write(t, dir)
-		fmt.Fprintf(&cfg, "tls_server_config:\n  cert_file: %s\n  key_file: %s\n", cert, key)
-		s.tls = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
-	}
-	cfg.WriteString("basic_auth_users:\n")
-	for _, u := range [][2]string{{"prom", "s3cret"}, {"ops", "opsword"}} {
-		h, err := bcrypt.GenerateFromPassword([]byte(u[1]), cost)
-		require.NoError(t, err)
-		fmt.Fprintf(&cfg, "  %s: %s\n", u[0], h)
-	}
-	path := filepath.Join(dir, "web.yml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg.String()), 0o600))
-	require.NoError(t, CheckWebConfig(path))
-	web.ConfigFile = path
-	d, _ := newDaemon(t, doc, web)
-	if change != nil {
-		change(d)
-	}
-	base, _ := startNoReady(t, d)
-	s.d, s.addr = d, strings.TrimPrefix(base, "http://")
-	s.base = base
-	s.client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true, TLSClientConfig: s.tls}, Timeout: time.Minute}
-	if useTLS {
-		s.base = "https://" + s.addr
-	}
-	return s
-}
 
 // dial opens a connection to the daemon as a client would: TLS
 // (handshake done) when it serves TLS.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,10 +22,12 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
+	"github.com/ioprobe/ioprobe/internal/testcert"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -331,4 +334,50 @@ func waitRun(t *testing.T, base, id string) RunState {
 		st = now
 	}, 30*time.Second, 50*time.Millisecond)
 	return st
+}
+
+// secured is a daemon behind basic auth (prom / s3cret, and ops /
+// opsword) and, when tls, TLS.
+type secured struct {
+	d      *Daemon
+	base   string // http:// or https://
+	addr   string
+	client *http.Client // trusts the daemon's certificate
+	tls    *tls.Config  // the client side of it (nil: plain)
+}
+
+// startSecured starts doc's daemon with a web config whose passwords are
+// bcrypt hashes of cost; change, when set, adjusts the daemon first.
+func startSecured(t *testing.T, doc string, useTLS bool, cost int, web WebOptions, change func(*Daemon)) *secured {
+	t.Helper()
+	dir := t.TempDir()
+	var cfg strings.Builder
+	s := &secured{}
+	if useTLS {
+		cert, key, pool := testcert.Write(t, dir)
+		fmt.Fprintf(&cfg, "tls_server_config:\n  cert_file: %s\n  key_file: %s\n", cert, key)
+		s.tls = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	}
+	cfg.WriteString("basic_auth_users:\n")
+	for _, u := range [][2]string{{"prom", "s3cret"}, {"ops", "opsword"}} {
+		h, err := bcrypt.GenerateFromPassword([]byte(u[1]), cost)
+		require.NoError(t, err)
+		fmt.Fprintf(&cfg, "  %s: %s\n", u[0], h)
+	}
+	path := filepath.Join(dir, "web.yml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg.String()), 0o600))
+	require.NoError(t, CheckWebConfig(path))
+	web.ConfigFile = path
+	d, _ := newDaemon(t, doc, web)
+	if change != nil {
+		change(d)
+	}
+	base, _ := startNoReady(t, d)
+	s.d, s.addr = d, strings.TrimPrefix(base, "http://")
+	s.base = base
+	s.client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true, TLSClientConfig: s.tls}, Timeout: time.Minute}
+	if useTLS {
+		s.base = "https://" + s.addr
+	}
+	return s
 }

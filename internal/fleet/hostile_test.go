@@ -25,11 +25,6 @@ import (
 // misbehaves. The end-to-end tests (test/fleet_hostile_test.go) put such
 // hosts beside real daemons.
 
-// fakeDaemon is a fleettest.Fake and its client.
-func fakeDaemon(t *testing.T, rest http.HandlerFunc) *Client {
-	return NewClient(fleettest.Fake(t, rest), http.DefaultClient, false)
-}
-
 // TestEveryRequestHasADeadline: a host that accepts connections and
 // never answers fails the pre-checks by AnswerWithin; one that answers
 // the checks but not its POST fails the start by AnswerWithin; one that
