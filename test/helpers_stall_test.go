@@ -2,6 +2,7 @@ package test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -206,12 +207,10 @@ func newStallFS(t *testing.T) *stallFS {
 		}
 		if s.pid != 0 {
 			_ = syscall.Kill(s.pid, syscall.SIGTERM) // ours, by its pid
-			select {
-			case <-exited:
-			case <-time.After(10 * time.Second):
-				_ = syscall.Kill(s.pid, syscall.SIGKILL)
-				<-exited
-			}
+			// Not ended 10 s after SIGTERM: SIGKILL.
+			kill := time.AfterFunc(10*time.Second, func() { _ = syscall.Kill(s.pid, syscall.SIGKILL) })
+			<-exited
+			kill.Stop()
 		}
 		if mounted(s.mnt, base) {
 			if out, err := exec.Command("umount", s.mnt).CombinedOutput(); err != nil {
@@ -241,27 +240,23 @@ func newStallFS(t *testing.T) *stallFS {
 	return s
 }
 
-// runWithin runs the binary in dir; if it has not ended after limit, it
-// releases s (a process waiting in the kernel for s cannot be killed
-// until then) and kills the binary (by its pid, as a test's own): hung
-// says it had to.
+// runWithin runs the binary in dir; if it has not ended after limit (its
+// context's deadline), it releases s (a process waiting in the kernel for
+// s cannot be killed until then) and kills the binary (by its pid, as a
+// test's own): hung says it had to.
 func runWithin(t *testing.T, s *stallFS, limit time.Duration, dir string, args ...string) (o outcome, hung bool) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
-	ended := make(chan struct{})
 	var detected atomic.Bool
-	go func() {
-		select {
-		case <-ended:
-		case <-time.After(limit):
-			detected.Store(true)
-			s.release()
-			_ = cmd.Process.Kill()
-		}
-	}()
+	cmd.Cancel = func() error {
+		detected.Store(true)
+		s.release()
+		return cmd.Process.Kill()
+	}
 	o = runCmd(t, cmd)
-	close(ended)
 	return o, detected.Load()
 }
 

@@ -106,11 +106,11 @@ func TestStalledMountSIGTERMEndsAWriteRun(t *testing.T) {
 	// Measuring: it wrote the 8 MiB fill and as much again. A tree that
 	// waits on the filesystem never gets there; it is sent SIGTERM after
 	// the same time a run that measures takes to get there, at most.
-	assert.Eventually(t, func() bool {
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
 		if done, _ := b.done(); done {
-			return true
+			return
 		}
-		return procIO(t, b.cmd.Process.Pid, "write_bytes") > 16<<20
+		assert.Greater(c, procIO(c, b.cmd.Process.Pid, "write_bytes"), uint64(16<<20))
 	}, 10*time.Second, 10*time.Millisecond, "never measured")
 	took, code := terminate(t, s, b)
 	t.Logf("SIGTERM to exit: %s", took)
@@ -152,7 +152,7 @@ func TestStalledLookStopsTheWrites(t *testing.T) {
 	b := s.start(t, "run", "--target", target, "--size", "8MiB", "--read-pct", "0", "--ramp", "0s",
 		"--duration", "60s", "--interval", "500ms", "--output", "json")
 	whileAlive(t, b, "never measured", func(c *assert.CollectT) {
-		assert.Greater(c, procIO(t, b.cmd.Process.Pid, "write_bytes"), uint64(12<<20))
+		assert.Greater(c, procIO(c, b.cmd.Process.Pid, "write_bytes"), uint64(12<<20))
 	})
 	s.order(t, "hang read")
 	hung := time.Now()
@@ -259,7 +259,7 @@ func TestStalledFillSIGTERM(t *testing.T) {
 	run := []string{"run", "--target", target, "--size", "32MiB", "--read-pct", "0", "--ramp", "0s", "--duration", "1s"}
 	b := s.start(t, run...)
 	whileAlive(t, b, "never filled", func(c *assert.CollectT) {
-		assert.Greater(c, procIO(t, b.cmd.Process.Pid, "write_bytes"), uint64(4<<20))
+		assert.Greater(c, procIO(c, b.cmd.Process.Pid, "write_bytes"), uint64(4<<20))
 	})
 	took, code := terminate(t, s, b)
 	t.Logf("SIGTERM to exit: %s (%s)", took, strings.TrimSpace(b.stderr()))

@@ -54,13 +54,11 @@ func TestGuardLookThatDoesNotAnswerStopsTheWrites(t *testing.T) {
 		t.Fatal("a look that does not answer never stopped the writes")
 	}
 	require.EqualValues(t, 1, entered.Load(), "one look at a time")
-	closed := make(chan struct{})
-	go func() {
-		require.Same(t, g.stop, g.last(nil))
-		close(closed)
-	}()
+	last := make(chan *guardFind, 1)
+	go func() { last <- g.last(nil) }()
 	select {
-	case <-closed:
+	case f := <-last:
+		require.Same(t, g.stop, f)
 	case <-time.After(30 * time.Second):
 		t.Fatal("ending the guard waited for the stuck look")
 	}
