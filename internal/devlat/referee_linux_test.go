@@ -114,8 +114,28 @@ tracepoint:block:block_rq_complete /args->dev == %d && @start[args->sector]/ { @
 	require.NoError(t, tr.Record(false))
 	rs, err := tr.Read()
 	require.NoError(t, err)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	<-done
+	// bpftrace (0.17 here) can miss the signal that ends its poll loop (a
+	// run under load waited on it for ever; another signal ended it):
+	// SIGTERM, repeated until it ends, for at most as long as it had to
+	// attach. Not SIGINT: once out of the loop, bpftrace lets a second
+	// SIGINT kill it before it prints its maps, while SIGTERM only asks
+	// it again to end.
+	end := time.NewTicker(time.Second)
+	defer end.Stop()
+	deadline := time.After(2 * time.Minute)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+ending:
+	for {
+		select {
+		case <-done:
+			break ending
+		case <-end.C:
+			t.Logf("bpftrace still running: SIGTERM again")
+			_ = cmd.Process.Signal(syscall.SIGTERM) // ended meanwhile: done says so
+		case <-deadline:
+			t.Fatalf("bpftrace did not end on SIGTERM: %s", stderr.String())
+		}
+	}
 	require.NoError(t, cmd.Wait(), stderr.String())
 
 	theirs := map[int]uint64{}
