@@ -32,12 +32,38 @@ func (e *KeyError) Error() string {
 	return fmt.Sprintf("%sunknown field %q (keys are case-sensitive: did you mean %q?)", where, e.Key, e.Field)
 }
 
+// CountError is a document that holds more values of a type than the
+// checker allows.
+type CountError struct {
+	Path string // where the first value past the bound is
+	What string // what the values are, in words
+	Most int
+}
+
+func (e *CountError) Error() string {
+	return fmt.Sprintf("%s: more than %d %s in one document", e.Path, e.Most, e.What)
+}
+
 // Checker checks documents against Go types. As maps a type that decodes
 // itself (a json.Unmarshaler, whose fields the checker cannot see) to the
 // type of its wire form, which is checked instead; other such types are
-// not looked into.
+// not looked into. Most bounds how many values (objects, not nulls) of a
+// type one document may hold: a type whose value takes far more memory
+// than its JSON (a latency histogram's dense buckets, 34 KiB, from a
+// 90-byte object) would let a small document take gigabytes. A counted
+// type is one the checker walks: a struct, or one As maps to a struct.
 type Checker struct {
-	As map[reflect.Type]reflect.Type
+	As   map[reflect.Type]reflect.Type
+	Most map[reflect.Type]Bound
+
+	counts map[reflect.Type]int // of one Check
+}
+
+// Bound is how many values of a type a document may hold, and what they
+// are called in the error.
+type Bound struct {
+	Most int
+	What string
 }
 
 // Check is Checker{}.Check.
@@ -52,10 +78,17 @@ func Check(data []byte, v any, path string) error { return Checker{}.Check(data,
 func (c Checker) Check(data []byte, v any, path string) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
+	if c.Most != nil {
+		c.counts = map[reflect.Type]int{}
+	}
 	err := c.value(dec, reflect.TypeOf(v), path)
 	var ke *KeyError
 	if errors.As(err, &ke) {
 		return ke
+	}
+	var ce *CountError
+	if errors.As(err, &ce) {
+		return ce
 	}
 	return nil
 }
@@ -93,6 +126,8 @@ func (c Checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	counted := t
+	bound, isCounted := c.Most[t]
 	if as, ok := c.As[t]; ok {
 		t = as
 	}
@@ -110,6 +145,11 @@ func (c Checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 	}
 	switch tok {
 	case json.Delim('{'):
+		if isCounted {
+			if c.counts[counted]++; c.counts[counted] > bound.Most {
+				return &CountError{Path: path, What: bound.What, Most: bound.Most}
+			}
+		}
 		switch t.Kind() {
 		case reflect.Struct:
 			return c.object(dec, path, fieldsOf(t), nil)

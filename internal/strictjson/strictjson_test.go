@@ -95,3 +95,22 @@ func repeat(s string, n int) string {
 	}
 	return string(b)
 }
+
+// TestCheckMost: Most counts the objects of a type wherever they are
+// (nulls are not values: nothing is allocated for them) and refuses the
+// first past the bound, naming where it is.
+func TestCheckMost(t *testing.T) {
+	type leaf struct {
+		N int `json:"n"`
+	}
+	type doc struct {
+		A    *leaf   `json:"a"`
+		List []*leaf `json:"list"`
+	}
+	c := Checker{Most: map[reflect.Type]Bound{reflect.TypeFor[leaf](): {Most: 3, What: "leaves"}}}
+	require.NoError(t, c.Check([]byte(`{"a":{"n":1},"list":[{"n":2},null,null,{"n":3}]}`), &doc{}, ""))
+	require.EqualError(t, c.Check([]byte(`{"a":{"n":1},"list":[{"n":2},{"n":3},{"n":4}]}`), &doc{}, ""),
+		"list[2]: more than 3 leaves in one document")
+	// Each Check counts its own document.
+	require.NoError(t, c.Check([]byte(`{"list":[{},{},{}]}`), &doc{}, ""))
+}

@@ -2,6 +2,7 @@ package result
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 
 	"github.com/ioprobe/ioprobe/internal/strictjson"
@@ -11,20 +12,35 @@ import (
 // checks its sums): what the key check walks.
 type resultFields Result
 
+// MaxHistograms bounds the latency histograms one document may hold. A
+// histogram is read into its dense form, NumBuckets counters (34 KiB),
+// from as little as 90 bytes of JSON: without a bound, a 50 MB document
+// of empty histograms would take 20 GB. 16384 of them take 560 MiB; a
+// run has 2 to 7 of them (up to 4 more per job and per clone of a fio
+// job file), so a fleet suite of 21 points on 100 hosts holds about
+// 15000.
+const MaxHistograms = 1 << 14
+
 // keyChecker checks a document's keys as written; a type that decodes
 // itself is checked as its wire form: a histogram's sparse form, a
-// result's fields.
-var keyChecker = strictjson.Checker{As: map[reflect.Type]reflect.Type{
-	reflect.TypeFor[Histogram](): reflect.TypeFor[histogramJSON](),
-	reflect.TypeFor[Result]():    reflect.TypeFor[resultFields](),
-}}
+// result's fields. It counts the histograms (MaxHistograms).
+var keyChecker = strictjson.Checker{
+	As: map[reflect.Type]reflect.Type{
+		reflect.TypeFor[Histogram](): reflect.TypeFor[histogramJSON](),
+		reflect.TypeFor[Result]():    reflect.TypeFor[resultFields](),
+	},
+	Most: map[reflect.Type]strictjson.Bound{
+		reflect.TypeFor[Histogram](): {Most: MaxHistograms, What: fmt.Sprintf("latency histograms (each takes %d KiB of memory once read)", NumBuckets*8/1024)},
+	},
+}
 
 // CheckKeys refuses what decoding data into v would take silently: a
 // key that matches a field only when its case is ignored (encoding/json
 // would read "Hostname" as hostname, and "Summary" beside "summary" as
 // whichever comes last) and a key an object gives twice. Keys no field
 // has are left alone: a result written by a later ioprobe may carry
-// fields this one does not know.
+// fields this one does not know. It also refuses a document of more than
+// MaxHistograms histograms.
 func CheckKeys(data []byte, v any) error { return keyChecker.Check(data, v, "") }
 
 // decodeDoc decodes a document into v once its keys passed CheckKeys.
