@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 	"github.com/ioprobe/ioprobe/internal/target"
 )
 
@@ -23,8 +25,8 @@ const maxLinks = 40
 // writable by its group or everyone without the sticky bit, or owned by
 // another user. That is the targets' shared-directory rule, except that a
 // group counts as others even when this user is in it. A file or
-// directory on a read-only mount (a Kubernetes ConfigMap or Secret
-// volume) can be changed by nobody and passes.
+// directory that nobody can change passes (readOnlyForAll: a Kubernetes
+// ConfigMap or Secret volume).
 func CheckConfig(what, path string) error {
 	dirs, final, err := lookupDirs(path)
 	if err != nil {
@@ -54,14 +56,60 @@ func othersCanChange(path string, dir bool) string {
 	if err := unix.Stat(path, &st); err != nil {
 		return "cannot be examined (" + plain(err).Error() + ")"
 	}
-	var sfs unix.Statfs_t
-	if unix.Statfs(path, &sfs) == nil && sfs.Flags&unix.ST_RDONLY != 0 {
-		return "" // a read-only mount: nobody changes it
+	if readOnlyForAll(path) {
+		return "" // nobody changes it
 	}
 	if !dir {
 		st.Mode &^= unix.S_ISVTX // a file's sticky bit protects nothing
 	}
 	return target.OthersCanWrite(st, func(uint32) bool { return false })
+}
+
+// readOnlyForAll says whether the file or directory at path (resolved)
+// can be changed by nobody: its filesystem is read-only, or its mount is
+// and no mount of the same filesystem in this mount namespace shows it,
+// or a directory above it, writable. A bind mount made read-only
+// (mount --bind, then remount,bind,ro) of a directory others can write
+// leaves that directory writable through its first name, and so does a
+// read-only mount of a filesystem also mounted read-write elsewhere; a
+// Kubernetes ConfigMap volume is read-only, and the container's other
+// mounts of the node's filesystem (/etc/hosts, the termination log) show
+// other files. When the mount table cannot be read, the mount's flag
+// alone does not pass (fail closed: the owner and mode rule applies).
+func readOnlyForAll(path string) bool {
+	var sfs unix.Statfs_t
+	if unix.Statfs(path, &sfs) != nil || sfs.Flags&unix.ST_RDONLY == 0 {
+		return false
+	}
+	var st unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, path, 0, unix.STATX_MNT_ID, &st) != nil || st.Mask&unix.STATX_MNT_ID == 0 {
+		return false
+	}
+	ms, err := hostfs.ReadMountInfo("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	m, ok := ms.ByID(int(st.Mnt_id))
+	if !ok {
+		return false
+	}
+	if slices.Contains(strings.Split(m.SuperOptions, ","), "ro") {
+		return true // the filesystem itself: every mount of it is read-only
+	}
+	rel, err := filepath.Rel(m.MountPoint, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return false
+	}
+	inFS := filepath.Join(m.Root, rel) // its path in its filesystem
+	for _, o := range ms {
+		if o.DevNum != m.DevNum || o.HasOption("ro") {
+			continue
+		}
+		if root := filepath.Clean(o.Root); root == "/" || inFS == root || strings.HasPrefix(inFS, root+"/") {
+			return false // writable through o.MountPoint
+		}
+	}
+	return true
 }
 
 // lookupDirs walks path as the kernel does, component by component,
