@@ -149,9 +149,15 @@ func CheckWebConfig(path string) error {
 	}
 	// exporter-toolkit reads the file and the TLS files it names with
 	// os.ReadFile, unbounded (a FIFO would hang it): each is checked to be
-	// a bounded regular file first.
+	// a bounded regular file first. It reads them again for every
+	// request and connection: each must be one that only root and the
+	// daemon's user can change, as the config is (a user who could write
+	// it would give themselves a password, or trust their own client CA).
 	data, err := safefile.WebConfig.Read(path)
 	if err != nil {
+		return err
+	}
+	if err := safefile.CheckConfig(safefile.WebConfig.What, path); err != nil {
 		return err
 	}
 	var files struct {
@@ -172,9 +178,12 @@ func CheckWebConfig(path string) error {
 			if _, err := safefile.WebConfig.Read(f); err != nil {
 				return err
 			}
+			if err := safefile.CheckConfig("TLS file", f); err != nil {
+				return err
+			}
 		}
 	}
-	return web.Validate(path)
+	return webConfigError(web.Validate(path))
 }
 
 // Concurrent requests served at once; more are answered 503 at once,

@@ -3,6 +3,7 @@ package exporter
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -118,7 +119,7 @@ func (d *Daemon) serveOn(l net.Listener, server *http.Server) error {
 	addrs := []string{l.Addr().String()}
 	flags := &web.FlagConfig{WebListenAddresses: &addrs, WebSystemdSocket: &w.SystemdSocket, WebConfigFile: &w.ConfigFile}
 	fl := &frontListener{Listener: l, install: func() { server.Handler = d.front(server.Handler) }}
-	return web.Serve(fl, server, flags, d.logger)
+	return web.Serve(fl, server, flags, slog.New(webConfigLog{d.logger.Handler()}))
 }
 
 // frontListener installs the front when its server first accepts: in
