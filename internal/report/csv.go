@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -252,7 +253,8 @@ var csvNumber = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE
 // "@SUM(…)", "-2+3"): a cell that starts with = + - @, a tab or a
 // carriage return gets a leading ' (OWASP's CSV injection advice), which
 // spreadsheets show as text. A number stays a number: a negative
-// figure is written as it is.
+// figure is written as it is. WriteCSV escapes control characters first
+// (textsafe.Cell): a CSV is read on terminals too.
 func csvCell(v string) string {
 	if v == "" || !strings.ContainsRune("=+-@\t\r", rune(v[0])) || csvNumber.MatchString(v) {
 		return v
@@ -278,7 +280,7 @@ func WriteCSV(w io.Writer, rs []*result.Result, header bool) error {
 		}
 		for _, rr := range csvRows(r) {
 			for j, c := range csvColumns {
-				row[j] = csvCell(c.value(rr))
+				row[j] = csvCell(textsafe.Cell(c.value(rr)))
 			}
 			if err := cw.Write(row); err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -70,7 +71,11 @@ func WriteHTML(w io.Writer, s *result.Suite) error {
 		p.Footer += " " + s.Version
 	}
 	p.Footer += " — MB is 10^6 bytes; CPU % is summed over the host's logical CPUs, as in the reports."
-	return pageTemplate.Execute(w, p)
+	// html/template escapes markup, not control characters or bidi
+	// overrides (a hostname's ESC reaches a terminal that shows the file,
+	// a U+202E reorders the page's text): those are escaped as in every
+	// text output.
+	return pageTemplate.Execute(textsafe.NewWriter(w), p)
 }
 
 type page struct {

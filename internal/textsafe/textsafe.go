@@ -59,6 +59,17 @@ func Escape(s string) string {
 	return s
 }
 
+// Cell is s as a cell of a table a program reads (CSV): Escape's, but a
+// tab is kept, as spreadsheets read it (whitespace on a terminal).
+func Cell(s string) string {
+	for _, r := range s {
+		if !Safe(r) && r != '\t' {
+			return string(appendEscaped(make([]byte, 0, len(s)+8), s, func(r rune) bool { return r == '\t' }))
+		}
+	}
+	return s
+}
+
 // Line is s as one line of at most limit characters: Escape's, with
 // tabs as spaces, cut with an ellipsis when longer.
 func Line(s string, limit int) string {

@@ -68,3 +68,11 @@ func TestSprintf(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestCell: a CSV cell is escaped as Escape escapes, but for its tabs.
+func TestCell(t *testing.T) {
+	require.Equal(t, "db-1", Cell("db-1"))
+	require.Equal(t, "\tEPYC", Cell("\tEPYC"))
+	require.Equal(t, `a\x1b[2J\r\nb`+"\t"+`\u202ec`, Cell("a\x1b[2J\r\nb\t\u202ec"))
+	require.Equal(t, Cell("a\x1bb"), Cell(Cell("a\x1bb")), "escaping twice is escaping once")
+}
