@@ -137,6 +137,7 @@ var docExamples = []docExample{
 
 	{file: "docs/configuration.md", first: "ioprobe: config file /etc/ioprobe/ioprobe.yaml is refused", why: "a refusal's words for /etc/ioprobe, not the test's to chmod: test/inputs_config_test.go checks the same words on a directory of its own"},
 	{file: "docs/configuration.md", first: "ioprobe: --web.config.file /etc/ioprobe/web.yml: yaml:", why: "a refusal's words for a file under /etc/ioprobe: test/redteam_config_test.go checks the same words on a shadow-like file of its own"},
+	{file: "docs/output.md", first: "ioprobe: --out a.json is an input of the report", why: "a refusal's words: test/redteam_out_test.go checks the same words for a run, a report, a comparison and a fio job file"},
 	{file: "docs/output.md", first: "ioprobe: --out /dev/sdb is a block device", why: "refusals naming /dev/sdb, not the test's: test/inputs_out_test.go checks the same words on a loop device and a symlink to it"},
 	{file: "docs/reliability.md", first: "ioprobe: job.fio:6: include /dev/zero", why: "refusals' words: test/inputs_bounds_test.go checks each on /dev/zero, a FIFO, an include tree and an over-size file of its own"},
 	{file: "docs/suites.md", first: "Storage differs: the differences above", why: "compare's lines for storage that differs, not a command: TestStackCompareSaysTheSchedulerDiffers prints them for two real runs of a loop device whose scheduler was switched, and internal/report's TestWriteCompareTextSaysTheStorageDiffers these very lines"},

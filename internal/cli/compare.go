@@ -60,7 +60,7 @@ func runCompare(g *globalOptions, o *compareOptions, base, other string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.out); err != nil {
+	if err := checkOut(o.out, inUse("an input of the comparison", base, other)...); err != nil {
 		return err
 	}
 	b, err := load([]string{base})

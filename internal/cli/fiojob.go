@@ -49,7 +49,7 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 	if f.file == "" {
 		return usagef("--section needs --fio-job")
 	}
-	if err := checkOut(o.out); err != nil {
+	if err := checkOut(o.out, inUse("the fio job file", f.file)...); err != nil {
 		return err
 	}
 	for _, name := range fioJobSets {
@@ -64,10 +64,26 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 	if err != nil {
 		return usagef("--fio-job: %v", err)
 	}
-	points, err := fiojob.Parse(f.file, data, fiojob.Options{Section: f.section, Targets: o.targets, Env: os.LookupEnv, Include: safefile.JobFile.Read,
+	var included []string
+	include := func(path string) ([]byte, error) {
+		b, err := safefile.JobFile.Read(path)
+		if err == nil {
+			included = append(included, path)
+		}
+		return b, err
+	}
+	points, err := fiojob.Parse(f.file, data, fiojob.Options{Section: f.section, Targets: o.targets, Env: os.LookupEnv, Include: include,
 		Stat: fioStat, Keywords: fioKeywords()})
 	if err != nil {
 		return usagef("%v", err)
+	}
+	// The job file named its targets and includes: --out is none of them.
+	uses := inUse("a file the job file includes", included...)
+	for _, p := range points {
+		uses = append(uses, inUse("a target of the job file", p.Targets...)...)
+	}
+	if err := checkOut(o.out, uses...); err != nil {
+		return err
 	}
 	s := &workload.Suite{Name: "fio-job", Title: "fio job file " + filepath.Base(f.file), Source: f.file}
 	notes := map[string][]string{}

@@ -16,6 +16,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/fleet"
 	"github.com/ioprobe/ioprobe/internal/report"
+	"github.com/ioprobe/ioprobe/internal/safefile"
 	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/internal/version"
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -146,7 +147,16 @@ func (o *fleetOptions) setup(ctx context.Context, g *globalOptions) (*fleetSetup
 			return nil, &workload.FieldError{Field: flag, Value: d.String(), Reason: "must be positive"}
 		}
 	}
-	if err := checkOut(o.out); err != nil {
+	var uses []safefile.InUse
+	for _, item := range strings.Split(o.hosts, ",") {
+		if file, ok := strings.CutPrefix(strings.TrimSpace(item), "@"); ok {
+			uses = append(uses, inUse("the host list", file)...)
+		}
+	}
+	if o.clientConfig != "" {
+		uses = append(uses, inUse("the client config", o.clientConfig)...)
+	}
+	if err := checkOut(o.out, uses...); err != nil {
 		return nil, err
 	}
 	addrs, err := fleet.ParseHosts(ctx, o.hosts, net.DefaultResolver)

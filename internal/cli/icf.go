@@ -42,7 +42,7 @@ func runICF(ctx context.Context, g *globalOptions, o *runOptions, f *icfOptions)
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.out); err != nil {
+	if err := checkOut(o.out, append(inUse("the Iometer configuration file", f.file), inUse("a target of the run", o.targets...)...)...); err != nil {
 		return err
 	}
 	changed := func(name string) bool { return o.changed != nil && o.changed(name) }

@@ -199,7 +199,7 @@ func runReport(g *globalOptions, o *reportOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.out); err != nil {
+	if err := checkOut(o.out, inUse("an input of the report", files...)...); err != nil {
 		return err
 	}
 	l, err := load(files)

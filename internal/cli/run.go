@@ -367,7 +367,7 @@ func runRun(ctx context.Context, g *globalOptions, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOut(o.out); err != nil {
+	if err := checkOut(o.out, inUse("a target of the run", targetsOr(o.targets)...)...); err != nil {
 		return err
 	}
 	spec, err := o.spec()

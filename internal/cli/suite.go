@@ -164,7 +164,7 @@ func runSuite(ctx context.Context, g *globalOptions, o *suiteOptions, name strin
 	if o.interval < 10*time.Millisecond {
 		return &workload.FieldError{Field: "--interval", Value: o.interval.String(), Reason: "must be at least 10ms"}
 	}
-	if err := checkOut(o.out); err != nil {
+	if err := checkOut(o.out, inUse("a target of the suite", targetsOr(o.targets)...)...); err != nil {
 		return err
 	}
 	targets := o.targets
@@ -234,12 +234,30 @@ func suiteRefusal(s *workload.Suite, u suiterun.Unit, err error) error {
 // checkOut refuses an --out that could not be written (no such
 // directory, a directory others can write, a name that is a symlink, a
 // device, a FIFO or a directory) before anything runs: exit 2, nothing
-// touched.
-func checkOut(path string) error {
+// touched. Nor may it name a file the command uses (uses): its output
+// would replace a target it measured or an input it read.
+func checkOut(path string, uses ...safefile.InUse) error {
 	if path == "" {
 		return nil
 	}
-	return safefile.CheckOut(path)
+	return safefile.CheckOut(path, uses...)
+}
+
+// inUse lists paths as files the command uses, each called what.
+func inUse(what string, paths ...string) []safefile.InUse {
+	out := make([]safefile.InUse, len(paths))
+	for i, p := range paths {
+		out[i] = safefile.InUse{What: what, Path: p}
+	}
+	return out
+}
+
+// targetsOr is the targets given, or the default target.
+func targetsOr(targets []string) []string {
+	if len(targets) == 0 {
+		return []string{DefaultTarget}
+	}
+	return targets
 }
 
 // runUnits runs every unit (× repeat) and appends their results to doc.

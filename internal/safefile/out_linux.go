@@ -28,14 +28,14 @@ type Out struct {
 // CheckOut refuses an output path that Create would refuse, before a run
 // spends hours: its directory must exist and be one only this user and
 // root can write (or sticky), and its name must be absent or a regular
-// file. Nothing is created.
-func CheckOut(path string) error {
+// file that is none of the files the command uses. Nothing is created.
+func CheckOut(path string, uses ...InUse) error {
 	o, err := lookupOut(path)
 	if err != nil {
 		return err
 	}
-	o.close()
-	return nil
+	defer o.close()
+	return refuseInUse(path, filepath.Join(o.dir, o.name), uses)
 }
 
 // Create starts writing the output file path (see CheckOut for what is

@@ -18,8 +18,22 @@ type Out struct {
 }
 
 // CheckOut refuses an output path whose directory does not exist or whose
-// name is anything but absent or a regular file (never followed).
-func CheckOut(path string) error {
+// name is anything but absent or a regular file (never followed), or is
+// one of the files the command uses.
+func CheckOut(path string, uses ...InUse) error {
+	if err := checkOut(path); err != nil {
+		return err
+	}
+	real := path
+	if abs, err := filepath.Abs(path); err == nil {
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+			real = filepath.Join(dir, filepath.Base(abs))
+		}
+	}
+	return refuseInUse(path, real, uses)
+}
+
+func checkOut(path string) error {
 	if strings.HasSuffix(path, "/") {
 		return &Error{What: "--out", Path: path, Msg: "names a directory: --out is the file to write"}
 	}
@@ -38,7 +52,7 @@ func CheckOut(path string) error {
 
 // Create starts writing the output file path.
 func Create(path string) (*Out, error) {
-	if err := CheckOut(path); err != nil {
+	if err := checkOut(path); err != nil {
 		return nil, err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.ioprobe-tmp")

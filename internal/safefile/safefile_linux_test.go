@@ -110,3 +110,18 @@ func TestCreateReplacesOnlyARegularFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ents, 2, "out.json and victim only")
 }
+
+// TestCheckOutRefusesWhatIsInUse: --out may not be a file the command
+// uses: the same file through another name, or a name the run is to
+// create. Another name beside them passes.
+func TestCheckOutRefusesWhatIsInUse(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	require.NoError(t, os.WriteFile(in, []byte("{}"), 0o600))
+	require.NoError(t, os.Symlink(in, filepath.Join(dir, "link.json")))
+	uses := []InUse{{What: "an input", Path: filepath.Join(dir, "link.json")}, {What: "a target", Path: filepath.Join(dir, "sub", "..", "new.dat")}}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o700))
+	require.EqualError(t, CheckOut(in, uses...), "--out "+in+" is an input ("+filepath.Join(dir, "link.json")+"): writing the output there would replace it; name another file")
+	require.ErrorContains(t, CheckOut(filepath.Join(dir, "new.dat"), uses...), "is a target (")
+	require.NoError(t, CheckOut(filepath.Join(dir, "out.json"), uses...))
+}
