@@ -37,11 +37,11 @@ func sizeWarning(m result.SizeMismatch, s *result.Summary) string {
 // iecf is iec for a mean size: exact units when whole ("4 KiB"), else
 // rounded to the byte ("44.61 KiB").
 func iecf(v float64) string {
-	if v == math.Trunc(v) {
-		return iec(int64(v))
-	}
-	if v < 1024 {
+	switch {
+	case v < 1024 && v == math.Trunc(v):
+		return fmt.Sprintf("%.0f B", v)
+	case v < 1024:
 		return fmt.Sprintf("%.1f B", v)
 	}
-	return iec(int64(math.Round(v)))
+	return iecUnits(math.Round(v))
 }

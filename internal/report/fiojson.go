@@ -245,9 +245,9 @@ func fioJobOf(r *result.Result, e *fioEntry) fioJob {
 		GroupID: e.members[0].group,
 		// fio's elapsed is the whole run's, since fio started, in every
 		// job (stat.c: mtime_since_genesis), not the job's own.
-		Elapsed:    int64(math.Round(r.Summary.ElapsedSeconds + r.Workload.RampSeconds)),
+		Elapsed:    satInt64(r.Summary.ElapsedSeconds + r.Workload.RampSeconds),
 		JobOptions: last.options(r),
-		JobRuntime: int64(math.Round(runs * 1000)),
+		JobRuntime: satInt64(runs * 1000),
 		Trim:       fioDir{},
 		Sync:       fioSyncOf(e.hist.Sync),
 		// fio's defaults without latency_target: the depth it runs at,
@@ -465,10 +465,10 @@ func fioDirOf(r *result.Result, h *result.Histogram, bytes uint64, iops float64,
 	if h == nil || h.Count() == 0 {
 		return d
 	}
-	runtimeMs := int64(math.Round(elapsed * 1000))
+	runtimeMs := satInt64(elapsed * 1000)
 	d.IOBytes, d.IOKBytes = bytes, bytes/1024
 	if elapsed > 0 {
-		d.BWBytes = uint64(math.Round(float64(bytes) / elapsed))
+		d.BWBytes = satUint64(float64(bytes) / elapsed)
 	}
 	d.BW = d.BWBytes / 1024
 	d.IOPS = fioFloat(iops)
@@ -515,7 +515,7 @@ func stats(v []float64) (lo, hi uint64, mean, dev fioFloat) {
 	if len(v) > 1 {
 		dev = fioFloat(math.Sqrt(acc / float64(len(v)-1)))
 	}
-	return uint64(math.Round(mn)), uint64(math.Round(mx)), fioFloat(m), dev
+	return satUint64(mn), satUint64(mx), fioFloat(m), dev
 }
 
 // fioLatOf summarises h in ns; with plus it adds the percentiles and the
@@ -528,7 +528,7 @@ func fioLatOf(h *result.Histogram, plus bool) fioLat {
 	}
 	l.Percentile = make(fioObject, 0, len(fioPercentiles))
 	for _, p := range fioPercentiles {
-		l.Percentile = append(l.Percentile, fioKV{strconv.FormatFloat(p, 'f', 6, 64), uint64(math.Round(h.Quantile(p / 100)))})
+		l.Percentile = append(l.Percentile, fioKV{strconv.FormatFloat(p, 'f', 6, 64), satUint64(h.Quantile(p / 100))})
 	}
 	l.Bins = fioObject{}
 	h.Buckets(func(lo, hi, c uint64) {

@@ -130,7 +130,7 @@ func hostsTable(hosts []result.FleetHost, merged *result.Result) *table {
 // count with its thousands.
 func figureCell(f result.Figure, s *result.Summary) string {
 	if f.Unit == result.UnitCount {
-		return count(uint64(f.Of(s)))
+		return num(f.Of(s), 0)
 	}
 	return num(f.Shown(s), f.Unit.Decimals())
 }

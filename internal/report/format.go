@@ -44,11 +44,17 @@ func count(n uint64) string { return num(float64(n), 0) }
 // iec renders a byte count in binary units with a space: "512 B",
 // "8 KiB", "1.5 GiB", "931.51 GiB" (exact when a unit divides it).
 func iec(n int64) string {
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	if n < 1024 {
 		return fmt.Sprintf("%d B", n)
 	}
-	v, u := float64(n), -1
+	return iecUnits(float64(n))
+}
+
+// iecUnits is iec for a count of at least 1024 given as a float64 (a
+// document's count near 2^64 is no int64).
+func iecUnits(v float64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB"}
+	u := -1
 	for v >= 1024 && u < len(units)-1 {
 		v /= 1024
 		u++
@@ -57,6 +63,34 @@ func iec(n int64) string {
 		return fmt.Sprintf("%.0f %s", v, units[u])
 	}
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".") + " " + units[u]
+}
+
+// satInt64 is v rounded to an int64, saturated at its bounds (NaN is 0):
+// a figure from a document may be any float64, and Go's conversion of
+// one out of range is whatever the machine gives (-2^63 on amd64).
+func satInt64(v float64) int64 {
+	v = math.Round(v)
+	switch {
+	case v != v:
+		return 0
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	case v <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(v)
+}
+
+// satUint64 is satInt64 for a uint64 (negative is 0).
+func satUint64(v float64) uint64 {
+	v = math.Round(v)
+	switch {
+	case v != v || v <= 0:
+		return 0
+	case v >= math.MaxUint64:
+		return math.MaxUint64
+	}
+	return uint64(v)
 }
 
 // pct renders a share as a percentage with one decimal ("100.0%").

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/result"
@@ -235,7 +235,7 @@ func workloadLine(wl result.Workload) string {
 		s += ", aligned to " + iec(wl.AlignBytes)
 	}
 	if wl.RateIOPS > 0 {
-		s += ", rate limit " + count(uint64(wl.RateIOPS)) + " IOPS"
+		s += ", rate limit " + num(float64(wl.RateIOPS), 0) + " IOPS"
 	}
 	if wl.RateReadBPS > 0 || wl.RateWriteBPS > 0 {
 		rate := func(bps int64) string {
@@ -269,7 +269,7 @@ func workloadLine(wl result.Workload) string {
 		s += ", each worker its own targets"
 	}
 	if wl.FilesInTurn > 0 {
-		s += ", targets in turn (" + count(uint64(wl.FilesInTurn)) + " " + plural(wl.FilesInTurn, "I/O", "I/Os") + " each)"
+		s += ", targets in turn (" + num(float64(wl.FilesInTurn), 0) + " " + plural(wl.FilesInTurn, "I/O", "I/Os") + " each)"
 	}
 	if wl.RandomDistribution != "" {
 		s += ", random offsets " + wl.RandomDistribution
@@ -284,7 +284,7 @@ func workloadLine(wl result.Workload) string {
 		s += ", verifying reads"
 	}
 	if name, n := flushName(wl); n > 0 {
-		s += ", " + name + " every " + count(uint64(n)) + " " + plural(n, "write", "writes")
+		s += ", " + name + " every " + num(float64(n), 0) + " " + plural(n, "write", "writes")
 	}
 	switch wl.Sync {
 	case "dsync":
@@ -314,7 +314,7 @@ func flushTable(r *result.Result) *table {
 	if e > 0 {
 		rate = flushes / e
 	}
-	t.add(result.FigSyncOps.Figure().Short+" ("+name+")", count(uint64(flushes)), "at "+num(rate, 2)+"/s")
+	t.add(result.FigSyncOps.Figure().Short+" ("+name+")", num(float64(flushes), 0), "at "+num(rate, 2)+"/s")
 	t.add(latencyRow("  latency ("+result.UnitLatency.Symbol()+")", s, result.LatencySync)...)
 	return t
 }
@@ -360,7 +360,7 @@ func deviceTable(r *result.Result) *table {
 			continue
 		}
 		row := latencyRow(k.Title()+" ("+unit.Symbol()+")", s, k)
-		t.add(row[0], strings.Join(append(row[1:], "("+count(uint64(n))+" requests)"), "  "))
+		t.add(row[0], strings.Join(append(row[1:], "("+num(float64(n), 0)+" requests)"), "  "))
 		if i == 0 {
 			ours, dev := result.Value(result.FigLatencyMean, s), result.Value(k.Figure(result.StatMean), s)
 			if ours > 0 && n > 0 {
@@ -458,12 +458,12 @@ func timeLine(r *result.Result) string {
 
 // seconds renders a configured duration: "60 s", "1.5 s", "2 h 0 min".
 func seconds(v float64) string {
-	d := time.Duration(v * float64(time.Second))
-	if d >= time.Hour {
-		return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+	// In float: a document's seconds may be past what a time.Duration holds.
+	if v >= 3600 {
+		return fmt.Sprintf("%.0f h %.0f min", math.Floor(v/3600), math.Floor(math.Mod(v, 3600)/60))
 	}
-	if d >= 10*time.Minute {
-		return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
+	if v >= 600 {
+		return fmt.Sprintf("%.0f min %.0f s", math.Floor(v/60), math.Floor(math.Mod(v, 60)))
 	}
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".") + " s"
 }
@@ -542,8 +542,8 @@ func perfTable(r *result.Result, cols []opColumn) *table {
 	row(iops.Short, func(c opColumn) string { return num(of(iops.ID, c), 2) })
 	row(mbps.Short, func(c opColumn) string { return num(rate(of(byteCount.ID, c))/1e6, mbps.Unit.Decimals()) })
 	row("MiB/s", func(c opColumn) string { return num(rate(of(byteCount.ID, c))/(1<<20), mbps.Unit.Decimals()) })
-	row(ops.Short, func(c opColumn) string { return count(uint64(of(ops.ID, c))) })
-	row(byteCount.Short, func(c opColumn) string { return iec(int64(of(byteCount.ID, c))) })
+	row(ops.Short, func(c opColumn) string { return num(of(ops.ID, c), 0) })
+	row(byteCount.Short, func(c opColumn) string { return iecf(of(byteCount.ID, c)) })
 
 	lat := func(st result.LatencyStat, c opColumn) float64 { return of(result.LatencyAll.Figure(st), c) }
 	unit := result.UnitLatency
@@ -586,7 +586,7 @@ func errorsTable(r *result.Result) *table {
 		parts = append(parts, fmt.Sprintf("%s %s", c, count(s.ErrorsByClass[c])))
 	}
 	errs := result.FigErrors.Figure()
-	t.add(errs.Short, count(uint64(errs.Of(&s))), strings.Join(parts, ", "))
+	t.add(errs.Short, num(errs.Of(&s), 0), strings.Join(parts, ", "))
 	if v := s.Verify; v != nil {
 		t.add("Verified", count(v.ReadsVerified), fmt.Sprintf("reads checked sound; %s not checkable (not written by this run), %s failed",
 			count(v.ReadsUnverified), count(v.Failures)))
@@ -604,7 +604,7 @@ func errorsTable(r *result.Result) *table {
 		for i := range iv {
 			lo, hi = min(lo, iops.Interval(&iv[i])), max(hi, iops.Interval(&iv[i]))
 		}
-		t.add("Intervals", count(uint64(len(iv))), fmt.Sprintf("%s min %s, max %s", iops.Short, num(lo, 2), num(hi, 2)))
+		t.add("Intervals", num(float64(len(iv)), 0), fmt.Sprintf("%s min %s, max %s", iops.Short, num(lo, 2), num(hi, 2)))
 	}
 	return t
 }
@@ -707,12 +707,12 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 		default:
 			a, aShare = withUnit(num(amount.Of(s)*1e3, 0), "ms"), amount.Short
 		}
-		t.add("  "+k.Short, count(uint64(n)), share(n, mine, " of ioprobe's"), a, aShare)
+		t.add("  "+k.Short, num(float64(n), 0), share(n, mine, " of ioprobe's"), a, aShare)
 	}
 	// ioprobe's own reads (the safety checks), taken out of the reads
 	// above; a partition's flushes, counted on its whole disk.
 	if own := result.Value(result.FigDeviceOwnReadOps, s); own > 0 {
-		t.add("  own reads", count(uint64(own)), "(ioprobe's safety checks: not in the reads above)", withUnit(num(result.Value(result.FigDeviceOwnReadBytes, s)/1e6, 2), "MB"))
+		t.add("  own reads", num(own, 0), "(ioprobe's safety checks: not in the reads above)", withUnit(num(result.Value(result.FigDeviceOwnReadBytes, s)/1e6, 2), "MB"))
 	}
 	if disks := result.FigDeviceFlushDevices.Figure().Text(s); disks != "" {
 		t.add("  flushes counted on the whole disk (" + strings.ReplaceAll(disks, ";", ", ") + "): a flush is the disk's request, whichever partition asked")
@@ -721,7 +721,7 @@ func kernelTable(r *result.Result, cols []opColumn) *table {
 	// other sizes than the I/Os issued.
 	for _, id := range result.ViewKernelMerges {
 		if f := id.Figure(); f.Of(s) > 0 {
-			t.add("  "+f.Short, count(uint64(f.Of(s))), "(I/Os merged into others)")
+			t.add("  "+f.Short, num(f.Of(s), 0), "(I/Os merged into others)")
 		}
 	}
 	// What the devices served for other processes, when known.

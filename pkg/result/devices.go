@@ -91,8 +91,8 @@ func mergeDevices(rs []*Result, sequential bool) (*DeviceStats, deviceLatencySum
 			// Already summed over several machines: it stands alone.
 			key = fmt.Sprintf("merged\x00%d", i)
 		}
-		from := r.StartedAt.Add(time.Duration(r.Workload.RampSeconds * float64(time.Second)))
-		m := member{d: d, h: r.Histogram.Device, host: r.Host.Hostname, from: from, to: from.Add(time.Duration(r.Summary.ElapsedSeconds * float64(time.Second)))}
+		from := r.StartedAt.Add(secondsDuration(r.Workload.RampSeconds))
+		m := member{d: d, h: r.Histogram.Device, host: r.Host.Hostname, from: from, to: from.Add(secondsDuration(r.Summary.ElapsedSeconds))}
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}

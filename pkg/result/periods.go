@@ -1,6 +1,7 @@
 package result
 
 import (
+	"math"
 	"sort"
 	"time"
 )
@@ -20,7 +21,7 @@ func periods(rs []*Result) []float64 {
 		if r.StartedAt.IsZero() {
 			return nil
 		}
-		d := time.Duration((r.Workload.RampSeconds + r.Summary.ElapsedSeconds) * float64(time.Second))
+		d := secondsDuration(r.Workload.RampSeconds + r.Summary.ElapsedSeconds)
 		spans = append(spans, span{r.StartedAt, r.StartedAt.Add(d), r.Summary.ElapsedSeconds})
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].from.Before(spans[j].from) })
@@ -38,4 +39,20 @@ func periods(rs []*Result) []float64 {
 		}
 	}
 	return out
+}
+
+// secondsDuration is a document's seconds as a time.Duration, saturated
+// at its bounds: time.Duration(v * 1e9) of a figure past 292 years is
+// whatever the machine gives (a span that ends before it starts).
+func secondsDuration(v float64) time.Duration {
+	ns := v * float64(time.Second)
+	switch {
+	case ns != ns:
+		return 0
+	case ns >= math.MaxInt64:
+		return math.MaxInt64
+	case ns <= math.MinInt64:
+		return math.MinInt64
+	}
+	return time.Duration(ns)
 }

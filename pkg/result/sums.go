@@ -37,6 +37,16 @@ func checkResult(r *Result) error {
 		return err
 	}
 	s, h := &r.Summary, r.Histogram
+	// The workload's times are not added up (checkSums leaves the
+	// workload alone), but they are times: a negative ramp-up is none.
+	for _, f := range []struct {
+		path string
+		v    float64
+	}{{"workload.ramp_seconds", r.Workload.RampSeconds}, {"workload.duration_seconds", r.Workload.DurationSeconds}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			return &SumError{Path: f.path, Msg: fmt.Sprintf("is %v: a time, rate or count is a finite number, not negative", f.v)}
+		}
+	}
 	if _, c := bits.Add64(s.ReadOps, s.WriteOps, 0); c != 0 {
 		return &SumError{Path: "summary.ops", Msg: "read_ops + write_ops wrap 64 bits"}
 	}
