@@ -221,6 +221,16 @@ func (c *Controller) Run(ctx context.Context, clients []*Client, req RunRequest)
 		}
 		hosts[i] = c.follow(ctx, cl, ids[i], end, req.Planned(), watch)
 	})
+	// A host's result must be of the run posted to it, which started at
+	// startAt: another (an earlier run's, replayed) would be merged as a
+	// measurement of this one.
+	for i := range hosts {
+		if r := hosts[i].Result; r != nil && !r.StartAt.Equal(startAt) {
+			hosts[i].State, hosts[i].Result = result.RunFailed, nil
+			hosts[i].Error = fmt.Sprintf("answered the result of another run: it was to start at %s, this run at %s",
+				r.StartAt.UTC().Format(time.RFC3339Nano), startAt.Format(time.RFC3339Nano))
+		}
+	}
 	return startAt, hosts, ctx.Err()
 }
 

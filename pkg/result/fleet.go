@@ -1,6 +1,7 @@
 package result
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -94,24 +95,45 @@ func (h FleetHost) Name() string {
 // MergeFleet merges the hosts' results (those that measured something)
 // and returns the merged result with the hosts attached, plus the
 // addresses of those that did not complete. With no result at all, the
-// merged result is nil.
+// merged result is nil. A host's answer comes from outside: one whose
+// result cannot be merged with the others' (another workload than most
+// hosts ran, a run another host answered too, counts that wrap once
+// added, no histogram) is made a failed host with the reason, in hosts,
+// and the others are merged without it. One host must not throw away
+// every host's measurement.
 func MergeFleet(hosts []FleetHost) (*Result, []string, error) {
-	var rs []*Result
-	failed := []string{}
-	for _, h := range hosts {
-		if h.Failed() {
-			failed = append(failed, h.Address)
+	excludeOddShapes(hosts)
+	var m *Result
+	for {
+		var rs []*Result
+		for _, h := range hosts {
+			if h.Result != nil {
+				rs = append(rs, h.Result)
+			}
 		}
-		if h.Result != nil {
-			rs = append(rs, h.Result)
+		if len(rs) == 0 {
+			break
+		}
+		var err error
+		if m, err = Merge(rs...); err == nil {
+			break
+		}
+		var (
+			dup *DuplicateRunError
+			sum *MergeSumError
+		)
+		switch {
+		case errors.As(err, &dup):
+			exclude(hosts, dup.Second, fmt.Sprintf("its result holds run %s, which %s's result holds too: a run is counted once", dup.Run.RunID, dup.First.Host.Hostname))
+		case errors.As(err, &sum):
+			exclude(hosts, sum.Result, "its result does not add up with the other hosts': "+sum.Err.Error())
+		default:
+			return nil, failedOf(hosts), err
 		}
 	}
-	if len(rs) == 0 {
+	failed := failedOf(hosts)
+	if m == nil {
 		return nil, failed, nil
-	}
-	m, err := Merge(rs...)
-	if err != nil {
-		return nil, failed, err
 	}
 	m.Hosts = hosts
 	if len(failed) > 0 {
@@ -119,6 +141,63 @@ func MergeFleet(hosts []FleetHost) (*Result, []string, error) {
 		m.Message = joinUnique([]string{msg, m.Message}, "; ")
 	}
 	return m, failed, nil
+}
+
+// failedOf is the addresses of the hosts that did not complete.
+func failedOf(hosts []FleetHost) []string {
+	failed := []string{}
+	for _, h := range hosts {
+		if h.Failed() {
+			failed = append(failed, h.Address)
+		}
+	}
+	return failed
+}
+
+// exclude makes the host whose result r is a failed host, for why.
+func exclude(hosts []FleetHost, r *Result, why string) {
+	for i := range hosts {
+		if hosts[i].Result == r {
+			hosts[i].State, hosts[i].Error, hosts[i].Result = RunFailed, why, nil
+			return
+		}
+	}
+}
+
+// excludeOddShapes excludes the hosts whose result cannot be merged with
+// those of most hosts: no histogram for the ops it counts, or another
+// workload (the one most hosts' results share is the fleet's; the first
+// of the most common, when several are as common).
+func excludeOddShapes(hosts []FleetHost) {
+	var rs []*Result
+	for _, h := range hosts {
+		if h.Result == nil {
+			continue
+		}
+		if !h.Result.Histogram.Covers(&h.Result.Summary) {
+			exclude(hosts, h.Result, "its result has no latency histogram for the I/Os it counts: it cannot be merged exactly")
+			continue
+		}
+		rs = append(rs, h.Result)
+	}
+	var ref *Result
+	best := 0
+	for _, a := range rs {
+		n := 0
+		for _, b := range rs {
+			if sameShape(a, b) == nil {
+				n++
+			}
+		}
+		if n > best {
+			ref, best = a, n
+		}
+	}
+	for _, r := range rs {
+		if err := sameShape(ref, r); err != nil {
+			exclude(hosts, r, "its result cannot be merged with the other hosts': "+err.Error())
+		}
+	}
 }
 
 // MergedOf returns the fleet's merged result with its hosts attached, the

@@ -47,3 +47,33 @@ func TestMergeFleetNamesWhoIsMissing(t *testing.T) {
 	require.Nil(t, none)
 	require.Equal(t, []string{"10.0.0.2:9816"}, failed)
 }
+
+// TestMergeFleetExcludesWhatCannotBeMerged: a host whose result has
+// another workload than most hosts', or a run another host's result
+// holds too, is made a failed host with the reason; the others are
+// merged. Its place in the list does not matter.
+func TestMergeFleetExcludesWhatCannotBeMerged(t *testing.T) {
+	a := run("a", 4, latencies(500, 100_000, 50_000, 1), nil, 10, 50)
+	b := run("b", 4, latencies(300, 200_000, 50_000, 2), nil, 10, 50)
+	a.RunID, b.RunID = "run-a", "run-b"
+	odd := run("odd", 4, latencies(300, 200_000, 50_000, 3), nil, 10, 50)
+	odd.RunID, odd.Workload.QueueDepth = "run-odd", 32
+	replay := *a
+	replay.Host.Hostname = "replay"
+	hosts := []FleetHost{
+		{Address: "odd:9816", State: RunDone, Result: odd},
+		{Address: "a:9816", State: RunDone, Result: a},
+		{Address: "replay:9816", State: RunDone, Result: &replay},
+		{Address: "b:9816", State: RunDone, Result: b},
+	}
+	m, failed, err := MergeFleet(hosts)
+	require.NoError(t, err)
+	require.Equal(t, []string{"odd:9816", "replay:9816"}, failed)
+	require.Equal(t, a.Summary.Ops+b.Summary.Ops, m.Summary.Ops)
+	require.Equal(t, 2, m.Merged.Runs)
+	require.Nil(t, hosts[0].Result)
+	require.Equal(t, RunFailed, hosts[0].State)
+	require.Contains(t, hosts[0].Error, "its result cannot be merged with the other hosts': cannot merge oltp (a) with oltp (odd): QD/workers differ (16/1 and 32/1)")
+	require.Contains(t, hosts[2].Error, "its result holds run run-a, which a's result holds too: a run is counted once")
+	require.Contains(t, m.Message, "partial: 2 of 4 hosts did not complete (odd:9816, replay:9816)")
+}

@@ -4,8 +4,10 @@
 package fleettest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -27,10 +29,12 @@ func Fake(t testing.TB, rest http.HandlerFunc) string {
 			var req struct {
 				DryRun bool `json:"dry_run"`
 			}
-			if json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req) == nil && req.DryRun {
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+			if err == nil && json.Unmarshal(body, &req) == nil && req.DryRun {
 				fmt.Fprint(w, `{"ok": true}`)
 				return
 			}
+			r.Body = io.NopCloser(bytes.NewReader(body)) // rest reads it too
 		}
 		rest(w, r)
 	}))
