@@ -371,10 +371,10 @@ func deviceTable(r *result.Result) *table {
 	// What the programs counted without a time, and ioprobe's own reads
 	// when they could not be told apart.
 	if n := result.Value(result.FigDeviceLatencyUntimed, s); n > 0 {
-		t.add("  not timed:", count(uint64(n))+" requests (issued before the programs were loaded, or on a queue they did not size)")
+		t.add("  not timed:", num(n, 0)+" requests (issued before the programs were loaded, or on a queue they did not size)")
 	}
 	if n := result.Value(result.FigDeviceQueueNoStart, s); n > 0 {
-		t.add("  no queue time:", count(uint64(n))+" requests (their queue keeps no start time: iostats 0, no scheduler)")
+		t.add("  no queue time:", num(n, 0)+" requests (their queue keeps no start time: iostats 0, no scheduler)")
 	}
 	if why := result.FigDeviceOwnInLatency.Figure().Text(s); why != "" {
 		t.add("  own reads:", why)
