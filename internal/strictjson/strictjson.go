@@ -52,11 +52,36 @@ func (e *CountError) Error() string {
 // than its JSON (a latency histogram's dense buckets, 34 KiB, from a
 // 90-byte object) would let a small document take gigabytes. A counted
 // type is one the checker walks: a struct, or one As maps to a struct.
+//
+// MostBytes, when not 0, bounds the memory the decoded document takes,
+// counted as Go lays it out: every slice element, map entry and value
+// behind a pointer at its type's size (an empty object in a list of
+// 900-byte structs is 3 bytes of JSON: a 30 MB document of them took
+// 19 GiB before the OOM killer ended it). A number or string is counted
+// at its Go size, its text not (the text is no bigger than the bytes
+// read).
 type Checker struct {
-	As   map[reflect.Type]reflect.Type
-	Most map[reflect.Type]Bound
+	As        map[reflect.Type]reflect.Type
+	Most      map[reflect.Type]Bound
+	MostBytes int64
 
 	counts map[reflect.Type]int // of one Check
+	bytes  *int64               // of one Check
+}
+
+// SizeError is a document that would take more memory once decoded
+// than the checker allows.
+type SizeError struct {
+	Path string // where the value past the bound is
+	Most int64
+}
+
+func (e *SizeError) Error() string {
+	where := e.Path
+	if where == "" {
+		where = "the document"
+	}
+	return fmt.Sprintf("%s: the document would take more than %d MiB of memory once read (its lists are too long)", where, e.Most>>20)
 }
 
 // Bound is how many values of a type a document may hold, and what they
@@ -81,6 +106,7 @@ func (c Checker) Check(data []byte, v any, path string) error {
 	if c.Most != nil {
 		c.counts = map[reflect.Type]int{}
 	}
+	c.bytes = new(int64)
 	err := c.value(dec, reflect.TypeOf(v), path)
 	var ke *KeyError
 	if errors.As(err, &ke) {
@@ -90,7 +116,55 @@ func (c Checker) Check(data []byte, v any, path string) error {
 	if errors.As(err, &ce) {
 		return ce
 	}
+	var se *SizeError
+	if errors.As(err, &se) {
+		return se
+	}
 	return nil
+}
+
+// charge counts n values of type t against MostBytes (a pointer's
+// value is charged where it is read).
+func (c Checker) charge(t reflect.Type, n int64, path string) error {
+	if c.MostBytes == 0 || t == nil {
+		return nil
+	}
+	if *c.bytes += n * int64(t.Size()); *c.bytes > c.MostBytes {
+		return &SizeError{Path: path, Most: c.MostBytes}
+	}
+	return nil
+}
+
+// elements counts the values of a JSON array (0 for anything else):
+// its commas outside strings and nested values, plus one.
+func elements(raw []byte) int64 {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' || len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0 {
+		return 0
+	}
+	n, depth, inString, escaped := int64(1), 0, false, false
+	for _, b := range raw[1 : len(raw)-1] {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '[' || b == '{':
+			depth++
+		case b == ']' || b == '}':
+			depth--
+		case b == ',' && depth == 0:
+			n++
+		}
+	}
+	return n
 }
 
 var (
@@ -123,6 +197,7 @@ func opaque(t reflect.Type) bool {
 
 // value reads one value of type t.
 func (c Checker) value(dec *json.Decoder, t reflect.Type, path string) error {
+	pointed := t != nil && t.Kind() == reflect.Pointer
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -137,11 +212,24 @@ func (c Checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 	// quadratic in its nesting.
 	if t == nil || opaque(t) || !hasKeys(t) {
 		var skip json.RawMessage
-		return dec.Decode(&skip)
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+		if t != nil && t.Kind() == reflect.Slice && !opaque(t) {
+			return c.charge(t.Elem(), elements(skip), path)
+		}
+		return nil
 	}
 	tok, err := dec.Token()
 	if err != nil {
 		return err
+	}
+	if _, isDelim := tok.(json.Delim); isDelim && pointed {
+		// A value behind a pointer (the document's top, a field
+		// "summary": {…}, a list of pointers' element) is allocated.
+		if err := c.charge(t, 1, path); err != nil {
+			return err
+		}
 	}
 	switch tok {
 	case json.Delim('{'):
@@ -158,11 +246,17 @@ func (c Checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 		}
 		return c.object(dec, path, nil, nil)
 	case json.Delim('['):
-		var elem reflect.Type
+		var elem, allocated reflect.Type
 		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 			elem = t.Elem()
 		}
+		if t.Kind() == reflect.Slice { // an array's elements are its own
+			allocated = elem
+		}
 		for i := 0; dec.More(); i++ {
+			if err := c.charge(allocated, 1, path); err != nil {
+				return err
+			}
 			if err := c.value(dec, elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
@@ -199,6 +293,12 @@ func (c Checker) object(dec *json.Decoder, path string, fields map[string]reflec
 				}
 			}
 			next = ft
+		}
+		if elem != nil {
+			if err := c.charge(elem, 1, path); err != nil {
+				return err
+			}
+			*c.bytes += int64(len(key)) + 16 // the key, a string
 		}
 		if err := c.value(dec, next, join(path, key)); err != nil {
 			return err

@@ -2,6 +2,7 @@ package strictjson
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -113,4 +114,59 @@ func TestCheckMost(t *testing.T) {
 		"list[2]: more than 3 leaves in one document")
 	// Each Check counts its own document.
 	require.NoError(t, c.Check([]byte(`{"list":[{},{},{}]}`), &doc{}, ""))
+}
+
+// TestCheckMostBytes: what a document takes once decoded is counted at
+// Go's sizes, so a list of small objects, of nulls, of scalars or a map
+// cannot take more than MostBytes whatever its JSON costs.
+func TestCheckMostBytes(t *testing.T) {
+	type big struct {
+		Pad [1000]byte `json:"-"`
+		N   int        `json:"n"`
+	}
+	type doc struct {
+		Bigs    []big          `json:"bigs"`
+		Ptrs    []*big         `json:"ptrs"`
+		One     *big           `json:"one"`
+		Strings []string       `json:"strings"`
+		Map     map[string]big `json:"map"`
+	}
+	c := Checker{MostBytes: 10 << 10}
+	fits := `{"bigs":[{},{}],"ptrs":[{}],"one":{"n":1},"strings":["a,b","[c"],"map":{"k":{}}}`
+	require.NoError(t, c.Check([]byte(fits), &doc{}, ""))
+	list := func(n int, item string) string {
+		s := "["
+		for i := range n {
+			if i > 0 {
+				s += ","
+			}
+			s += item
+		}
+		return s + "]"
+	}
+	for what, d := range map[string]string{
+		"empty objects":   `{"bigs":` + list(11, "{}") + `}`,
+		"nulls":           `{"bigs":` + list(11, "null") + `}`,
+		"pointers":        `{"ptrs":` + list(11, "{}") + `}`,
+		"empty strings":   `{"strings":` + list(700, `""`) + `}`,
+		"a map's entries": `{"map":{` + func() string {
+			s := ""
+			for i := range 11 {
+				if i > 0 {
+					s += ","
+				}
+				s += fmt.Sprintf(`"k%d":{}`, i)
+			}
+			return s
+		}() + `}}`,
+	} {
+		err := c.Check([]byte(d), &doc{}, "")
+		var se *SizeError
+		require.ErrorAs(t, err, &se, what)
+		require.Contains(t, err.Error(), "more than 0 MiB", what)
+	}
+	// Each Check counts its own document.
+	require.NoError(t, c.Check([]byte(fits), &doc{}, ""))
+	require.Equal(t, int64(3), elements([]byte(` [1, "a,]\"[", {"x":[1,2]}] `)))
+	require.Equal(t, int64(0), elements([]byte(`[ ]`)))
 }

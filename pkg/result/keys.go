@@ -21,10 +21,19 @@ type resultFields Result
 // 15000.
 const MaxHistograms = 1 << 14
 
+// MaxDecodedBytes bounds the memory a document takes once decoded,
+// histograms aside (MaxHistograms bounds them): a list of 3-byte empty
+// objects is a list of 900-byte jobs or 1.2 KiB results, so a 30 MB
+// document took 19 GiB. A fleet suite of 21 points on 100 hosts, each
+// with a 10-minute run's intervals, takes about 30 MiB.
+const MaxDecodedBytes = 256 << 20
+
 // keyChecker checks a document's keys as written; a type that decodes
 // itself is checked as its wire form: a histogram's sparse form, a
-// result's fields. It counts the histograms (MaxHistograms).
+// result's fields. It counts the histograms (MaxHistograms) and the rest
+// (MaxDecodedBytes).
 var keyChecker = strictjson.Checker{
+	MostBytes: MaxDecodedBytes,
 	As: map[reflect.Type]reflect.Type{
 		reflect.TypeFor[Histogram](): reflect.TypeFor[histogramJSON](),
 		reflect.TypeFor[Result]():    reflect.TypeFor[resultFields](),
@@ -40,7 +49,7 @@ var keyChecker = strictjson.Checker{
 // whichever comes last) and a key an object gives twice. Keys no field
 // has are left alone: a result written by a later ioprobe may carry
 // fields this one does not know. It also refuses a document of more than
-// MaxHistograms histograms.
+// MaxHistograms histograms, or that would take more than MaxDecodedBytes.
 func CheckKeys(data []byte, v any) error { return keyChecker.Check(data, v, "") }
 
 // decodeDoc decodes a document into v once its keys passed CheckKeys.
