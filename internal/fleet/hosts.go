@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ioprobe/ioprobe/internal/safefile"
 )
@@ -17,6 +18,11 @@ import (
 // MaxHosts bounds the host list (a typo in a DNS name must not fan out to
 // a whole data centre, and every host costs the controller a connection).
 const MaxHosts = 1024
+
+// lookupTimeout bounds one dns+ item's lookup: a resolver that does not
+// answer must not hold the command (the list is read before any host is
+// asked anything, and SIGINT is the only other way out).
+const lookupTimeout = 10 * time.Second
 
 // Resolver looks up every address of a name (net.DefaultResolver).
 type Resolver interface {
@@ -32,17 +38,18 @@ func ParseHosts(ctx context.Context, spec string, r Resolver) ([]string, error) 
 	var out []string
 	for _, item := range strings.Split(spec, ",") {
 		item = strings.TrimSpace(item)
-		hosts, err := parseItem(ctx, item, r, true)
+		hosts, err := parseItem(ctx, item, r, true, len(out))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, hosts...)
+		// Stop at the first host past the bound: a list or file of
+		// thousands of dns+ items is not looked up whole first.
+		if out = append(out, hosts...); len(out) > MaxHosts {
+			return nil, fmt.Errorf("--hosts: more than %d hosts", MaxHosts)
+		}
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("--hosts %q: no hosts", spec)
-	}
-	if len(out) > MaxHosts {
-		return nil, fmt.Errorf("--hosts %q: %d hosts, at most %d", spec, len(out), MaxHosts)
 	}
 	for i, h := range out {
 		if slices.Contains(out[:i], h) {
@@ -52,7 +59,9 @@ func ParseHosts(ctx context.Context, spec string, r Resolver) ([]string, error) 
 	return out, nil
 }
 
-func parseItem(ctx context.Context, item string, r Resolver, fileOK bool) ([]string, error) {
+// parseItem reads one item; before is how many hosts the items before it
+// named (a file stops past MaxHosts).
+func parseItem(ctx context.Context, item string, r Resolver, fileOK bool, before int) ([]string, error) {
 	switch {
 	case item == "":
 		return nil, fmt.Errorf("--hosts: an empty item (want HOST:PORT, @FILE or dns+NAME:PORT)")
@@ -60,7 +69,7 @@ func parseItem(ctx context.Context, item string, r Resolver, fileOK bool) ([]str
 		if !fileOK {
 			return nil, fmt.Errorf("--hosts: %s: a hosts file cannot name another (%s)", item, item)
 		}
-		return readHostsFile(ctx, item[1:], r)
+		return readHostsFile(ctx, item[1:], r, before)
 	case strings.HasPrefix(item, "dns+"):
 		return resolve(ctx, item, r)
 	}
@@ -88,16 +97,16 @@ func checkAddress(item string) error {
 	return nil
 }
 
-func readHostsFile(ctx context.Context, path string, r Resolver) ([]string, error) {
+func readHostsFile(ctx context.Context, path string, r Resolver, before int) ([]string, error) {
 	data, err := safefile.HostList.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("--hosts: %w", err)
 	}
-	return parseHostsFile(ctx, path, bytes.NewReader(data), r)
+	return parseHostsFile(ctx, path, bytes.NewReader(data), r, before)
 }
 
 // parseHostsFile reads one item per line; # starts a comment.
-func parseHostsFile(ctx context.Context, name string, rd io.Reader, r Resolver) ([]string, error) {
+func parseHostsFile(ctx context.Context, name string, rd io.Reader, r Resolver, before int) ([]string, error) {
 	var out []string
 	sc := bufio.NewScanner(rd)
 	for n := 1; sc.Scan(); n++ {
@@ -106,11 +115,13 @@ func parseHostsFile(ctx context.Context, name string, rd io.Reader, r Resolver) 
 		if line == "" {
 			continue
 		}
-		hosts, err := parseItem(ctx, line, r, false)
+		hosts, err := parseItem(ctx, line, r, false, 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", name, n, err)
 		}
-		out = append(out, hosts...)
+		if out = append(out, hosts...); before+len(out) > MaxHosts {
+			return nil, fmt.Errorf("--hosts: %s line %d: more than %d hosts", name, n, MaxHosts)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("--hosts: %s: %v", name, err)
@@ -130,7 +141,9 @@ func resolve(ctx context.Context, item string, r Resolver) ([]string, error) {
 	if err := checkAddress(net.JoinHostPort(name, port)); err != nil {
 		return nil, err
 	}
-	addrs, err := r.LookupIPAddr(ctx, name)
+	lctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	addrs, err := r.LookupIPAddr(lctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("--hosts: %s: %v", item, err)
 	}

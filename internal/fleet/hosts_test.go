@@ -2,9 +2,11 @@ package fleet
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,4 +69,45 @@ func TestParseHostsDNS(t *testing.T) {
 
 	_, err = ParseHosts(ctx, "dns+no-such-host.invalid:9816", net.DefaultResolver)
 	require.ErrorContains(t, err, "dns+no-such-host.invalid:9816")
+}
+
+// countingResolver answers every name with one address of its own and
+// counts the lookups.
+type countingResolver struct{ n int }
+
+func (c *countingResolver) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	c.n++
+	return []net.IPAddr{{IP: net.IPv4(10, byte(c.n>>16), byte(c.n>>8), byte(c.n))}}, nil
+}
+
+// TestParseHostsStopsAtTheBound: a hosts file of 5000 dns+ items is not
+// looked up whole before the bound refuses it (each lookup may wait on a
+// resolver): the lookups stop at the first host past MaxHosts, and the
+// error names the line; a list that fills the bound exactly is read.
+func TestParseHostsStopsAtTheBound(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "dns+node%d:9816\n", i)
+		}
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o600))
+		return p
+	}
+	r := &countingResolver{}
+	_, err := ParseHosts(context.Background(), "@"+write("many", 5000), r)
+	require.EqualError(t, err, fmt.Sprintf("--hosts: %s line %d: more than %d hosts", filepath.Join(dir, "many"), MaxHosts+1, MaxHosts))
+	require.Equal(t, MaxHosts+1, r.n)
+
+	// Items before the file count against it.
+	r = &countingResolver{}
+	_, err = ParseHosts(context.Background(), "a:1,b:1,@"+write("fill", MaxHosts-1), r)
+	require.ErrorContains(t, err, "more than 1024 hosts")
+	require.Equal(t, MaxHosts-1, r.n)
+
+	r = &countingResolver{}
+	got, err := ParseHosts(context.Background(), "a:1,@"+write("exact", MaxHosts-1), r)
+	require.NoError(t, err)
+	require.Len(t, got, MaxHosts)
 }
