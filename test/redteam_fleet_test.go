@@ -108,3 +108,58 @@ func TestRedteamFleetOneHostCannotSinkTheMerge(t *testing.T) {
 		})
 	}
 }
+
+// TestRedteamFleetHostileRunAnswers: a host whose run answer has an id
+// that is no daemon's ("../../-/reload": the controller's polls and stop
+// went to that path) refuses the start as a host that refuses the run
+// does (exit 2, named, the path never asked for); a host whose run is in
+// a state no daemon answers (with a terminal's control characters: it
+// was polled until a minute past the planned end, then written into the
+// document as the host's state) is a failed host at once, named with no
+// control character, and the other host is merged (exit 1, partial).
+func TestRedteamFleetHostileRunAnswers(t *testing.T) {
+	good := startLocalFleet(t, 1)[0]
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var paths []string
+	badID := fleettest.Fake(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		if r.Method == http.MethodPost {
+			fmt.Fprint(w, `{"id": "../../-/reload", "state": "accepted", "url": "/api/v1/runs/x"}`)
+			return
+		}
+		fmt.Fprint(w, `{"id": "x", "state": "running"}`)
+	})
+	o := bounded(t, dir, localFleetArgs(good.addr+","+badID)...)
+	require.Equal(t, 2, o.code, o.stderr)
+	require.Contains(t, o.stderr, badID)
+	require.Contains(t, o.stderr, `run id "../../-/reload": want 1 to 64 letters, digits`)
+	mu.Lock()
+	for _, p := range paths {
+		require.NotContains(t, p, "reload", "the controller asked the liar for %s", p)
+	}
+	mu.Unlock()
+
+	badState := fleettest.Fake(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			fmt.Fprint(w, `{"id": "r-1", "state": "accepted", "url": "/api/v1/runs/r-1"}`)
+			return
+		}
+		fmt.Fprint(w, `{"id": "r-1", "state": "\u001b]0;pwned\u0007running"}`)
+	})
+	out := filepath.Join(dir, "fleet.json")
+	o = bounded(t, dir, localFleetArgs(good.addr+","+badState, "--output", "json", "--out", out)...)
+	require.Equal(t, 1, o.code, o.stderr)
+	require.NotContains(t, o.stderr, "\x1b")
+	require.Contains(t, o.stderr, badState)
+	require.Contains(t, o.stderr, `unknown run state "\x1b]0;pwned\arunning"`)
+	f := readFleetDoc(t, out)
+	require.True(t, f.Partial)
+	require.Equal(t, []string{badState}, f.FailedHosts)
+	require.Equal(t, 1, f.Merged.Merged.Runs)
+	for _, h := range f.Hosts {
+		require.True(t, h.State.Answered(), "%s: state %q", h.Address, h.State)
+	}
+}

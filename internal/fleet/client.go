@@ -315,21 +315,43 @@ func (c *Client) Post(ctx context.Context, req RunRequest) (string, error) {
 	if err := c.do(ctx, http.MethodPost, "/api/v1/runs", req, &ans, maxSmallAnswer); err != nil {
 		return "", err
 	}
-	if ans.ID == "" {
-		return "", &AnswerError{Request: "POST /api/v1/runs", Msg: "no run id in it"}
+	if !validRunID(ans.ID) {
+		return "", &AnswerError{Request: "POST /api/v1/runs", Msg: fmt.Sprintf("run id %q: want 1 to %d letters, digits, '-' or '_' (a daemon's is r-<16 hex digits>)", ans.ID[:min(len(ans.ID), 80)], maxRunID)}
 	}
 	return ans.ID, nil
+}
+
+// maxRunID bounds a run id from a host's answer.
+const maxRunID = 64
+
+// validRunID: an id the controller may put in a URL path and a document
+// as it is (a host that answered "../../-/reload" had the controller's
+// polls and its stop go to another endpoint).
+func validRunID(id string) bool {
+	return id != "" && len(id) <= maxRunID && strings.IndexFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}) < 0
+}
+
+// checkState refuses a state no daemon answers: the controller would
+// poll a run in it until its planned end and a minute, and write it
+// into the document as the host's state.
+func checkState(what string, st *RunState, err error) (*RunState, error) {
+	if err == nil && !st.State.Answered() {
+		return nil, &AnswerError{Request: what, Msg: fmt.Sprintf("unknown run state %q", st.State[:min(len(st.State), 80)])}
+	}
+	return st, err
 }
 
 // Get returns a run's state (its answer bounded for the run's planned
 // length when the controller asks).
 func (c *Client) Get(ctx context.Context, id string) (*RunState, error) {
 	var st RunState
-	return &st, c.do(ctx, http.MethodGet, "/api/v1/runs/"+id, nil, &st, resultLimit(ctx))
+	return checkState("GET /api/v1/runs/"+id, &st, c.do(ctx, http.MethodGet, "/api/v1/runs/"+id, nil, &st, resultLimit(ctx)))
 }
 
 // Delete stops a run and returns its state.
 func (c *Client) Delete(ctx context.Context, id string) (*RunState, error) {
 	var st RunState
-	return &st, c.do(ctx, http.MethodDelete, "/api/v1/runs/"+id, nil, &st, resultLimit(ctx))
+	return checkState("DELETE /api/v1/runs/"+id, &st, c.do(ctx, http.MethodDelete, "/api/v1/runs/"+id, nil, &st, resultLimit(ctx)))
 }

@@ -35,6 +35,16 @@ func RunStates() []RunState {
 }
 
 // Terminal says whether a run in state s has ended.
+// Answered: a state a daemon answers (every one but RunUnreachable,
+// which only the controller gives).
+func (s RunState) Answered() bool {
+	switch s {
+	case RunAccepted, RunPreparing, RunWaiting, RunRunning, RunDone, RunFailed, RunStopped:
+		return true
+	}
+	return false
+}
+
 func (s RunState) Terminal() bool {
 	return s == RunDone || s == RunFailed || s == RunStopped || s == RunUnreachable
 }
