@@ -86,6 +86,25 @@ func TestRedteamHistogramsBoundedInFiles(t *testing.T) {
 	require.Equal(t, 0, o.code, o.stderr)
 }
 
+// TestRedteamHistogramsBoundedAcrossFiles: the files of one report or
+// compare share the bound: two results of 9,000 histograms each, each
+// within it, are refused together naming the second (before, ten such
+// files took 3 GB, a hundred 30 GB); one of them alone is read.
+func TestRedteamHistogramsBoundedAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := shortRead(t, dir)
+	one, two := filepath.Join(dir, "one.json"), filepath.Join(dir, "two.json")
+	require.NoError(t, os.WriteFile(one, manyHistograms(t, good, 1000, "one"), 0o600))
+	require.NoError(t, os.WriteFile(two, manyHistograms(t, good, 1000, "two"), 0o600))
+	for _, args := range [][]string{{"report", "--merge", one, two}, {"compare", one, two}} {
+		o := ioprobe(t, dir, args...) // the first file takes 300 MB: not within bounded's 2 GiB of address space
+		require.Equal(t, 2, o.code, "%v: %s", args, o.stderr)
+		require.Regexp(t, `^ioprobe: `+two+`: bad \S+ document: summary\.jobs\[\d+\]\.histogram\.\w+(\.\w+)?: more than 16384 latency histograms \(each takes 34 KiB of memory once read\) in the 2 documents read together\n$`, o.stderr)
+	}
+	o := ioprobe(t, dir, "report", "-o", "json", one)
+	require.Equal(t, 0, o.code, o.stderr)
+}
+
 // TestRedteamHistogramsBoundedFromAHost: a fleet host that answers a
 // result of 108,000 empty histograms (14 MB, within the answer's size
 // bound; 3.7 GB once read) is a failed host, named with the bound; the fleet keeps the

@@ -63,11 +63,12 @@ func runCompare(g *globalOptions, o *compareOptions, base, other string) error {
 	if err := checkOut(o.out, inUse("an input of the comparison", base, other)...); err != nil {
 		return err
 	}
-	b, err := load([]string{base})
+	var budget result.DecodeBudget // both sides share the documents' bounds
+	b, err := loadWithin([]string{base}, &budget)
 	if err != nil {
 		return err
 	}
-	ot, err := load([]string{other})
+	ot, err := loadWithin([]string{other}, &budget)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,11 @@ type loaded struct {
 
 // load decodes every file. A file that cannot be read or is not an
 // ioprobe document is bad input.
-func load(files []string) (*loaded, error) {
+func load(files []string) (*loaded, error) { return loadWithin(files, &result.DecodeBudget{}) }
+
+// loadWithin is load counting the files in budget, which files loaded
+// apart (compare's two sides) share.
+func loadWithin(files []string, budget *result.DecodeBudget) (*loaded, error) {
 	l := &loaded{doc: &result.Suite{Schema: result.SuiteSchema}, files: map[*result.Result]string{}, named: map[string]int{}}
 	var names, sources, versions []string
 	for _, f := range files {
@@ -89,7 +93,7 @@ func load(files []string) (*loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		suite, rs, err := result.Decode(bytes.NewReader(data))
+		suite, rs, err := result.DecodeWithin(bytes.NewReader(data), budget)
 		if err != nil {
 			return nil, usagef("%s: %v", f, err)
 		}

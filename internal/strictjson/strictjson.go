@@ -38,10 +38,19 @@ type CountError struct {
 	Path string // where the first value past the bound is
 	What string // what the values are, in words
 	Most int
+	Docs int // how many documents the bound held for (Spent)
 }
 
 func (e *CountError) Error() string {
-	return fmt.Sprintf("%s: more than %d %s in one document", e.Path, e.Most, e.What)
+	return fmt.Sprintf("%s: more than %d %s in %s", e.Path, e.Most, e.What, inWhat(e.Docs))
+}
+
+// inWhat names the documents a bound holds for.
+func inWhat(docs int) string {
+	if docs > 1 {
+		return fmt.Sprintf("the %d documents read together", docs)
+	}
+	return "one document"
 }
 
 // Checker checks documents against Go types. As maps a type that decodes
@@ -65,8 +74,7 @@ type Checker struct {
 	Most      map[reflect.Type]Bound
 	MostBytes int64
 
-	counts map[reflect.Type]int // of one Check
-	bytes  *int64               // of one Check
+	spent *Spent // of one Check, or shared (CheckShared)
 }
 
 // SizeError is a document that would take more memory once decoded
@@ -74,6 +82,7 @@ type Checker struct {
 type SizeError struct {
 	Path string // where the value past the bound is
 	Most int64
+	Docs int // how many documents the bound held for (Spent)
 }
 
 func (e *SizeError) Error() string {
@@ -81,7 +90,20 @@ func (e *SizeError) Error() string {
 	if where == "" {
 		where = "the document"
 	}
-	return fmt.Sprintf("%s: the document would take more than %d MiB of memory once read (its lists are too long)", where, e.Most>>20)
+	what := "the document"
+	if e.Docs > 1 {
+		what = inWhat(e.Docs)
+	}
+	return fmt.Sprintf("%s: %s would take more than %d MiB of memory once read (its lists are too long)", where, what, e.Most>>20)
+}
+
+// Spent is what the documents checked against it took: documents read
+// together (several files of one report) share one bound, so that many
+// documents each within it cannot take many times it between them.
+type Spent struct {
+	counts map[reflect.Type]int
+	bytes  int64
+	docs   int
 }
 
 // Bound is how many values of a type a document may hold, and what they
@@ -101,12 +123,19 @@ func Check(data []byte, v any, path string) error { return Checker{}.Check(data,
 // any other error of the document: a document that is not JSON is not
 // this check's to refuse.
 func (c Checker) Check(data []byte, v any, path string) error {
+	return c.CheckShared(data, v, path, &Spent{})
+}
+
+// CheckShared is Check with the bounds counted in spent, which earlier
+// documents may have used.
+func (c Checker) CheckShared(data []byte, v any, path string, spent *Spent) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if c.Most != nil {
-		c.counts = map[reflect.Type]int{}
+	if spent.counts == nil {
+		spent.counts = map[reflect.Type]int{}
 	}
-	c.bytes = new(int64)
+	spent.docs++
+	c.spent = spent
 	err := c.value(dec, reflect.TypeOf(v), path)
 	var ke *KeyError
 	if errors.As(err, &ke) {
@@ -129,8 +158,8 @@ func (c Checker) charge(t reflect.Type, n int64, path string) error {
 	if c.MostBytes == 0 || t == nil {
 		return nil
 	}
-	if *c.bytes += n * int64(t.Size()); *c.bytes > c.MostBytes {
-		return &SizeError{Path: path, Most: c.MostBytes}
+	if c.spent.bytes += n * int64(t.Size()); c.spent.bytes > c.MostBytes {
+		return &SizeError{Path: path, Most: c.MostBytes, Docs: c.spent.docs}
 	}
 	return nil
 }
@@ -234,8 +263,8 @@ func (c Checker) value(dec *json.Decoder, t reflect.Type, path string) error {
 	switch tok {
 	case json.Delim('{'):
 		if isCounted {
-			if c.counts[counted]++; c.counts[counted] > bound.Most {
-				return &CountError{Path: path, What: bound.What, Most: bound.Most}
+			if c.spent.counts[counted]++; c.spent.counts[counted] > bound.Most {
+				return &CountError{Path: path, What: bound.What, Most: bound.Most, Docs: c.spent.docs}
 			}
 		}
 		switch t.Kind() {
@@ -298,7 +327,7 @@ func (c Checker) object(dec *json.Decoder, path string, fields map[string]reflec
 			if err := c.charge(elem, 1, path); err != nil {
 				return err
 			}
-			*c.bytes += int64(len(key)) + 16 // the key, a string
+			c.spent.bytes += int64(len(key)) + 16 // the key, a string
 		}
 		if err := c.value(dec, next, join(path, key)); err != nil {
 			return err

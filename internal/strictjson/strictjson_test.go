@@ -114,6 +114,11 @@ func TestCheckMost(t *testing.T) {
 		"list[2]: more than 3 leaves in one document")
 	// Each Check counts its own document.
 	require.NoError(t, c.Check([]byte(`{"list":[{},{},{}]}`), &doc{}, ""))
+	// Documents checked against one Spent share the bound.
+	var spent Spent
+	require.NoError(t, c.CheckShared([]byte(`{"list":[{},{}]}`), &doc{}, "", &spent))
+	require.EqualError(t, c.CheckShared([]byte(`{"list":[{},{}]}`), &doc{}, "", &spent),
+		"list[1]: more than 3 leaves in the 2 documents read together")
 }
 
 // TestCheckMostBytes: what a document takes once decoded is counted at
@@ -145,10 +150,10 @@ func TestCheckMostBytes(t *testing.T) {
 		return s + "]"
 	}
 	for what, d := range map[string]string{
-		"empty objects":   `{"bigs":` + list(11, "{}") + `}`,
-		"nulls":           `{"bigs":` + list(11, "null") + `}`,
-		"pointers":        `{"ptrs":` + list(11, "{}") + `}`,
-		"empty strings":   `{"strings":` + list(700, `""`) + `}`,
+		"empty objects": `{"bigs":` + list(11, "{}") + `}`,
+		"nulls":         `{"bigs":` + list(11, "null") + `}`,
+		"pointers":      `{"ptrs":` + list(11, "{}") + `}`,
+		"empty strings": `{"strings":` + list(700, `""`) + `}`,
 		"a map's entries": `{"map":{` + func() string {
 			s := ""
 			for i := range 11 {

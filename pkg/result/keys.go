@@ -52,9 +52,16 @@ var keyChecker = strictjson.Checker{
 // MaxHistograms histograms, or that would take more than MaxDecodedBytes.
 func CheckKeys(data []byte, v any) error { return keyChecker.Check(data, v, "") }
 
-// decodeDoc decodes a document into v once its keys passed CheckKeys.
-func decodeDoc(data []byte, v any) error {
-	if err := CheckKeys(data, v); err != nil {
+// DecodeBudget is what the documents decoded against it took of
+// MaxHistograms and MaxDecodedBytes: the files of one report or compare
+// share the bounds, so that a hundred files, each within them, cannot
+// take a hundred times them between them.
+type DecodeBudget struct{ spent strictjson.Spent }
+
+// decodeDoc decodes a document into v once its keys passed CheckKeys,
+// counting it in b.
+func decodeDoc(data []byte, v any, b *DecodeBudget) error {
+	if err := keyChecker.CheckShared(data, v, "", &b.spent); err != nil {
 		return err
 	}
 	return json.Unmarshal(data, v)

@@ -759,6 +759,12 @@ func (s *Summary) SetFromHistograms(h Histograms) {
 // a fleet run yields its merged result, which carries its hosts' (none
 // when no host measured anything).
 func Decode(r io.Reader) (suite string, results []*Result, err error) {
+	return DecodeWithin(r, &DecodeBudget{})
+}
+
+// DecodeWithin is Decode counting the document in b, which the
+// documents read with it share.
+func DecodeWithin(r io.Reader, b *DecodeBudget) (suite string, results []*Result, err error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return "", nil, err
@@ -772,21 +778,21 @@ func Decode(r io.Reader) (suite string, results []*Result, err error) {
 	switch head.Schema {
 	case Schema:
 		var res Result
-		if err := decodeDoc(data, &res); err != nil {
+		if err := decodeDoc(data, &res, b); err != nil {
 			return "", nil, fmt.Errorf("bad %s document: %v", Schema, err)
 		}
 		renameSections([]*Result{&res})
 		return "", []*Result{&res}, nil
 	case SuiteSchema:
 		var s Suite
-		if err := decodeDoc(data, &s); err != nil {
+		if err := decodeDoc(data, &s, b); err != nil {
 			return "", nil, fmt.Errorf("bad %s document: %v", SuiteSchema, err)
 		}
 		renameSections(s.Results)
 		return s.Suite, s.Results, nil
 	case FleetSchema:
 		var f Fleet
-		if err := decodeDoc(data, &f); err != nil {
+		if err := decodeDoc(data, &f, b); err != nil {
 			return "", nil, fmt.Errorf("bad %s document: %v", FleetSchema, err)
 		}
 		if m := f.MergedOf(); m != nil {
