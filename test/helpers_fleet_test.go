@@ -88,3 +88,23 @@ func waitMeasuring(t *testing.T, addr string) {
 		return liveAPIOps.Match(body)
 	}, 30*time.Second, 20*time.Millisecond)
 }
+
+// hostResult runs localFleetArgs on the one host good and returns the
+// host's own result from the fleet document (written in dir): a real
+// daemon's answer, for a fake host to edit.
+func hostResult(t *testing.T, dir string, good localFleetHost) json.RawMessage {
+	t.Helper()
+	first := filepath.Join(dir, "first.json")
+	o := ioprobe(t, dir, localFleetArgs(good.addr, "--output", "json", "--out", first)...)
+	require.Equal(t, 0, o.code, o.stderr)
+	var doc struct {
+		Hosts []struct {
+			Result json.RawMessage `json:"result"`
+		} `json:"hosts"`
+	}
+	data, err := os.ReadFile(first)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &doc))
+	require.Len(t, doc.Hosts, 1)
+	return doc.Hosts[0].Result
+}

@@ -113,19 +113,7 @@ func bucketRange(t *testing.T, i json.Number) (lo, hi json.Number) {
 func TestInputsFleetWrappedHistogramHost(t *testing.T) {
 	good := startLocalFleet(t, 1)[0]
 	dir := t.TempDir()
-	first := filepath.Join(dir, "first.json")
-	o := ioprobe(t, dir, localFleetArgs(good.addr, "--output", "json", "--out", first)...)
-	require.Equal(t, 0, o.code, o.stderr)
-	var doc struct {
-		Hosts []struct {
-			Result json.RawMessage `json:"result"`
-		} `json:"hosts"`
-	}
-	data, err := os.ReadFile(first)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &doc))
-	require.Len(t, doc.Hosts, 1)
-	lie := wrapBuckets(t, doc.Hosts[0].Result, "liar")
+	lie := wrapBuckets(t, hostResult(t, dir, good), "liar")
 
 	liar := fleettest.Fake(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
@@ -136,7 +124,7 @@ func TestInputsFleetWrappedHistogramHost(t *testing.T) {
 		}
 	})
 	out := filepath.Join(dir, "fleet.json")
-	o = ioprobe(t, dir, localFleetArgs(good.addr+","+liar, "--output", "json", "--out", out)...)
+	o := ioprobe(t, dir, localFleetArgs(good.addr+","+liar, "--output", "json", "--out", out)...)
 	require.Equal(t, 1, o.code, o.stderr)
 	require.Contains(t, o.stderr, liar)
 	require.Contains(t, o.stderr, "histogram buckets hold more than 2^64 values")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -27,19 +26,7 @@ import (
 func TestRedteamFleetOneHostCannotSinkTheMerge(t *testing.T) {
 	good := startLocalFleet(t, 1)[0]
 	dir := t.TempDir()
-	first := filepath.Join(dir, "first.json")
-	o := ioprobe(t, dir, localFleetArgs(good.addr, "--output", "json", "--out", first)...)
-	require.Equal(t, 0, o.code, o.stderr)
-	var doc struct {
-		Hosts []struct {
-			Result json.RawMessage `json:"result"`
-		} `json:"hosts"`
-	}
-	data, err := os.ReadFile(first)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &doc))
-	require.Len(t, doc.Hosts, 1)
-	own := doc.Hosts[0].Result
+	own := hostResult(t, dir, good)
 
 	// edit is the earlier result changed, as the answer to the run that
 	// starts at startAt.

@@ -112,19 +112,7 @@ func TestRedteamHistogramsBoundedAcrossFiles(t *testing.T) {
 func TestRedteamHistogramsBoundedFromAHost(t *testing.T) {
 	good := startLocalFleet(t, 1)[0]
 	dir := t.TempDir()
-	first := filepath.Join(dir, "first.json")
-	o := ioprobe(t, dir, localFleetArgs(good.addr, "--output", "json", "--out", first)...)
-	require.Equal(t, 0, o.code, o.stderr)
-	var doc struct {
-		Hosts []struct {
-			Result json.RawMessage `json:"result"`
-		} `json:"hosts"`
-	}
-	data, err := os.ReadFile(first)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &doc))
-	require.Len(t, doc.Hosts, 1)
-	bomb := manyHistograms(t, doc.Hosts[0].Result, 12000, "bomb")
+	bomb := manyHistograms(t, hostResult(t, dir, good), 12000, "bomb")
 	require.Less(t, len(bomb), 16<<20, "within the bound of an answer's size")
 
 	liar := fleettest.Fake(t, func(w http.ResponseWriter, r *http.Request) {
@@ -136,7 +124,7 @@ func TestRedteamHistogramsBoundedFromAHost(t *testing.T) {
 		}
 	})
 	out := filepath.Join(dir, "fleet.json")
-	o = bounded(t, dir, localFleetArgs(good.addr+","+liar, "--output", "json", "--out", out)...)
+	o := bounded(t, dir, localFleetArgs(good.addr+","+liar, "--output", "json", "--out", out)...)
 	require.Equal(t, 1, o.code, o.stderr)
 	require.Contains(t, o.stderr, liar)
 	require.Contains(t, o.stderr, "more than 16384 latency histograms")
