@@ -112,6 +112,7 @@ var docExamples = []docExample{
 
 	{file: "docs/dashboards.md", first: "cp grafana/provisioning/dashboards/", run: eachLine(nil)},
 	{file: "docs/dashboards.md", first: "dashboard-linter lint --strict", why: "Grafana's dashboard-linter and mixtool are not in the Go module proxy (built from their sources by hand); test/upstream/dashlint_test.go runs their rules"},
+	{file: "docs/dashboards.md", first: "IOPROBE_MIXTOOL=/path/to/mixtool", why: "runs TestRealMixtool… and TestRealDashboardLinter… (test/reallinters_test.go), which need the hand-built binaries the variables name"},
 
 	{file: "docs/engines.md", first: "Engine    uring", run: engineLines},
 
