@@ -103,8 +103,12 @@ exit $rc' >"$logs/checks.log" 2>&1 &
 checks=$!
 bg+=("$checks")
 
+# -parallel 4: the tests that wait and measure nothing run beside each
+# other (t.Parallel, after the sequential ones: ./test's besideOthers and
+# the differential blkid cases, which mostly wait on mkfs, wipefs and
+# blkid); the default, GOMAXPROCS, is 2 here. Only ./test has such tests.
 test_rc=0
-"$GO" test -count=1 -timeout 40m -skip "$prom_tests" ./... 2>&1 | tee "$logs/test.log" || test_rc=$?
+"$GO" test -count=1 -timeout 40m -parallel 4 -skip "$prom_tests" ./... 2>&1 | tee "$logs/test.log" || test_rc=$?
 
 mark "tests done"
 checks_rc=0

@@ -136,7 +136,8 @@ func mdadmCreate(meta string) func(t *testing.T, dev string) {
 		if _, err := os.Stat("/proc/mdstat"); err != nil {
 			t.Skip("the kernel has no md driver (/proc/mdstat): mdadm cannot create arrays here; the hand-built md cases cover the formats") //hygiene:skip the kernel's md driver
 		}
-		name := fmt.Sprintf("/dev/md/ioprobe-test-%d", os.Getpid())
+		// One name per metadata version: the cases run beside each other.
+		name := fmt.Sprintf("/dev/md/ioprobe-test-%d-%s", os.Getpid(), strings.ReplaceAll(meta, ".", ""))
 		run(t, "mdadm", "--create", name, "--run", "--force", "--level=1", "--raid-devices=1", "--metadata="+meta, "--homehost=any", dev)
 		t.Cleanup(func() { _ = exec.Command("mdadm", "--stop", name).Run() })
 		run(t, "mdadm", "--stop", name)
@@ -157,7 +158,8 @@ func needDeviceMapper(t *testing.T) {
 // record of the minor's last backing device).
 func drbdmeta(t *testing.T, version, dev string, extra ...string) {
 	t.Helper()
-	minor := fmt.Sprint(4000 + os.Getpid()%1000)
+	// One minor per metadata version: the cases run beside each other.
+	minor := fmt.Sprint(4000 + os.Getpid()%1000*2 + map[string]int{"v08": 0, "v09": 1}[version])
 	leftovers := []string{"/var/lib/drbd/drbd-minor-" + minor + ".lkbd", "/var/lock/drbd-147-" + minor}
 	for _, f := range leftovers {
 		if _, err := os.Lstat(f); err == nil {
@@ -199,6 +201,7 @@ func TestBlkidBeyondLibblkid(t *testing.T) {
 	for _, c := range cases {
 		c := c
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // as the differential test's cases: own device, nothing timed
 			for _, tool := range c.tools {
 				testdeps.Need(t, testdeps.Tool(tool))
 			}

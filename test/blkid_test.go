@@ -92,7 +92,15 @@ func TestBlkidDifferential(t *testing.T) {
 	cases := append(append([]sigCase(nil), fsCases...), otherCases...)
 	t.Cleanup(func() { logSigTable(t) })
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { runSigCase(t, c) })
+		t.Run(c.name, func(t *testing.T) {
+			// The cases wait on the tools they run (mkfs, wipefs, blkid,
+			// ioprobe) and each has its own loop device; none measures a
+			// time or counts I/O, so they run beside each other (and beside
+			// no other test: a parallel subtest runs only with its
+			// siblings, the parent ends after them).
+			t.Parallel()
+			runSigCase(t, c)
+		})
 	}
 }
 
