@@ -185,6 +185,8 @@ func TestDockerContext(t *testing.T) {
 // arguments make image passes, those; with none, the ones make wrote to
 // .version; never "dev", although the context has no .git.
 func TestDockerBuildNamesItsVersion(t *testing.T) {
+	// It waits on three builds in its own copy and checks names, not speed.
+	besideOthers(t)
 	testdeps.Need(t, testdeps.Tool("make")) // the Dockerfile's build runs make build
 	args, run := dockerBuildRun(t)
 	require.Equal(t, []string{"VERSION", "REVISION"}, args, "the build stage's ARGs")

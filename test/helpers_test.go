@@ -34,6 +34,18 @@ type outcome struct {
 	stdout, stderr string
 }
 
+// besideOthers runs a test after the package's sequential tests, beside
+// the other tests that call it (at most go test's -parallel at once;
+// scripts/test.sh sets it). Only for a test whose time goes to waiting on
+// the processes it starts, and which measures nothing: a test that
+// compares timings or I/O counts (with fio, bpftrace, the kernel's
+// diskstats) stays sequential, where no test of this package runs beside
+// it. A parallel test only ever runs beside other parallel tests.
+func besideOthers(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+}
+
 // ioprobe runs the binary with args in dir and waits for it.
 func ioprobe(t *testing.T, dir string, args ...string) outcome {
 	t.Helper()

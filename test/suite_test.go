@@ -25,6 +25,8 @@ import (
 // whole file stays within a few tens of seconds on two cores.
 
 func TestSuiteCharacterize(t *testing.T) {
+	// Its own file; it checks the tables' shape, not their figures (a CPU figure taken beside load is marked ‡).
+	besideOthers(t)
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "x")
 	o := ioprobe(t, dir, "suite", "characterize", "--target", tgt, "--size", "16MiB", "--duration", "200ms", "--ramp", "0s")

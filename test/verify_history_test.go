@@ -33,6 +33,8 @@ import (
 // ioprobe sector for its place. Then one sector changed behind ioprobe's
 // back is reported, exactly.
 func TestVerifyNeverBlamesStorage(t *testing.T) {
+	// Its own file; it waits on runs and a daemon, and judges sectors, not speed.
+	besideOthers(t)
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "v.dat")
 	run := func(args ...string) (outcome, *result.Result) {
