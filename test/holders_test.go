@@ -116,8 +116,12 @@ func TestFilesInUseRefused(t *testing.T) {
 		{"posix", "%s is locked by pid %d (holder"},
 		{"ofd", "(an OFD read lock)"},
 	}, holdWays...)
+	// Each case holds its own file and waits on a holder and a refusal;
+	// none measures: they run beside each other (after this function
+	// returns; the test ends after them).
 	for _, w := range ways {
 		t.Run(w.mode, func(t *testing.T) {
+			t.Parallel()
 			img := randomFile(t, 16<<20) // a VM's raw image, a database's file
 			pid := hold(t, prog, w.mode, img)
 			before := sha256Of(t, img, 0)
@@ -128,6 +132,7 @@ func TestFilesInUseRefused(t *testing.T) {
 		})
 	}
 	t.Run("a reader", func(t *testing.T) {
+		t.Parallel()
 		img := randomFile(t, 16<<20)
 		cmd := exec.Command("/bin/sh", "-c", `exec 3<"$1"; echo ready; exec sleep 600`, "sh", img)
 		testloop.Hold(t, cmd)
@@ -136,6 +141,7 @@ func TestFilesInUseRefused(t *testing.T) {
 		require.Positive(t, decodeResult(t, o.stdout).Summary.WriteOps)
 	})
 	t.Run("ioprobe's own file", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		own := filepath.Join(dir, "own.dat")
 		o := ioprobe(t, dir, "run", "--target", own, "--size", "16MiB", "--duration", "100ms", "--ramp", "0s")
