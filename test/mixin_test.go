@@ -22,6 +22,8 @@ import (
 // alerts.yml. Then it renders it with another selector and checks that
 // every expression took it.
 func TestMixinRendersTheShippedFiles(t *testing.T) {
+	// In-process jsonnet on the repository's files: no device, nothing timed.
+	besideOthers(t)
 	render := func(t *testing.T, snippet string) map[string]any {
 		t.Helper()
 		vm := jsonnet.MakeVM()
@@ -99,6 +101,8 @@ func queryStrings(t *testing.T, d map[string]any) map[string]string {
 // dashboard: each takes the selector (here another job and a namespace)
 // and the scope variable (cluster), which comes before Job.
 func TestMixinSelectorReachesEveryDashboardQuery(t *testing.T) {
+	// In-process jsonnet on the repository's files: no device, nothing timed.
+	besideOthers(t)
 	render := func(config string) map[string]any {
 		vm := jsonnet.MakeVM()
 		vm.Importer(&jsonnet.FileImporter{JPaths: []string{filepath.Join("..", "mixin")}})
