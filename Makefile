@@ -111,9 +111,10 @@ fuzz:
 test-deps:
 	./scripts/test-deps.sh
 
-# Tests without installing anything (what is missing is skipped with a message).
+# Tests without installing anything (what is missing is skipped with a message;
+# -parallel 4 as in scripts/test.sh: ./test's tests that wait run beside each other).
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -parallel 4 ./...
 	cd test/upstream && $(GO) test -count=1 ./...
 
 bench:
