@@ -73,11 +73,13 @@ func TestLinesReachTheDeviceAsSpecified(t *testing.T) {
 
 	// ioprobe's own per-line figures add up to what it reports; every
 	// write it counted reached the device, and the kernel saw no more
-	// than the I/Os issued. Those include the ones a worker issues after
-	// the measured window closes and before it sees the stop: two or
-	// three on a quiet machine, more when the machine is loaded, so the
-	// upper bound is a small share of the run (a split or doubled I/O
-	// would add tens of percent), not a count of in-flight I/Os.
+	// than the I/Os issued. Over the whole run those include the ones a
+	// worker issues after the measured window closes and before it sees
+	// the stop: two or three on a quiet machine, tens when a loaded
+	// machine leaves a worker unscheduled (42 of 2,985 seen at load 20),
+	// so the whole run's bound is loose (a split or doubled I/O adds tens
+	// of percent), and the tight one is the kernel's count over the
+	// window, whose edges are the only slack.
 	var ops uint64
 	for _, l := range res.Summary.Lines {
 		ops += l.Ops
@@ -86,7 +88,10 @@ func TestLinesReachTheDeviceAsSpecified(t *testing.T) {
 	tail := func(counted uint64) float64 { return max(4, 0.01*float64(counted)) }
 	w := float64(res.Summary.WriteOps)
 	require.GreaterOrEqual(t, writes, w, "every write ioprobe counted reached the device")
-	require.LessOrEqual(t, writes, w+tail(res.Summary.WriteOps), "writes the kernel saw, against ioprobe's")
+	require.LessOrEqual(t, writes, 1.1*w+4, "writes the kernel saw over the whole run, against ioprobe's")
+	ww := float64(res.Summary.Device.WriteOps)
+	require.GreaterOrEqual(t, ww, w-tail(res.Summary.WriteOps), "writes the kernel saw in the window, against ioprobe's")
+	require.LessOrEqual(t, ww, w+tail(res.Summary.WriteOps), "writes the kernel saw in the window, against ioprobe's")
 	// Reads in the window: the kernel's counters are read just after the
 	// window opens and closes, so completions may fall on either side of
 	// each edge (a few on a quiet machine, more on a loaded one).
