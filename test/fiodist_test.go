@@ -91,7 +91,7 @@ func TestFioSideRandomDistribution(t *testing.T) {
 func tracedReads(t *testing.T, dir, name string, n int, dev string, args ...string) []int64 {
 	t.Helper()
 	prefix := filepath.Join(t.TempDir(), name+".strace") // its own: -ff writes a file per thread
-	o := runCmd(t, exec.Command("strace", append([]string{"-ff", "-qq", "-ttt", "-e", "trace=openat,close,pread64,pwrite64", "-o", prefix}, args...)...))
+	o := runCmd(t, exec.Command("strace", append([]string{"-ff", "-qq", "-ttt", "-e", "trace=openat,close,pread64,pwrite64,clone,clone3", "-o", prefix}, args...)...))
 	require.Equal(t, 0, o.code, "%s: %s", name, o.stderr)
 	offs := traceOffsets(t, prefix, dev, 4096, name == "ioprobe")
 	require.GreaterOrEqual(t, len(offs), n, "%s: its reads of %s", name, dev)
@@ -169,9 +169,12 @@ func rankFrequencyGap(a, b []int64) (float64, int) {
 // traceOffsets reads strace -ff -ttt files prefix.TID and returns the
 // offsets of the pread64 and pwrite64 calls of size bytes on path that did
 // all their bytes, in time order. With shared (ioprobe: threads of one
-// process) a descriptor names what any thread last opened as it; else
-// (fio's jobs are processes, each its own table) what its own process
-// opened as it, or what its parent did before it forked.
+// process) a descriptor names what any thread of the same process last
+// opened as it — the clone calls traced say which threads are one process
+// (CLONE_THREAD): ioprobe's helper process for calls that can block opens
+// and closes descriptors of its own, with the same numbers; else (fio's
+// jobs are processes, each its own table) what its own process opened as
+// it, or what its parent did before it forked.
 func traceOffsets(t *testing.T, prefix, path string, size int64, shared bool) []int64 {
 	t.Helper()
 	files, err := filepath.Glob(prefix + ".*")
@@ -189,12 +192,18 @@ func traceOffsets(t *testing.T, prefix, path string, size int64, shared bool) []
 	open := regexp.MustCompile(`^([\d.]+) openat\([^"]*"([^"]*)".*\) = (\d+)`)
 	closeRx := regexp.MustCompile(`^([\d.]+) close\((\d+)\)`)
 	io := regexp.MustCompile(`^([\d.]+) p(?:read|write)64\((\d+), .*, (\d+), (\d+)\) = (-?\d+)`)
+	cloned := regexp.MustCompile(`^[\d.]+ clone3?\((.*)\) = (\d+)$`)
+	thread := map[string]string{} // a thread's tid (".TID") → the tid of the thread that made it
 	for _, f := range files {
 		tid := filepath.Ext(f)
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		for _, line := range strings.Split(string(data), "\n") {
-			if m := io.FindStringSubmatch(line); m != nil {
+			if m := cloned.FindStringSubmatch(line); m != nil {
+				if strings.Contains(m[1], "CLONE_THREAD") {
+					thread["."+m[2]] = tid
+				}
+			} else if m := io.FindStringSubmatch(line); m != nil {
 				at, _ := strconv.ParseFloat(m[1], 64)
 				fd, _ := strconv.Atoi(m[2])
 				want, _ := strconv.ParseInt(m[3], 10, 64)
@@ -217,22 +226,35 @@ func traceOffsets(t *testing.T, prefix, path string, size int64, shared bool) []
 		tid string
 		fd  int
 	}
-	mine, anyone := map[key]string{}, map[int]string{}
+	// process is the tid of a thread's process's first thread.
+	process := func(tid string) string {
+		for i := 0; i < len(thread); i++ {
+			up, ok := thread[tid]
+			if !ok {
+				break
+			}
+			tid = up
+		}
+		return tid
+	}
+	mine, anyone := map[key]string{}, map[key]string{}
 	var out []int64
 	for _, e := range evs {
-		k := key{e.tid, e.fd}
+		k, p := key{e.tid, e.fd}, key{process(e.tid), e.fd}
 		switch e.kind {
 		case "open":
-			mine[k], anyone[e.fd] = e.name, e.name
+			mine[k], anyone[p], anyone[key{fd: e.fd}] = e.name, e.name, e.name
 		case "close":
 			delete(mine, k)
 			if shared {
-				delete(anyone, e.fd)
+				delete(anyone, p)
 			}
 		default:
 			name, ok := mine[k]
-			if !ok || shared {
-				name = anyone[e.fd]
+			if shared {
+				name = anyone[p]
+			} else if !ok {
+				name = anyone[key{fd: e.fd}]
 			}
 			if name == path && e.want == size && e.got == size {
 				out = append(out, e.off)
