@@ -176,8 +176,16 @@ func newNetFleet(t *testing.T, n int, devSize int64) *netFleet {
 	sh(t, "ip", "addr", "add", net+"1/24", "dev", f.Bridge)
 	sh(t, "ip", "link", "set", f.Bridge, "up")
 	// The loop devices' files in a directory named like the links, so a
-	// later run can tell whose they were.
-	dir := filepath.Join(os.TempDir(), orphanDirPrefix+prefix)
+	// later run can tell whose they were; in memory (/dev/shm, which takes
+	// direct I/O), so that the hosts' storage answers whatever the other
+	// tests do to the machine's disk: a 500 ms point on a file in /tmp
+	// completed no I/O while parallel tests ran mkfs on it, and a point
+	// that measured nothing is an error.
+	base := os.TempDir()
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		base = "/dev/shm"
+	}
+	dir := filepath.Join(base, orphanDirPrefix+prefix)
 	require.NoError(t, os.Mkdir(dir, 0o700))
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	for i := 1; i <= n; i++ {
