@@ -101,3 +101,24 @@ func (h *Host) links(name, sub string) ([]string, error) {
 	}
 	return names, err
 }
+
+// ParseScheduler reads a queue/scheduler file: the schedulers the kernel
+// offers for the queue, in its order, and the active one — the one in
+// brackets ("none [mq-deadline] kyber bfq"), or the only one listed
+// ("none", a queue that offers no other, which cannot be switched:
+// tunable false). Without brackets among several, the active one is not
+// known ("").
+func ParseScheduler(text string) (current string, offered []string, tunable bool) {
+	for _, f := range strings.Fields(text) {
+		if n, ok := strings.CutPrefix(f, "["); ok {
+			n = strings.TrimSuffix(n, "]")
+			current, tunable = n, true
+			f = n
+		}
+		offered = append(offered, f)
+	}
+	if !tunable && len(offered) == 1 {
+		current = offered[0]
+	}
+	return current, offered, tunable
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // maxText bounds a string a device reports about itself (model, vendor,
@@ -39,20 +41,11 @@ func Clean(s string, max int) string {
 	return b.String()
 }
 
-// ParseScheduler is the active scheduler of a queue/scheduler file: the
-// one in brackets ("none [mq-deadline] kyber bfq"), or the only one
-// listed ("none", a queue that offers no other).
+// ParseScheduler is the active scheduler of a queue/scheduler file
+// (hostfs.ParseScheduler): the one in brackets, or the only one listed.
 func ParseScheduler(s string) string {
-	f := strings.Fields(s)
-	for _, w := range f {
-		if len(w) > 2 && strings.HasPrefix(w, "[") && strings.HasSuffix(w, "]") {
-			return w[1 : len(w)-1]
-		}
-	}
-	if len(f) == 1 {
-		return f[0]
-	}
-	return ""
+	current, _, _ := hostfs.ParseScheduler(s)
+	return current
 }
 
 // DMUUIDPrefix is what a dm device's uuid says made it, without the part

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // IOScheduler is the I/O scheduler of the block device that I/O to a path
@@ -68,18 +70,7 @@ func readScheduler(sysRoot, name string) (IOScheduler, error) {
 // parse reads the kernel's list: "none [mq-deadline] kyber bfq", or
 // "none" for a device that takes none.
 func (s *IOScheduler) parse(text string) {
-	s.Offered, s.Current, s.Tunable = nil, "", false
-	for _, f := range strings.Fields(text) {
-		if n, ok := strings.CutPrefix(f, "["); ok {
-			n = strings.TrimSuffix(n, "]")
-			s.Current, s.Tunable = n, true
-			f = n
-		}
-		s.Offered = append(s.Offered, f)
-	}
-	if !s.Tunable && len(s.Offered) == 1 {
-		s.Current = s.Offered[0]
-	}
+	s.Current, s.Offered, s.Tunable = hostfs.ParseScheduler(text)
 }
 
 // Reread reads the device's scheduler file again.
