@@ -121,7 +121,11 @@ candidates() {
 	local slice=$((SIZE / 16))
 	case $1 in
 	1-randread-4k-qd1)
+		# -nodevlat: without the device-latency programs, whose issue
+		# program runs in the submitting thread: the share of the
+		# difference to the bare loops that is theirs.
 		echo "ioprobe-sync $rr --qd 1 --engine sync"
+		echo "ioprobe-sync-nodevlat $rr --qd 1 --engine sync --device-latency=false"
 		echo "fio-psync --name=rr --rw=randread --bs=4k --ioengine=psync --iodepth=1"
 		echo "bare-loop -b 4096 -s $SIZE -t $DURATION $DEV"
 		echo "barego-loop -b 4096 -s $SIZE -t $DURATION $DEV"
@@ -209,6 +213,8 @@ cat >"$OUT/pairs.txt" <<'PAIRS'
 2-randread-4k-qd32 ioprobe-uring fio-io_uring
 1-randread-4k-qd1 ioprobe-sync barego-loop >=0.99
 1-randread-4k-qd1 ioprobe-sync bare-loop >=0.97
+1-randread-4k-qd1 ioprobe-sync-nodevlat barego-loop
+1-randread-4k-qd1 ioprobe-sync ioprobe-sync-nodevlat
 1-randread-4k-qd1 barego-loop bare-loop
 1-randread-4k-qd1 ioprobe-sync fio-psync
 PAIRS
