@@ -62,6 +62,7 @@ func TestFleetHostileRedirectIsRefused(t *testing.T) {
 // the clock reading), named; exit 2, and nothing starts on the daemon
 // beside it.
 func TestFleetHostileSilentHost(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -101,6 +102,7 @@ func TestFleetHostileSilentHost(t *testing.T) {
 // gives no result. It is a failed host, named; the real daemon's result
 // is kept and merged alone; exit 1.
 func TestFleetHostileDoneWithoutResult(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	liar := fleettest.Fake(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
@@ -131,6 +133,7 @@ func TestFleetHostileDoneWithoutResult(t *testing.T) {
 // stops it and says what it did — started, its result kept there — not
 // "nothing was measured"; exit 1.
 func TestFleetHostileStartCalledOffAfterOthersMeasured(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	slow := fleettest.Fake(t, fleettest.Hold(t))
 	o := ioprobe(t, t.TempDir(), localFleetArgs(good.addr+","+slow, "--host-timeout", "2s")...)

@@ -21,6 +21,7 @@ import (
 // under the row "3": text, CSV and HTML mark it and say which hosts it
 // holds.
 func TestFleetLocalSuitePartialPointIsMarked(t *testing.T) {
+	besideOthers(t)
 	hosts := startLocalFleet(t, 3)
 	victim := hosts[2] // measures only in the 3-host point
 	dir := t.TempDir()
