@@ -111,6 +111,7 @@ func TestSuiteCharacterize(t *testing.T) {
 }
 
 func TestSuiteRefusesWritesBeforeRunningAnything(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	fresh := filepath.Join(dir, "fresh.dat")
 	foreign := filepath.Join(dir, "precious.dat")
@@ -140,6 +141,7 @@ func TestSuiteRefusesWritesBeforeRunningAnything(t *testing.T) {
 }
 
 func TestSuiteBlockDeviceNeedsAllowDestructive(t *testing.T) {
+	besideOthers(t)
 	dev := testloop.Device(t, 64<<20)
 
 	o := ioprobe(t, t.TempDir(), "suite", "business", "--target", dev, "--duration", "200ms", "--ramp", "0s")
@@ -157,6 +159,7 @@ func TestSuiteBlockDeviceNeedsAllowDestructive(t *testing.T) {
 }
 
 func TestSuiteBusinessRepeatMergeCompare(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "x")
 	o := ioprobe(t, dir, "suite", "business", "--target", tgt, "--size", "16MiB", "--qd", "4", "--duration", "200ms", "--ramp", "0s",
