@@ -227,7 +227,7 @@ func TestFleetLocalSuiteCyclesHosts(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "suite.json")
 	o := ioprobe(t, dir, "fleet", "suite", "custom", "--hosts", localFleetAddrs(hosts), "--target", "data", "--size", "4MiB", "--qd", "4",
-		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync", "--cycle", "hosts=1,2", "--output", "json", "--out", out)
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "2s", "--engine", "sync", "--cycle", "hosts=1,2", "--output", "json", "--out", out)
 	require.Equal(t, 0, o.code, o.stderr)
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -348,7 +348,7 @@ func TestFleetLocalSuiteHostKilledBetweenPoints(t *testing.T) {
 	out := filepath.Join(dir, "suite.json")
 	victim := hosts[1]
 	cmd := exec.Command(binary, "fleet", "suite", "custom", "--hosts", localFleetAddrs(hosts), "--target", "data", "--size", "4MiB",
-		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync", "--cycle", "qd=1,2", "--host-timeout", "2s",
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "2s", "--engine", "sync", "--cycle", "qd=1,2", "--host-timeout", "2s",
 		"--output", "json", "--out", out)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)

@@ -27,7 +27,7 @@ func TestFleetLocalSuitePartialPointIsMarked(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "suite.json")
 	b := startBackground(t, "fleet", "suite", "custom", "--hosts", localFleetAddrs(hosts), "--target", "data", "--size", "4MiB", "--qd", "4",
-		"--ramp", "0s", "--duration", "2s", "--start-delay", "1s", "--engine", "sync", "--cycle", "hosts=1,2,3", "--host-timeout", "2s",
+		"--ramp", "0s", "--duration", "2s", "--start-delay", "2s", "--engine", "sync", "--cycle", "hosts=1,2,3", "--host-timeout", "2s",
 		"--output", "json", "--out", out)
 	waitMeasuring(t, victim.addr)
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))
