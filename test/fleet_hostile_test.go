@@ -128,17 +128,18 @@ func TestFleetHostileDoneWithoutResult(t *testing.T) {
 
 // TestFleetHostileStartCalledOffAfterOthersMeasured: a host takes the
 // run's POST and never answers it; by the time the fleet gives up on it
-// (--host-timeout 2s), the real daemon beside it has started its run
-// (it starts 1 s after the posts) and may have finished it. The fleet
+// (--host-timeout 4s), the real daemon beside it has started its run
+// (it starts 2 s after the posts, localFleetArgs' start delay, and
+// measures for 1 s) and may have finished it. The fleet
 // stops it and says what it did — started, its result kept there — not
 // "nothing was measured"; exit 1.
 func TestFleetHostileStartCalledOffAfterOthersMeasured(t *testing.T) {
 	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	slow := fleettest.Fake(t, fleettest.Hold(t))
-	o := ioprobe(t, t.TempDir(), localFleetArgs(good.addr+","+slow, "--host-timeout", "2s")...)
+	o := ioprobe(t, t.TempDir(), localFleetArgs(good.addr+","+slow, "--host-timeout", "4s")...)
 	require.Equal(t, 1, o.code, o.stderr)
-	require.Contains(t, o.stderr, "host "+slow+": unreachable: POST /api/v1/runs: no answer within 2s")
+	require.Contains(t, o.stderr, "host "+slow+": unreachable: POST /api/v1/runs: no answer within 4s")
 	require.NotContains(t, o.stderr, "nothing was measured")
 	require.Regexp(t, `ioprobe: fleet: host `+regexp.QuoteMeta(good.addr)+`: run r-[0-9a-f]+ had (finished|started)`, o.stderr)
 	require.Contains(t, o.stderr, "but 1 of 2 hosts had started (above): no fleet result")
