@@ -73,6 +73,10 @@ mark "tests (without TestPrometheus…); beside them test/upstream, the lint, th
 # when run by hand). The wait polls: the build is one background process
 # whose end, or its binaries' arrival, is all there is to see.
 #
+# The five run side by side (-parallel 5: the default is GOMAXPROCS, 2
+# here): each waits on its daemons' schedules and 1 s scrapes, with
+# servers and ports of its own (besideOtherPrometheusTests).
+#
 # The timeouts only stop a run that hangs: a green run ends long before.
 # At load 28 on 2 cores the ./test package took 20 minutes, and the LTS
 # promtool, which TestPrometheusRules waits for (30 minutes at most), was
@@ -81,7 +85,7 @@ prom_tests='^TestPrometheus'
 setsid bash -c 'until ./scripts/prometheus3.sh --built || ! kill -0 '"$prom"' 2>/dev/null; do sleep 2; done
 echo "Prometheus tests: start $(($(date +%s) - $2)) s into make test"
 rc=0
-"$GO" test -count=1 -timeout 45m -run "$1" ./test/ || rc=$?
+"$GO" test -count=1 -timeout 45m -parallel 5 -run "$1" ./test/ || rc=$?
 echo "Prometheus tests: done $(($(date +%s) - $2)) s into make test"
 exit $rc' prometheus-tests "$prom_tests" "$began" >"$logs/prometheus-tests.log" 2>&1 &
 promtests=$!

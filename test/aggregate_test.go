@@ -47,7 +47,7 @@ func pointKey(m map[string]string) string {
 // aggregate panels and the aggregate recording rules are the sums over the
 // instances of each instance's own values.
 func TestPrometheusAggregatesHostsOnTheDashboards(t *testing.T) {
-	onePrometheusAtATime(t)
+	besideOtherPrometheusTests(t)
 	v3 := needPrometheus3(t)
 	// Prometheus first, so that it sees the runs happen.
 	addrs := []string{freePort(t), freePort(t), freePort(t)}

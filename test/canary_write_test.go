@@ -21,6 +21,7 @@ import (
 // daemon job on the device, it is refused the same way. It runs the sync
 // engine unless --engine says otherwise.
 func TestCanaryWriteStaysInItsRegion(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	run := func(target string, extra ...string) outcome {
 		args := append([]string{"run", "--profile", "canary-write", "--target", target, "--duration", "1s", "--ramp", "0s", "--output", "json"}, extra...)

@@ -121,6 +121,7 @@ func TestCheckEtcdInterruptedHasNoVerdict(t *testing.T) {
 // WAL segment while it runs is not the check's file: it stays, with its
 // content, and the check says so.
 func TestCheckEtcdNeverRemovesAReplacedFile(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	b := startBackground(t, "check", "etcd", "--target", dir, "--duration", "2s", "--backend=false", "--output", "json")
 	var seg string
@@ -191,6 +192,7 @@ func TestCheckBadInput(t *testing.T) {
 // name for the same idea; --rate, its old name, still works and says so
 // once on stderr.
 func TestCheckRateIOPSAndItsOldName(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	for _, flag := range []string{"--rate-iops", "--rate"} {
 		o := ioprobe(t, dir, "check", "etcd", "--target", dir, "--duration", "3s", "--backend=false", flag, "100", "--output", "json")

@@ -62,6 +62,7 @@ func ofJob(t *testing.T, mfs map[string]*dto.MetricFamily, name, job string) *dt
 // quantiles are the second run's. /probe's summary adds up its probes
 // alike.
 func TestLatencySummariesCountAcrossRuns(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")
 	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, `targets:

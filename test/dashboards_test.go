@@ -70,7 +70,7 @@ var classicOnly = regexp.MustCompile(`ioprobe_io_(flush_)?latency_seconds_(bucke
 // HTTP API as Grafana would: each must parse and return data (on 2.x,
 // all but the classic-bucket panel's).
 func TestPrometheusDrawsTheDashboards(t *testing.T) {
-	onePrometheusAtATime(t)
+	besideOtherPrometheusTests(t)
 	v3 := needPrometheus3(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")

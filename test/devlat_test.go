@@ -119,6 +119,9 @@ func TestDeviceLatencyWithoutPrivileges(t *testing.T) {
 // I/O: fio's here, which ioprobe knows nothing of. A real Prometheus 3
 // scrapes it as a native histogram, and its count is fio's I/Os.
 func TestPrometheusSeesDeviceLatencyOfAnotherProcess(t *testing.T) {
+	// Beside the others: the loop device is its own, and the daemon counts
+	// only its I/O, so fio's reads are all it sees whatever runs beside.
+	besideOtherPrometheusTests(t)
 	prom3 := needPrometheus3(t)
 	dev := testloop.Device(t, 64<<20)
 	fio := testdeps.LookPath(t, "fio")

@@ -74,6 +74,7 @@ func scrub(t *testing.T, dev string, n int64) {
 // points apart, the repeated shares 1.68). On main these options are
 // refused.
 func TestFioSideBufferContents(t *testing.T) {
+	besideOthers(t)
 	testdeps.Need(t, testdeps.Tool("zstd"), testdeps.Tool("dd"))
 	const size = 16 << 20
 	dev, dir := sideBySide(t, size)

@@ -35,6 +35,7 @@ import (
 // Either test fails for uniform offsets (refused on main: exit 2), and the
 // first for ranks not spread by fio's hash.
 func TestFioSideRandomDistribution(t *testing.T) {
+	besideOthers(t)
 	testdeps.Need(t, testdeps.Tool("strace"))
 	dev, dir := sideBySide(t, 16<<20)
 	const ios = 8192

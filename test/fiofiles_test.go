@@ -90,6 +90,7 @@ func fioEntries(t *testing.T, doc string) []fioEntry {
 // 64MiB is larger than the target's size 16MiB", nothing run. A file
 // ioprobe made is grown to the size, as fio extends its file.
 func TestFioSizeAboveTheDevice(t *testing.T) {
+	besideOthers(t)
 	dev, dir := sideBySide(t, 16<<20)
 	for _, c := range []struct {
 		name, body string
@@ -292,6 +293,7 @@ func TestFioFilesInTurn(t *testing.T) {
 // device: the 64 KiB blocks written are the same. Before: refused
 // ("ioprobe's access region starts at the target's offset 0").
 func TestFioOffsets(t *testing.T) {
+	besideOthers(t)
 	testdeps.Need(t, testdeps.Tool("fio"))
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -348,6 +350,7 @@ func TestFioOffsets(t *testing.T) {
 // over both jobs, and both sizes weighted by their I/Os. Before: the
 // first job's read_pct 100 and 4096:1.
 func TestFioCSVTotalMix(t *testing.T) {
+	besideOthers(t)
 	dev, dir := sideBySide(t, 16<<20)
 	total := func(t *testing.T, job string) (rows [][]string, col func(string) int) {
 		o := ioprobe(t, dir, "run", "--fio-job", job, "--allow-destructive", "--output", "csv")

@@ -149,6 +149,7 @@ func orderedKeys(t *testing.T, data []byte, path ...string) []string {
 // writes, with the same JSON type; the tools' own reader turns it into
 // CSV whose counts are ioprobe's op counts.
 func TestFioJSONHasFioShape(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	ref, refData := runFio(t, dir)
 
@@ -239,6 +240,7 @@ func TestFioJSONHasFioShape(t *testing.T) {
 // --fdatasync=1 with json+ (lat_ns with percentiles and bins) — and its
 // counts are ioprobe's flush count.
 func TestFioJSONSyncHasFioShape(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	testdeps.Need(t, testdeps.Tool("fio"))
 	fioOut := filepath.Join(dir, "fio.json")

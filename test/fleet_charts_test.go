@@ -17,6 +17,7 @@ import (
 // The common start 2 s ahead: at load 28 a host prepared its 4 MiB target
 // in 1.18 s, and a host not ready at the start rightly measures nothing.
 func TestFleetScalingChartOverHosts(t *testing.T) {
+	besideOthers(t)
 	hosts := startLocalFleet(t, 2)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "scaling.json")

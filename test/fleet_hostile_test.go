@@ -62,6 +62,7 @@ func TestFleetHostileRedirectIsRefused(t *testing.T) {
 // the clock reading), named; exit 2, and nothing starts on the daemon
 // beside it.
 func TestFleetHostileSilentHost(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -101,6 +102,7 @@ func TestFleetHostileSilentHost(t *testing.T) {
 // gives no result. It is a failed host, named; the real daemon's result
 // is kept and merged alone; exit 1.
 func TestFleetHostileDoneWithoutResult(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	liar := fleettest.Fake(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
@@ -126,16 +128,18 @@ func TestFleetHostileDoneWithoutResult(t *testing.T) {
 
 // TestFleetHostileStartCalledOffAfterOthersMeasured: a host takes the
 // run's POST and never answers it; by the time the fleet gives up on it
-// (--host-timeout 2s), the real daemon beside it has started its run
-// (it starts 1 s after the posts) and may have finished it. The fleet
+// (--host-timeout 4s), the real daemon beside it has started its run
+// (it starts 2 s after the posts, localFleetArgs' start delay, and
+// measures for 1 s) and may have finished it. The fleet
 // stops it and says what it did — started, its result kept there — not
 // "nothing was measured"; exit 1.
 func TestFleetHostileStartCalledOffAfterOthersMeasured(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	slow := fleettest.Fake(t, fleettest.Hold(t))
-	o := ioprobe(t, t.TempDir(), localFleetArgs(good.addr+","+slow, "--host-timeout", "2s")...)
+	o := ioprobe(t, t.TempDir(), localFleetArgs(good.addr+","+slow, "--host-timeout", "4s")...)
 	require.Equal(t, 1, o.code, o.stderr)
-	require.Contains(t, o.stderr, "host "+slow+": unreachable: POST /api/v1/runs: no answer within 2s")
+	require.Contains(t, o.stderr, "host "+slow+": unreachable: POST /api/v1/runs: no answer within 4s")
 	require.NotContains(t, o.stderr, "nothing was measured")
 	require.Regexp(t, `ioprobe: fleet: host `+regexp.QuoteMeta(good.addr)+`: run r-[0-9a-f]+ had (finished|started)`, o.stderr)
 	require.Contains(t, o.stderr, "but 1 of 2 hosts had started (above): no fleet result")

@@ -160,6 +160,7 @@ var liveAPIOps = regexp.MustCompile(`(?m)^ioprobe_io_operations_total\{ioprobe_j
 // every host (DELETE); their partial results are collected and written;
 // exit 130.
 func TestFleetLocalInterruptStopsEveryHost(t *testing.T) {
+	besideOthers(t)
 	hosts := startLocalFleet(t, 2)
 	out := filepath.Join(t.TempDir(), "fleet.json")
 	b := startBackground(t, localFleetArgs(localFleetAddrs(hosts), "--duration", "50s", "--output", "json", "--out", out)...)
@@ -186,6 +187,7 @@ func TestFleetLocalInterruptStopsEveryHost(t *testing.T) {
 // goes on leaves a partial result that names it; the others' results are
 // kept and merged; exit 1.
 func TestFleetLocalHostKilledMidRun(t *testing.T) {
+	besideOthers(t)
 	hosts := startLocalFleet(t, 3)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "fleet.json")
@@ -220,11 +222,12 @@ func TestFleetLocalHostKilledMidRun(t *testing.T) {
 // their exact merge; the tables and charts have hosts along their rows
 // and x-axis (esx35 Figure 5 over real hosts).
 func TestFleetLocalSuiteCyclesHosts(t *testing.T) {
+	besideOthers(t)
 	hosts := startLocalFleet(t, 2)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "suite.json")
 	o := ioprobe(t, dir, "fleet", "suite", "custom", "--hosts", localFleetAddrs(hosts), "--target", "data", "--size", "4MiB", "--qd", "4",
-		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync", "--cycle", "hosts=1,2", "--output", "json", "--out", out)
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "2s", "--engine", "sync", "--cycle", "hosts=1,2", "--output", "json", "--out", out)
 	require.Equal(t, 0, o.code, o.stderr)
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -339,12 +342,13 @@ func TestFleetLocalPostRefusedStopsTheOthers(t *testing.T) {
 // announced the second — leaves the first point kept with both hosts, the
 // document naming the host and the point where it failed, exit 1.
 func TestFleetLocalSuiteHostKilledBetweenPoints(t *testing.T) {
+	besideOthers(t)
 	hosts := startLocalFleet(t, 2)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "suite.json")
 	victim := hosts[1]
 	cmd := exec.Command(binary, "fleet", "suite", "custom", "--hosts", localFleetAddrs(hosts), "--target", "data", "--size", "4MiB",
-		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync", "--cycle", "qd=1,2", "--host-timeout", "2s",
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "2s", "--engine", "sync", "--cycle", "qd=1,2", "--host-timeout", "2s",
 		"--output", "json", "--out", out)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)

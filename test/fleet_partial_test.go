@@ -21,12 +21,13 @@ import (
 // under the row "3": text, CSV and HTML mark it and say which hosts it
 // holds.
 func TestFleetLocalSuitePartialPointIsMarked(t *testing.T) {
+	besideOthers(t)
 	hosts := startLocalFleet(t, 3)
 	victim := hosts[2] // measures only in the 3-host point
 	dir := t.TempDir()
 	out := filepath.Join(dir, "suite.json")
 	b := startBackground(t, "fleet", "suite", "custom", "--hosts", localFleetAddrs(hosts), "--target", "data", "--size", "4MiB", "--qd", "4",
-		"--ramp", "0s", "--duration", "2s", "--start-delay", "1s", "--engine", "sync", "--cycle", "hosts=1,2,3", "--host-timeout", "2s",
+		"--ramp", "0s", "--duration", "2s", "--start-delay", "2s", "--engine", "sync", "--cycle", "hosts=1,2,3", "--host-timeout", "2s",
 		"--output", "json", "--out", out)
 	waitMeasuring(t, victim.addr)
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))

@@ -93,6 +93,7 @@ func nsFleetArgs(f *netFleet, hosts []*nsHost, extra ...string) []string {
 // by its own hostname; the text report has a row per host and "All
 // hosts".
 func TestNetnsFleetRun(t *testing.T) {
+	besideOthers(t)
 	f := newNetFleet(t, 3, 64<<20)
 	before := map[string]diskIOs{}
 	for _, h := range f.Hosts {
@@ -140,6 +141,7 @@ func TestNetnsFleetRun(t *testing.T) {
 // run is found by the checks: exit 2 naming it, nothing started anywhere
 // (no API run on the others, and not one I/O on any host's device).
 func TestNetnsFleetHostDownBeforeStart(t *testing.T) {
+	besideOthers(t)
 	f := newNetFleet(t, 3, 64<<20)
 	down := f.Hosts[1]
 	require.NoError(t, down.cmd.Process.Signal(syscall.SIGTERM))
@@ -170,6 +172,7 @@ func TestNetnsFleetHostDownBeforeStart(t *testing.T) {
 // --host-timeout for it, then gives the others' results merged, marked
 // partial and naming the lost host; exit 1.
 func TestNetnsFleetHostKilledMidRun(t *testing.T) {
+	besideOthers(t)
 	f := newNetFleet(t, 3, 64<<20)
 	victim := f.Hosts[2]
 	dir := t.TempDir()
@@ -212,6 +215,7 @@ func TestNetnsFleetHostKilledMidRun(t *testing.T) {
 // figures of the JSON at each of them. Workers are cycled to 1 alone, to
 // keep it to 2 patterns × 3 host counts.
 func TestNetnsFleetSuiteScaling(t *testing.T) {
+	besideOthers(t)
 	f := newNetFleet(t, 3, 64<<20)
 	dir := t.TempDir()
 	out := dir + "/scaling.json"

@@ -68,6 +68,7 @@ var kubeVarRE = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 // durations shortened), its results merge with `ioprobe report --merge`
 // into one whose op count is the sum of the pods'.
 func TestFleetJobManifest(t *testing.T) {
+	besideOthers(t)
 	b, err := os.ReadFile("../configs/kubernetes/fleet-job.yaml")
 	require.NoError(t, err)
 	var job *fleetJob

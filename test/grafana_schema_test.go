@@ -254,6 +254,7 @@ func shippedDashboards(t *testing.T) map[string][]byte {
 // TestDashboardsGrafanaSchema type-checks every dashboard in grafana/
 // against Grafana's published types.
 func TestDashboardsGrafanaSchema(t *testing.T) {
+	besideOthers(t)
 	needSchema(t)
 	diag := schemaCheck(t, shippedDashboards(t))
 	require.Empty(t, diag, "grafana/ does not type-check against @grafana/schema:\n%s", diag)
@@ -266,6 +267,7 @@ func TestDashboardsGrafanaSchema(t *testing.T) {
 // (a stat panel's orientation "", a state timeline's tooltip {mode: "",
 // sort: ""}).
 func TestGrafanaSchemaCheckFails(t *testing.T) {
+	besideOthers(t)
 	needSchema(t)
 	shipped := shippedDashboards(t)
 	board := shipped["ioprobe-overview.json"]

@@ -46,11 +46,13 @@ func localFleetAddrs(hosts []localFleetHost) string {
 	return strings.Join(a, ",")
 }
 
-// localFleetArgs are a short fleet run's flags: a second's start delay, no
-// ramp, a short measurement.
+// localFleetArgs are a short fleet run's flags: two seconds' start delay
+// (each host creates and fills its 4 MiB target before the start: 1.2 s at
+// load 13, beside the package's other waiting tests, and a host not ready
+// at the start rightly measures nothing), no ramp, a short measurement.
 func localFleetArgs(hosts string, extra ...string) []string {
 	return append([]string{"fleet", "run", "--hosts", hosts, "--target", "data", "--size", "4MiB", "--qd", "4",
-		"--ramp", "0s", "--duration", "1s", "--start-delay", "1s", "--engine", "sync"}, extra...)
+		"--ramp", "0s", "--duration", "1s", "--start-delay", "2s", "--engine", "sync"}, extra...)
 }
 
 // readFleetDoc reads the fleet document a fleet run wrote to path.

@@ -128,19 +128,18 @@ func waitForBuild(t *testing.T, file string, limit time.Duration) {
 	}
 }
 
-// prometheusTests keeps the tests that run Prometheus one at a time.
-var prometheusTests sync.Mutex
-
-// onePrometheusAtATime runs a test that starts Prometheus after the
-// sequential tests of its run, and then one at a time: t.Parallel holds
-// it until they have run (a test that waits for a build, as
-// TestPrometheusRules waits for the LTS promtool, holds no other up),
-// and the lock keeps two Prometheus servers from loading the machine at
-// once.
-func onePrometheusAtATime(t *testing.T) {
+// besideOtherPrometheusTests runs a test that starts Prometheus after the
+// sequential tests of its run, beside the other tests that call it (at
+// most go test's -parallel: scripts/test.sh sets it). Their time is
+// waiting: on the daemons' schedules and on the 1 s scrape and evaluation
+// intervals that the rules need several of. Each has its own daemons,
+// ports and Prometheus servers, and none compares a timing (every wait on
+// Prometheus is promPatience-stretched). They used to run one at a time,
+// to keep two servers from loading the machine at once: 260 s on 2 cores,
+// most of it four tests waiting one after the other for the same kind of
+// scrape.
+func besideOtherPrometheusTests(t *testing.T) {
 	t.Parallel()
-	prometheusTests.Lock()
-	t.Cleanup(prometheusTests.Unlock)
 }
 
 // prometheus2 is the Prometheus 2.x in PATH (Debian's), if there is one.

@@ -132,6 +132,7 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 // run with one. What the fleet prints (its report, its notes, the
 // host's refusal) shows them escaped.
 func TestFleetEscapesHostAnswers(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	errJSON, err := json.Marshal(hostile)
 	require.NoError(t, err)

@@ -22,6 +22,7 @@ const screenshotsEnv = "IOPROBE_SCREENSHOTS"
 // latency distribution and its intervals over time — and no chart of one
 // bar.
 func TestHTMLPagesFitTheScreen(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	shots := os.Getenv(screenshotsEnv)
 	if shots == "" {

@@ -70,6 +70,7 @@ func TestICFImport(t *testing.T) {
 // ioprobe's label of the mix ("Random Read", "67% Read 100% Random") — in
 // the text tables, the CSV's point columns and the HTML tables alike.
 func TestICFReportsUseTheFilesNames(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "t.dat")
 	src, err := os.ReadFile("../pkg/icf/testdata/v2003.05.10-cycle-workers.icf")

@@ -168,6 +168,7 @@ func TestInputsConfigOthersCanWriteRefused(t *testing.T) {
 // (as fio does) and recorded as written in every output: the variable's
 // value is in none of them.
 func TestInputsEnvNotRecorded(t *testing.T) {
+	besideOthers(t)
 	const secret = "tok-5f3a9c1e-not-for-sharing"
 	dir := t.TempDir()
 	job := filepath.Join(dir, "job.fio")

@@ -111,6 +111,7 @@ func bucketRange(t *testing.T, i json.Number) (lo, hi json.Number) {
 // a result whose buckets wrap. It is a failed host, named with why; the
 // real daemon's result is merged alone, and its percentiles are its own.
 func TestInputsFleetWrappedHistogramHost(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	dir := t.TempDir()
 	lie := wrapBuckets(t, hostResult(t, dir, good), "liar")

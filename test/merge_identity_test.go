@@ -28,6 +28,7 @@ func runTo(t *testing.T, dir, tgt, name string, extra ...string) *result.Result 
 // results it holds, would count those I/Os twice: exit 2, one line naming
 // the files and the run, nothing written.
 func TestReportMergeRefusesTheSameRunTwice(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	tgt := prepared(t, dir)
 	a := runTo(t, dir, tgt, "a.json")

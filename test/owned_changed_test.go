@@ -102,6 +102,7 @@ func TestSuperblockInOwnFileRefused(t *testing.T) {
 }
 
 func TestForeignDataInOwnFileRefused(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	path := newOwnFile(t, dir)
 	// ioprobe's own runs, one after another, and one that grows the

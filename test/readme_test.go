@@ -34,13 +34,20 @@ import (
 // docExamples with the reason. A block that is in neither fails the test:
 // a new example is run, or listed with why not.
 func TestReadmeDeviceExamplesRunAsWritten(t *testing.T) {
+	// Beside the package's other waiting tests: every example's exit
+	// code and printed words are checked, never a figure it measures
+	// (check's verdict may be either way: this machine's disk decides).
+	besideOthers(t)
 	blocks := docBlocks(t)
 	require.NotEmpty(t, blocks)
 	seen := make([]int, len(docExamples))
-	// Two groups run side by side: the examples on many hosts (the local
+	// The groups run side by side: the examples on many hosts (the local
 	// daemons, ssh, the Indexed Job) mostly wait for a common start, and
-	// use no device; the others run one after another on the devices.
-	groups := map[bool][]func(*testing.T, *docsEnv){}
+	// use no device; the suites' (examples of tens of points each, a
+	// minute and a half one after the other) run on environments of their
+	// own; the others run one after another on the devices.
+	groups := map[string][]func(*testing.T, *docsEnv){}
+	var order []string
 	e := newDocsEnv(t)
 	for _, b := range blocks {
 		i := slices.IndexFunc(docExamples, func(x docExample) bool {
@@ -56,7 +63,11 @@ func TestReadmeDeviceExamplesRunAsWritten(t *testing.T) {
 			t.Logf("%s: not run: %s", b, x.why)
 			continue
 		}
-		groups[x.hosts] = append(groups[x.hosts], func(t *testing.T, e *docsEnv) {
+		g := x.group()
+		if groups[g] == nil {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], func(t *testing.T, e *docsEnv) {
 			t.Run(strings.ReplaceAll(b.String(), "/", "_"), func(t *testing.T) { x.run(t, e, b) })
 		})
 	}
@@ -66,12 +77,19 @@ func TestReadmeDeviceExamplesRunAsWritten(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	envs := map[bool]*docsEnv{false: e, true: e.another(t)}
-	for _, hosts := range []bool{false, true} {
-		t.Run(map[bool]string{false: "here", true: "hosts"}[hosts], func(t *testing.T) {
+	for _, g := range order {
+		env := e
+		switch g {
+		case "here":
+		case "hosts":
+			env = e.another(t)
+		default:
+			env = newDocsEnv(t)
+		}
+		t.Run(g, func(t *testing.T) {
 			t.Parallel()
-			for _, f := range groups[hosts] {
-				f(t, envs[hosts])
+			for _, f := range groups[g] {
+				f(t, env)
 			}
 		})
 	}
@@ -87,6 +105,22 @@ type docExample struct {
 	// hosts: the block runs on the local daemons or as several hosts,
 	// in a shell directory of its own, beside the others.
 	hosts bool
+	// apart names a group of blocks that run in order, beside the others,
+	// on an environment of their own (devices, paths, shell directory,
+	// daemons): the files one writes are there for the next.
+	apart string
+}
+
+// group is the name of the subtest that runs the block: "hosts", its
+// apart group, or "here".
+func (x docExample) group() string {
+	switch {
+	case x.hosts:
+		return "hosts"
+	case x.apart != "":
+		return x.apart
+	}
+	return "here"
 }
 
 // docExamples is every code block of README.md and docs/*.md, in their
@@ -95,7 +129,7 @@ var docExamples = []docExample{
 	{file: "README.md", first: "make run", run: eachLine(map[string]string{
 		"make test": "the whole test suite, this test among it"})},
 	{file: "README.md", first: "ioprobe run --target /data/probe.dat", run: eachLine(nil)},
-	{file: "README.md", first: "ioprobe suite characterize", run: withFixtures(eachLine(nil))},
+	{file: "README.md", first: "ioprobe suite characterize", run: withFixtures(eachLine(nil)), apart: "README suites"},
 	{file: "README.md", first: "ioprobe fleet run", run: eachLine(nil), hosts: true},
 	{file: "README.md", first: "sudo install -d", run: readmeServe},
 
@@ -149,15 +183,15 @@ var docExamples = []docExample{
 	{file: "docs/performance.md", first: "BASE=main ROUNDS=7 DURATION=10s scripts/bench-devlat.sh", why: "the device-latency programs' cost: about 10 minutes on a loop device over /dev/shm, which needs the machine quiet (make bench-devlat: not part of make test)"},
 	{file: "docs/performance.md", first: "BASE=6e21244 ROUNDS=5", why: "the commands behind the page's before-and-after figures: over 20 minutes on /dev/zram0 and a quiet machine (not part of make test)"},
 
-	{file: "docs/suites.md", first: "ioprobe suite characterize --target /data/probe.dat", run: withFixtures(eachLine(nil))},
-	{file: "docs/suites.md", first: "ioprobe suite NAME --target PATH", run: synopsis("suite")},
-	{file: "docs/suites.md", first: "ioprobe: suite characterize, point random-write-4k", run: suiteRefusal},
-	{file: "docs/suites.md", first: "ioprobe suite custom --profile oltp", run: eachLine(nil)},
-	{file: "docs/suites.md", first: `"spread": {`, run: spreadKeys},
-	{file: "docs/suites.md", first: "Table 1. I/O operations per second", run: suiteTableLayout},
-	{file: "docs/suites.md", first: "ioprobe report --merge node1.json", run: withFixtures(eachLine(nil))},
-	{file: "docs/suites.md", first: "ioprobe compare BASE.json OTHER.json", run: compareSynopsis},
-	{file: "docs/suites.md", first: "Point                 Size", run: compareLayout},
+	{file: "docs/suites.md", first: "ioprobe suite characterize --target /data/probe.dat", run: withFixtures(eachLine(nil)), apart: "docs suites"},
+	{file: "docs/suites.md", first: "ioprobe suite NAME --target PATH", run: synopsis("suite"), apart: "docs suites"},
+	{file: "docs/suites.md", first: "ioprobe: suite characterize, point random-write-4k", run: suiteRefusal, apart: "docs suites"},
+	{file: "docs/suites.md", first: "ioprobe suite custom --profile oltp", run: eachLine(nil), apart: "docs suites"},
+	{file: "docs/suites.md", first: `"spread": {`, run: spreadKeys, apart: "docs suites"},
+	{file: "docs/suites.md", first: "Table 1. I/O operations per second", run: suiteTableLayout, apart: "docs suites"},
+	{file: "docs/suites.md", first: "ioprobe report --merge node1.json", run: withFixtures(eachLine(nil)), apart: "docs suites"},
+	{file: "docs/suites.md", first: "ioprobe compare BASE.json OTHER.json", run: compareSynopsis, apart: "docs suites"},
+	{file: "docs/suites.md", first: "Point                 Size", run: compareLayout, apart: "docs suites"},
 }
 
 // exitCodes are the statuses an example may end with: 0, and for a check

@@ -143,6 +143,7 @@ func openInChromium(t *testing.T, url string) string {
 // that same Host. The same page under a name the daemon answers
 // (localhost) does start its run, so the harness does reach the daemon.
 func TestServeRefusesDNSRebinding(t *testing.T) {
+	besideOthers(t)
 	testdeps.Need(t, testdeps.Tool("chromium"))
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")

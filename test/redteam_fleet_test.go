@@ -24,6 +24,7 @@ import (
 // hostile host threw away every host's measurement), and the replay was
 // merged as a second host's measurement of this run.
 func TestRedteamFleetOneHostCannotSinkTheMerge(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	dir := t.TempDir()
 	own := hostResult(t, dir, good)
@@ -105,6 +106,7 @@ func TestRedteamFleetOneHostCannotSinkTheMerge(t *testing.T) {
 // document as the host's state) is a failed host at once, named with no
 // control character, and the other host is merged (exit 1, partial).
 func TestRedteamFleetHostileRunAnswers(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	dir := t.TempDir()
 	var mu sync.Mutex

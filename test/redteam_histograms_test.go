@@ -68,6 +68,7 @@ func manyHistograms(t *testing.T, res []byte, jobs int, host string) []byte {
 // read) are refused at once, in one line naming the bound, within 2 GiB
 // of address space; a result with 900 is read as before.
 func TestRedteamHistogramsBoundedInFiles(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	good := shortRead(t, dir)
 	bomb := filepath.Join(dir, "bomb.json")
@@ -91,6 +92,7 @@ func TestRedteamHistogramsBoundedInFiles(t *testing.T) {
 // within it, are refused together naming the second (before, ten such
 // files took 3 GB, a hundred 30 GB); one of them alone is read.
 func TestRedteamHistogramsBoundedAcrossFiles(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	good := shortRead(t, dir)
 	one, two := filepath.Join(dir, "one.json"), filepath.Join(dir, "two.json")
@@ -110,6 +112,7 @@ func TestRedteamHistogramsBoundedAcrossFiles(t *testing.T) {
 // bound; 3.7 GB once read) is a failed host, named with the bound; the fleet keeps the
 // other host's result and its memory stays within 2 GiB.
 func TestRedteamHistogramsBoundedFromAHost(t *testing.T) {
+	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	dir := t.TempDir()
 	bomb := manyHistograms(t, hostResult(t, dir, good), 12000, "bomb")

@@ -24,6 +24,7 @@ func emptyList(n int) string {
 // hosts are refused at once, in one line naming the bound, within 2 GiB
 // of address space; the result they were made from is read as before.
 func TestRedteamDecodedMemoryBounded(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	good := shortRead(t, dir)
 	var doc, summary map[string]json.RawMessage

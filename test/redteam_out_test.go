@@ -18,6 +18,7 @@ import (
 // runs, naming the file, and the file is unchanged; an --out beside them
 // is written.
 func TestRedteamOutNeverReplacesWhatItUses(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "db.dat")
 	require.NoError(t, os.WriteFile(data, randomBytes(t, 4<<20), 0o600))

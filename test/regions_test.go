@@ -84,6 +84,7 @@ func TestRunEachFileTargetItsOwnRegion(t *testing.T) {
 }
 
 func TestSuiteEachFileTargetItsOwnRegion(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	big := ownFile(t, dir, "big.dat", "24MiB")
 	small := ownFile(t, dir, "small.dat", "8MiB")

@@ -21,13 +21,10 @@ import (
 // every one: promtool 2.42 compares floats exactly and has no
 // fuzzy_compare. On 3.5, prometheus.yml fails, which is why there are two.
 func TestPrometheusRules(t *testing.T) {
-	// The builds are waited for before the lock of onePrometheusAtATime:
-	// the LTS promtool is built after Prometheus 3, and the other tests
-	// that run Prometheus need only that.
-	t.Parallel()
+	// Beside the others: it waits for the LTS promtool's build (after
+	// Prometheus 3's, which is all the others need) and holds none of them up.
+	besideOtherPrometheusTests(t)
 	servers := promServers(t, true)
-	prometheusTests.Lock()
-	t.Cleanup(prometheusTests.Unlock)
 	dir, err := filepath.Abs(filepath.Join("..", "configs", "prometheus"))
 	require.NoError(t, err)
 	tests, err := filepath.Glob(filepath.Join(dir, "tests", "*.yml"))

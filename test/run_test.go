@@ -17,6 +17,7 @@ import (
 )
 
 func TestRunCreatesFileAndMeasures(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "probe.dat")
 	o := ioprobe(t, dir, "run", "--target", tgt, "--size", "64MiB", "--bs", "4k", "--read-pct", "100",

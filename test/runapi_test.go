@@ -23,6 +23,7 @@ import (
 // instant; both results start at or after it, measured I/O, are
 // ioprobe.result/v1 and `ioprobe report` reads them, alone and merged.
 func TestServeRunAPI(t *testing.T) {
+	besideOthers(t)
 	devs := []string{testloop.Device(t, 16<<20), testloop.Device(t, 16<<20)}
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ioprobe.yaml")

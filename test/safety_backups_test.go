@@ -239,6 +239,7 @@ func readAt(t *testing.T, path string, off int64, n int) []byte {
 // regular file, written with --allow-destructive: refused, naming the
 // copy; nothing written; the referee finds the data.
 func TestBackupMetadataRefused(t *testing.T) {
+	besideOthers(t)
 	for _, c := range backupCases() {
 		t.Run(c.name, func(t *testing.T) {
 			needTools(t, append([]string{"losetup", "wipefs"}, c.tools...)...)
@@ -299,6 +300,7 @@ func TestWipedPartitionTableRefused(t *testing.T) {
 // signatures: refused with --allow-destructive, bytes unchanged, and
 // `qemu-img info` still names each.
 func TestDiskImagesRefused(t *testing.T) {
+	besideOthers(t)
 	needTools(t, "losetup", "qemu-img", "sgdisk", "mkfs.ext4")
 	raw := randomFile(t, 64<<20)
 	zeroAt(t, raw, 0, 1<<20)

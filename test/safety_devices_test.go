@@ -51,6 +51,7 @@ func headerNamed(t *testing.T, name string) handmade.Header {
 // daemon's run API, with the device's bytes unchanged; and every recent
 // hand-built type is refused as a regular file too.
 func TestRecentTypesRefusedEverywhere(t *testing.T) {
+	besideOthers(t)
 	needTools(t, "losetup")
 	h := headerNamed(t, "bcachefs-end-copy-only")
 	dev := randomLoop(t, h.Size)

@@ -20,6 +20,7 @@ import (
 // once the directory exists. (Before the back-off it wrote about 15,000
 // "run could not start" lines a second.) Lines are counted, never timed.
 func TestServeBacksOffAMissingDirectory(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "state")
 	b, err := os.ReadFile("../configs/ioprobe.yaml")

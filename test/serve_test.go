@@ -81,7 +81,7 @@ modules:
 // comment says for 2.x (native histograms only), and checks what a
 // dashboard would query; then stops the daemon with SIGTERM mid-run.
 func TestPrometheusScrapesServe(t *testing.T) {
-	onePrometheusAtATime(t)
+	besideOtherPrometheusTests(t)
 	v3 := needPrometheus3(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "ioprobe.yaml")

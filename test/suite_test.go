@@ -77,7 +77,14 @@ func TestSuiteCharacterize(t *testing.T) {
 		require.Equal(t, tgt, r.Point.Target)
 		require.Equal(t, r.Point.SizeBytes, r.Workload.BlockSizes[0].Bytes)
 		require.Equal(t, 16, r.Workload.QueueDepth)
-		require.Greater(t, r.Summary.Ops, uint64(0), r.Point.Name)
+		// A 200 ms point on a file of the machine's disk can complete no
+		// I/O while the tests beside it keep the disk busy (it failed so
+		// with 0 I/Os once, in sequential-write-64k): the run then says so,
+		// as docs/output.md promises, and is ok with its rates 0.
+		if r.Summary.Ops == 0 {
+			require.Contains(t, r.Message, "no I/O completed in the measured window", r.Point.Name)
+			require.Contains(t, r.Notes, r.Message, r.Point.Name)
+		}
 		require.Equal(t, r.Summary.Ops, r.Histogram.Read.Count()+r.Histogram.Write.Count())
 		seen[r.Point.Pattern+" "+r.Point.Name] = true
 		if strings.Contains(r.Point.Pattern, "Write") {
@@ -111,6 +118,7 @@ func TestSuiteCharacterize(t *testing.T) {
 }
 
 func TestSuiteRefusesWritesBeforeRunningAnything(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	fresh := filepath.Join(dir, "fresh.dat")
 	foreign := filepath.Join(dir, "precious.dat")
@@ -140,6 +148,7 @@ func TestSuiteRefusesWritesBeforeRunningAnything(t *testing.T) {
 }
 
 func TestSuiteBlockDeviceNeedsAllowDestructive(t *testing.T) {
+	besideOthers(t)
 	dev := testloop.Device(t, 64<<20)
 
 	o := ioprobe(t, t.TempDir(), "suite", "business", "--target", dev, "--duration", "200ms", "--ramp", "0s")
@@ -157,6 +166,7 @@ func TestSuiteBlockDeviceNeedsAllowDestructive(t *testing.T) {
 }
 
 func TestSuiteBusinessRepeatMergeCompare(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "x")
 	o := ioprobe(t, dir, "suite", "business", "--target", tgt, "--size", "16MiB", "--qd", "4", "--duration", "200ms", "--ramp", "0s",

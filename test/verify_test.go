@@ -84,6 +84,7 @@ func TestVerifyDetectsEveryCorruptedSector(t *testing.T) {
 // their places: only their age is wrong). The run reports stale sectors
 // in those blocks and nowhere else.
 func TestVerifyDetectsLostWrites(t *testing.T) {
+	besideOthers(t)
 	dir := t.TempDir()
 	tgt := filepath.Join(dir, "probe.dat")
 	base := []string{"run", "--target", tgt, "--size", "1MiB", "--verify", "--ramp", "0s", "--bs", "4k", "--output", "json"}
