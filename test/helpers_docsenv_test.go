@@ -389,3 +389,62 @@ func (e *docsEnv) runAtOnce(t *testing.T, cmds ...string) {
 		require.Equal(t, 0, r.o.code, "%s\nstderr: %s", r.cmd, r.o.stderr)
 	}
 }
+
+// docGroups are the groups of examples, each run by a test of its own
+// beside the package's other waiting tests: the examples on many hosts
+// (the local daemons, ssh, the Indexed Job) mostly wait for a common start
+// and use no device; the suites' (tens of points each, a minute and a half
+// one after the other) run on environments of their own; the others
+// ("here") one after another on the devices. The groups other than "here"
+// are top-level tests in docs_examples_test.go, which sorts before the
+// other parallel tests: they are the longest, and go test starts parallel
+// tests in the order they are declared, so they start first.
+var docGroups = []string{"here", "hosts", "README suites", "docs suites"}
+
+// runDocExamples runs the examples of one group, in the docs' order, on an
+// environment of its own; every test that calls it also checks that each
+// code block of the docs is one entry of docExamples, in a group one of
+// these tests runs.
+func runDocExamples(t *testing.T, group string) {
+	t.Helper()
+	blocks := docBlocks(t)
+	require.NotEmpty(t, blocks)
+	seen := make([]int, len(docExamples))
+	var mine []func(*testing.T, *docsEnv)
+	for _, b := range blocks {
+		i := slices.IndexFunc(docExamples, func(x docExample) bool {
+			return x.file == b.file && strings.HasPrefix(b.first(), x.first)
+		})
+		if i < 0 {
+			t.Errorf("%s: an example the test does not know (%q): run it, or list it with why not, in docExamples", b, b.first())
+			continue
+		}
+		seen[i]++
+		x := docExamples[i]
+		if x.run == nil {
+			if group == "here" {
+				t.Logf("%s: not run: %s", b, x.why)
+			}
+			continue
+		}
+		if !slices.Contains(docGroups, x.group()) {
+			t.Errorf("%s: group %q is run by no test (docGroups)", b, x.group())
+		}
+		if x.group() == group {
+			mine = append(mine, func(t *testing.T, e *docsEnv) {
+				t.Run(strings.ReplaceAll(b.String(), "/", "_"), func(t *testing.T) { x.run(t, e, b) })
+			})
+		}
+	}
+	for i, n := range seen {
+		require.Equal(t, 1, n, "docExamples[%d] (%s: %q) matches %d blocks: each entry is one block", i, docExamples[i].file, docExamples[i].first, n)
+	}
+	if t.Failed() {
+		return
+	}
+	require.NotEmpty(t, mine, "no example in group %q", group)
+	e := newDocsEnv(t)
+	for _, f := range mine {
+		f(t, e)
+	}
+}
