@@ -56,6 +56,14 @@ var defaultLimits = scanLimits{procs: 1 << 16, fds: 1 << 20, mapLines: 1 << 23, 
 // maxRingFdinfo bounds the bytes of one io_uring's fdinfo.
 const maxRingFdinfo = 64 << 20
 
+// ringTries and ringRetry bound the reads of a busy ring's fdinfo (see
+// ring): 50 reads 2 ms apart, at most about 0.1 s a ring, before the look
+// fails closed saying so.
+const (
+	ringTries = 50
+	ringRetry = 2 * time.Millisecond
+)
+
 // kcmpFiles is KCMP_FILES (linux/kcmp.h).
 const kcmpFiles = 2
 
@@ -618,20 +626,31 @@ func (s *procScanner) resolveIn(pid int, path string, want *fileID) (resolved, e
 // 6.13): a name of a watched object matches; a path ioprobe can resolve
 // safely is compared by what it is.
 func (s *procScanner) ring(pid int, info, where string) error {
-	f, err := os.Open(info)
-	if err != nil {
-		if gone(err) {
-			return nil
+	// The kernel lists a ring's files only when it can take the ring's
+	// lock at once, which its owner holds while it submits and runs its
+	// completions: a ring in steady use is busy at some reads and not at
+	// others, so a busy read is tried again, ringTries times at most.
+	var rf ringFiles
+	for try := 0; ; try++ {
+		f, err := os.Open(info)
+		if err != nil {
+			if gone(err) {
+				return nil
+			}
+			return err
 		}
-		return err
-	}
-	defer f.Close()
-	rf, err := parseRingFiles(&limitedReader{f, maxRingFdinfo}, nil)
-	if err != nil {
-		return err
-	}
-	if !rf.listed {
-		return fmt.Errorf("%s: the kernel did not list the files registered in it (the ring was busy)", where)
+		rf, err = parseRingFiles(&limitedReader{f, maxRingFdinfo}, nil)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if rf.listed {
+			break
+		}
+		if try+1 == ringTries {
+			return fmt.Errorf("%s: the kernel did not list the files registered in it (the ring was busy at %d reads)", where, ringTries)
+		}
+		time.Sleep(ringRetry)
 	}
 	for _, name := range rf.names {
 		i := s.objByName(name)
