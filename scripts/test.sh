@@ -111,13 +111,8 @@ bg+=("$checks")
 # other (t.Parallel, after the sequential ones: ./test's besideOthers and
 # the differential blkid cases, which mostly wait on mkfs, wipefs and
 # blkid); the default, GOMAXPROCS, is 2 here. Only ./test has such tests.
-#
-# ./test/ first: go test builds and runs packages in the order they are
-# named, at most GOMAXPROCS (-p) at once, and ./test, the end-to-end
-# package, takes longest. Named in its place among ./... it started 4–5
-# minutes in, once the packages before it had run.
 test_rc=0
-"$GO" test -count=1 -timeout 40m -parallel 4 -skip "$prom_tests" ./test/ ./... 2>&1 | tee "$logs/test.log" || test_rc=$?
+"$GO" test -count=1 -timeout 40m -parallel 4 -skip "$prom_tests" ./... 2>&1 | tee "$logs/test.log" || test_rc=$?
 
 mark "tests done"
 checks_rc=0
