@@ -248,16 +248,6 @@ func (e *docsEnv) checkout(t *testing.T, dir string) {
 	require.NoError(t, os.Symlink(filepath.Join(e.repo, "grafana"), filepath.Join(dir, "grafana")))
 }
 
-// another is e with a shell directory of its own: examples that run
-// beside e's, on other hosts, write their files there.
-func (e *docsEnv) another(t *testing.T) *docsEnv {
-	t.Helper()
-	o := *e
-	o.work = t.TempDir()
-	e.checkout(t, o.work)
-	return &o
-}
-
 // adaptFor rewrites an example's paths to root's, its devices to the
 // loop devices, its hosts to the local daemons, and the minutes ahead of
 // a common start to docsStartLead.
