@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/ioprobe/ioprobe/internal/hostfs"
 )
 
 // maxText bounds a string a device reports about itself (model, vendor,
@@ -39,13 +37,6 @@ func Clean(s string, max int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// ParseScheduler is the active scheduler of a queue/scheduler file
-// (hostfs.ParseScheduler): the one in brackets, or the only one listed.
-func ParseScheduler(s string) string {
-	current, _, _ := hostfs.ParseScheduler(s)
-	return current
 }
 
 // DMUUIDPrefix is what a dm device's uuid says made it, without the part

@@ -9,19 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestParseScheduler(t *testing.T) {
-	for in, want := range map[string]string{
-		"none [mq-deadline] kyber bfq\n": "mq-deadline",
-		"[none] mq-deadline kyber bfq":   "none",
-		"mq-deadline kyber [bfq]":        "bfq",
-		"none\n":                         "none", // a queue that offers no other
-		"":                               "",
-		"none mq-deadline":               "", // no bracket: not known which is active
-	} {
-		require.Equal(t, want, ParseScheduler(in), "%q", in)
-	}
-}
-
 func TestDMUUIDPrefix(t *testing.T) {
 	for in, want := range map[string]string{
 		"LVM-Qm1ZGbn2ZbmXrjGA2dU1WcYgaTG6JKW6Yk3HcbKd1ERUqgYAFfkh4FHM9YtIJ8XM": "LVM",

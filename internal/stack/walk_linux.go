@@ -349,7 +349,8 @@ func (w *walker) queue(name string, attr func(string) (string, bool), num func(s
 		DiscardMaxBytes:    num("queue/discard_max_bytes"),
 	}
 	if s, ok := attr("queue/scheduler"); ok {
-		q.Scheduler = Clean(ParseScheduler(s), 32)
+		current, _, _ := hostfs.ParseScheduler(s)
+		q.Scheduler = Clean(current, 32)
 	}
 	if s, ok := attr("queue/write_cache"); ok {
 		q.WriteCache = Clean(s, 32)
