@@ -97,7 +97,7 @@ func TestReliabilityDocSaysWhenFuzzingRuns(t *testing.T) {
 			t.Errorf("scripts/test.sh runs the fuzzer: %s", line)
 		}
 	}
-	require.Regexp(t, `(?m)^"\$GO" test -count=1 [^\n]*\./\.\.\.`, string(b), "every package's tests, the fuzz seeds among them")
+	require.Regexp(t, `(?m)^\s*"\$GO" test -count=1 [^\n]*\./\.\.\.`, string(b), "every package's tests, the fuzz seeds among them")
 	doc, err := os.ReadFile("../docs/reliability.md")
 	require.NoError(t, err)
 	require.Contains(t, string(doc), "`make test` replays them")

@@ -56,12 +56,15 @@ var defaultLimits = scanLimits{procs: 1 << 16, fds: 1 << 20, mapLines: 1 << 23, 
 // maxRingFdinfo bounds the bytes of one io_uring's fdinfo.
 const maxRingFdinfo = 64 << 20
 
-// ringTries and ringRetry bound the reads of a busy ring's fdinfo (see
-// ring): 50 reads 2 ms apart, at most about 0.1 s a ring, before the look
-// fails closed saying so.
+// ringPatience and ringRetry bound the reads of a busy ring's fdinfo (see
+// ring): reads 2 ms apart for 1 s at most a ring, before the look fails
+// closed saying so. A ring's owner holds its lock while it submits and
+// reaps; on a loaded machine a thread holding it can wait tens of
+// milliseconds for a CPU, so a tenth of a second of reads was not enough
+// beside another process's busy ring.
 const (
-	ringTries = 50
-	ringRetry = 2 * time.Millisecond
+	ringPatience = time.Second
+	ringRetry    = 2 * time.Millisecond
 )
 
 // kcmpFiles is KCMP_FILES (linux/kcmp.h).
@@ -629,9 +632,10 @@ func (s *procScanner) ring(pid int, info, where string) error {
 	// The kernel lists a ring's files only when it can take the ring's
 	// lock at once, which its owner holds while it submits and runs its
 	// completions: a ring in steady use is busy at some reads and not at
-	// others, so a busy read is tried again, ringTries times at most.
+	// others, so a busy read is tried again, for ringPatience at most.
 	var rf ringFiles
-	for try := 0; ; try++ {
+	deadline := time.Now().Add(ringPatience)
+	for try := 1; ; try++ {
 		f, err := os.Open(info)
 		if err != nil {
 			if gone(err) {
@@ -647,8 +651,8 @@ func (s *procScanner) ring(pid int, info, where string) error {
 		if rf.listed {
 			break
 		}
-		if try+1 == ringTries {
-			return fmt.Errorf("%s: the kernel did not list the files registered in it (the ring was busy at %d reads)", where, ringTries)
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: the kernel did not list the files registered in it (the ring was busy at %d reads in %v)", where, try, ringPatience)
 		}
 		time.Sleep(ringRetry)
 	}
