@@ -132,6 +132,8 @@ func TestPartitionFlushesCountForIt(t *testing.T) {
 	fd, buf := openDirect(t, part, unix.O_WRONLY, 4096)
 	before, err := target.ReadDiskStats("", dev.Disk)
 	require.NoError(t, err)
+	partBefore, err := target.ReadDiskStats("", dev.Name)
+	require.NoError(t, err)
 	require.NoError(t, tr.Record(true))
 	const n = 200
 	for i := range n {
@@ -146,23 +148,41 @@ func TestPartitionFlushesCountForIt(t *testing.T) {
 	require.NoError(t, err)
 	rs, err := tr.Read()
 	require.NoError(t, err)
-	flushes := after.Sub(before).FlushOps
-	t.Logf("%d fdatasyncs; the disk's flushes %d, the partition's (ever) %d; the programs %d for the partition, %d writes",
-		n, flushes, partStats.FlushOps, rs[0].Hist.Flush.Count(), rs[0].Hist.Write.Count())
+	r, d := rs[0], after.Sub(before)
+	// Where every request went, before any check: the partition's
+	// diskstats count its writes and, as writes too, the empty requests
+	// that asked for the flushes (ended by the flush machinery without
+	// being issued: the programs leave them out, as requests no device
+	// served); the programs' runs the kernel skipped (recursion) are
+	// requests they never saw.
+	misses := func(p *ebpf.Program) uint64 {
+		st, err := p.Stats()
+		require.NoError(t, err)
+		return st.RecursionMisses
+	}
+	t.Logf("%d writes and fdatasyncs; the disk's flushes %d, the partition's (ever) %d, its writes %d; the programs: %d flushes, %d writes, untimed %d, own %d; runs skipped: completion %d, issue %d",
+		n, d.FlushOps, partStats.FlushOps, partStats.Sub(partBefore).WriteOps, r.Hist.Flush.Count(), r.Hist.Write.Count(), r.Untimed, r.Own,
+		misses(tr.objs.RqComplete), misses(tr.objs.RqIssue))
 	require.Zero(t, partStats.FlushOps, "the kernel never counts a flush on a partition")
-	require.GreaterOrEqual(t, flushes, uint64(n))
-	require.EqualValues(t, flushes, rs[0].Hist.Flush.Count(), "the disk's flushes, counted for the partition")
-	require.GreaterOrEqual(t, rs[0].Hist.Write.Count(), uint64(n), "the partition's writes")
+	require.GreaterOrEqual(t, d.FlushOps, uint64(n))
+	require.Zero(t, r.Untimed)
+	require.EqualValues(t, d.FlushOps, r.Hist.Flush.Count(), "the disk's flushes, counted for the partition")
+	require.GreaterOrEqual(t, r.Hist.Write.Count(), uint64(n), "the partition's writes")
 	// The block layer issues its flush requests from kblockd, outside any
-	// plug: their issue time is the kernel's own (io_start_time_ns). Their
-	// mean is diskstats' (which count from the flush request's start, a
-	// moment earlier), within 20%.
-	d := after.Sub(before)
-	kernelMs := float64(d.FlushTicks) / float64(d.FlushOps)
-	oursMs := float64(rs[0].Hist.Flush.Sum()) / float64(rs[0].Hist.Flush.Count()) / 1e6
-	t.Logf("mean flush: diskstats %.3f ms, programs %.3f ms; untimed %d", kernelMs, oursMs, rs[0].Untimed)
-	require.Zero(t, rs[0].Untimed)
-	require.InEpsilon(t, kernelMs, oursMs, 0.20)
+	// plug: their issue time is the kernel's own (io_start_time_ns). Each
+	// flush's time as the programs take it (issue to completion) lies
+	// inside the span diskstats count for it: from the flush request's
+	// start, before kblockd picks it up, to its end_io, after the
+	// completion. So the programs' sum is at most diskstats', which
+	// /proc/diskstats shows in whole milliseconds (the floor of a running
+	// sum: a window's difference is at most 1 ms short of the truth). No
+	// ratio: the wait for kblockd is in diskstats' time alone and grows
+	// with the machine's load (at load 30 diskstats' mean was 1.02 to
+	// 1.43 times the programs').
+	t.Logf("flush time: diskstats %d ms (mean %.3f ms), programs %.3f ms (mean %.3f ms, min %d ns)",
+		d.FlushTicks, float64(d.FlushTicks)/float64(d.FlushOps), float64(r.Hist.Flush.Sum())/1e6, r.Hist.Flush.Mean()/1e6, r.Hist.Flush.Min())
+	require.Positive(t, r.Hist.Flush.Min(), "every flush issued before it completed")
+	require.LessOrEqual(t, r.Hist.Flush.Sum(), (d.FlushTicks+1)*uint64(time.Millisecond), "the programs' flush time within diskstats'")
 }
 
 // TestQueueTimeNeedsTheKernelsStart: the queue time is the kernel's own
