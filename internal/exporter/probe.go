@@ -30,8 +30,13 @@ import (
 // config's modules section is the opt-in.
 
 // probeSetup is kept out of the budget for opening the target and
-// stopping the workers.
+// stopping the workers: on a quiet host. The measurement is cut further
+// when they take longer (probe).
 const probeSetup = 250 * time.Millisecond
+
+// probeTeardown is kept out of the budget after the measured window, for
+// stopping the workers and summing up.
+const probeTeardown = probeSetup / 2
 
 // defaultProbeSlack is added to a module's duration when a request has no
 // scrape timeout header.
@@ -65,7 +70,9 @@ type probeRequest struct {
 	// failed probe, not a bad request), else the module's duration plus
 	// some slack.
 	budget time.Duration
-	debug  bool
+	// deadline is when the budget ends, set when the probe starts.
+	deadline time.Time
+	debug    bool
 }
 
 // measure is how long the probe measures: the module's max_duration, cut
@@ -137,9 +144,17 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 		// for the module must not stop the canary for nothing.
 		err = fmt.Errorf("the time budget (%s: the scrape timeout minus the offset) leaves less than %s to measure after ramp-up and setup", p.budget, config.MinProbeDuration)
 	} else {
-		ctx, cancel := context.WithTimeout(r.Context(), p.budget)
+		// The budget bounds the wait for the device and the preparation
+		// (probe: the window ends before it); the run itself may take the
+		// offset too to stop its workers, as long as the scrape waits: a
+		// measurement made in full is not thrown away because stopping
+		// took a loaded host longer than a quiet one.
+		p.deadline = start.Add(p.budget)
+		ctx, cancel := context.WithDeadline(r.Context(), p.deadline)
 		defer cancel()
-		stop := context.AfterFunc(d.runCtx, cancel)
+		runCtx, cancelRun := context.WithDeadline(r.Context(), p.deadline.Add(d.opts.ProbeTimeoutOffset))
+		defer cancelRun()
+		stop := context.AfterFunc(d.runCtx, func() { cancel(); cancelRun() })
 		defer stop()
 		var release func()
 		release, err = d.devices.heavy(ctx, deviceKeyOf(p.target.Path), "probe "+p.module.Name, false, time.Time{})
@@ -149,12 +164,22 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 			busy(w, "10", "%s", devErr)
 			return
 		}
-		if err == nil {
-			res, err = d.probe(ctx, log, &p)
+		if err != nil {
+			err = fmt.Errorf("the light runs on the device (canaries) did not stop within the probe's time budget (%s): %w", p.budget, err)
+		} else {
+			res, err = d.probe(runCtx, log, &p)
 			release()
-			d.recordRun(finished{res: res, err: err, cut: ctx.Err() != nil}, nil, 0)
-			d.noteProbe(ctx, &p, res, err)
+			d.recordRun(finished{res: res, err: err, cut: runCtx.Err() != nil}, nil, 0)
 		}
+		// Cut short by the client or by shutdown, a probe says nothing
+		// of the target; cut by its own budget, it says that the budget
+		// is too short for this host as it is now: that is logged.
+		cut := (res == nil && ctx.Err() != nil) || runCtx.Err() != nil
+		aborted := cut && (r.Context().Err() != nil || d.runCtx.Err() != nil)
+		if cut && !aborted && err != nil {
+			err = fmt.Errorf("its time budget (%s: the scrape timeout minus the offset) ran out: %w", p.budget, err)
+		}
+		d.noteProbe(&p, res, err, aborted, cut)
 	}
 	success := err == nil && res != nil && res.Status == result.StatusOK
 	elapsed := time.Since(start)
@@ -196,7 +221,29 @@ func (d *Daemon) probe(ctx context.Context, log *slog.Logger, r *probeRequest) (
 	log.Info("beginning probe", "module", m.Name, "workload", spec.Name, "target", t.Name, "path", t.Path,
 		"budget_seconds", r.budget.Seconds(), "ramp_seconds", spec.Ramp.Seconds(), "measure_seconds", spec.Duration.Seconds())
 	p := d.settings(t, m.MaxErrors).Plan(targetUnit(t, spec.Name, []workload.Spec{spec}))
+	// The measurement is what the budget leaves once the probe is ready,
+	// not what it would leave on a quiet host: waiting for canaries to
+	// stop and opening the target take seconds on a loaded one, and a
+	// probe that measured its full time then overran its budget and was
+	// cut, every time (ioprobe_probe_success 0 and no reason given).
+	// Nor does a probe load the BPF programs that time the device: its
+	// metrics do not carry the device's figures, and the load (40 ms of
+	// CPU on a quiet host, seconds on a loaded one, not cancellable) was
+	// taken from the budget before the first I/O.
+	p.NoDeviceLatency = true
+	p.NoDeviceLatencyWhy = "not measured by /probe (its metrics do not carry it; list the device under devices: to watch it)"
+	if !r.deadline.IsZero() {
+		p.MeasureBy, p.MinMeasure = r.deadline.Add(-probeTeardown), config.MinProbeDuration
+	}
 	res, err := runner.Run(ctx, p)
+	var late *runner.TooLateError
+	if errors.As(err, &late) {
+		log.Info("too late to measure", "took_seconds", late.Took.Seconds(), "left_seconds", late.Left.Seconds())
+		// Without the figures, which change from probe to probe: the
+		// daemon logs a streak once, and again on another reason.
+		return nil, fmt.Errorf("waiting for the device and preparing took the time budget (%s: the scrape timeout minus the offset) but for less than %s to measure (?debug=true says how long)",
+			r.budget, config.MinProbeDuration)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -209,14 +256,16 @@ func (d *Daemon) probe(ctx context.Context, log *slog.Logger, r *probeRequest) (
 }
 
 // noteProbe logs the first of a streak of probes of a module on a target
-// that could not start, and the first that starts again; not each one.
-func (d *Daemon) noteProbe(ctx context.Context, p *probeRequest, res *result.Result, err error) {
-	if res == nil && err != nil && ctx.Err() != nil {
-		return // cut short (the budget, the client, shutdown): says nothing of the target
+// that could not start or that their budget cut (budgetCut), and the
+// first that starts again and finishes within its budget; not each one.
+// An aborted probe (the client went, shutdown) is not counted.
+func (d *Daemon) noteProbe(p *probeRequest, res *result.Result, err error, aborted, budgetCut bool) {
+	if aborted {
+		return // says nothing of the target
 	}
 	f := d.probeFails.get(p.module.Name, p.target.Name)
 	log := d.logger.With("module", p.module.Name, "target", p.target.Name)
-	if res != nil || err == nil {
+	if err == nil || (res != nil && !budgetCut) {
 		if n := f.reset(); n > 0 {
 			log.Info("probes start again", "failed_probes", n)
 		}
@@ -224,6 +273,8 @@ func (d *Daemon) noteProbe(ctx context.Context, p *probeRequest, res *result.Res
 	}
 	prev := f.get().err
 	switch n := f.fail(err); {
+	case n == 1 && res != nil:
+		log.Error("probe cut by its time budget; further failures are not logged until one measures (?debug=true shows each)", "err", err)
 	case n == 1:
 		log.Error("probe cannot start; further failures are not logged until one starts (?debug=true shows each)", "err", err)
 	case err.Error() != prev:

@@ -33,7 +33,7 @@ modules:
 	for range 3 {
 		code, body := get(t, base+"/probe?target=data&module=quick")
 		require.Equal(t, http.StatusOK, code, body)
-		require.Contains(t, body, "ioprobe_probe_success 0")
+		require.Regexp(t, `(?m)^ioprobe_probe_success 0$`, body)
 	}
 	require.Len(t, logs.lines("probe cannot start"), 1, "%s", logs)
 	require.Contains(t, logs.lines("probe cannot start")[0], "does not exist")
@@ -41,7 +41,7 @@ modules:
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "state"), 0o755))
 	code, body := get(t, base+"/probe?target=data&module=quick")
 	require.Equal(t, http.StatusOK, code, body)
-	require.Contains(t, body, "ioprobe_probe_success 1")
+	require.Regexp(t, `(?m)^ioprobe_probe_success 1$`, body, "the sample, not the HELP line (which says \"ioprobe_probe_success 1 if\")")
 	require.Len(t, logs.lines("probes start again"), 1, "%s", logs)
 	require.Contains(t, logs.lines("probes start again")[0], "failed_probes=3")
 	require.Len(t, logs.lines("probe cannot start"), 1)

@@ -45,6 +45,18 @@ type Plan struct {
 	// Prepared, when set, hears that every target is open and every
 	// worker set up: the run now waits for StartAt, or starts its ramp-up.
 	Prepared func()
+	// MeasureBy, when set, is when the measured window must have ended:
+	// a window that would end later is cut to end then (a note says so),
+	// so that time the preparation took comes off the measurement instead
+	// of overrunning the caller's deadline (a /probe's scrape budget: on
+	// a loaded host opening, setting up and stopping a canary take
+	// seconds, not the quarter second a quiet one needs).
+	MeasureBy time.Time
+	// MinMeasure, with MeasureBy, is the shortest window worth opening:
+	// when the programs that time the device are loaded and the ramp-up
+	// would leave less before MeasureBy, the run stops before its first
+	// I/O with a *TooLateError (nothing measured).
+	MinMeasure time.Duration
 	// NoDeviceLatency leaves the devices' own latency unmeasured (no BPF
 	// programs are loaded); the result says so, with NoDeviceLatencyWhy
 	// when set (else: run --device-latency=false).
@@ -66,6 +78,17 @@ type Plan struct {
 	// of ioprobe's grown to hold a larger --size is said then, not only
 	// in the result.
 	Note func(note string)
+}
+
+// TooLateError: preparing (and the ramp-up to come) took the time before
+// Plan.MeasureBy but for less than Plan.MinMeasure; nothing was measured.
+type TooLateError struct {
+	Took, Left, Need time.Duration
+}
+
+func (e *TooLateError) Error() string {
+	return fmt.Sprintf("preparing took %s: %s left to measure before the deadline, less than %s",
+		e.Took.Round(time.Millisecond), e.Left.Round(time.Millisecond), e.Need)
 }
 
 // ErrStartAtInterrupted: the run was cancelled while it waited for
@@ -516,6 +539,14 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	// during the ramp-up and completed in the window counts, as the
 	// kernel's own counts count it.
 	devLat.wait()
+	if !p.MeasureBy.IsZero() {
+		if left := time.Until(p.MeasureBy) - ramp; left < p.MinMeasure {
+			ctl.Stop()
+			close(start)
+			c.wg.Wait()
+			return nil, &TooLateError{Took: time.Since(started), Left: max(left, 0), Need: p.MinMeasure}
+		}
+	}
 	var win *window
 	if ramp == 0 {
 		win = startWindow(targets, ctl, devLat, func() { g.setPhase(inWindow) })
@@ -541,8 +572,15 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	}
 	snap.begin(win.t0)
 	snap.phase = PhaseMeasure
-	c.setDeadlines(p.duration())
-	ended := p.tick(ctx, win.t0.Add(p.duration()), c.done, snap, &res.Intervals, g)
+	run := p.duration()
+	if !p.MeasureBy.IsZero() {
+		if left := p.MeasureBy.Sub(win.t0); left < run {
+			run = max(left, 0)
+			res.Notes = append(res.Notes, fmt.Sprintf("measured for %s of the %s asked: the measurement had to end by a deadline, and preparing took the rest", run.Round(time.Millisecond), p.duration()))
+		}
+	}
+	c.setDeadlines(run)
+	ended := p.tick(ctx, win.t0.Add(run), c.done, snap, &res.Intervals, g)
 	if len(c.closeFsync) > 0 {
 		// fio's end_fsync and fsync_on_close: the job's written files
 		// are flushed once its I/O is done, within its run time.
