@@ -295,6 +295,7 @@ func checkShortRun(t *testing.T, dir string) *Report {
 	require.Equal(t, Inconclusive, rep.Verdict.Streams[1].Verdict, "a few commits are not 300")
 	require.NotEqual(t, Pass, rep.Verdict.Verdict)
 	if len(empty) > 0 {
+		t.Logf("repeat %s committed nothing: %s", strings.Join(empty, " and "), rep.Verdict.Streams[1].Reason)
 		require.Contains(t, rep.Verdict.Streams[1].Reason, " timed no commits", "a repeat that timed nothing says so")
 		require.Contains(t, rep.Verdict.Streams[1].Reason, strings.Join(empty, " and "))
 	}
