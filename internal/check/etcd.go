@@ -170,8 +170,10 @@ type Stream struct {
 	// Fdatasyncs counts the stream's fdatasync and fsync calls.
 	Fdatasyncs uint64 `json:"fdatasyncs"`
 	// RepeatFigures is the judged figure of each repeat (seconds), when
-	// there was more than one.
-	RepeatFigures []float64      `json:"repeat_figures,omitempty"`
+	// there was more than one: null for a repeat that timed nothing
+	// (RepeatSamples says how many calls each repeat timed).
+	RepeatFigures []*float64     `json:"repeat_figures,omitempty"`
+	RepeatSamples []uint64       `json:"repeat_samples,omitempty"`
 	Verdict       *StreamVerdict `json:"verdict,omitempty"`
 }
 

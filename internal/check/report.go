@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,7 +54,7 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 		if r.wal != nil {
 			wal.Histogram.Merge(r.wal)
 			wal.WriteHistogram.Merge(r.walWrite)
-			wal.RepeatFigures = append(wal.RepeatFigures, r.wal.Quantile(EtcdWAL.Quantile)/1e9)
+			wal.addRepeat(r.wal, EtcdWAL.Quantile)
 		}
 		wal.Records += r.records
 		wal.Bytes += r.bytes
@@ -61,7 +62,7 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 		wal.Fdatasyncs += r.walFdatasyncs
 		if r.backend != nil {
 			backend.Histogram.Merge(r.backend)
-			backend.RepeatFigures = append(backend.RepeatFigures, r.backend.Quantile(EtcdBackend.Quantile)/1e9)
+			backend.addRepeat(r.backend, EtcdBackend.Quantile)
 		}
 		backend.Commits += r.commits
 		backend.Pages += r.pages
@@ -88,7 +89,7 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 			s.WriteLatency = &l
 		}
 		if len(s.RepeatFigures) < 2 {
-			s.RepeatFigures = nil
+			s.RepeatFigures, s.RepeatSamples = nil, nil
 		}
 	}
 	kernel.Fdatasyncs = wal.Samples + backend.Fdatasyncs // the WAL's samples include its directory fsyncs
@@ -104,7 +105,12 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 		var vs []StreamVerdict
 		var labels []string
 		for i, s := range streams {
-			v := rules[i].Judge(s.Histogram, s.RepeatFigures)
+			v := rules[i].Judge(s.Histogram, s.measuredFigures())
+			if empty := s.emptyRepeats(); empty != "" {
+				// Not a figure of 0: say that it measured nothing.
+				v.detail += fmt.Sprintf("; %s timed no %s", empty, rules[i].Noun)
+				v.Reason += fmt.Sprintf("; %s timed no %s", empty, rules[i].Noun)
+			}
 			s.Verdict = &v
 			vs = append(vs, v)
 			labels = append(labels, rules[i].Label)
@@ -121,6 +127,50 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 	for _, s := range streams {
 		rep.Streams = append(rep.Streams, *s)
 	}
+}
+
+// addRepeat records one repeat's figure and samples. A repeat that timed
+// nothing (the backend commits only puts the WAL saved, and a window
+// can close before the first one) has no figure: null, not the 0 of an
+// empty histogram, which would read as the fastest repeat and could
+// make the others straddle the threshold.
+func (s *Stream) addRepeat(h *result.Histogram, q float64) {
+	var fig *float64
+	if h.Count() > 0 {
+		f := h.Quantile(q) / 1e9
+		fig = &f
+	}
+	s.RepeatFigures = append(s.RepeatFigures, fig)
+	s.RepeatSamples = append(s.RepeatSamples, h.Count())
+}
+
+// measuredFigures are the figures of the repeats that timed something.
+func (s *Stream) measuredFigures() []float64 {
+	var fs []float64
+	for _, f := range s.RepeatFigures {
+		if f != nil {
+			fs = append(fs, *f)
+		}
+	}
+	return fs
+}
+
+// emptyRepeats names the repeats that timed nothing ("repeat 2",
+// "repeats 1 and 3"), or is empty.
+func (s *Stream) emptyRepeats() string {
+	var ns []string
+	for i, f := range s.RepeatFigures {
+		if f == nil {
+			ns = append(ns, strconv.Itoa(i+1))
+		}
+	}
+	switch len(ns) {
+	case 0:
+		return ""
+	case 1:
+		return "repeat " + ns[0]
+	}
+	return "repeats " + strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
 }
 
 // nextSteps is what an etcd operator should look at after this verdict,

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/ioprobe/ioprobe/internal/report"
@@ -51,14 +52,14 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, s := range r.Streams {
 		switch s.Name {
 		case EtcdWAL.Stream:
-			fmt.Fprintf(&b, "WAL       %d fdatasyncs: %s   (%s)\n", s.Samples, latencyLine(s.Latency), s.Metric)
+			fmt.Fprintf(&b, "WAL       %d fdatasyncs: %s   (%s)\n", s.Samples, latencyLine(s.Samples, s.Latency), s.Metric)
 			if s.WriteLatency != nil {
-				fmt.Fprintf(&b, "          write(2) before each: %s\n", latencyLine(*s.WriteLatency))
+				fmt.Fprintf(&b, "          write(2) before each: %s\n", latencyLine(s.Samples, *s.WriteLatency))
 			}
 			fmt.Fprintf(&b, "          %d records of %d bytes, %d segment(s) of %d bytes (%s)\n",
 				s.Records, r.Settings.FrameBytes, s.Segments, r.Settings.SegmentBytes, orDash(r.Settings.Preallocation))
 		case EtcdBackend.Stream:
-			fmt.Fprintf(&b, "Backend   %d commits: %s   (%s)\n", s.Samples, latencyLine(s.Latency), s.Metric)
+			fmt.Fprintf(&b, "Backend   %d commits: %s   (%s)\n", s.Samples, latencyLine(s.Samples, s.Latency), s.Metric)
 			fmt.Fprintf(&b, "          %d pages written, %d fdatasyncs, a commit every %gs after the last\n",
 				s.Pages, s.Fdatasyncs, r.Settings.BatchIntervalSeconds)
 		}
@@ -75,13 +76,18 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	for _, s := range r.Streams {
 		if len(s.RepeatFigures) > 1 {
-			lo, hi := s.RepeatFigures[0], s.RepeatFigures[0]
 			parts := make([]string, len(s.RepeatFigures))
 			for i, f := range s.RepeatFigures {
-				parts[i] = fmt.Sprintf("%.3f", f*1e3)
-				lo, hi = min(lo, f), max(hi, f)
+				parts[i] = "none (timed nothing)"
+				if f != nil {
+					parts[i] = fmt.Sprintf("%.3f ms", *f*1e3)
+				}
 			}
-			fmt.Fprintf(&b, "Repeats   %s p99: %s ms (spread %.3f ms)\n", s.Name, strings.Join(parts, ", "), (hi-lo)*1e3)
+			spread := ""
+			if fs := s.measuredFigures(); len(fs) > 1 {
+				spread = fmt.Sprintf(" (spread %.3f ms)", (slices.Max(fs)-slices.Min(fs))*1e3)
+			}
+			fmt.Fprintf(&b, "Repeats   %s p99: %s%s\n", s.Name, strings.Join(parts, ", "), spread)
 		}
 	}
 	if r.Verdict != nil {
@@ -109,7 +115,12 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
-func latencyLine(l result.Latency) string {
+// latencyLine is a stream's percentiles, or says there were none: no
+// sample is no figure, not 0 ms.
+func latencyLine(n uint64, l result.Latency) string {
+	if n == 0 {
+		return "none timed"
+	}
 	p := l.Percentiles
 	return fmt.Sprintf("p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  p99.9 %.3f ms  max %.3f ms",
 		p["50"]*1e3, p["90"]*1e3, p["99"]*1e3, p["99.9"]*1e3, l.MaxSeconds*1e3)
