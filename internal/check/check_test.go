@@ -138,19 +138,6 @@ func TestFmtMs(t *testing.T) {
 	require.Equal(t, "99.9th percentile", quantileName(0.999))
 }
 
-// samples makes a histogram of fast samples at base and slow ones at
-// tail: slow of n.
-func samples(n, slow int, base, tail time.Duration) *result.Histogram {
-	h := result.NewHistogram()
-	for i := 0; i < n-slow; i++ {
-		h.Record(int64(base))
-	}
-	for i := 0; i < slow; i++ {
-		h.Record(int64(tail))
-	}
-	return h
-}
-
 // TestJudgeRules: each stream's rule, case by case — the minimum of
 // samples, the flip at the threshold, the borderline margin on both
 // sides, the repeats' spread — on histograms built to the figure (no
