@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testloop"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -90,7 +91,9 @@ func TestLoopDeviceVanishesMidRun(t *testing.T) {
 		testdeps.Missing(t, testdeps.LoopDevices, "losetup: %v: %s", err, out)
 	}
 	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
+	// Detached below; by the time the test ends the name may be another
+	// process's loop device: detached only if still over backing.
+	t.Cleanup(func() { _ = testloop.Detach(dev, backing) })
 
 	cmd := exec.Command(binary, "run", "--engine", "sync", "--target", dev, "--qd", "4", "--duration", "30s", "--ramp", "0s", "--max-errors", "0", "--output", "json")
 	var stdout, stderr bytes.Buffer

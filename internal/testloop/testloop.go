@@ -10,6 +10,7 @@
 package testloop
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,8 +53,8 @@ func File(t testing.TB, backing string) string {
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("detach %s: %v: %s", dev, err, out)
+		if err := Detach(dev, backing); err != nil {
+			t.Errorf("detach %s: %v", dev, err)
 		}
 	})
 	// The kernel's counters of the device on: a test that switched a
@@ -72,4 +73,34 @@ func File(t testing.TB, backing string) string {
 func SkipUnlessRoot(t testing.TB) {
 	t.Helper()
 	testdeps.Need(t, testdeps.LoopDevices)
+}
+
+// Detach detaches dev if it is still the loop device over backing, and
+// does nothing when it is not: a device that its test detached already
+// (or the kernel did, autoclear) may by now be another process's,
+// attached under the same name, and detaching that would take its
+// storage away mid-test (a race-detector test's device vanished so,
+// under make test, from another test's second detach). The name is
+// compared as the kernel shows it (sysfs backing_file: the path at
+// attach, " (deleted)" when it was removed since).
+func Detach(dev, backing string) error {
+	b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file"))
+	if os.IsNotExist(err) {
+		return nil // detached: the sysfs loop directory goes with it
+	}
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(backing)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSpace(string(b))
+	if name != abs && name != abs+" (deleted)" {
+		return nil // someone else's now
+	}
+	if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+		return fmt.Errorf("%v: %s", err, out)
+	}
+	return nil
 }
