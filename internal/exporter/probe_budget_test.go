@@ -27,19 +27,7 @@ const canaryStop = 4 * time.Second
 // measure the module's whole time regardless, overrun its budget and be
 // cut, every time, with nothing in the daemon's log.
 func TestProbeMeasuresWhatTheBudgetLeaves(t *testing.T) {
-	dir := t.TempDir()
-	cfg, load := loadConfig(t, dir, `
-targets:
-  data: {path: DIR/probe.dat, size: 4MiB}
-modules:
-  quick: {profile: random-read, queue_depth: 1, ramp: 0s, max_duration: 6s}
-`, config.Options{})
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "probe.dat"), make([]byte, 4<<20), 0o644))
-	logs := &syncBuffer{}
-	d, err := New(Options{Config: cfg, Load: load, Engines: engine.NewRegistry(syncio.New()),
-		Logger: slog.New(slog.NewTextHandler(logs, nil)), ProbeTimeoutOffset: DefaultProbeTimeoutOffset})
-	require.NoError(t, err)
-	base, _ := start(t, d)
+	d, base, dir, logs := probeDaemon(t, "6s")
 
 	// A light run on the probe's device that is slow to stop.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -73,19 +61,7 @@ modules:
 // A budget that the wait for the device leaves too little of fails the
 // probe before it measures, and the daemon's log says why, once.
 func TestProbeSaysTheBudgetRanOut(t *testing.T) {
-	dir := t.TempDir()
-	cfg, load := loadConfig(t, dir, `
-targets:
-  data: {path: DIR/probe.dat, size: 4MiB}
-modules:
-  quick: {profile: random-read, queue_depth: 1, ramp: 0s, max_duration: 1s}
-`, config.Options{})
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "probe.dat"), make([]byte, 4<<20), 0o644))
-	logs := &syncBuffer{}
-	d, err := New(Options{Config: cfg, Load: load, Engines: engine.NewRegistry(syncio.New()),
-		Logger: slog.New(slog.NewTextHandler(logs, nil)), ProbeTimeoutOffset: DefaultProbeTimeoutOffset})
-	require.NoError(t, err)
-	base, _ := start(t, d)
+	d, base, dir, logs := probeDaemon(t, "1s")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for range 2 {
@@ -106,4 +82,23 @@ modules:
 	}
 	require.Len(t, logs.lines("probe cannot start"), 1, "%s", logs)
 	require.Contains(t, logs.lines("probe cannot start")[0], "did not stop within the probe's time budget", "%s", logs)
+}
+
+// probeDaemon starts a daemon whose module quick probes target data (a
+// 4 MiB file in dir) for maxDuration, logging to logs.
+func probeDaemon(t *testing.T, maxDuration string) (d *Daemon, base, dir string, logs *syncBuffer) {
+	dir = t.TempDir()
+	cfg, load := loadConfig(t, dir, `
+targets:
+  data: {path: DIR/probe.dat, size: 4MiB}
+modules:
+  quick: {profile: random-read, queue_depth: 1, ramp: 0s, max_duration: `+maxDuration+`}
+`, config.Options{})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "probe.dat"), make([]byte, 4<<20), 0o644))
+	logs = &syncBuffer{}
+	d, err := New(Options{Config: cfg, Load: load, Engines: engine.NewRegistry(syncio.New()),
+		Logger: slog.New(slog.NewTextHandler(logs, nil)), ProbeTimeoutOffset: DefaultProbeTimeoutOffset})
+	require.NoError(t, err)
+	base, _ = start(t, d)
+	return d, base, dir, logs
 }
