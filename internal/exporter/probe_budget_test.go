@@ -32,15 +32,7 @@ func TestProbeMeasuresWhatTheBudgetLeaves(t *testing.T) {
 	// A light run on the probe's device that is slow to stop.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	lctx, release, err := d.devices.light(ctx, deviceKeyOf(filepath.Join(dir, "probe.dat")), func(bool) {})
-	require.NoError(t, err)
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		<-lctx.Done()
-		time.Sleep(canaryStop) //hygiene:sleep the slow stop this test is about, not a wait for an event
-		release()
-	}()
+	stopped := slowCanary(ctx, t, d, dir)
 
 	// Budget 9.5 s: the old measurement (6 s, after a quarter second of
 	// setup) fits it only where the canary stops at once; what is left
@@ -65,15 +57,7 @@ func TestProbeSaysTheBudgetRanOut(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for range 2 {
-		lctx, release, err := d.devices.light(ctx, deviceKeyOf(filepath.Join(dir, "probe.dat")), func(bool) {})
-		require.NoError(t, err)
-		stopped := make(chan struct{})
-		go func() {
-			defer close(stopped)
-			<-lctx.Done()
-			time.Sleep(canaryStop) //hygiene:sleep the slow stop this test is about, not a wait for an event
-			release()
-		}()
+		stopped := slowCanary(ctx, t, d, dir)
 		// Budget 1.5 s, all of it spent waiting for the canary.
 		code, body := get(t, base+"/probe?target=data&module=quick", "X-Prometheus-Scrape-Timeout-Seconds", "2")
 		<-stopped
@@ -101,4 +85,19 @@ modules:
 	require.NoError(t, err)
 	base, _ = start(t, d)
 	return d, base, dir, logs
+}
+
+// slowCanary holds the probe's device as a light run (a canary) that
+// takes canaryStop to let go once asked; the channel closes when it has.
+func slowCanary(ctx context.Context, t *testing.T, d *Daemon, dir string) <-chan struct{} {
+	lctx, release, err := d.devices.light(ctx, deviceKeyOf(filepath.Join(dir, "probe.dat")), func(bool) {})
+	require.NoError(t, err)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-lctx.Done()
+		time.Sleep(canaryStop) //hygiene:sleep the slow stop this test is about, not a wait for an event
+		release()
+	}()
+	return stopped
 }
