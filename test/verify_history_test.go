@@ -55,9 +55,18 @@ func TestVerifyNeverBlamesStorage(t *testing.T) {
 	}
 	check := func(step string, engine string) {
 		t.Helper()
-		_, r := run("--verify", "--read-pct", "100", "--bs", "4k:50,64k:50", "--qd", "8", "--engine", engine)
-		verified(step, r)
-		require.Positive(t, r.Summary.ReadOps, step)
+		// A 300 ms window on a loaded machine can complete no read (the
+		// run says so and is ok): nothing was judged then, so the check
+		// runs again, a few times at most, until reads were.
+		for try := 1; ; try++ {
+			_, r := run("--verify", "--read-pct", "100", "--bs", "4k:50,64k:50", "--qd", "8", "--engine", engine)
+			verified(step, r)
+			if r.Summary.ReadOps > 0 {
+				break
+			}
+			require.Contains(t, r.Message, "no I/O completed in the measured window", step)
+			require.Less(t, try, 5, "%s: no read completed in 5 windows of 300 ms", step)
+		}
 		requireSound(t, tgt, step)
 	}
 
