@@ -108,8 +108,9 @@ func assemble(rep *Report, o Options, runs []repeatStats, dev string) {
 			v := rules[i].Judge(s.Histogram, s.measuredFigures())
 			if empty := s.emptyRepeats(); empty != "" {
 				// Not a figure of 0: say that it measured nothing.
-				v.detail += fmt.Sprintf("; %s timed no %s", empty, rules[i].Noun)
-				v.Reason += fmt.Sprintf("; %s timed no %s", empty, rules[i].Noun)
+				said := fmt.Sprintf("; %s timed no %s", empty, rules[i].Noun)
+				v.detail += said
+				v.Reason += said
 			}
 			s.Verdict = &v
 			vs = append(vs, v)
