@@ -64,17 +64,10 @@ func testTargetsInTurn(t *testing.T, f Factory, path string) {
 	})
 
 	t.Run("offsets and own targets", func(t *testing.T) {
-		// Six targets, three workers each with its own two, each
-		// worker's 1 MiB region 2 MiB further in than the previous one's.
-		var ts []engine.Target
-		for i := 0; i < 6; i++ {
-			ts = append(ts, engine.Target{FD: openDirect(t, path, unix.O_RDONLY), Region: workload.Region{Len: 16 * mib}, Index: i})
-		}
-		h := &harness{t: t, eng: f(), targets: ts,
-			spec: workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 0, QueueDepth: 2, Workers: 3, RegionBytes: 1 * mib,
-				Offset: 4 * mib, OffsetIncrement: 2 * mib, CloneFiles: true, FilesInTurn: 1, Loops: 1}}
-		h.run()
-		requireOnePass(t, h, 3, 2, func(w int) int64 { return 4*mib + int64(w)*2*mib }, mib)
+		// Three workers each with its own two targets, each worker's
+		// 1 MiB region 2 MiB further in than the previous one's.
+		onePassOnOwnTargets(t, f, path, workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 0, QueueDepth: 2, Workers: 3,
+			RegionBytes: 1 * mib, Offset: 4 * mib, OffsetIncrement: 2 * mib, CloneFiles: true, FilesInTurn: 1, Loops: 1})
 	})
 
 	t.Run("one pass each when paced", func(t *testing.T) {
@@ -85,16 +78,23 @@ func testTargetsInTurn(t *testing.T, f Factory, path string) {
 		// target whose turn it was lost its last I/O to the next one
 		// unless the choice and the booking are one step. Four workers,
 		// each its own two targets and a 64 KiB pass on each at QD 4.
-		var ts []engine.Target
-		for i := 0; i < 8; i++ {
-			ts = append(ts, engine.Target{FD: openDirect(t, path, unix.O_RDONLY), Region: workload.Region{Len: 16 * mib}, Index: i})
-		}
-		h := &harness{t: t, eng: f(), targets: ts,
-			spec: workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 0, QueueDepth: 4, Workers: 4, RegionBytes: 64 * kib,
-				Offset: 4 * mib, OffsetIncrement: mib, CloneFiles: true, FilesInTurn: 1, Loops: 1, RateIOPS: 8000}}
-		h.run()
-		requireOnePass(t, h, 4, 2, func(w int) int64 { return 4*mib + int64(w)*mib }, 64*kib)
+		onePassOnOwnTargets(t, f, path, workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 0, QueueDepth: 4, Workers: 4,
+			RegionBytes: 64 * kib, Offset: 4 * mib, OffsetIncrement: mib, CloneFiles: true, FilesInTurn: 1, Loops: 1, RateIOPS: 8000})
 	})
+}
+
+// onePassOnOwnTargets runs spec (4 KiB sequential reads, CloneFiles,
+// Loops 1) with two targets for each worker and requires one pass of
+// each (requireOnePass).
+func onePassOnOwnTargets(t *testing.T, f Factory, path string, spec workload.Spec) {
+	t.Helper()
+	var ts []engine.Target
+	for i := 0; i < 2*spec.Workers; i++ {
+		ts = append(ts, engine.Target{FD: openDirect(t, path, unix.O_RDONLY), Region: workload.Region{Len: 16 * mib}, Index: i})
+	}
+	h := &harness{t: t, eng: f(), targets: ts, spec: spec}
+	h.run()
+	requireOnePass(t, h, spec.Workers, 2, spec.WorkerRegion, spec.RegionBytes)
 }
 
 // requireOnePass: each of the workers read each of its own targets (the
