@@ -72,6 +72,11 @@ func (p *Pacer) sleepFor(c *Control, now, d int64) bool {
 	return nap(c, d)
 }
 
+// Sleep sleeps d ns from now, as NextWait does between its tries, for a
+// lane that draws with Next under a lock and must not sleep holding it.
+// False: stopped.
+func (p *Pacer) Sleep(c *Control, now, d int64) bool { return p.sleepFor(c, now, d) }
+
 // Paced reports whether the pacer limits anything.
 func (p *Pacer) Paced() bool { return p.interval > 0 || p.dir != nil }
 

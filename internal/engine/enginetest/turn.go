@@ -64,27 +64,66 @@ func testTargetsInTurn(t *testing.T, f Factory, path string) {
 	})
 
 	t.Run("offsets and own targets", func(t *testing.T) {
-		// Six targets, three workers each with its own two, each
-		// worker's 1 MiB region 2 MiB further in than the previous one's.
-		var ts []engine.Target
-		for i := 0; i < 6; i++ {
-			ts = append(ts, engine.Target{FD: openDirect(t, path, unix.O_RDONLY), Region: workload.Region{Len: 16 * mib}, Index: i})
-		}
-		h := &harness{t: t, eng: f(), targets: ts,
-			spec: workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 0, QueueDepth: 2, Workers: 3, RegionBytes: 1 * mib,
-				Offset: 4 * mib, OffsetIncrement: 2 * mib, CloneFiles: true, FilesInTurn: 1, Loops: 1}}
-		h.run()
-		seen := map[laneKey]int{}
-		for _, tr := range h.trace {
-			// Worker k's lane index is its own target's: 0 and 1.
-			start := 4*mib + int64(tr.worker)*2*mib
-			require.True(t, tr.off >= start && tr.off+tr.len <= start+mib, "worker %d: %s outside [%d, %d)", tr.worker, describe(tr), start, start+mib)
-			seen[laneKey{tr.worker, tr.target}]++
-		}
-		for w := 0; w < 3; w++ {
-			for tg := 0; tg < 2; tg++ {
-				require.Equal(t, 256, seen[laneKey{w, tg}], "worker %d, its target %d: one pass of 1 MiB", w, tg)
+		// Three workers each with its own two targets, each worker's
+		// 1 MiB region 2 MiB further in than the previous one's.
+		onePassOnOwnTargets(t, f, path, workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 0, QueueDepth: 2, Workers: 3,
+			RegionBytes: 1 * mib, Offset: 4 * mib, OffsetIncrement: 2 * mib, CloneFiles: true, FilesInTurn: 1, Loops: 1})
+	})
+
+	t.Run("one pass each when paced", func(t *testing.T) {
+		// The same under a rate: a lane of the sync engine waits for its
+		// pacer between choosing its target and booking the I/O against
+		// the worker's budget, so its lanes book their I/Os in another
+		// order than they chose targets, and at the budget's end a
+		// target whose turn it was lost its last I/O to the next one
+		// unless the choice and the booking are one step. Four workers,
+		// each its own two targets and a 64 KiB pass on each at QD 4.
+		onePassOnOwnTargets(t, f, path, workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 0, QueueDepth: 4, Workers: 4,
+			RegionBytes: 64 * kib, Offset: 4 * mib, OffsetIncrement: mib, CloneFiles: true, FilesInTurn: 1, Loops: 1, RateIOPS: 8000})
+	})
+}
+
+// onePassOnOwnTargets runs spec (4 KiB sequential reads, CloneFiles,
+// Loops 1) with two targets for each worker and requires one pass of
+// each (requireOnePass).
+func onePassOnOwnTargets(t *testing.T, f Factory, path string, spec workload.Spec) {
+	t.Helper()
+	var ts []engine.Target
+	for i := 0; i < 2*spec.Workers; i++ {
+		ts = append(ts, engine.Target{FD: openDirect(t, path, unix.O_RDONLY), Region: workload.Region{Len: 16 * mib}, Index: i})
+	}
+	h := &harness{t: t, eng: f(), targets: ts, spec: spec}
+	h.run()
+	requireOnePass(t, h, spec.Workers, 2, spec.WorkerRegion, spec.RegionBytes)
+}
+
+// requireOnePass: each of the workers read each of its own targets (the
+// trace's targets 0 to targets-1 of the worker) once over, 4 KiB at a
+// time: every block of its region [start(w), start(w)+size) once, and
+// nothing else (fio's loops=1 over nrfiles in turn: one pass of each).
+func requireOnePass(t *testing.T, h *harness, workers, targets int, start func(w int) int64, size int64) {
+	t.Helper()
+	type block struct {
+		laneKey
+		off int64
+	}
+	seen := map[laneKey]int{}
+	blocks := map[block]int{}
+	for _, tr := range h.trace {
+		// Worker k's lane index is its own target's: 0 to targets-1.
+		s := start(tr.worker)
+		require.True(t, tr.off >= s && tr.off+tr.len <= s+size, "worker %d: %s outside [%d, %d)", tr.worker, describe(tr), s, s+size)
+		k := laneKey{tr.worker, tr.target}
+		seen[k]++
+		blocks[block{k, tr.off}]++
+	}
+	for w := 0; w < workers; w++ {
+		for tg := 0; tg < targets; tg++ {
+			k := laneKey{w, tg}
+			require.Equal(t, int(size/(4*kib)), seen[k], "worker %d, its target %d: one pass of %d KiB", w, tg, size/kib)
+			for off := start(w); off < start(w)+size; off += 4 * kib {
+				require.Equal(t, 1, blocks[block{k, off}], "worker %d, its target %d: block at %d once", w, tg, off)
 			}
 		}
-	})
+	}
 }

@@ -2,7 +2,6 @@ package syncio
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -30,11 +29,25 @@ type lane struct {
 	pacer engine.Pacer
 	sleep *engine.Sleeper // paced lanes: the pacer's (closed when the lane ends)
 	// turn is the worker's targets in turn (Spec.FilesInTurn): the
-	// worker's lanes take them together, every I/Os to one, then the
-	// next, counting in issued (shared by the lanes); nil: one target.
+	// worker's lanes take them together (see inTurn); nil: one target.
 	turn   []turnTarget
+	inTurn *inTurn
+}
+
+// inTurn is what the lanes of a worker that takes its targets in turn
+// share: every I/Os to one target, then the next (fio's get_next_file_rr,
+// file_service_nr), counting the I/Os issued, whichever lane issues them.
+type inTurn struct {
+	// mu makes a lane's choice of target, its draw and its booking
+	// against the worker's budget one step. Were the choice made apart
+	// (a counter bumped, then the budget taken), a lane could choose
+	// target 0 for the worker's last I/O and book it only after another
+	// lane had chosen target 1 for the I/O after it and booked the last
+	// of the budget: target 1 one I/O more than its pass, target 0 one
+	// less (issue 35: 257 and 255 I/Os of a 1 MiB pass at 4 KiB).
+	mu     sync.Mutex
+	issued uint64 // I/Os booked against the budget
 	every  uint64
-	issued *atomic.Uint64
 }
 
 // turnTarget is one target of a lane that takes its targets in turn.
@@ -101,9 +114,9 @@ func newLanes(w *engine.Worker) ([]*lane, error) {
 		lanes = append(lanes, l)
 	}
 	if turn {
-		issued := new(atomic.Uint64)
+		shared := &inTurn{every: uint64(w.Spec.FilesInTurn)}
 		for q := 0; q < w.QueueDepth; q++ {
-			l := &lane{buf: w.Slot(0, q, w.Spec.MaxBlock()), every: uint64(w.Spec.FilesInTurn), issued: issued}
+			l := &lane{buf: w.Slot(0, q, w.Spec.MaxBlock()), inTurn: shared}
 			for t, tgt := range w.Targets {
 				gen, err := w.Generator(t, q)
 				if err != nil {
@@ -135,34 +148,64 @@ func (l *lane) targets() []turnTarget {
 	return l.turn
 }
 
-// next points a lane that takes its targets in turn at the target of the
-// worker's next I/O: every I/Os to one, then the next (fio's
-// get_next_file_rr, file_service_nr), whichever lane issues them.
-func (l *lane) next() {
-	if l.turn == nil {
-		return
+// draw draws the lane's next I/O into op once its pacer lets it start,
+// and books it against the worker's budget. False: the run stopped or the
+// budget is spent. slept says whether the lane slept for its pacer.
+func (l *lane) draw(w *engine.Worker, op *engine.IO) (ok, slept bool) {
+	if l.turn != nil {
+		return l.drawInTurn(w, op)
 	}
-	n := l.issued.Add(1) - 1
-	t := &l.turn[(n/l.every)%uint64(len(l.turn))]
-	l.fd, l.gen, l.stats = t.fd, t.gen, t.stats
+	if !l.pacer.NextWait(w.Ctl, l.gen, op) {
+		return false, l.pacer.Slept()
+	}
+	return w.Take(op.Len), l.pacer.Slept()
 }
 
-// run is the hot loop: no allocation, no lock.
+// drawInTurn is draw for a lane that takes the worker's targets in turn:
+// it points the lane at the target of the worker's next I/O, draws the
+// I/O and books it, all under the lanes' lock (see inTurn), and sleeps
+// for its pacer without it.
+func (l *lane) drawInTurn(w *engine.Worker, op *engine.IO) (ok, slept bool) {
+	s := l.inTurn
+	for {
+		var now int64
+		if l.pacer.Paced() {
+			now = engine.Nanotime()
+		}
+		s.mu.Lock()
+		t := &l.turn[(s.issued/s.every)%uint64(len(l.turn))]
+		d := l.pacer.Next(now, t.gen, op)
+		if d == 0 {
+			ok = !w.Ctl.Stopped() && w.Take(op.Len)
+			if ok {
+				s.issued++
+				l.fd, l.gen, l.stats = t.fd, t.gen, t.stats
+			}
+			s.mu.Unlock()
+			return ok, slept
+		}
+		s.mu.Unlock()
+		slept = true
+		if !l.pacer.Sleep(w.Ctl, now, d) {
+			return false, slept
+		}
+	}
+}
+
+// run is the hot loop: no allocation; no lock but, with the targets in
+// turn, the lanes' one around a draw (inTurn), held for no system call.
 func (l *lane) run(w *engine.Worker) {
 	ctl := w.Ctl
 	var op engine.IO
 	var seq uint64
 	var y engine.Yielder
 	for !ctl.Stopped() {
-		l.next()
-		if !l.pacer.NextWait(ctl, l.gen, &op) {
-			return
-		}
-		if l.pacer.Slept() {
+		ok, slept := l.draw(w, &op)
+		if slept {
 			y = engine.Yielder{} // it has just been through the scheduler
 		}
-		if !w.Take(op.Len) {
-			return // the worker's stop-after budget is spent
+		if !ok {
+			return // stopped, or the worker's stop-after budget is spent
 		}
 		if op.DropCache {
 			w.DropCache(l.fd)
