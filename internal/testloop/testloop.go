@@ -146,11 +146,13 @@ const DetachDeadline = time.Minute
 // the detach done (a check of the file that a loop device over it would
 // change, a FUSE daemon to stop under the backing file). It fails naming
 // the processes that still hold dev open.
-func DetachAndWait(dev, backing string) error {
+func DetachAndWait(dev, backing string) error { return detachAndWait(dev, backing, DetachDeadline) }
+
+func detachAndWait(dev, backing string, within time.Duration) error {
 	if err := Detach(dev, backing); err != nil {
 		return err
 	}
-	deadline := time.NewTimer(DetachDeadline)
+	deadline := time.NewTimer(within)
 	defer deadline.Stop()
 	poll := time.NewTicker(10 * time.Millisecond) // sysfs sends no event for a clear
 	defer poll.Stop()
@@ -162,7 +164,7 @@ func DetachAndWait(dev, backing string) error {
 		select {
 		case <-poll.C:
 		case <-deadline.C:
-			return fmt.Errorf("%s is still over %s %v after its detach: held open by %s", dev, backing, DetachDeadline, holders(dev))
+			return fmt.Errorf("%s is still over %s %v after its detach: held open by %s", dev, backing, within, holders(dev))
 		}
 	}
 }
