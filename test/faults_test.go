@@ -102,9 +102,9 @@ func TestLoopDeviceVanishesMidRun(t *testing.T) {
 	pid := cmd.Process.Pid
 	// Reading (events, not sleeps): the kernel has served it reads.
 	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.True(c, measuring(c, pid)) }, time.Minute, 20*time.Millisecond, "the run never measured")
-	// Detach (deferred by the kernel while ioprobe holds it open) and take
-	// the storage away: every further read fails.
-	require.NoError(t, exec.Command("losetup", "-d", dev).Run())
+	// Detach (deferred by the kernel while ioprobe holds it open, so not
+	// waited for) and take the storage away: every further read fails.
+	require.NoError(t, testloop.Detach(dev, backing))
 	require.NoError(t, os.Truncate(backing, 0))
 	// More read calls than the 4 in flight when the storage went away:
 	// some were made after it, and failed.

@@ -54,19 +54,10 @@ func referees(t *testing.T) []referee {
 
 // randomLoop attaches a sparse file of size bytes whose first and last
 // 4 MiB are random, as a loop device with direct I/O, detached when the
-// test ends.
+// test ends (testloop: only if still over that file).
 func randomLoop(t *testing.T, size int64) string {
 	t.Helper()
-	backing := randomFile(t, size)
-	out, err := exec.Command("losetup", "-f", "--show", "--direct-io=on", backing).CombinedOutput()
-	require.NoError(t, err, "losetup: %s", out)
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
-		}
-	})
-	return dev
+	return testloop.File(t, randomFile(t, size))
 }
 
 // randomFile is a sparse file of size bytes whose first and last 4 MiB
@@ -297,13 +288,14 @@ func needTools(t *testing.T, names ...string) {
 }
 
 // attach attaches file (or device) as a loop device with extra losetup
-// arguments and detaches it when the test ends.
+// arguments and detaches it when the test ends, if it is still over
+// file then (testloop.Detach: by then the name may be another's).
 func attach(t *testing.T, file string, extra ...string) string {
 	t.Helper()
 	dev := runTool(t, "losetup", append(append([]string{"-f", "--show", "--direct-io=on"}, extra...), file)...)
 	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
+		if err := testloop.Detach(dev, file); err != nil {
+			t.Errorf("detach %s: %v", dev, err)
 		}
 	})
 	if p, err := exec.LookPath("udevadm"); err == nil {

@@ -98,7 +98,7 @@ func freeSubnet(t *testing.T, seq int) string {
 // and the same io<pid>-<seq>.
 var (
 	orphanRE     = regexp.MustCompile(`^io([0-9a-f]+)-[0-9a-f]+[bnpv][0-9]*$`)
-	orphanLoopRE = regexp.MustCompile(`^(/dev/loop[0-9]+): .*\((\S*/` + orphanDirPrefix + `io([0-9a-f]+)-[0-9a-f]+)/`)
+	orphanLoopRE = regexp.MustCompile(`^(/dev/loop[0-9]+): .*\((\S*/` + orphanDirPrefix + `io([0-9a-f]+)-[0-9a-f]+)/([^\s)]+)`)
 )
 
 const orphanDirPrefix = "ioprobe-netns-"
@@ -124,7 +124,11 @@ func sweepOrphans(t *testing.T) {
 	for _, line := range strings.Split(sh(t, "losetup", "-a"), "\n") {
 		if m := orphanLoopRE.FindStringSubmatch(line); m != nil && deadPid(m[3]) {
 			t.Logf("detaching %s of a test process that is gone", m[1])
-			_ = exec.Command("losetup", "-d", m[1]).Run()
+			// Only if still over that file: another test process's sweep
+			// may have detached it, and the name be another's by now.
+			if err := testloop.Detach(m[1], filepath.Join(m[2], m[4])); err != nil {
+				t.Logf("detach %s: %v", m[1], err)
+			}
 			_ = os.RemoveAll(m[2])
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // stallFS is a filesystem that stops answering on command, as a hung NFS
@@ -195,15 +196,13 @@ func newStallFS(t *testing.T) *stallFS {
 	t.Cleanup(func() {
 		s.release() // whatever hangs, first
 		if s.dev != "" {
-			// Once released, the loop device lets go at once (autoclear
-			// while a process still holds it open).
-			if out, err := exec.Command("losetup", "-d", s.dev).CombinedOutput(); err != nil {
-				t.Errorf("losetup -d %s: %v: %s", s.dev, err, out)
+			// Once released, the loop device lets go (autoclear while a
+			// process still holds it open): detached for good before the
+			// passthrough is stopped under it.
+			if err := testloop.DetachAndWait(s.dev, s.img); err != nil {
+				t.Errorf("detach %s: %v; the passthrough (pid %d) and its mount are left as they are", s.dev, err, s.pid)
+				return
 			}
-			require.EventuallyWithT(t, func(c *assert.CollectT) {
-				b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(s.dev), "loop", "backing_file"))
-				assert.True(c, err != nil || strings.TrimSpace(string(b)) != s.img, "%s is still over %s", s.dev, s.img)
-			}, 30*time.Second, 20*time.Millisecond)
 		}
 		if s.pid != 0 {
 			_ = syscall.Kill(s.pid, syscall.SIGTERM) // ours, by its pid

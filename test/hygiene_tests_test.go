@@ -121,6 +121,7 @@ const (
 	ruleGoroutine  = "on a goroutine other than the test's"
 	ruleSleep      = "sleep as synchronisation"
 	ruleSkip       = "skip"
+	ruleDetach     = "loop device detached by name"
 )
 
 // check returns what f breaks of the four rules.
@@ -162,6 +163,8 @@ func (c *checker) src(n ast.Node) string {
 var allowRE = map[string]*regexp.Regexp{
 	"sleep": regexp.MustCompile(`//hygiene:sleep\s+\S`),
 	"skip":  regexp.MustCompile(`//hygiene:skip\s+\S`),
+	// A detach by name that cannot go through testloop.Detach says why.
+	"detach": regexp.MustCompile(`//hygiene:detach\s+\S`),
 }
 
 // allowed reports whether the line of n, or the line above it, carries
@@ -221,6 +224,9 @@ func (c *checker) call(n *ast.CallExpr) {
 			}
 		}
 	}
+	if detachesByName(n) && !c.allowed(n, "detach") {
+		c.report(n, ruleDetach, "losetup -d by name: the name may be another process's device by now, and the detach may be deferred to its last close; use testloop.Detach or DetachAndWait (or say why not: //hygiene:detach <why>)")
+	}
 	if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
 		if sel.Sel.Name == "Go" && len(n.Args) == 1 {
 			if lit, ok := n.Args[0].(*ast.FuncLit); ok {
@@ -231,6 +237,24 @@ func (c *checker) call(n *ast.CallExpr) {
 			c.skip(n)
 		}
 	}
+}
+
+// detachesByName reports whether a call passes "losetup" then "-d" (or
+// "--detach") as literal arguments: exec.Command, a test's run helper.
+func detachesByName(n *ast.CallExpr) bool {
+	for i := 0; i+1 < len(n.Args); i++ {
+		if stringLit(n.Args[i]) == "losetup" && (stringLit(n.Args[i+1]) == "-d" || stringLit(n.Args[i+1]) == "--detach") {
+			return true
+		}
+	}
+	return false
+}
+
+func stringLit(e ast.Expr) string {
+	if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+		return strings.Trim(lit.Value, "`\"")
+	}
+	return ""
 }
 
 // eventually checks a condition of Eventually (withT: EventuallyWithT,
@@ -568,6 +592,8 @@ func TestNoSleepsAsSynchronisation(t *testing.T) { requireNoFindings(t, ruleSlee
 
 func TestSkipsForDependenciesGoThroughTestdeps(t *testing.T) { requireNoFindings(t, ruleSkip) }
 
+func TestNoLoopDetachByName(t *testing.T) { requireNoFindings(t, ruleDetach) }
+
 // The checker finds each rule broken in a file written to break it, and
 // nothing in the same code written as the rules ask.
 func TestTestHygieneCheckerFindsWhatItShould(t *testing.T) {
@@ -599,6 +625,7 @@ func TestBad(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root") //hygiene:skip said to be something else
 	}
+	_ = exec.Command("losetup", "-d", dev).Run()
 }
 `
 	good := `package x
@@ -628,6 +655,8 @@ func TestGood(t *testing.T) {
 		//hygiene:skip -short leaves out the tests that run I/O
 		t.Skip("runs I/O")
 	}
+	require.NoError(t, testloop.DetachAndWait(dev, backing))
+	_ = run("losetup", "-d", dev) //hygiene:detach a name to go by that testloop cannot match
 }
 `
 	check := func(src string) map[string][]int {
@@ -645,6 +674,7 @@ func TestGood(t *testing.T) {
 		ruleGoroutine:  {11, 12, 13, 14, 15, 16},
 		ruleSleep:      {17, 18, 21},
 		ruleSkip:       {24, 27},
+		ruleDetach:     {29},
 	}, check(bad))
 }
 

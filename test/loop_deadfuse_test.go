@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // A loop device over a file on a FUSE filesystem whose daemon died: the
@@ -44,10 +45,15 @@ func TestLoopOverDeadFUSEBlocksNothingElse(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { _ = fuse.Wait(); close(exited) }()
 	var dev string
+	img := filepath.Join(fuseMnt, "img")
 	t.Cleanup(func() {
 		if dev != "" {
-			if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-				t.Errorf("losetup -d %s: %v: %s", dev, err, out)
+			// Detached for good before the daemon is stopped and its
+			// mount unmounted: a detach that a holder deferred keeps the
+			// image open (umount: busy), over a daemon about to die.
+			if err := testloop.DetachAndWait(dev, img); err != nil {
+				t.Errorf("detach %s: %v; the FUSE passthrough (pid %d) and its mount are left as they are", dev, err, fuse.Process.Pid)
+				return
 			}
 		}
 		_ = fuse.Process.Kill() // ours, by its pid (already dead when the test got that far)
@@ -64,7 +70,6 @@ func TestLoopOverDeadFUSEBlocksNothingElse(t *testing.T) {
 		}
 		assert.True(c, onItsOwnDevice(fuseMnt), "mounted")
 	}, 30*time.Second, 20*time.Millisecond, "the FUSE passthrough never mounted")
-	img := filepath.Join(fuseMnt, "img")
 	require.NoError(t, os.WriteFile(img, nil, 0o600))
 	require.NoError(t, os.Truncate(img, 16<<20))
 	out, err := exec.Command("losetup", "-f", "--show", img).CombinedOutput()

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // TestOwnershipRefusalsExit2 runs the two cases through the
@@ -58,8 +59,13 @@ func TestOwnershipRefusalsExit2(t *testing.T) {
 	testdeps.Need(t, testdeps.LoopDevices, testdeps.Tool("mkfs.ext4"))
 	mnt := t.TempDir()
 	func() {
-		dev := strings.TrimSpace(mustRun(t, "losetup", "-f", "--show", "--direct-io=on", own))
-		defer mustRun(t, "losetup", "-d", dev)
+		dev := testloop.File(t, own)
+		// Detached before the file is checked, and the detach done: a
+		// process that held the device open for a moment (a probe, another
+		// test's ioprobe asking every loop device what backs it) defers it
+		// to its last close, and until then the file does back a loop
+		// device, which is the refusal the run would rightly give.
+		defer func() { require.NoError(t, testloop.DetachAndWait(dev, own)) }()
 		mustRun(t, "mkfs.ext4", "-q", "-F", dev)
 		mustRun(t, "mount", dev, mnt)
 		defer mustRun(t, "umount", mnt)

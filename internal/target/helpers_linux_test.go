@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testloop"
 )
 
 // requireRoot skips the test without root (loop devices, mount), and
@@ -71,8 +72,9 @@ func attachLoop(t *testing.T, backing string, extra ...string) string {
 	dev := run(t, "losetup", append(args, backing)...)
 	require.True(t, strings.HasPrefix(dev, "/dev/loop"), dev)
 	t.Cleanup(func() {
-		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-			t.Errorf("losetup -d %s: %v: %s", dev, err, out)
+		// Only if still over backing: by now the name may be another's.
+		if err := testloop.Detach(dev, backing); err != nil {
+			t.Errorf("detach %s: %v", dev, err)
 		}
 	})
 	settleUdev()

@@ -10,12 +10,16 @@
 package testloop
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
 )
@@ -83,24 +87,105 @@ func SkipUnlessRoot(t testing.TB) {
 // under make test, from another test's second detach). The name is
 // compared as the kernel shows it (sysfs backing_file: the path at
 // attach, " (deleted)" when it was removed since).
+//
+// The check and the detach are made through one open descriptor of the
+// device: while it is open the kernel keeps the device bound to what it
+// was bound to when checked (its clear waits for the last close), so the
+// name cannot change hands between the two, as it could between a read
+// of sysfs and a losetup -d by name.
+//
+// A device that another process holds open is only marked for clearing
+// (autoclear) and is cleared at its last close: when Detach returns it
+// may still be over backing. DetachAndWait waits for that.
 func Detach(dev, backing string) error {
+	f, err := os.Open(dev)
+	if err != nil {
+		if os.IsNotExist(err) || errors.Is(err, unix.ENXIO) {
+			return nil // no such device: nothing of ours
+		}
+		return err
+	}
+	defer f.Close() // the last close clears it, when ours was the last
+	ours, err := Over(dev, backing)
+	if err != nil || !ours {
+		return err
+	}
+	if err := unix.IoctlSetInt(int(f.Fd()), unix.LOOP_CLR_FD, 0); err != nil && err != unix.ENXIO {
+		return fmt.Errorf("LOOP_CLR_FD %s: %w", dev, err) // ENXIO: being cleared already
+	}
+	return nil
+}
+
+// Over reports whether dev is (still) the loop device over backing, as
+// sysfs shows it: false once it is detached, or attached again over
+// another file.
+func Over(dev, backing string) (bool, error) {
 	b, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "loop", "backing_file"))
 	if os.IsNotExist(err) {
-		return nil // detached: the sysfs loop directory goes with it
+		return false, nil // detached: the sysfs loop directory goes with it
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	abs, err := filepath.Abs(backing)
 	if err != nil {
-		return err
+		return false, err
 	}
 	name := strings.TrimSpace(string(b))
-	if name != abs && name != abs+" (deleted)" {
-		return nil // someone else's now
+	return name == abs || name == abs+" (deleted)", nil
+}
+
+// DetachDeadline bounds DetachAndWait's wait for the last holder of a
+// device to let go: the holders a test's device meets (udev's or
+// blkid's probe, another test's ioprobe asking every loop device what
+// backs it) hold it for moments, far less than this even under load.
+const DetachDeadline = time.Minute
+
+// DetachAndWait is Detach followed by a wait, DetachDeadline at most,
+// until dev is no longer over backing: for a test whose next step needs
+// the detach done (a check of the file that a loop device over it would
+// change, a FUSE daemon to stop under the backing file). It fails naming
+// the processes that still hold dev open.
+func DetachAndWait(dev, backing string) error { return detachAndWait(dev, backing, DetachDeadline) }
+
+func detachAndWait(dev, backing string, within time.Duration) error {
+	if err := Detach(dev, backing); err != nil {
+		return err
 	}
-	if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
-		return fmt.Errorf("%v: %s", err, out)
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	poll := time.NewTicker(10 * time.Millisecond) // sysfs sends no event for a clear
+	defer poll.Stop()
+	for {
+		ours, err := Over(dev, backing)
+		if err != nil || !ours {
+			return err
+		}
+		select {
+		case <-poll.C:
+		case <-deadline.C:
+			return fmt.Errorf("%s is still over %s %v after its detach: held open by %s", dev, backing, within, holders(dev))
+		}
 	}
-	return nil
+}
+
+// holders names the processes with dev open ("pid 12 (blkid)", …), for
+// the message of a detach that did not complete.
+func holders(dev string) string {
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	var out []string
+	seen := map[string]bool{}
+	for _, fd := range fds {
+		pid := strings.Split(fd, "/")[2]
+		if l, err := os.Readlink(fd); err != nil || l != dev || seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		comm, _ := os.ReadFile(filepath.Join("/proc", pid, "comm"))
+		out = append(out, fmt.Sprintf("pid %s (%s)", pid, strings.TrimSpace(string(comm))))
+	}
+	if len(out) == 0 {
+		return "no process (a mount, or a holder in the kernel)"
+	}
+	return strings.Join(out, ", ")
 }
