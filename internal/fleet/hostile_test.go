@@ -63,8 +63,11 @@ func TestEveryRequestHasADeadline(t *testing.T) {
 	ctl := &Controller{AnswerWithin: 200 * time.Millisecond, StopWait: 300 * time.Millisecond, StartDelay: time.Second}
 	// patient is ctl for the requests that are answered: its StopWait is
 	// still ctl's, waited out by the host that never answers its DELETE.
+	// Nor does it judge the clock (TestCheckRefusesASkewedClock does): a
+	// reading whose round trip is over 2 × MaxSkew (50 ms by default) is
+	// refused, and under load a local one can take that long.
 	patient := *ctl
-	patient.AnswerWithin, patient.LostAfter = testwait.Patience, testwait.Patience
+	patient.AnswerWithin, patient.LostAfter, patient.MaxSkew = testwait.Patience, testwait.Patience, testwait.Patience
 	_, errs := ctl.Check(context.Background(), []*Client{silent}, []RunRequest{{Target: "data"}})
 	require.Len(t, errs, 1)
 	require.Equal(t, silent.Address, errs[0].Address)
@@ -183,7 +186,10 @@ func TestRedirectsAreNeverFollowed(t *testing.T) {
 		require.Equal(t, http.StatusTemporaryRedirect, re.Status)
 		require.Equal(t, elsewhere.URL+"/api/v1/clock", re.Location)
 		require.ErrorContains(t, err, "refused (the fleet follows no redirect")
-		_, errs := (&Controller{}).Check(context.Background(), []*Client{c}, []RunRequest{{Target: "data"}})
+		// Given time to answer (the redirect is its answer): a slow one is
+		// not what this test is about.
+		patient := &Controller{AnswerWithin: testwait.Patience, LostAfter: testwait.Patience}
+		_, errs := patient.Check(context.Background(), []*Client{c}, []RunRequest{{Target: "data"}})
 		require.Len(t, errs, 1)
 		require.NotContains(t, errs[0].Error(), "unreachable", "it answered")
 	}
