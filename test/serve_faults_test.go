@@ -91,7 +91,7 @@ jobs:
 	select {
 	case <-exited:
 		require.NoError(t, waitErr, "exit status 0:\n%s", tail(stderr.String(), 20))
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Patience):
 		t.Fatal("ioprobe serve on failing storage did not stop on SIGTERM")
 	}
 	require.Contains(t, stderr.String(), `msg=stopped`)

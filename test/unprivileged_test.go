@@ -116,7 +116,7 @@ jobs:
 	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case <-d.exited:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Patience):
 		t.Fatal("ioprobe serve did not stop on SIGTERM")
 	}
 	require.NoError(t, d.cmd.Wait(), "exit status 0 on SIGTERM")
