@@ -13,6 +13,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // What the device's figures hold besides the workload's requests on the
@@ -151,7 +152,7 @@ func partitioned(t *testing.T, size int64, partMiB int) (disk, part string) {
 	if _, err := os.Stat(part); err != nil {
 		runTool(t, "partx", "-a", disk) // no udev here to make the nodes
 	}
-	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, testwait.Patience, 10*time.Millisecond)
 	// A partition added by hand outlives the detach: it goes first
 	// (cleanups run last first).
 	t.Cleanup(func() {

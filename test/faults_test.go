@@ -14,6 +14,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -128,5 +129,5 @@ func TestLoopDeviceVanishesMidRun(t *testing.T) {
 	require.Eventually(t, func() bool {
 		out, _ := exec.Command("losetup", "-a").CombinedOutput()
 		return !strings.Contains(string(out), backing)
-	}, 5*time.Second, 100*time.Millisecond, "the loop device is still attached: ioprobe leaked its descriptor")
+	}, testwait.Patience, 100*time.Millisecond, "the loop device is still attached: ioprobe leaked its descriptor")
 }

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -104,7 +105,7 @@ func superviseDaemon(t *testing.T, cmd *exec.Cmd) *daemon {
 	case d.addr = <-addr:
 	case <-d.exited:
 		t.Fatalf("ioprobe serve exited:\n%s", d.log())
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Patience):
 		t.Fatalf("ioprobe serve did not listen:\n%s", d.log())
 	}
 	return d

@@ -11,12 +11,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // Tests that cannot hang or lie, checked on every test file of the
@@ -44,6 +47,13 @@ import (
 //     dependency was installed. Any other t.Skip says why it is not about
 //     what make test installs: //hygiene:skip <why> (a kernel feature, a
 //     machine's layout, -short, a helper process).
+//   - no Eventually (or EventuallyWithT) with a deadline under
+//     testwait.HygieneBound: it waits for something that will happen,
+//     so its deadline only stops a hang, and a tight one fails a slow
+//     machine (testwait.Patience is the usual bound). A short deadline
+//     that is the point says why on the line of the call or of the
+//     deadline, or the line above: //hygiene:wait <why>. Never (what
+//     must not happen in a window) is not judged.
 
 // testCodeRoots are the directories whose test code is checked.
 var testCodeRoots = []string{"../cmd", "../internal", "../pkg", "../test"}
@@ -122,9 +132,10 @@ const (
 	ruleSleep      = "sleep as synchronisation"
 	ruleSkip       = "skip"
 	ruleDetach     = "loop device detached by name"
+	ruleShortWait  = "short Eventually deadline"
 )
 
-// check returns what f breaks of the four rules.
+// check returns what f breaks of the six rules.
 func (f *testFile) check() []finding {
 	c := &checker{f: f}
 	ast.Inspect(f.file, c.visit)
@@ -158,13 +169,14 @@ func (c *checker) src(n ast.Node) string {
 	return b.String()
 }
 
-// allowRE are the allow-comments: //hygiene:sleep and //hygiene:skip,
-// each followed by why.
+// allowRE are the allow-comments: //hygiene:sleep, //hygiene:skip and
+// //hygiene:wait, each followed by why.
 var allowRE = map[string]*regexp.Regexp{
 	"sleep": regexp.MustCompile(`//hygiene:sleep\s+\S`),
 	"skip":  regexp.MustCompile(`//hygiene:skip\s+\S`),
 	// A detach by name that cannot go through testloop.Detach says why.
 	"detach": regexp.MustCompile(`//hygiene:detach\s+\S`),
+	"wait":   regexp.MustCompile(`//hygiene:wait\s+\S`),
 }
 
 // allowed reports whether the line of n, or the line above it, carries
@@ -206,9 +218,13 @@ func (c *checker) visit(n ast.Node) bool {
 	return true
 }
 
-// call checks Eventually conditions, Go(func) methods, sleeps and skips.
+// call checks Eventually conditions and deadlines, Go(func) methods,
+// sleeps and skips.
 func (c *checker) call(n *ast.CallExpr) {
 	if pkg, name, ok := pkgCall(n); ok {
+		if (pkg == "require" || pkg == "assert") && strings.HasPrefix(name, "Eventually") && len(n.Args) > 2 {
+			c.deadline(n, n.Args[2], pkg+"."+name)
+		}
 		switch {
 		case (pkg == "require" || pkg == "assert") && (name == "Eventually" || name == "Eventuallyf" || name == "Never" || name == "Neverf"):
 			if len(n.Args) > 1 {
@@ -284,6 +300,44 @@ func (c *checker) eventually(cond ast.Expr, name string, withT bool) {
 			}
 		}
 	})
+}
+
+// deadline judges the deadline d of an Eventually call n: one written
+// out in the call (time.Second, 10*time.Second, 5e9) under
+// testwait.HygieneBound is a finding unless //hygiene:wait says why. A
+// named bound (testwait.Patience, a constant of the package) is not
+// judged here: its declaration says why it is what it is.
+func (c *checker) deadline(n *ast.CallExpr, d ast.Expr, name string) {
+	v, ok := durationOf(d)
+	if !ok || v >= testwait.HygieneBound || c.allowed(n, "wait") || c.allowed(d, "wait") {
+		return
+	}
+	c.report(n, ruleShortWait, "%s waits at most %s for what will happen: a hang bound (testwait.Patience), or say why it is short (//hygiene:wait <why>)", name, v)
+}
+
+// durationOf evaluates a duration written out with literals and the
+// time package's units; ok is false for anything else.
+func durationOf(e ast.Expr) (time.Duration, bool) {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return durationOf(e.X)
+	case *ast.BasicLit:
+		f, err := strconv.ParseFloat(e.Value, 64)
+		return time.Duration(f), err == nil && (e.Kind == token.INT || e.Kind == token.FLOAT)
+	case *ast.SelectorExpr:
+		units := map[string]time.Duration{"Nanosecond": time.Nanosecond, "Microsecond": time.Microsecond,
+			"Millisecond": time.Millisecond, "Second": time.Second, "Minute": time.Minute, "Hour": time.Hour}
+		id, ok := e.X.(*ast.Ident)
+		u, known := units[e.Sel.Name]
+		return u, ok && id.Name == "time" && known
+	case *ast.BinaryExpr:
+		x, okx := durationOf(e.X)
+		y, oky := durationOf(e.Y)
+		if e.Op == token.MUL && okx && oky {
+			return x * y, true
+		}
+	}
+	return 0, false
 }
 
 // goStmt checks what a go statement runs.
@@ -592,7 +646,8 @@ func TestNoSleepsAsSynchronisation(t *testing.T) { requireNoFindings(t, ruleSlee
 
 func TestSkipsForDependenciesGoThroughTestdeps(t *testing.T) { requireNoFindings(t, ruleSkip) }
 
-func TestNoLoopDetachByName(t *testing.T) { requireNoFindings(t, ruleDetach) }
+func TestNoLoopDetachByName(t *testing.T)         { requireNoFindings(t, ruleDetach) }
+func TestNoShortEventuallyDeadlines(t *testing.T) { requireNoFindings(t, ruleShortWait) }
 
 // The checker finds each rule broken in a file written to break it, and
 // nothing in the same code written as the rules ask.
@@ -626,17 +681,27 @@ func TestBad(t *testing.T) {
 		t.Skip("needs root") //hygiene:skip said to be something else
 	}
 	_ = exec.Command("losetup", "-d", dev).Run()
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Positive(c, value(c, reg))
+	}, 10*time.Second, 20*time.Millisecond)
+	assert.Eventually(t, ready.Load, 5e9, 1e7)
 }
 `
 	good := `package x
 
 func TestGood(t *testing.T) {
-	require.Eventually(t, func() bool { return ready.Load() }, time.Second, time.Millisecond)
-	require.Eventually(t, paused.Load, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return ready.Load() }, testwait.Patience, time.Millisecond)
+	require.Eventually(t, paused.Load, time.Minute, time.Millisecond)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		require.NoError(c, err)
 		assert.Positive(c, value(c, reg))
-	}, time.Second, time.Millisecond)
+	}, 2*time.Minute, time.Millisecond)
+	require.Never(t, fired.Load, 100*time.Millisecond, time.Millisecond)
+	//hygiene:wait the deadline is what is tested
+	require.Eventually(t, ready.Load, time.Second, time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.True(c, ready.Load())
+	}, time.Second, time.Millisecond) //hygiene:wait the deadline is what is tested
 	go func() { done <- run(cmd) }()
 	go func() {
 		defer wg.Done()
@@ -675,6 +740,7 @@ func TestGood(t *testing.T) {
 		ruleSleep:      {17, 18, 21},
 		ruleSkip:       {24, 27},
 		ruleDetach:     {29},
+		ruleShortWait:  {4, 9, 10, 30, 33},
 	}, check(bad))
 }
 

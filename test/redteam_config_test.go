@@ -16,6 +16,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/testcert"
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // TestRedteamConfigReadOnlyBindOfSharedDir: a read-only bind mount of a
@@ -92,7 +93,7 @@ func TestRedteamWebConfigNotQuotedNorShared(t *testing.T) {
 	resp.Body.Close()
 	require.NoError(t, err)
 	require.Equal(t, http.StatusInternalServerError, resp.StatusCode, string(body))
-	require.Eventually(t, func() bool { return strings.Contains(d.log(), "Unable to parse configuration") }, 10*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(d.log(), "Unable to parse configuration") }, testwait.Patience, 50*time.Millisecond)
 	require.Contains(t, d.log(), "yaml: line 1, line 2: not an exporter-toolkit web configuration")
 	for _, part := range []string{"s3cret", "TopSecretHashValue", "root:", "daemon:*"} {
 		require.NotContains(t, string(body), part)

@@ -20,6 +20,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/blkid/handmade"
 	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // Issue 20's device-side classes, end to end through the binary: the
@@ -266,7 +267,7 @@ func TestBlankPartitionBesideAMountedOne(t *testing.T) {
 	if _, err := os.Stat(disk + "p2"); err != nil {
 		runTool(t, "partx", "-a", disk) // no udev here to make the nodes
 	}
-	require.Eventually(t, func() bool { _, err := os.Stat(disk + "p2"); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { _, err := os.Stat(disk + "p2"); return err == nil }, testwait.Patience, 10*time.Millisecond)
 	p1, p2 := disk+"p1", disk+"p2"
 	runTool(t, "mkfs.ext4", "-q", "-F", p1)
 	dir := mountRO(t, p1)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -78,7 +79,7 @@ func TestServeBacksOffAMissingDirectory(t *testing.T) {
 		last = m
 	}, 60*time.Second, 100*time.Millisecond, "the canary starts once its directory exists")
 	require.Equal(t, 0.0, gauge(t, last, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`))
-	require.Eventually(t, func() bool { return len(lines(d.log(), "job recovered")) == 1 }, 10*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return len(lines(d.log(), "job recovered")) == 1 }, testwait.Patience, 50*time.Millisecond)
 
 	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
 	<-d.exited

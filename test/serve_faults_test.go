@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // The daemon on failing storage: every read of the canary fails with EIO
@@ -69,13 +70,13 @@ jobs:
 			return true
 		}
 		return false
-	}, 10*time.Second, 20*time.Millisecond, "ioprobe serve did not listen")
+	}, testwait.Patience, 20*time.Millisecond, "ioprobe serve did not listen")
 
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		m := scrape(c, base)
 		assert.Greater(c, metric(m, `ioprobe_io_errors_total{error="eio",ioprobe_job="canary",op="read",target="data"}`), 20.0)
 		assert.GreaterOrEqual(c, metric(m, `ioprobe_job_runs_total{ioprobe_job="canary",status="errors"}`), 2.0)
-	}, 20*time.Second, 100*time.Millisecond, "EIO is counted, run after run")
+	}, testwait.Patience, 100*time.Millisecond, "EIO is counted, run after run")
 	m := scrape(t, base)
 	require.Positive(t, metric(m, `ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}`), "the reads before the failure were counted")
 	require.Regexp(t, `(?m)^ioprobe_run_success\{[^}]*ioprobe_job="canary"[^}]*\} 0$`, m)
@@ -90,7 +91,7 @@ jobs:
 	select {
 	case <-exited:
 		require.NoError(t, waitErr, "exit status 0:\n%s", tail(stderr.String(), 20))
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Patience):
 		t.Fatal("ioprobe serve on failing storage did not stop on SIGTERM")
 	}
 	require.Contains(t, stderr.String(), `msg=stopped`)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -143,7 +144,7 @@ func TestStackFileOnExt4OnPartitionOfLoop(t *testing.T) {
 	if _, err := os.Stat(part); err != nil {
 		runTool(t, "partx", "-a", disk) // no udev here to make the nodes
 	}
-	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, testwait.Patience, 10*time.Millisecond)
 	// Cleanups run last first: the unmount, then the partition (which
 	// outlives a detach when added by hand), then the detach.
 	t.Cleanup(func() {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // Stacked storage and locks, end to end (issue 10, items 3 and 4): each
@@ -77,7 +78,7 @@ func TestLockedDeviceRefused(t *testing.T) {
 	// succeeds.
 	require.Eventually(t, func() bool {
 		return exec.Command("flock", "-n", dev, "true").Run() != nil
-	}, 10e9, 1e7, "flock never took its lock")
+	}, testwait.Patience, 1e7, "flock never took its lock")
 	before := sha256Of(t, dev, 0)
 	requireRefused(t, dev, "it is locked by pid "+strconv.Itoa(pid)+" (flock -o "+dev+" sleep 600) (exclusive)", "--allow-destructive")
 	require.Equal(t, before, sha256Of(t, dev, 0))

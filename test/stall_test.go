@@ -106,6 +106,7 @@ func TestStalledMountSIGTERMEndsAWriteRun(t *testing.T) {
 	// Measuring: it wrote the 8 MiB fill and as much again. A tree that
 	// waits on the filesystem never gets there; it is sent SIGTERM after
 	// the same time a run that measures takes to get there, at most.
+	//hygiene:wait well inside the run's 30 s: SIGTERM must reach it measuring, not done
 	assert.EventuallyWithT(t, func(c *assert.CollectT) {
 		if done, _ := b.done(); done {
 			return

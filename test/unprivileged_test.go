@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // ioprobe needs no privilege for a file target: O_DIRECT, fallocate, the
@@ -101,7 +102,7 @@ jobs:
 		m := scrape(c, base)
 		assert.Positive(c, metric(m, `ioprobe_io_operations_total{ioprobe_job="canary",op="read",target="data"}`), "the canary runs:\n%s", d.log())
 		assert.GreaterOrEqual(c, metric(m, `ioprobe_job_runs_total{ioprobe_job="forbidden",status="failed"}`), 1.0, "the forbidden job fails:\n%s", d.log())
-	}, 20*time.Second, 100*time.Millisecond, "the canary runs and the forbidden job fails")
+	}, testwait.Patience, 100*time.Millisecond, "the canary runs and the forbidden job fails")
 
 	var runs struct {
 		Runs []struct{ Status, Error string }
@@ -115,7 +116,7 @@ jobs:
 	require.NoError(t, d.cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case <-d.exited:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Patience):
 		t.Fatal("ioprobe serve did not stop on SIGTERM")
 	}
 	require.NoError(t, d.cmd.Wait(), "exit status 0 on SIGTERM")

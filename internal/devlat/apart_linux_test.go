@@ -17,6 +17,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // TestNoHashMapPerRequest: the programs use arrays only (the per-request
@@ -123,7 +124,7 @@ func TestPartitionFlushesCountForIt(t *testing.T) {
 			t.Errorf("partx -d %s: %v: %s", disk, err, out)
 		}
 	})
-	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { _, err := os.Stat(part); return err == nil }, testwait.Patience, 10*time.Millisecond)
 	dev, err := Resolve("", filepath.Base(part))
 	require.NoError(t, err)
 	require.Equal(t, filepath.Base(disk), dev.Disk)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -55,7 +56,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Greater(c, value(c, reg, "ioprobe_io_operations_total", canary), 20.0)
-	}, 10*time.Second, 50*time.Millisecond, "the canary feeds the live counters")
+	}, testwait.Patience, 50*time.Millisecond, "the canary feeds the live counters")
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_active", map[string]string{"ioprobe_job": "canary"}))
 	require.Equal(t, 0.0, value(t, reg, "ioprobe_io_errors_total", map[string]string{"ioprobe_job": "canary", "error": "eio"}), "error series exist before any error")
 	require.Equal(t, -1.0, value(t, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "canary", "op": "write"}), "a read-only job has no write series")
@@ -70,7 +71,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 		m := find(c, reg, "ioprobe_io_intended_latency_seconds", canary)
 		require.NotNil(c, m)
 		assert.Positive(c, m.GetHistogram().GetSampleCount())
-	}, 10*time.Second, 50*time.Millisecond, "the paced canary feeds the intended histogram")
+	}, testwait.Patience, 50*time.Millisecond, "the paced canary feeds the intended histogram")
 	ih := find(t, reg, "ioprobe_io_intended_latency_seconds", canary).GetHistogram()
 	require.EqualValues(t, nativeSchema, ih.GetSchema())
 	require.NotEmpty(t, ih.GetPositiveDelta(), "native buckets")
@@ -85,7 +86,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 		"read_pct": "100", "random_pct": "100", "queue_depth": "2", "workers": "1"}
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Equal(c, 1.0, value(c, reg, "ioprobe_run_success", shape))
-	}, 10*time.Second, 50*time.Millisecond, "the triggered run's last-run gauges")
+	}, testwait.Patience, 50*time.Millisecond, "the triggered run's last-run gauges")
 	require.Greater(t, value(t, reg, "ioprobe_run_operations_per_second", shape), 0.0)
 	lat := find(t, reg, "ioprobe_run_latency_seconds", shape).GetSummary()
 	require.NotNil(t, lat, "the run's latency is a summary")
@@ -100,7 +101,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 	require.Nil(t, find(t, reg, "ioprobe_io_intended_latency_seconds", map[string]string{"ioprobe_job": "adhoc"}))
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.NotNil(c, find(c, reg, "ioprobe_run_intended_latency_seconds", map[string]string{"ioprobe_job": "canary"}))
-	}, 10*time.Second, 50*time.Millisecond, "a finished canary run publishes its latency from the intended start")
+	}, testwait.Patience, 50*time.Millisecond, "a finished canary run publishes its latency from the intended start")
 	il := find(t, reg, "ioprobe_run_intended_latency_seconds", map[string]string{"ioprobe_job": "canary"}).GetSummary()
 	require.Len(t, il.GetQuantile(), len(result.PercentileKeys))
 	// The measured window is never shorter than asked (however late the
@@ -114,7 +115,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 	before := value(t, reg, "ioprobe_io_operations_total", canary)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Greater(c, value(c, reg, "ioprobe_io_operations_total", canary), before)
-	}, 5*time.Second, 50*time.Millisecond, "the canary resumed")
+	}, testwait.Patience, 50*time.Millisecond, "the canary resumed")
 	require.Equal(t, 0.0, value(t, reg, "ioprobe_canary_paused", map[string]string{"ioprobe_job": "canary"}))
 
 	// The runs API lists the result documents.
@@ -152,7 +153,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 		}
 		require.NotNil(c, whole, "a whole canary run in the history")
 		assert.Equal(c, perRun, whole.Summary.Device.LatencyUnavailable)
-	}, 10*time.Second, 50*time.Millisecond)
+	}, testwait.Patience, 50*time.Millisecond)
 
 	problems, err := testutil.GatherAndLint(reg)
 	require.NoError(t, err)
@@ -392,7 +393,7 @@ jobs:
 	reg := d.Registry()
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		assert.Greater(c, value(c, reg, "ioprobe_io_operations_total", map[string]string{"ioprobe_job": "long"}), 100.0)
-	}, 10*time.Second, 20*time.Millisecond)
+	}, testwait.Patience, 20*time.Millisecond)
 	err, _ := stop()
 	require.NoError(t, err)
 	// Stopped, not waited for: the run was to last an hour.

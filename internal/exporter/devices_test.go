@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -91,7 +92,7 @@ func TestHeavyPausesLights(t *testing.T) {
 		}
 		again <- err
 	}()
-	require.Eventually(t, paused.Load, time.Second, time.Millisecond)
+	require.Eventually(t, paused.Load, testwait.Patience, time.Millisecond)
 	rel()
 	require.NoError(t, <-again)
 	require.False(t, paused.Load())

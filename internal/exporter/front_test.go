@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
@@ -323,7 +324,7 @@ func TestSeveralListenersEachBehindTheFront(t *testing.T) {
 				resp.Body.Close()
 			}
 			return err == nil
-		}, 10*time.Second, 10*time.Millisecond)
+		}, testwait.Patience, 10*time.Millisecond)
 		code, _ := get(t, "http://"+a+"/metrics")
 		require.Equal(t, http.StatusUnauthorized, code, a)
 		code, _ = get(t, "http://"+a+"/metrics", "Authorization", "Basic "+basic("prom", "s3cret"))

@@ -28,6 +28,7 @@ import (
 	"github.com/ioprobe/ioprobe/internal/engine"
 	"github.com/ioprobe/ioprobe/internal/engine/syncio"
 	"github.com/ioprobe/ioprobe/internal/testcert"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -78,7 +79,7 @@ func start(t *testing.T, d *Daemon) (string, func() (error, time.Duration)) {
 		}
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
-	}, 5*time.Second, 10*time.Millisecond)
+	}, testwait.Patience, 10*time.Millisecond)
 	return base, stop
 }
 
@@ -100,8 +101,8 @@ func startNoReady(t *testing.T, d *Daemon) (string, func() (error, time.Duration
 		select {
 		case err := <-done:
 			return err, time.Since(t0)
-		case <-time.After(10 * time.Second):
-			t.Fatal("Run did not return 10 s after its context ended")
+		case <-time.After(testwait.Patience):
+			t.Fatalf("Run did not return %s after its context ended", testwait.Patience)
 		}
 		return nil, 0
 	}
@@ -118,16 +119,14 @@ func startNoReady(t *testing.T, d *Daemon) (string, func() (error, time.Duration
 			resp.Body.Close()
 		}
 		return err == nil
-	}, 5*time.Second, 10*time.Millisecond)
+	}, testwait.Patience, 10*time.Millisecond)
 	return base, stop
 }
 
 // runPatience bounds a wait for whole runs (file preparation, safety
-// checks, the measured time). It only stops a hang: under -race at load 30
-// on two cores a three-point suite of 200 ms points took over 10 s, so a
-// tighter bound fails slow machines, not broken code. Tests assert the
-// order of what happens, never how fast.
-const runPatience = 2 * time.Minute
+// checks, the measured time): a hang bound, as any wait for what will
+// happen (testwait.Patience says why).
+const runPatience = testwait.Patience
 
 // client keeps no connections, so that no goroutine outlives a request.
 var client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}

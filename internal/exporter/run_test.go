@@ -10,6 +10,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/config"
 	"github.com/ioprobe/ioprobe/internal/suiterun"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/ioprobe/ioprobe/pkg/workload"
 )
 
@@ -62,7 +63,7 @@ jobs:
 	point := func(name string) map[string]string {
 		return map[string]string{"ioprobe_job": "twice", "workload": name, "block_size_bytes": "4096", "random_pct": "100", "queue_depth": "16"}
 	}
-	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, value(c, reg, "ioprobe_run_success", point("again"))) }, 10*time.Second, 20*time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, 1.0, value(c, reg, "ioprobe_run_success", point("again"))) }, testwait.Patience, 20*time.Millisecond)
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_run_success", point("first")))
 	require.Equal(t, value(t, reg, "ioprobe_run_operations_per_second", point("first")), value(t, reg, "ioprobe_run_operations_per_second", point("again")))
 	require.Equal(t, 1.0, value(t, reg, "ioprobe_job_runs_total", map[string]string{"ioprobe_job": "twice", "status": "ok"}), "measured once")

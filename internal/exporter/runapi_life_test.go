@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -67,7 +68,7 @@ func TestRunAPIHoldsTheDevice(t *testing.T) {
 		}
 		return out
 	}
-	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, "waiting", jobs(c)["adhoc"].State) }, 10*time.Second, 20*time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Equal(c, "waiting", jobs(c)["adhoc"].State) }, testwait.Patience, 20*time.Millisecond)
 	js := jobs(t)
 	require.Equal(t, "paused", js["canary"].State)
 	require.Contains(t, js["canary"].PausedBy, "API run "+id)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/config"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // The scheduler's timing, on a fake clock with a run function that does
@@ -127,7 +128,7 @@ func (h *schedHarness) next(t *testing.T) runCall {
 // waitTimers waits until n timers are set: the scheduler waits for them.
 func (h *schedHarness) waitTimers(t *testing.T, n int) {
 	t.Helper()
-	require.Eventually(t, func() bool { return h.clk.pending() == n }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return h.clk.pending() == n }, testwait.Patience, time.Millisecond)
 }
 
 func (h *schedHarness) gauge(t require.TestingT, name, job string) float64 {
@@ -335,13 +336,13 @@ func TestSkips(t *testing.T) {
 	release, err := h.s.devices.heavy(ctx, "/var/lib/ioprobe/probe.dat", "job hog", false, time.Time{})
 	require.NoError(t, err)
 	require.Equal(t, time.Minute, h.clk.fireNext(t), "the start at t0+1m")
-	require.Eventually(t, func() bool { return h.s.runner("tick").state.Load() == stateWaiting }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return h.s.runner("tick").state.Load() == stateWaiting }, testwait.Patience, time.Millisecond)
 	require.Equal(t, "waiting", h.s.info(h.cfg.Jobs["tick"]).State)
 	require.Equal(t, time.Minute, h.clk.fireNext(t), "it waits until t0+2m")
 	// The scheduler counts the skip, then logs it: wait for both.
 	require.Eventually(t, func() bool {
 		return skipped(skipDeviceBusy) == 1 && len(h.logs.lines("its device stayed busy")) == 1
-	}, 10*time.Second, time.Millisecond)
+	}, testwait.Patience, time.Millisecond)
 	release()
 	c = h.next(t)
 	require.Equal(t, t0.Add(2*time.Minute), c.at, "it runs as soon as the device is free")
@@ -394,7 +395,7 @@ func TestTriggers(t *testing.T) {
 	_, err = h.s.trigger("tick")
 	require.EqualError(t, err, `job "tick" is already running`)
 	c.reply <- nil
-	require.Eventually(t, func() bool { return h.s.runner("tick").state.Load() == stateIdle }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return h.s.runner("tick").state.Load() == stateIdle }, testwait.Patience, time.Millisecond)
 	require.Equal(t, 40*time.Second, h.clk.fireNext(t), "the schedule did not move")
 	c = take("tick")
 	require.Equal(t, "schedule", c.trigger)
@@ -405,7 +406,7 @@ func TestTriggers(t *testing.T) {
 	require.NoError(t, err)
 	c = take("adhoc")
 	c.reply <- errMissingDir
-	require.Eventually(t, func() bool { return h.s.runner("adhoc").state.Load() == stateIdle }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return h.s.runner("adhoc").state.Load() == stateIdle }, testwait.Patience, time.Millisecond)
 	info := h.s.info(h.cfg.Jobs["adhoc"])
 	require.Equal(t, "idle", info.State)
 	require.Equal(t, 1, info.ConsecutiveFailures)
@@ -415,7 +416,7 @@ func TestTriggers(t *testing.T) {
 	_, err = h.s.trigger("adhoc")
 	require.NoError(t, err)
 	take("adhoc").reply <- nil
-	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Zero(c, h.gauge(c, "failures", "adhoc")) }, 10*time.Second, time.Millisecond)
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.Zero(c, h.gauge(c, "failures", "adhoc")) }, testwait.Patience, time.Millisecond)
 
 	_, err = h.s.trigger("canary")
 	require.EqualError(t, err, `job "canary" is continuous: it is always running`)
@@ -439,7 +440,7 @@ func TestCanaryPause(t *testing.T) {
 	}()
 	<-c.ctx.Done() // the heavy run stops the canary's
 	release := <-got
-	require.Eventually(t, func() bool { return h.s.runner("canary").state.Load() == statePaused }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return h.s.runner("canary").state.Load() == statePaused }, testwait.Patience, time.Millisecond)
 	info := h.s.info(h.cfg.Jobs["canary"])
 	require.Equal(t, "paused", info.State)
 	require.True(t, info.Paused)

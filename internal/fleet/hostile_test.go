@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/fleet/fleettest"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
@@ -30,6 +31,14 @@ import (
 // the checks but not its POST fails the start by AnswerWithin; one that
 // never answers a DELETE is given up after StopWait. Nothing waits on a
 // silent host for ever.
+//
+// The short deadlines (200 ms, 300 ms) are only ever waited out by a
+// silent host, where they must fire. A host that must answer in time
+// (the checks that pass, the POST that is accepted) is asked by a
+// controller as patient as any wait for what will happen
+// (testwait.Patience): under -race at load 30 a local fake took over
+// 200 ms to answer GET /api/v1/clock, and failing it then tested the
+// machine's speed, not the deadline.
 func TestEveryRequestHasADeadline(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -52,13 +61,20 @@ func TestEveryRequestHasADeadline(t *testing.T) {
 	}()
 	silent := NewClient(l.Addr().String(), http.DefaultClient, false)
 	ctl := &Controller{AnswerWithin: 200 * time.Millisecond, StopWait: 300 * time.Millisecond, StartDelay: time.Second}
+	// patient is ctl for the requests that are answered: its StopWait is
+	// still ctl's, waited out by the host that never answers its DELETE.
+	// Nor does it judge the clock (TestCheckRefusesASkewedClock does): a
+	// reading whose round trip is over 2 × MaxSkew (50 ms by default) is
+	// refused, and under load a local one can take that long.
+	patient := *ctl
+	patient.AnswerWithin, patient.LostAfter, patient.MaxSkew = testwait.Patience, testwait.Patience, testwait.Patience
 	_, errs := ctl.Check(context.Background(), []*Client{silent}, []RunRequest{{Target: "data"}})
 	require.Len(t, errs, 1)
 	require.Equal(t, silent.Address, errs[0].Address)
 	require.ErrorContains(t, errs[0], "unreachable: GET /api/v1/clock: no answer within 200ms")
 
 	silentPost := fakeDaemon(t, fleettest.Hold(t))
-	_, errs = ctl.Check(context.Background(), []*Client{silentPost}, []RunRequest{{Target: "data", Duration: "1s"}})
+	_, errs = patient.Check(context.Background(), []*Client{silentPost}, []RunRequest{{Target: "data", Duration: "1s"}})
 	require.Empty(t, errs, "the checks pass")
 	_, hosts, err := ctl.Run(context.Background(), []*Client{silentPost}, RunRequest{Target: "data", Duration: "1s"})
 	require.Nil(t, hosts)
@@ -80,7 +96,7 @@ func TestEveryRequestHasADeadline(t *testing.T) {
 		}
 	})
 	refuses := fakeDaemon(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusConflict) })
-	_, _, err = ctl.Run(context.Background(), []*Client{silentDelete, refuses}, RunRequest{Target: "data", Duration: "1s"})
+	_, _, err = patient.Run(context.Background(), []*Client{silentDelete, refuses}, RunRequest{Target: "data", Duration: "1s"})
 	require.ErrorAs(t, err, &se)
 	require.Equal(t, int32(1), deletes.Load(), "the accepted run is stopped")
 	require.Len(t, se.Hosts, 2)
@@ -170,7 +186,10 @@ func TestRedirectsAreNeverFollowed(t *testing.T) {
 		require.Equal(t, http.StatusTemporaryRedirect, re.Status)
 		require.Equal(t, elsewhere.URL+"/api/v1/clock", re.Location)
 		require.ErrorContains(t, err, "refused (the fleet follows no redirect")
-		_, errs := (&Controller{}).Check(context.Background(), []*Client{c}, []RunRequest{{Target: "data"}})
+		// Given time to answer (the redirect is its answer): a slow one is
+		// not what this test is about.
+		patient := &Controller{AnswerWithin: testwait.Patience, LostAfter: testwait.Patience}
+		_, errs := patient.Check(context.Background(), []*Client{c}, []RunRequest{{Target: "data"}})
 		require.Len(t, errs, 1)
 		require.NotContains(t, errs[0].Error(), "unreachable", "it answered")
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -79,7 +80,7 @@ func TestDoDeadlineNamesTheObjectAndDoesNotPileUp(t *testing.T) {
 
 	// Released: the pending call ends and the next one asks afresh.
 	close(b.release)
-	require.Eventually(t, func() bool { return len(c.Pending()) == 0 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return len(c.Pending()) == 0 }, testwait.Patience, time.Millisecond)
 	v, err := Do(ctx, c, "loop1", what, limit, b.call)
 	require.NoError(t, err)
 	require.Equal(t, 42, v)
@@ -117,7 +118,7 @@ func TestDoStopsWaitingWhenTheContextEnds(t *testing.T) {
 		_, err := Do(ctx, c, "k", "the nfs mount /mnt", time.Hour, b.call)
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return b.entered.Load() == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return b.entered.Load() == 1 }, testwait.Patience, time.Millisecond)
 	cancel()
 	select {
 	case err := <-done:

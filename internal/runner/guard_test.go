@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ioprobe/ioprobe/internal/target"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // stuckGuard is a guard over one writable target whose looks block until
@@ -82,7 +83,7 @@ func TestGuardLastLookOfAnInterruptedRun(t *testing.T) {
 	}
 	require.EqualValues(t, 1, entered.Load())
 	release()
-	require.Eventually(t, func() bool { return g.summary().Looks == 1 }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return g.summary().Looks == 1 }, testwait.Patience, time.Millisecond,
 		"the look counts once it finishes")
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ioprobe/ioprobe/internal/testdeps"
 	"github.com/ioprobe/ioprobe/internal/testloop"
+	"github.com/ioprobe/ioprobe/internal/testwait"
 )
 
 // requireRoot skips the test without root (loop devices, mount), and
@@ -123,7 +124,7 @@ func addPartitions(t *testing.T, dev string, parts ...[2]int64) []string {
 			}
 		})
 		name := dev + "p" + itoa(n)
-		require.Eventually(t, func() bool { _, err := os.Stat(name); return err == nil }, 5e9, 1e7, "%s did not appear", name)
+		require.Eventually(t, func() bool { _, err := os.Stat(name); return err == nil }, testwait.Patience, 1e7, "%s did not appear", name)
 		names = append(names, name)
 	}
 	return names

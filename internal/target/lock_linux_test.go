@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ioprobe/ioprobe/internal/testwait"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -61,7 +62,7 @@ func holdLock(t *testing.T, node string, shared bool) int {
 		defer f.Close()
 		hs, err := parseLocks(f, unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
 		return err == nil && len(hs) > 0 && hs[0].PID == pid
-	}, 10e9, 1e7, "flock never took its lock")
+	}, testwait.Patience, 1e7, "flock never took its lock")
 	return pid
 }
 
