@@ -381,8 +381,12 @@ func (r *dashboardRun) fetch(t *testing.T, what, expr string, instant bool, valu
 	}
 	require.NoError(t, err, "%s: %s", what, q)
 	if len(res.Result) == 0 {
+		// What it returns at the end and now tells a late series from a
+		// query that returns nothing.
+		atEnd, errEnd := queryAt(prom, q, r.end)
 		now, err := queryAt(prom, q, time.Now())
-		return nil, fmt.Sprintf("%s returned no data from %s to %s: %s (now: %v %v)", what, r.start, r.end, q, now, err)
+		return nil, fmt.Sprintf("%s returned no data from %s to %s: %s (at the end: %d series %v; now: %v %v)",
+			what, r.start.Format(time.RFC3339), r.end.Format(time.RFC3339), q, len(atEnd.Result), errEnd, now, err)
 	}
 	if !instant {
 		points := 0
@@ -467,7 +471,7 @@ func drawUntilData(t *testing.T, newRun func(end time.Time) *dashboardRun, board
 			t.Fatalf("%s: %d queries returned no data still after %s:\n%s", run.native, len(misses), within, strings.Join(misses, "\n"))
 		}
 		for _, m := range misses {
-			t.Logf("drawing %d: waiting: %.300s", drawing, m)
+			t.Logf("drawing %d: waiting: %.3000s", drawing, m)
 		}
 		time.Sleep(2 * time.Second) //hygiene:sleep the next drawing comes after a scrape and an evaluation of the rules (1 s each), bounded by within
 	}
