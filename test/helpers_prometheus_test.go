@@ -463,6 +463,7 @@ func drawUntilData(t *testing.T, newRun func(end time.Time) *dashboardRun, board
 			return run, results
 		}
 		sort.Strings(misses)
+		scrapes(t, run.native, run.start, run.end)
 		ruleHealth(t, run.native)
 		if run.classic != "" && run.classic != run.native {
 			ruleHealth(t, run.classic)
@@ -475,6 +476,27 @@ func drawUntilData(t *testing.T, newRun func(end time.Time) *dashboardRun, board
 		}
 		time.Sleep(2 * time.Second) //hygiene:sleep the next drawing comes after a scrape and an evaluation of the rules (1 s each), bounded by within
 	}
+}
+
+// scrapes logs how many scrapes of the daemons failed on prom from start
+// to end: a failed scrape (a timeout, on a loaded machine) makes every
+// series of its target stale until the next one, and the rules that read
+// them with it, so that an instant query at the end finds nothing.
+func scrapes(t *testing.T, prom string, start, end time.Time) {
+	t.Helper()
+	w := fmt.Sprintf("[%ds]", int(end.Sub(start).Seconds()))
+	res, err := queryAt(prom, `count_over_time(up{job="ioprobe"}`+w+`) - sum_over_time(up{job="ioprobe"}`+w+`)`, end)
+	require.NoError(t, err)
+	atEnd, err := queryAt(prom, `up{job="ioprobe"}`, end)
+	require.NoError(t, err)
+	var failed, last []string
+	for _, s := range res.Result {
+		failed = append(failed, s.Metric["instance"]+": "+s.Value[1].(string))
+	}
+	for _, s := range atEnd.Result {
+		last = append(last, s.Metric["instance"]+": "+s.Value[1].(string))
+	}
+	t.Logf("%s: failed scrapes of the daemons from %s to %s: %v; up at the end: %v", prom, start.Format(time.RFC3339), end.Format(time.RFC3339), failed, last)
 }
 
 // ruleHealth fails the test if a rule of prom failed its last evaluation:
