@@ -14,9 +14,13 @@ import (
 )
 
 // dashboardsConfig runs the characterize, business and peak-iops suites at
-// short points (every must exceed a whole run of the job) and a canary.
+// short points, once each (every: 1h outlasts the test), and two canaries.
 // peak-iops gives the request-size figures their points and the
-// against-workers figure a job's points at several worker counts.
+// against-workers figure a job's points at several worker counts. The
+// canaries pause while a suite holds the device, so the suites must leave
+// it to them: with every: 2m, a round of the three suites (41 points) took
+// longer than 2 minutes on a loaded machine, the next round started at
+// once, and the canaries never ran again.
 const dashboardsConfig = `
 global:
   snapshot_interval: 500ms
@@ -42,20 +46,26 @@ jobs:
     suite: characterize
     duration: 250ms
     ramp: 0s
-    every: 2m
+    every: 1h
   business:
     target: data
     suite: business
     duration: 250ms
     ramp: 0s
-    every: 2m
+    every: 1h
   peak-iops:
     target: data
     suite: peak-iops
     duration: 250ms
     ramp: 0s
-    every: 2m
+    every: 1h
 `
+
+// drawWithin bounds the wait for every dashboard query to return data,
+// after the waits for the suites' and canaries' series (each up to
+// promPatience times its quiet-machine figure): only a failing test waits
+// that long.
+const drawWithin = promPatience * 60 * time.Second
 
 // classicOnly matches the queries that read the classic buckets of the
 // latency histogram, which a Prometheus 2.x ingesting native histograms
@@ -105,29 +115,26 @@ func TestPrometheusDrawsTheDashboards(t *testing.T) {
 	}
 	eventually(t, native, `ioprobe_io_latency_seconds_bucket{ioprobe_job="canary"}`, 10*time.Second)
 
-	if haveOlder {
-		// Every panel on the older server first; the checks below read
-		// Prometheus 3's answers.
-		old := newDashboardRun(prom2, "", start, time.Now(), "4s")
-		old.choose = map[string]string{
-			"instance": d.addr, "target": "data", "ioprobe_job": "characterize",
-			"baseline_instance": d.addr, "baseline_target": "data",
-		}
-		for _, b := range loadDashboards(t) {
-			old.runDashboard(t, b)
-		}
-		t.Logf("ran %d queries on %s", old.queries[prom2], older.name)
-	}
-	run := newDashboardRun(native, native, start, time.Now(), "4s")
-	run.choose = map[string]string{
+	choose := map[string]string{
 		"instance": d.addr, "target": "data", "ioprobe_job": "characterize",
 		"baseline_instance": d.addr, "baseline_target": "data",
 	}
 	boards := loadDashboards(t)
-	results := map[string]map[string][]sample{}
-	for uid, b := range boards {
-		results[uid] = run.runDashboard(t, b)
+	if haveOlder {
+		// Every panel on the older server first; the checks below read
+		// Prometheus 3's answers.
+		old, _ := drawUntilData(t, func(end time.Time) *dashboardRun {
+			r := newDashboardRun(prom2, "", start, end, "4s")
+			r.choose = choose
+			return r
+		}, boards, drawWithin)
+		t.Logf("ran %d queries on %s", old.queries[prom2], older.name)
 	}
+	run, results := drawUntilData(t, func(end time.Time) *dashboardRun {
+		r := newDashboardRun(native, native, start, end, "4s")
+		r.choose = choose
+		return r
+	}, boards, drawWithin)
 	t.Logf("ran %d queries on %s", run.queries[native], v3.name)
 
 	// The esx2 table: 5 data sizes × 4 access patterns, in the report's

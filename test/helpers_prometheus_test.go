@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -299,6 +301,17 @@ func newDashboardRun(native, classic string, start, end time.Time, rateInterval 
 // among them.
 func (r *dashboardRun) variables(t *testing.T, d *dashquery.Dashboard) map[string][]string {
 	t.Helper()
+	values, missing := r.resolve(t, d)
+	if missing != "" {
+		t.Fatal(missing)
+	}
+	return values
+}
+
+// resolve is variables, saying what it could not list instead of failing
+// on it (a variable whose series have not come yet).
+func (r *dashboardRun) resolve(t *testing.T, d *dashquery.Dashboard) (map[string][]string, string) {
+	t.Helper()
 	values := map[string][]string{}
 	for _, v := range d.Variables {
 		if v.Type != "query" {
@@ -314,20 +327,24 @@ func (r *dashboardRun) variables(t *testing.T, d *dashquery.Dashboard) map[strin
 		}
 		var got []string
 		require.NoError(t, promGet(r.native, "/api/v1/label/"+label+"/values", params, &got), "%s: variable %s: %s", d.Title, v.Name, q)
-		require.NotEmpty(t, got, "%s: variable %s: %s lists no values", d.Title, v.Name, q)
 		want, ok := r.choose[v.Name]
 		if v.Multi || v.IncludeAll {
 			want, ok = r.pick[v.Name]
 			if !ok {
+				if len(got) == 0 {
+					return nil, fmt.Sprintf("%s: variable %s: %s lists no values", d.Title, v.Name, q)
+				}
 				values[v.Name] = []string{dashquery.All}
 				continue
 			}
 		}
 		require.True(t, ok, "%s: the test chooses no value for %s", d.Title, v.Name)
-		require.Contains(t, got, want, "%s: variable %s: %s", d.Title, v.Name, q)
+		if !slices.Contains(got, want) {
+			return nil, fmt.Sprintf("%s: variable %s: %s lists %v, not %s", d.Title, v.Name, q, got, want)
+		}
 		values[v.Name] = []string{want}
 	}
-	return values
+	return values, ""
 }
 
 // query runs one of a dashboard's queries as Grafana would: an instant
@@ -335,12 +352,23 @@ func (r *dashboardRun) variables(t *testing.T, d *dashquery.Dashboard) map[strin
 // Prometheus without native histograms when it reads classic buckets.
 func (r *dashboardRun) query(t *testing.T, what, expr string, instant bool, values map[string][]string, d *dashquery.Dashboard) []sample {
 	t.Helper()
+	res, missing := r.fetch(t, what, expr, instant, values, d)
+	if missing != "" {
+		t.Fatal(missing)
+	}
+	return res
+}
+
+// fetch is query, saying (with what the query returns now) when it
+// returned no data instead of failing on it; any other error fails.
+func (r *dashboardRun) fetch(t *testing.T, what, expr string, instant bool, values map[string][]string, d *dashquery.Dashboard) ([]sample, string) {
+	t.Helper()
 	q, err := dashquery.Interpolate(expr, d.Variables, values, r.macros)
 	require.NoError(t, err, what)
 	prom := r.native
 	if classicOnly.MatchString(q) {
 		if r.classic == "" {
-			return nil
+			return nil, ""
 		}
 		prom = r.classic
 	}
@@ -353,8 +381,12 @@ func (r *dashboardRun) query(t *testing.T, what, expr string, instant bool, valu
 	}
 	require.NoError(t, err, "%s: %s", what, q)
 	if len(res.Result) == 0 {
+		// What it returns at the end and now tells a late series from a
+		// query that returns nothing.
+		atEnd, errEnd := queryAt(prom, q, r.end)
 		now, err := queryAt(prom, q, time.Now())
-		t.Fatalf("%s returned no data from %s to %s: %s (now: %v %v)", what, r.start, r.end, q, now, err)
+		return nil, fmt.Sprintf("%s returned no data from %s to %s: %s (at the end: %d series %v; now: %v %v)",
+			what, r.start.Format(time.RFC3339), r.end.Format(time.RFC3339), q, len(atEnd.Result), errEnd, now, err)
 	}
 	if !instant {
 		points := 0
@@ -363,20 +395,29 @@ func (r *dashboardRun) query(t *testing.T, what, expr string, instant bool, valu
 		}
 		require.Positive(t, points, "%s: %s", what, q)
 	}
-	return res.Result
+	return res.Result, ""
 }
 
-// runDashboard runs every panel, annotation and variable query of a
-// dashboard and returns each panel's result by title and refId.
-func (r *dashboardRun) runDashboard(t *testing.T, d *dashquery.Dashboard) map[string][]sample {
+// draw runs every panel, annotation and variable query of a dashboard
+// and returns each panel's result by title and refId, and what returned
+// no data.
+func (r *dashboardRun) draw(t *testing.T, d *dashquery.Dashboard) (map[string][]sample, []string) {
 	t.Helper()
-	values := r.variables(t, d)
+	values, missing := r.resolve(t, d)
+	if missing != "" {
+		return nil, []string{missing}
+	}
 	out := map[string][]sample{}
+	var misses []string
 	for _, p := range d.Panels {
 		require.NotEmpty(t, p.Targets, "%s: %q", d.Title, p.Title)
 		for _, tg := range p.Targets {
 			what := fmt.Sprintf("%s: panel %q query %s", d.Title, p.Title, tg.RefID)
-			res := r.query(t, what, tg.Expr, tg.Instant, values, d)
+			res, missing := r.fetch(t, what, tg.Expr, tg.Instant, values, d)
+			if missing != "" {
+				misses = append(misses, missing)
+				continue
+			}
 			if tg.Instant && len(p.Targets) == 1 {
 				grid(t, p, res)
 			}
@@ -387,9 +428,98 @@ func (r *dashboardRun) runDashboard(t *testing.T, d *dashquery.Dashboard) map[st
 		if a.Expr == "" {
 			continue // Grafana's own
 		}
-		r.query(t, fmt.Sprintf("%s: annotation %q", d.Title, a.Name), a.Expr, false, values, d)
+		if _, missing := r.fetch(t, fmt.Sprintf("%s: annotation %q", d.Title, a.Name), a.Expr, false, values, d); missing != "" {
+			misses = append(misses, missing)
+		}
 	}
-	return out
+	return out, misses
+}
+
+// drawUntilData draws every dashboard over a range from start to now, as
+// a Grafana opened now would, until one drawing finds data for every
+// query: a query whose series come only later (a recording rule that has
+// not yet evaluated the last scrape, on a loaded machine) is run again in
+// a later drawing, with a later end, and the test says what it waited
+// for. The drawing that found everything is the one returned (its
+// results all end at its end). A rule that failed its evaluation fails
+// the test at once, and so does any query that returns no data still
+// after within.
+func drawUntilData(t *testing.T, newRun func(end time.Time) *dashboardRun, boards map[string]*dashquery.Dashboard, within time.Duration) (*dashboardRun, map[string]map[string][]sample) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for drawing := 1; ; drawing++ {
+		run := newRun(time.Now())
+		results := map[string]map[string][]sample{}
+		var misses []string
+		for uid, b := range boards {
+			res, m := run.draw(t, b)
+			results[uid] = res
+			misses = append(misses, m...)
+		}
+		if len(misses) == 0 {
+			if drawing > 1 {
+				t.Logf("%s: every query returned data in drawing %d, to %s", run.native, drawing, run.end.Format(time.RFC3339))
+			}
+			return run, results
+		}
+		sort.Strings(misses)
+		scrapes(t, run.native, run.start, run.end)
+		ruleHealth(t, run.native)
+		if run.classic != "" && run.classic != run.native {
+			ruleHealth(t, run.classic)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d queries returned no data still after %s:\n%s", run.native, len(misses), within, strings.Join(misses, "\n"))
+		}
+		for _, m := range misses {
+			t.Logf("drawing %d: waiting: %.3000s", drawing, m)
+		}
+		time.Sleep(2 * time.Second) //hygiene:sleep the next drawing comes after a scrape and an evaluation of the rules (1 s each), bounded by within
+	}
+}
+
+// scrapes logs how many scrapes of the daemons failed on prom from start
+// to end: a failed scrape (a timeout, on a loaded machine) makes every
+// series of its target stale until the next one, and the rules that read
+// them with it, so that an instant query at the end finds nothing.
+func scrapes(t *testing.T, prom string, start, end time.Time) {
+	t.Helper()
+	w := fmt.Sprintf("[%ds]", int(end.Sub(start).Seconds()))
+	res, err := queryAt(prom, `count_over_time(up{job="ioprobe"}`+w+`) - sum_over_time(up{job="ioprobe"}`+w+`)`, end)
+	require.NoError(t, err)
+	atEnd, err := queryAt(prom, `up{job="ioprobe"}`, end)
+	require.NoError(t, err)
+	var failed, last []string
+	for _, s := range res.Result {
+		failed = append(failed, s.Metric["instance"]+": "+s.Value[1].(string))
+	}
+	for _, s := range atEnd.Result {
+		last = append(last, s.Metric["instance"]+": "+s.Value[1].(string))
+	}
+	t.Logf("%s: failed scrapes of the daemons from %s to %s: %v; up at the end: %v", prom, start.Format(time.RFC3339), end.Format(time.RFC3339), failed, last)
+}
+
+// ruleHealth fails the test if a rule of prom failed its last evaluation:
+// its series would never come, and waiting for them would hide the error.
+func ruleHealth(t *testing.T, prom string) {
+	t.Helper()
+	var rules struct {
+		Groups []struct {
+			Name  string `json:"name"`
+			Rules []struct {
+				Name      string `json:"name"`
+				Health    string `json:"health"`
+				LastError string `json:"lastError"`
+			} `json:"rules"`
+		} `json:"groups"`
+	}
+	require.NoError(t, promGet(prom, "/api/v1/rules", url.Values{}, &rules))
+	require.NotEmpty(t, rules.Groups, "%s has no rules", prom)
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			require.NotEqual(t, "err", r.Health, "%s: group %s: rule %s: %s", prom, g.Name, r.Name, r.LastError)
+		}
+	}
 }
 
 func loadDashboards(t *testing.T) map[string]*dashquery.Dashboard {
