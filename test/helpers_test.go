@@ -203,7 +203,14 @@ func (b *background) stderr() string { return b.errb.String() }
 
 func startBackground(t *testing.T, args ...string) *background {
 	t.Helper()
-	b := &background{cmd: exec.Command(binary, args...), waited: make(chan error, 1)}
+	return startBackgroundCmd(t, exec.Command(binary, args...))
+}
+
+// startBackgroundCmd starts cmd (the binary under a tracer, say) as
+// startBackground does.
+func startBackgroundCmd(t *testing.T, cmd *exec.Cmd) *background {
+	t.Helper()
+	b := &background{cmd: cmd, waited: make(chan error, 1)}
 	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.errb
 	require.NoError(t, b.cmd.Start())
 	go func() { b.waited <- b.cmd.Wait() }()
