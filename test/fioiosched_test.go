@@ -102,10 +102,7 @@ func TestFioSideIOScheduler(t *testing.T) {
 // (reproduced on a CPU-starved process, 3 of 10). Here strace holds the
 // restore's write to the scheduler file for 2 s, past the grace.
 func TestFioSideIOSchedulerPutBackWhenSlowToStop(t *testing.T) {
-	testdeps.Need(t, testdeps.Tool("strace"))
-	if err := exec.Command("strace", "-o", "/dev/null", "true").Run(); err != nil {
-		t.Skipf("strace cannot trace here: %v", err) //hygiene:skip ptrace refused by the machine (a container's seccomp)
-	}
+	needStrace(t)
 	dev, dir := sideBySide(t, 16<<20)
 	orig := schedulerOf(t, dev)
 	t.Cleanup(func() { setScheduler(t, dev, orig) })
