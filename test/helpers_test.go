@@ -134,14 +134,32 @@ func fetch(t require.TestingT, u string) string {
 	return string(b)
 }
 
-// underStrace runs ioprobe under strace with syscall fault injection. It
-// skips when strace is missing or may not trace here.
-func underStrace(t *testing.T, dir string, inject []string, args ...string) outcome {
+// needStrace skips when strace is missing or may not trace here.
+func needStrace(t *testing.T) {
 	t.Helper()
 	testdeps.Need(t, testdeps.Tool("strace"))
 	if err := exec.Command("strace", "-o", "/dev/null", "true").Run(); err != nil {
 		t.Skipf("strace cannot trace here: %v", err) //hygiene:skip ptrace refused by the machine (a container's seccomp)
 	}
+}
+
+// childOf returns the only child of process pid.
+func childOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	require.NoError(t, err)
+	f := strings.Fields(string(b))
+	require.Len(t, f, 1, "children of strace: %q", b)
+	child, err := strconv.Atoi(f[0])
+	require.NoError(t, err)
+	return child
+}
+
+// underStrace runs ioprobe under strace with syscall fault injection. It
+// skips when strace is missing or may not trace here.
+func underStrace(t *testing.T, dir string, inject []string, args ...string) outcome {
+	t.Helper()
+	needStrace(t)
 	sargs := []string{"-f", "-o", "/dev/null"}
 	for _, in := range inject {
 		sys, _, _ := strings.Cut(in, ":")
@@ -203,7 +221,14 @@ func (b *background) stderr() string { return b.errb.String() }
 
 func startBackground(t *testing.T, args ...string) *background {
 	t.Helper()
-	b := &background{cmd: exec.Command(binary, args...), waited: make(chan error, 1)}
+	return startBackgroundCmd(t, exec.Command(binary, args...))
+}
+
+// startBackgroundCmd starts cmd (the binary under a tracer, say) as
+// startBackground does.
+func startBackgroundCmd(t *testing.T, cmd *exec.Cmd) *background {
+	t.Helper()
+	b := &background{cmd: cmd, waited: make(chan error, 1)}
 	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.errb
 	require.NoError(t, b.cmd.Start())
 	go func() { b.waited <- b.cmd.Wait() }()

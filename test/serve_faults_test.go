@@ -5,8 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -95,16 +93,4 @@ jobs:
 		t.Fatal("ioprobe serve on failing storage did not stop on SIGTERM")
 	}
 	require.Contains(t, stderr.String(), `msg=stopped`)
-}
-
-// childOf returns the only child of process pid.
-func childOf(t *testing.T, pid int) int {
-	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
-	require.NoError(t, err)
-	f := strings.Fields(string(b))
-	require.Len(t, f, 1, "children of strace: %q", b)
-	child, err := strconv.Atoi(f[0])
-	require.NoError(t, err)
-	return child
 }

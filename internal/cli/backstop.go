@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -20,10 +22,19 @@ import (
 // ioprobe within two seconds whatever it waits for.
 const signalGrace = 1500 * time.Millisecond
 
+// undoGrace bounds how long the backstop, before it ends the process,
+// waits for what the command changed on the machine to be put back (a
+// device's I/O scheduler: the kernel's switch waits for the device's
+// in-flight I/O, milliseconds when it answers).
+const undoGrace = 10 * time.Second
+
 // backstop waits for ctx (the signal) and then for done (the command
 // ended); if done has not come signalGrace later, or a second signal
-// comes first, it says what was still awaited and calls exit.
-func backstop(ctx context.Context, done <-chan struct{}, stderr io.Writer, exit func()) {
+// comes first, it says what was still awaited, puts back what undo holds
+// (undoGrace at most, or until one more signal), and calls exit. A
+// command slow to stop, on a loaded machine, must not leave a device
+// switched because the backstop ended it before its own restore.
+func backstop(ctx context.Context, done <-chan struct{}, stderr io.Writer, undo *undoList, exit func()) {
 	select {
 	case <-done:
 		return
@@ -43,7 +54,101 @@ func backstop(ctx context.Context, done <-chan struct{}, stderr io.Writer, exit 
 	case <-t.C:
 	}
 	fmt.Fprintf(stderr, "ioprobe: interrupted: exiting on %s without waiting for %s\n", how, awaited())
+	undo.run(undoGrace, again, stderr)
 	exit()
+}
+
+// undoList is what a command changed on the machine and puts back itself
+// when it ends (a device's I/O scheduler switched for a fio job): the
+// backstop, ending the process before the command's own end, runs it
+// first. Each undo runs once whoever calls it (the command's own way out
+// or the backstop), so both may.
+type undoList struct {
+	mu    sync.Mutex
+	seq   int
+	items map[int]undoItem
+}
+
+// undoItem is one thing to put back: do puts it back; left says what
+// stays changed while do has not returned ("the I/O scheduler of loop0
+// switched from none to kyber").
+type undoItem struct {
+	left func() string
+	do   func()
+}
+
+// add registers an undo until the returned func removes it (once the
+// command has put it back itself). A nil list registers nothing.
+func (u *undoList) add(left func() string, do func()) (remove func()) {
+	if u == nil {
+		return func() {}
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.items == nil {
+		u.items = map[int]undoItem{}
+	}
+	u.seq++
+	id := u.seq
+	u.items[id] = undoItem{left: left, do: do}
+	return func() {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		delete(u.items, id)
+	}
+}
+
+// run runs the undos, in the order added, and waits for them for bound
+// at most, or until stop delivers (one more signal); what is not yet put
+// back then is said, each on a line, and left.
+func (u *undoList) run(bound time.Duration, stop <-chan os.Signal, stderr io.Writer) {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	ids := make([]int, 0, len(u.items))
+	for id := range u.items {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	items := make([]undoItem, len(ids))
+	for i, id := range ids {
+		items[i] = u.items[id]
+	}
+	u.mu.Unlock()
+	if len(items) == 0 {
+		return
+	}
+	var mu sync.Mutex
+	next := 0 // the first item not yet done
+	finished := make(chan struct{})
+	go func() {
+		for i, it := range items {
+			it.do()
+			mu.Lock()
+			next = i + 1
+			mu.Unlock()
+		}
+		close(finished)
+	}()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	how := fmt.Sprintf("after waiting %s for it", bound)
+	select {
+	case <-finished:
+		return
+	case <-t.C:
+	case <-stop:
+		how = "on one more signal"
+	}
+	mu.Lock()
+	from := next
+	mu.Unlock()
+	for _, it := range items[from:] {
+		if left := it.left(); left != "" {
+			fmt.Fprintf(stderr, "ioprobe: interrupted: exiting %s without having put back %s: left so\n", how, left)
+		}
+	}
 }
 
 // awaited names what the process may still be waiting for: the calls to

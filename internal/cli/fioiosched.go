@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -95,10 +98,44 @@ type schedSwitcher struct {
 	order []string
 	back  map[string]bool // restored: the devices put back
 	stop  func()          // ends the SIGHUP watch
+
+	// switched is, by device, the switch not put back yet ("from none
+	// to kyber"), kept under its own lock: the backstop reads it while
+	// mu is held by a write the kernel takes its time over.
+	lmu      sync.Mutex
+	switched map[string]string
 }
 
 func newSchedSwitcher() *schedSwitcher {
-	return &schedSwitcher{found: map[string]target.IOScheduler{}, set: map[string]string{}}
+	return &schedSwitcher{found: map[string]target.IOScheduler{}, set: map[string]string{}, switched: map[string]string{}}
+}
+
+// errSchedEnded is apply's answer once restore has run: the job file's
+// runs are ending, and a device switched now would stay so.
+var errSchedEnded = errors.New("not switching the I/O scheduler: the runs are ending (interrupted)")
+
+// mark records (how != "") or clears what device is left switched to.
+func (s *schedSwitcher) mark(device, how string) {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	if how == "" {
+		delete(s.switched, device)
+		return
+	}
+	s.switched[device] = how
+}
+
+// left says which devices are switched and not put back yet, for the
+// backstop's last word ("" when none).
+func (s *schedSwitcher) left() string {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	devs := slices.Sorted(maps.Keys(s.switched))
+	parts := make([]string, len(devs))
+	for i, d := range devs {
+		parts[i] = fmt.Sprintf("the I/O scheduler of %s (%s; see /sys/block/%s/queue/scheduler)", d, s.switched[d], d)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // watch cancels the runs (through cancel) on SIGHUP while a scheduler is
@@ -125,6 +162,9 @@ func (s *schedSwitcher) watch(cancel context.CancelFunc) {
 func (s *schedSwitcher) apply(sw []schedSwitch, stderr io.Writer) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.back != nil {
+		return errSchedEnded
+	}
 	for _, w := range sw {
 		if _, ok := s.found[w.dev.Device]; !ok {
 			s.found[w.dev.Device] = w.dev
@@ -138,7 +178,14 @@ func (s *schedSwitcher) apply(sw []schedSwitch, stderr io.Writer) error {
 			s.set[w.dev.Device] = w.name
 			continue
 		}
+		// Marked before the write: once written, the kernel switches
+		// whether or not this process lives to read it back.
+		was := s.found[w.dev.Device].Current
+		s.mark(w.dev.Device, fmt.Sprintf("switched from %s to %s by ioprobe", was, w.name))
 		if _, err := w.dev.Switch(w.name); err != nil {
+			if now, rerr := w.dev.Reread(); rerr == nil && now.Current == was {
+				s.mark(w.dev.Device, "")
+			}
 			return fmt.Errorf("[%s] ioscheduler=%s: %w (fio fails the job)", w.job, w.name, err)
 		}
 		s.set[w.dev.Device] = w.name
@@ -182,6 +229,7 @@ func (s *schedSwitcher) restore(stderr io.Writer) map[string]bool {
 		}
 		if name == was.Current {
 			s.back[d] = true // never switched
+			s.mark(d, "")
 			continue
 		}
 		now, err := was.Reread()
@@ -189,6 +237,7 @@ func (s *schedSwitcher) restore(stderr io.Writer) map[string]bool {
 		case err != nil:
 			fmt.Fprint(stderr, textsafe.Sprintf("ioprobe: could not read the I/O scheduler of %s to put %s back: %v\n", d, was.Current, err))
 		case now.Current != name:
+			s.mark(d, "") // not ioprobe's to put back
 			fmt.Fprint(stderr, textsafe.Sprintf("ioprobe: the I/O scheduler of %s is %s, not the %s ioprobe set: something else switched it; left as it is (it was %s)\n", d, now.Current, name, was.Current))
 		default:
 			if _, err := now.Switch(was.Current); err != nil {
@@ -196,6 +245,7 @@ func (s *schedSwitcher) restore(stderr io.Writer) map[string]bool {
 				continue
 			}
 			s.back[d] = true
+			s.mark(d, "")
 			fmt.Fprint(stderr, textsafe.Sprintf("ioprobe: put the I/O scheduler of %s back to %s\n", d, was.Current))
 		}
 	}

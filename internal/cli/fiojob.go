@@ -147,10 +147,19 @@ func runFioJob(ctx context.Context, g *globalOptions, o *runOptions, f *fioJobOp
 			ctx, cancel = context.WithCancel(ctx)
 			defer cancel()
 			sw.watch(cancel)
-			defer sw.restore(g.stderr) // on every way out; once
+			// On every way out, once; and by the backstop, should it end
+			// the process first (a run slow to stop on a loaded machine).
+			unregister := g.undo.add(sw.left, func() { sw.restore(g.stderr) })
+			defer func() {
+				sw.restore(g.stderr)
+				unregister()
+			}()
 			inEffect := map[string][]result.IOScheduler{}
 			ro := *o
 			ro.beforeUnit = func(u suiterun.Unit) error {
+				if ctx.Err() != nil {
+					return errSchedEnded // interrupted: switch nothing more
+				}
 				if err := sw.apply(scheds[u.Index], g.stderr); err != nil {
 					return err
 				}

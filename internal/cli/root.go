@@ -35,6 +35,10 @@ type globalOptions struct {
 	// stderrTTY says whether stderr is a terminal (progress is shown only then).
 	stderrTTY bool
 	engines   *engine.Registry
+	// undo is what the command puts back when it ends, which the
+	// backstop puts back before it ends the process (nil in tests that
+	// build globalOptions themselves: nothing is registered).
+	undo *undoList
 }
 
 // terminal is stderr as given (see globalOptions).
@@ -86,7 +90,9 @@ CPU each I/O costs.`,
 // Main runs the command line and returns the exit status. SIGINT and
 // SIGTERM cancel the context, so a run stops at once and reports what it
 // measured; should it not have ended signalGrace later (a thread the
-// kernel holds), the process ends anyway (backstop).
+// kernel holds, a machine too loaded to give it the CPU), the process
+// ends anyway (backstop), once what the command changed on the machine
+// is put back (undoGrace at most).
 //
 // A process started as hostfs's helper serves it instead (the calls that
 // may wait on another filesystem run there, so that none holds up this
@@ -100,8 +106,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	done := make(chan struct{})
 	defer close(done)
-	go backstop(ctx, done, stderr, func() { os.Exit(ExitInterrupted) })
-	g := &globalOptions{stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr), engines: newEngines()}
+	g := &globalOptions{stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr), engines: newEngines(), undo: &undoList{}}
+	go backstop(ctx, done, stderr, g.undo, func() { os.Exit(ExitInterrupted) })
 	return execute(ctx, g, args)
 }
 
