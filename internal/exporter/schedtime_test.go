@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,6 +41,7 @@ type schedHarness struct {
 	s     *scheduler
 	clk   *fakeClock
 	m     *metrics
+	reg   *prometheus.Registry // what /metrics gathers
 	calls chan runCall
 	logs  *syncBuffer
 	cfg   *config.Config
@@ -82,8 +84,8 @@ func newSchedHarness(t *testing.T, doc string, now time.Time, rnd func(int64) in
 	require.NoError(t, err)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	_, m := newRegistry(newLiveStore(), newRunStore(), newDeviceWatch(logger), newDeviceInfo("", ""), "", logger)
-	h := &schedHarness{clk: newFakeClock(now), m: m, calls: make(chan runCall), logs: logs, cfg: cfg}
+	reg, m := newRegistry(newLiveStore(), newRunStore(), newDeviceWatch(logger), newDeviceInfo("", ""), "", logger)
+	h := &schedHarness{clk: newFakeClock(now), m: m, reg: reg, calls: make(chan runCall), logs: logs, cfg: cfg}
 	run := func(ctx context.Context, r *jobRunner, trigger string, started func()) error {
 		r.runs.Add(1)
 		c := runCall{started: started, at: h.clk.Now(), job: r.job.Name, trigger: trigger, ctx: ctx, reply: make(chan error)}
@@ -136,10 +138,16 @@ func (h *schedHarness) gauge(t require.TestingT, name, job string) float64 {
 		th.Helper()
 	}
 	switch name {
-	case "failures":
-		return testutil.ToFloat64(h.m.jobFailures.WithLabelValues(job))
-	case "next_attempt":
-		return testutil.ToFloat64(h.m.nextAttempt.WithLabelValues(job))
+	case "failures", "next_attempt":
+		f, ok := h.m.streaks.get(job)
+		require.True(t, ok, "job %s has its streak's series", job)
+		if name == "failures" {
+			return float64(f.streak)
+		}
+		if f.next.IsZero() {
+			return 0
+		}
+		return unixSeconds(f.next)
 	case "next_run":
 		return testutil.ToFloat64(h.m.nextRun.WithLabelValues(job))
 	}
