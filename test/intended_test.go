@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,8 +37,14 @@ func atLeast(h *result.Histogram, v float64) uint64 {
 // held.
 //
 // The stall is the whole process stopped (SIGSTOP, then SIGCONT 2 s
-// later) once its ring exists and it has run for a second: nothing of it
-// runs meanwhile, on whatever threads. (It was strace's delay on the
+// later) once its worker's ring has completed a few I/Os: nothing of it
+// runs meanwhile, on whatever threads. (It was "once its ring exists and
+// it has run for a second", but the ring is set up before the BPF
+// programs load, the safety recheck and the rest of the preparation: on
+// a loaded machine these took more than that second, and the stall fell
+// before the measured window, where no result can show it. The worker
+// submits nothing before the window opens, so its ring's completions are
+// evidence of the running measurement.) (It was strace's delay on the
 // worker's K-th io_uring_enter, but strace counts `when=` per thread, and
 // a paced ring's goroutine is not locked to one: it stalled once per
 // thread that reached K.) An I/O in flight when it stops is reaped after
@@ -70,11 +77,14 @@ func TestStallCountsEveryLateIO(t *testing.T) {
 	b := startBackground(t, "run", "--engine", "uring", "--target", tgt, "--bs", "4k", "--read-pct", "100", "--random-pct", "100",
 		"--qd", "1", "--rate-iops", "20", "--duration", "8s", "--ramp", "0s", "--output", "json")
 	pid := b.cmd.Process.Pid
+	// Into the measured run (no ramp): the assertions hold wherever in it
+	// the stall falls. The probe ring of the engine check completes one
+	// NOP and is gone; 3 completions are the worker's own I/Os.
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		assert.True(c, hasRing(pid), "ioprobe %d has set its ring up", pid)
+		assert.GreaterOrEqual(c, ringCompletions(pid), uint64(3), "ioprobe %d's ring has completed I/Os of the run", pid)
 	}, time.Minute, 20*time.Millisecond)
-	time.Sleep(time.Second) //hygiene:sleep into the measured run (no ramp): the assertions hold wherever in it the stall falls
 	require.NoError(t, b.cmd.Process.Signal(syscall.SIGSTOP))
+	before := ringCompletions(pid)
 	time.Sleep(stall * time.Second) //hygiene:sleep the stall itself: the process is stopped for it
 	require.NoError(t, b.cmd.Process.Signal(syscall.SIGCONT))
 	o := outcome{code: b.exitCode(t), stdout: b.out.String(), stderr: b.stderr()}
@@ -88,6 +98,10 @@ func TestStallCountsEveryLateIO(t *testing.T) {
 	require.Equal(t, r.Summary.Ops, intended.Count(), "one intended latency per I/O")
 
 	t.Logf("I/Os late by >= 0.1 s: %v; service times >= 0.1 s: %v", lateValues(intended, 0.1), lateValues(service, 0.1))
+	t.Logf("stopped after %d completed I/Os of %d", before, r.Summary.Ops)
+	// The stall ended inside the window: the slots it held came due after
+	// it and were measured (else the staircase cannot be there to see).
+	require.GreaterOrEqual(t, r.Summary.Ops, before+uint64(stall*rate), "the stall fell inside the measured window")
 	// The service time: at most the one I/O the stalled call carried.
 	slow := atLeast(service, stall/4)
 	require.LessOrEqual(t, slow, uint64(1), "service time shows one stalled I/O at most")
@@ -111,15 +125,29 @@ func TestStallCountsEveryLateIO(t *testing.T) {
 	require.InDelta(t, slots, float64(r.Summary.Ops), 2, "rate x measured time I/Os")
 }
 
-// hasRing says whether process pid holds an io_uring descriptor.
-func hasRing(pid int) bool {
+// ringCompletions is the most completions any io_uring of process pid
+// has posted (the CqTail its fdinfo shows; 0 without a ring): the kernel's
+// count of the run's I/Os, seen from outside.
+func ringCompletions(pid int) uint64 {
+	var most uint64
 	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
 	for _, fd := range fds {
-		if l, err := os.Readlink(fd); err == nil && l == "anon_inode:[io_uring]" {
-			return true
+		if l, err := os.Readlink(fd); err != nil || l != "anon_inode:[io_uring]" {
+			continue
+		}
+		info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%s", pid, filepath.Base(fd)))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(info), "\n") {
+			if v, ok := strings.CutPrefix(line, "CqTail:"); ok {
+				if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32); err == nil {
+					most = max(most, n)
+				}
+			}
 		}
 	}
-	return false
+	return most
 }
 
 // lateValues lists the values of h of at least v seconds, largest first

@@ -21,8 +21,7 @@ type metrics struct {
 	jobSkipped     *prometheus.CounterVec
 	jobRuns        *prometheus.CounterVec
 	nextRun        *prometheus.GaugeVec
-	jobFailures    *prometheus.GaugeVec
-	nextAttempt    *prometheus.GaugeVec
+	streaks        *streakCollector // consecutive failures and next attempt, read together
 	reloadOK       prometheus.Gauge
 	reloadTime     prometheus.Gauge
 	probesRejected *prometheus.CounterVec
@@ -134,10 +133,7 @@ func newRegistry(live *liveStore, runs *runStore, devs *deviceWatch, info *devic
 			Help: "Runs of each job by outcome (ok, errors, interrupted, failed: could not start)."}, []string{jobLabel, "status"}),
 		nextRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_job_next_run_timestamp_seconds",
 			Help: "Unix time of a scheduled job's next start."}, []string{jobLabel}),
-		jobFailures: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_job_consecutive_failures",
-			Help: "Runs of the job in a row that could not start (0 once one starts)."}, []string{jobLabel}),
-		nextAttempt: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_job_next_attempt_timestamp_seconds",
-			Help: "Unix time a job whose last run could not start tries again (0 when its last run started, or it is not retried)."}, []string{jobLabel}),
+		streaks: newStreakCollector(),
 		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ioprobe_config_last_reload_successful",
 			Help: "1 if the last configuration (re)load succeeded."}),
 		reloadTime: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ioprobe_config_last_reload_success_timestamp_seconds",
@@ -156,7 +152,7 @@ func newRegistry(live *liveStore, runs *runStore, devs *deviceWatch, info *devic
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		build,
-		m.runActive, m.canaryPaused, m.jobSkipped, m.jobRuns, m.nextRun, m.jobFailures, m.nextAttempt,
+		m.runActive, m.canaryPaused, m.jobSkipped, m.jobRuns, m.nextRun, m.streaks,
 		m.reloadOK, m.reloadTime, m.probesRejected,
 		&scrapeCollector{logger: logger, collectors: map[string]subCollector{
 			"io":          newLiveCollector(live),

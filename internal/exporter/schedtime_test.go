@@ -10,9 +10,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,6 +42,7 @@ type schedHarness struct {
 	s     *scheduler
 	clk   *fakeClock
 	m     *metrics
+	reg   *prometheus.Registry // what /metrics gathers
 	calls chan runCall
 	logs  *syncBuffer
 	cfg   *config.Config
@@ -82,8 +85,8 @@ func newSchedHarness(t *testing.T, doc string, now time.Time, rnd func(int64) in
 	require.NoError(t, err)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	_, m := newRegistry(newLiveStore(), newRunStore(), newDeviceWatch(logger), newDeviceInfo("", ""), "", logger)
-	h := &schedHarness{clk: newFakeClock(now), m: m, calls: make(chan runCall), logs: logs, cfg: cfg}
+	reg, m := newRegistry(newLiveStore(), newRunStore(), newDeviceWatch(logger), newDeviceInfo("", ""), "", logger)
+	h := &schedHarness{clk: newFakeClock(now), m: m, reg: reg, calls: make(chan runCall), logs: logs, cfg: cfg}
 	run := func(ctx context.Context, r *jobRunner, trigger string, started func()) error {
 		r.runs.Add(1)
 		c := runCall{started: started, at: h.clk.Now(), job: r.job.Name, trigger: trigger, ctx: ctx, reply: make(chan error)}
@@ -136,10 +139,16 @@ func (h *schedHarness) gauge(t require.TestingT, name, job string) float64 {
 		th.Helper()
 	}
 	switch name {
-	case "failures":
-		return testutil.ToFloat64(h.m.jobFailures.WithLabelValues(job))
-	case "next_attempt":
-		return testutil.ToFloat64(h.m.nextAttempt.WithLabelValues(job))
+	case "failures", "next_attempt":
+		f, ok := h.m.streaks.get(job)
+		require.True(t, ok, "job %s has its streak's series", job)
+		if name == "failures" {
+			return float64(f.streak)
+		}
+		if f.next.IsZero() {
+			return 0
+		}
+		return unixSeconds(f.next)
 	case "next_run":
 		return testutil.ToFloat64(h.m.nextRun.WithLabelValues(job))
 	}
@@ -501,4 +510,67 @@ jobs:
 			require.Contains(t, ended[0], "failed_starts=3")
 		})
 	}
+}
+
+// One scrape shows one state of a job's streak: a job whose run started
+// (consecutive failures 0) is never still waiting to try again. The two
+// gauges were set one after the other and gathered at different instants,
+// so a scrape during a recovery could show the streak ended and the next
+// attempt still set (seen by the e2e TestServeBacksOffAMissingDirectory on
+// a loaded machine; an alert on the next attempt would see a recovered job
+// in back-off). Here a job fails, is given its retry and recovers as fast
+// as it can while the registry is gathered again and again: before the
+// fix about 1 scrape in 100 was torn so, and 1,000 scrapes are made.
+func TestStreakScrapedAtOnce(t *testing.T) {
+	h := newSchedHarness(t, canaryOnly, t0, rand.New(rand.NewPCG(1, 2)).Int64N)
+	h.next(t) // the canary's loop waits in its first run, and leaves its streak alone
+	r := h.s.jobs["canary"]
+	require.NotNil(t, r)
+
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	const want = 1000 // scrapes
+	var scrapes atomic.Int64
+	torn := 0
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			fams, err := h.reg.Gather()
+			if err != nil {
+				continue
+			}
+			streak, next := -1.0, -1.0
+			for _, f := range fams {
+				for _, m := range f.GetMetric() {
+					if len(m.GetLabel()) != 1 || m.GetLabel()[0].GetValue() != "canary" {
+						continue
+					}
+					switch f.GetName() {
+					case "ioprobe_job_consecutive_failures":
+						streak = m.GetGauge().GetValue()
+					case "ioprobe_job_next_attempt_timestamp_seconds":
+						next = m.GetGauge().GetValue()
+					}
+				}
+			}
+			scrapes.Add(1)
+			if streak == 0 && next != 0 {
+				torn++
+			}
+		}
+	}()
+	ctx := context.Background()
+	for scrapes.Load() < want {
+		h.s.retryAt(r, h.s.outcome(ctx, r, errMissingDir, true))
+		h.s.recovered(r)
+	}
+	close(stop)
+	wg.Wait()
+	require.Zero(t, torn, "scrapes that showed a recovered job still waiting to try again")
 }

@@ -120,8 +120,7 @@ func (s *scheduler) apply(cfg *config.Config) {
 		r := &jobRunner{job: j, cancel: cancel, done: make(chan struct{}), trigger: make(chan struct{}, 1)}
 		s.jobs[name] = r
 		s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
-		s.m.jobFailures.WithLabelValues(j.Name).Set(0)
-		s.m.nextAttempt.WithLabelValues(j.Name).Set(0)
+		s.m.streaks.add(j.Name, &r.fail)
 		// Counters exist from the start, so that rate() and alerts see
 		// their first increase.
 		for _, st := range result.Statuses() {
@@ -143,8 +142,7 @@ func (s *scheduler) dropSeries(j *config.Job) {
 	s.m.runActive.DeleteLabelValues(j.Target.Name, j.Name)
 	s.m.canaryPaused.DeleteLabelValues(j.Target.Name, j.Name)
 	s.m.nextRun.DeleteLabelValues(j.Name)
-	s.m.jobFailures.DeleteLabelValues(j.Name)
-	s.m.nextAttempt.DeleteLabelValues(j.Name)
+	s.m.streaks.remove(j.Name)
 }
 
 // stop ends every job and waits for them.
@@ -385,8 +383,6 @@ func (s *scheduler) outcome(ctx context.Context, r *jobRunner, err error, retry 
 	}
 	prev := r.fail.get().err
 	n := r.fail.fail(err)
-	s.m.jobFailures.WithLabelValues(j.Name).Set(float64(n))
-	s.m.nextAttempt.WithLabelValues(j.Name).Set(0)
 	switch {
 	case n == 1 && retry:
 		log.Error(fmt.Sprintf("job cannot start: trying again after %s, then twice as long each time up to %s; only its recovery is logged", backoffFirst, strings.TrimSuffix(backoffMax.String(), "0s")), "err", err)
@@ -406,9 +402,9 @@ func (s *scheduler) outcome(ctx context.Context, r *jobRunner, err error, retry 
 // recovered ends a job's streak of runs that could not start, if it had
 // one: its run started.
 func (s *scheduler) recovered(r *jobRunner) {
+	// The streak and the next attempt end together (the metrics read
+	// both at once: streakCollector).
 	if n := r.fail.reset(); n > 0 {
-		s.m.jobFailures.WithLabelValues(r.job.Name).Set(0)
-		s.m.nextAttempt.WithLabelValues(r.job.Name).Set(0)
 		s.logger.Info("job recovered: its run started", "job", r.job.Name, "target", r.job.Target.Name, "failed_starts", n)
 	}
 }
@@ -416,7 +412,6 @@ func (s *scheduler) recovered(r *jobRunner) {
 // retryAt records when a failing job tries again.
 func (s *scheduler) retryAt(r *jobRunner, t time.Time) {
 	r.fail.retryAt(t)
-	s.m.nextAttempt.WithLabelValues(r.job.Name).Set(unixSeconds(t))
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
