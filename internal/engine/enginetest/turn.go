@@ -107,6 +107,14 @@ func testTargetsInTurn(t *testing.T, f Factory, path string) {
 				SequentialStreams: workload.StreamsDirection})
 		})
 	}
+	t.Run("one pass each at random with the map and a size mix", func(t *testing.T) {
+		// fio's random map: a file is done when its map is full (the
+		// I/Os that meet drawn blocks shortened to the free ones), and
+		// waits for the loop's end like a sequential one.
+		onePassOnOwnTargets(t, f, path, workload.Spec{BlockSizes: mix, ReadPct: 100, RandomPct: 100, RandomMap: true, QueueDepth: 1, Workers: 2,
+			RegionBytes: 512 * kib, Offset: 4 * mib, OffsetIncrement: mib, CloneFiles: true, FilesInTurn: 1, Loops: 2,
+			SequentialStreams: workload.StreamsDirection})
+	})
 }
 
 // onePassOnOwnTargets runs spec (sequential reads, CloneFiles) with two
