@@ -57,3 +57,24 @@ func TestParseBudget(t *testing.T) {
 		require.EqualError(t, err, c.want, c.text)
 	}
 }
+
+// TestParseLoopsOverFilesInTurn: loops over several files in turn run
+// where each loop is one pass of every file (ioprobe's engine.Turn: a
+// file whose pass is done waits for the loop's end, then every file
+// starts again), and are refused where a loop is not (before: refused
+// for every job with several files).
+func TestParseLoopsOverFilesInTurn(t *testing.T) {
+	const base = "[global]\nfilename=/dev/x:/dev/y\ndirect=1\nsize=2m\nloops=3\n"
+	for _, body := range []string{"rw=read\nbssplit=4k/50:64k/50\n", "rw=write\nbs=16k\n", "rw=randread\nbs=4k\n"} {
+		pts, err := parse(t, base+"[j]\n"+body, Options{})
+		require.NoError(t, err, body)
+		s := pts[0].Jobs[0].Spec
+		require.Equal(t, 3, s.Loops, body)
+		require.Equal(t, 1, s.FilesInTurn, body)
+		require.Zero(t, s.IOBytes, body)
+	}
+	for _, body := range []string{"rw=randread\nnorandommap\n", "rw=randread\npercentage_random=50\n", "rw=read\nio_size=4m\n", "rw=read\nnumber_ios=100\n"} {
+		_, err := parse(t, base+"[j]\n"+body, Options{})
+		require.ErrorContains(t, err, "loops: with 2 files (filename): fio starts every file at its start again each loop", body)
+	}
+}

@@ -127,8 +127,13 @@ func (j *job) inTurn(spec *workload.Spec, n int, filesAt option, fail func(optio
 		}
 	case j.think > 0:
 		at, why = j.thinkAt, "fio counts thinktime_blocks over all of a job's files; ioprobe's burst is per file"
-	case j.loops > 1:
-		at, why = j.loopsAt, "fio starts every file at its start again each loop; ioprobe's loops are per file"
+	case j.loops > 1 && !passes(spec, j):
+		// Each loop of fio's is one pass of every file (a file whose
+		// pass is done waits for the loop's end), then every file at its
+		// start again: ioprobe's loops over targets in turn are so where
+		// a pass ends by itself (engine.Turn), and each loop's budget is
+		// the passes' bytes.
+		at, why = j.loopsAt, "fio starts every file at its start again each loop; ioprobe's loops over files in turn end by passes only for sequential I/O, or random I/O with the map, and without io_size or number_ios"
 	}
 	if why != "" {
 		return fail(at, fmt.Sprintf("with %d files (%s): %s", n, filesAt.key, why))
@@ -208,4 +213,12 @@ func (j *job) offsets(spec *workload.Spec, info FileInfo, alike bool, region *in
 // failAt is a refusal of option at: the *Error the job's fail makes.
 func (j *job) failAt(at option, reason string) error {
 	return &Error{File: at.at.file, Line: at.at.line, Section: j.sectionName, Option: at.key, Reason: reason}
+}
+
+// passes reports whether each loop of the job is one pass of each of its
+// files: sequential I/O (each file's pass ends at its region's end) or
+// random I/O with the map (it ends when the map is full), the loop's
+// budget the regions' bytes (no io_size, no number_ios).
+func passes(spec *workload.Spec, j *job) bool {
+	return j.ioSize == 0 && j.numberIOs == 0 && (spec.RandomPct == 0 || (spec.RandomPct == 100 && spec.RandomMap))
 }

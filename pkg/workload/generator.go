@@ -30,7 +30,10 @@ type Cursor struct {
 	// Made by the first generator on the cursor; nil without.
 	dist *distGen
 	perm *blockPerm
-	_    [24]byte // keep neighbouring cursors off this cache line
+	// fresh: a new pass started (NewPass) on a buffered run, and no I/O
+	// has dropped the target's cache for it yet.
+	fresh atomic.Bool
+	_     [20]byte // keep neighbouring cursors off this cache line
 }
 
 // NewCursor returns a cursor whose first sequential I/O starts at start bytes
@@ -43,30 +46,6 @@ func NewCursor(start, align int64) *Cursor {
 	c.pos[0].Store(start)
 	c.pos[1].Store(start)
 	return c
-}
-
-// next claims n bytes of the sequential stream and returns the offset,
-// relative to the region start. The offset is the cursor rounded up to
-// align (0: no rounding needed); the stream wraps to the start of the
-// region when the next transfer would pass its end (wrapped then says so).
-func (c *Cursor) next(dir int, n, regionLen, align int64) (off int64, wrapped bool) {
-	p := &c.pos[dir&1] // &1: no bounds check on the hot path
-	for {
-		cur := p.Load()
-		off := cur
-		if align > 0 {
-			if r := off % align; r != 0 {
-				off += align - r
-			}
-		}
-		wrapped := false
-		if off+n > regionLen {
-			off, wrapped = 0, cur != 0
-		}
-		if p.CompareAndSwap(cur, off+n) {
-			return off, wrapped
-		}
-	}
 }
 
 // restart puts both sequential positions back at the region's start
@@ -146,6 +125,11 @@ type Generator struct {
 	dist *distGen
 	perm *blockPerm
 	drop bool // Buffered without KeepCache: flag the I/O that starts a pass
+	// passes: a budgeted run (Spec.Loops) with a size mix: a sequential
+	// transfer is fitted to the region's end (see pass.go). seqOnly and
+	// randOnly: every line with a share is sequential, or random (a pass
+	// can end: PassDone).
+	passes, seqOnly, randOnly bool
 	// Loops of a budget that start over (fio reopens its files for each
 	// loop: an empty map, the streams at the start, the cache dropped):
 	// the I/O count and bytes at which the next loop starts (0: none).
@@ -197,6 +181,8 @@ func NewGenerator(spec *Spec, region Region, cursor *Cursor, seed uint64) (*Gene
 		return nil, fmt.Errorf("every line of the access specification has a share of 0")
 	}
 	g.follow = random && sequential
+	g.passes = spec.Loops > 0 && len(lines) > 1
+	g.seqOnly, g.randOnly = !random, !sequential
 	g.perDir = spec.SequentialStreams == StreamsDirection
 	g.drop = spec.Buffered && !spec.KeepCache
 	if g.cursor == nil {
@@ -299,9 +285,12 @@ func (g *Generator) Place(op *Op) {
 			g.cursor.follow(dir, off+op.Len)
 		}
 	default:
-		off, wrapped := g.cursor.next(dir, op.Len, g.region.Len, l.seqAlign)
+		off, wrapped := g.sequential(dir, op)
 		op.Offset = g.region.Start + off
 		op.DropCache = wrapped && g.drop
+		if g.drop && g.cursor.fresh.Load() && g.cursor.fresh.Swap(false) {
+			op.DropCache = true
+		}
 	}
 }
 

@@ -81,11 +81,45 @@ func testTargetsInTurn(t *testing.T, f Factory, path string) {
 		onePassOnOwnTargets(t, f, path, workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 0, QueueDepth: 4, Workers: 4,
 			RegionBytes: 64 * kib, Offset: 4 * mib, OffsetIncrement: mib, CloneFiles: true, FilesInTurn: 1, Loops: 1, RateIOPS: 8000})
 	})
+
+	// With a size mix the targets' passes end after different numbers of
+	// I/Os: fio's file whose pass is done (at its region's end, the last
+	// transfers drawn among the sizes that fit) is skipped in the
+	// rotation, and the others go on to the end of theirs; the next loop
+	// starts every file at its start again. So each worker reads each of
+	// its targets once over per loop, whatever sizes each drew: neither
+	// wrapped (one block twice) nor short (its tail unread). fio's own
+	// stream model (a position per direction, each clone from its
+	// region's start), as an imported fio job runs.
+	mix := []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}, {Bytes: 64 * kib, Weight: 1}}
+	for _, tc := range []struct {
+		name        string
+		loops, qd   int
+		every       int
+		region, inc int64
+	}{
+		{"one pass each with a size mix", 1, 2, 1, mib, 2 * mib},
+		{"a pass each per loop with a size mix", 2, 3, 2, 512 * kib, mib},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			onePassOnOwnTargets(t, f, path, workload.Spec{BlockSizes: mix, ReadPct: 100, RandomPct: 0, QueueDepth: tc.qd, Workers: 2,
+				RegionBytes: tc.region, Offset: 4 * mib, OffsetIncrement: tc.inc, CloneFiles: true, FilesInTurn: tc.every, Loops: tc.loops,
+				SequentialStreams: workload.StreamsDirection})
+		})
+	}
+	t.Run("one pass each at random with the map and a size mix", func(t *testing.T) {
+		// fio's random map: a file is done when its map is full (the
+		// I/Os that meet drawn blocks shortened to the free ones), and
+		// waits for the loop's end like a sequential one.
+		onePassOnOwnTargets(t, f, path, workload.Spec{BlockSizes: mix, ReadPct: 100, RandomPct: 100, RandomMap: true, QueueDepth: 1, Workers: 2,
+			RegionBytes: 512 * kib, Offset: 4 * mib, OffsetIncrement: mib, CloneFiles: true, FilesInTurn: 1, Loops: 2,
+			SequentialStreams: workload.StreamsDirection})
+	})
 }
 
-// onePassOnOwnTargets runs spec (4 KiB sequential reads, CloneFiles,
-// Loops 1) with two targets for each worker and requires one pass of
-// each (requireOnePass).
+// onePassOnOwnTargets runs spec (sequential reads, CloneFiles) with two
+// targets for each worker and requires spec.Loops passes of each
+// (requirePasses).
 func onePassOnOwnTargets(t *testing.T, f Factory, path string, spec workload.Spec) {
 	t.Helper()
 	var ts []engine.Target
@@ -94,35 +128,39 @@ func onePassOnOwnTargets(t *testing.T, f Factory, path string, spec workload.Spe
 	}
 	h := &harness{t: t, eng: f(), targets: ts, spec: spec}
 	h.run()
-	requireOnePass(t, h, spec.Workers, 2, spec.WorkerRegion, spec.RegionBytes)
+	requirePasses(t, h, spec.Workers, 2, spec.Loops, spec.WorkerRegion, spec.RegionBytes)
 }
 
-// requireOnePass: each of the workers read each of its own targets (the
-// trace's targets 0 to targets-1 of the worker) once over, 4 KiB at a
-// time: every block of its region [start(w), start(w)+size) once, and
-// nothing else (fio's loops=1 over nrfiles in turn: one pass of each).
-func requireOnePass(t *testing.T, h *harness, workers, targets int, start func(w int) int64, size int64) {
+// requirePasses: each of the workers read each of its own targets (the
+// trace's targets 0 to targets-1 of the worker) loops times over: every
+// 4 KiB block of its region [start(w), start(w)+size) loops times, and
+// nothing else (fio's loops over nrfiles in turn: one pass of each file
+// per loop, whatever its transfer sizes).
+func requirePasses(t *testing.T, h *harness, workers, targets, loops int, start func(w int) int64, size int64) {
 	t.Helper()
 	type block struct {
 		laneKey
 		off int64
 	}
-	seen := map[laneKey]int{}
+	bytes := map[laneKey]int64{}
 	blocks := map[block]int{}
 	for _, tr := range h.trace {
 		// Worker k's lane index is its own target's: 0 to targets-1.
 		s := start(tr.worker)
 		require.True(t, tr.off >= s && tr.off+tr.len <= s+size, "worker %d: %s outside [%d, %d)", tr.worker, describe(tr), s, s+size)
+		require.Equal(t, tr.len, tr.res, describe(tr))
 		k := laneKey{tr.worker, tr.target}
-		seen[k]++
-		blocks[block{k, tr.off}]++
+		bytes[k] += tr.len
+		for off := tr.off; off < tr.off+tr.len; off += 4 * kib {
+			blocks[block{k, off}]++
+		}
 	}
 	for w := 0; w < workers; w++ {
 		for tg := 0; tg < targets; tg++ {
 			k := laneKey{w, tg}
-			require.Equal(t, int(size/(4*kib)), seen[k], "worker %d, its target %d: one pass of %d KiB", w, tg, size/kib)
+			require.Equal(t, int64(loops)*size, bytes[k], "worker %d, its target %d: %d pass(es) of %d KiB", w, tg, loops, size/kib)
 			for off := start(w); off < start(w)+size; off += 4 * kib {
-				require.Equal(t, 1, blocks[block{k, off}], "worker %d, its target %d: block at %d once", w, tg, off)
+				require.Equal(t, loops, blocks[block{k, off}], "worker %d, its target %d: block at %d read once a pass", w, tg, off)
 			}
 		}
 	}

@@ -35,8 +35,9 @@ type lane struct {
 }
 
 // inTurn is what the lanes of a worker that takes its targets in turn
-// share: every I/Os to one target, then the next (fio's get_next_file_rr,
-// file_service_nr), counting the I/Os issued, whichever lane issues them.
+// share: the rotation (engine.Turn: every I/Os to one target, then the
+// next, fio's get_next_file_rr, file_service_nr; under loops a target
+// whose pass is done passed over), whichever lane issues the I/Os.
 type inTurn struct {
 	// mu makes a lane's choice of target, its draw and its booking
 	// against the worker's budget one step. Were the choice made apart
@@ -45,9 +46,8 @@ type inTurn struct {
 	// lane had chosen target 1 for the I/O after it and booked the last
 	// of the budget: target 1 one I/O more than its pass, target 0 one
 	// less (issue 35: 257 and 255 I/Os of a 1 MiB pass at 4 KiB).
-	mu     sync.Mutex
-	issued uint64 // I/Os booked against the budget
-	every  uint64
+	mu   sync.Mutex
+	turn *engine.Turn
 }
 
 // turnTarget is one target of a lane that takes its targets in turn.
@@ -114,7 +114,7 @@ func newLanes(w *engine.Worker) ([]*lane, error) {
 		lanes = append(lanes, l)
 	}
 	if turn {
-		shared := &inTurn{every: uint64(w.Spec.FilesInTurn)}
+		shared := &inTurn{}
 		for q := 0; q < w.QueueDepth; q++ {
 			l := &lane{buf: w.Slot(0, q, w.Spec.MaxBlock()), inTurn: shared}
 			for t, tgt := range w.Targets {
@@ -126,6 +126,13 @@ func newLanes(w *engine.Worker) ([]*lane, error) {
 			}
 			add(l)
 		}
+		// The rotation asks the first lane's generators whether a
+		// target's pass is done: every lane's share the target's cursor.
+		gens := make([]*workload.Generator, len(w.Targets))
+		for t, tt := range lanes[0].turn {
+			gens[t] = tt.gen
+		}
+		shared.turn = engine.NewTurn(w.Spec, gens)
 		return lanes, nil
 	}
 	for t, tgt := range w.Targets {
@@ -173,12 +180,17 @@ func (l *lane) drawInTurn(w *engine.Worker, op *engine.IO) (ok, slept bool) {
 			now = engine.Nanotime()
 		}
 		s.mu.Lock()
-		t := &l.turn[(s.issued/s.every)%uint64(len(l.turn))]
+		at, ok := s.turn.Target()
+		if !ok {
+			s.mu.Unlock()
+			return false, slept
+		}
+		t := &l.turn[at]
 		d := l.pacer.Next(now, t.gen, op)
 		if d == 0 {
 			ok = !w.Ctl.Stopped() && w.Take(op.Len)
 			if ok {
-				s.issued++
+				s.turn.Took()
 				l.fd, l.gen, l.stats = t.fd, t.gen, t.stats
 			}
 			s.mu.Unlock()

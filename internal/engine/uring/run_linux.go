@@ -124,10 +124,10 @@ type loop struct {
 
 	// With the targets in turn (Spec.FilesInTurn, fio's
 	// file_service_type=roundrobin:N) the slots are the worker's
-	// QueueDepth over all its targets: each I/O goes to target turnAt,
-	// which moves on after turnEvery I/Os (turnLeft left); turnEvery 0:
-	// every slot keeps its own target.
-	turnAt, turnEvery, turnLeft int
+	// QueueDepth over all its targets: each I/O goes to the target
+	// the rotation gives (engine.Turn); nil: every slot keeps its own
+	// target.
+	turn *engine.Turn
 }
 
 // flushTag marks a CQE's user_data as a flush's (the low bits are the
@@ -219,9 +219,6 @@ func newLoop(w *engine.Worker) (*loop, error) {
 		flushDue: -1,
 		held:     -1,
 	}
-	if turn {
-		l.turnEvery, l.turnLeft = w.Spec.FilesInTurn, w.Spec.FilesInTurn
-	}
 	if l.adaptive = w.Spec.Adaptive(); l.adaptive {
 		l.edges = newEdges(n)
 	}
@@ -244,6 +241,13 @@ func newLoop(w *engine.Worker) (*loop, error) {
 		}
 		fds[t] = int32(tgt.FD)
 		l.targets[t] = target{fd: int32(tgt.FD), gen: gen, lane: w.NewLane(t)}
+	}
+	if turn {
+		gens := make([]*workload.Generator, len(l.targets))
+		for t := range l.targets {
+			gens[t] = l.targets[t].gen
+		}
+		l.turn = engine.NewTurn(w.Spec, gens)
 	}
 	if r.registerFiles(fds) == nil {
 		for t := range l.targets {
@@ -485,8 +489,13 @@ func (l *loop) fill() int64 {
 		}
 		i := l.free[len(l.free)-1]
 		s := &l.slots[i]
-		if l.turnEvery > 0 {
-			s.tgt = &l.targets[l.turnAt]
+		if l.turn != nil {
+			at, ok := l.turn.Target()
+			if !ok {
+				l.spent = true
+				break
+			}
+			s.tgt = &l.targets[at]
 		}
 		if d := l.pacer.Next(now, s.tgt.gen, &s.op); d > 0 {
 			return d
@@ -497,7 +506,9 @@ func (l *loop) fill() int64 {
 			l.spent = true
 			break
 		}
-		l.turn()
+		if l.turn != nil {
+			l.turn.Took()
+		}
 		if s.op.DropCache {
 			l.w.DropCache(l.w.Targets[s.tgt.lane.Target].FD)
 		}
@@ -508,21 +519,6 @@ func (l *loop) fill() int64 {
 		l.prep(i)
 	}
 	return 0
-}
-
-// turn moves the targets in turn on after an I/O was drawn: to the next
-// once turnEvery I/Os went to this one (fio's get_next_file_rr).
-func (l *loop) turn() {
-	if l.turnEvery == 0 {
-		return
-	}
-	if l.turnLeft--; l.turnLeft > 0 {
-		return
-	}
-	l.turnLeft = l.turnEvery
-	if l.turnAt++; l.turnAt == len(l.targets) {
-		l.turnAt = 0
-	}
 }
 
 // prep writes the SQE of the I/O drawn into slot i, once a full batch
