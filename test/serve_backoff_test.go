@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,19 +51,43 @@ func TestServeBacksOffAMissingDirectory(t *testing.T) {
 		return v
 	}
 	streak := `ioprobe_job_consecutive_failures{ioprobe_job="canary"}`
-	var last string
-	// One scrape is not one instant: a failure that lands while the
-	// registry gathers can show in one family and not yet in another
-	// (the run counted, the streak or the next attempt not yet set), so
-	// the three are awaited together; they then hold while the job
-	// sleeps before its next attempt.
-	require.EventuallyWithT(t, func(c *assert.CollectT) {
+	// One scrape is one instant of the canary: the daemon counts a run
+	// that could not start, lengthens its streak and plans its retry in
+	// one step, ends the streak and the retry in one step, and reads the
+	// three at once. So every scrape is checked, and only what comes
+	// with time (the streak's length, the recovery) is awaited.
+	var (
+		mu   sync.Mutex // the waits' conditions run on their own goroutines
+		torn []string
+	)
+	scrape := func(c require.TestingT) string {
 		m := fetch(c, metrics)
+		mu.Lock()
+		defer mu.Unlock()
+		failed := gauge(c, m, `ioprobe_job_runs_total{ioprobe_job="canary",status="failed"}`)
+		n := gauge(c, m, streak)
+		next := gauge(c, m, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`)
+		switch {
+		case n > 0 && next == 0:
+			torn = append(torn, "a failing canary with no retry planned:\n"+m)
+		case failed < n:
+			torn = append(torn, "fewer failed runs counted than the streak:\n"+m)
+		case n == 0 && next != 0:
+			torn = append(torn, "a recovered canary still waiting to try again:\n"+m)
+		}
+		return m
+	}
+	var last string
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		m := scrape(c)
 		require.GreaterOrEqual(c, gauge(c, m, streak), 2.0)
-		require.GreaterOrEqual(c, gauge(c, m, `ioprobe_job_runs_total{ioprobe_job="canary",status="failed"}`), gauge(c, m, streak))
-		require.Greater(c, gauge(c, m, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`), 0.0)
 		last = m
 	}, 60*time.Second, 100*time.Millisecond, "two failed starts in a row")
+	mu.Lock()
+	require.Empty(t, torn, "scrapes that were no instant of the canary")
+	mu.Unlock()
+	require.GreaterOrEqual(t, gauge(t, last, `ioprobe_job_runs_total{ioprobe_job="canary",status="failed"}`), gauge(t, last, streak))
+	require.Greater(t, gauge(t, last, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`), 0.0)
 	require.Equal(t, 0.0, gauge(t, last, `ioprobe_job_consecutive_failures{ioprobe_job="oltp-hourly"}`), "a scheduled job has not tried yet")
 
 	log := d.log()
@@ -74,10 +99,13 @@ func TestServeBacksOffAMissingDirectory(t *testing.T) {
 	// says so once.
 	require.NoError(t, os.Mkdir(missing, 0o755))
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		m := fetch(c, metrics)
+		m := scrape(c)
 		require.Equal(c, 0.0, gauge(c, m, streak))
 		last = m
 	}, 60*time.Second, 100*time.Millisecond, "the canary starts once its directory exists")
+	mu.Lock()
+	require.Empty(t, torn, "scrapes that were no instant of the canary")
+	mu.Unlock()
 	require.Equal(t, 0.0, gauge(t, last, `ioprobe_job_next_attempt_timestamp_seconds{ioprobe_job="canary"}`))
 	require.Eventually(t, func() bool { return len(lines(d.log(), "job recovered")) == 1 }, testwait.Patience, 50*time.Millisecond)
 
