@@ -34,6 +34,11 @@ type failures struct {
 	streak int
 	err    string    // why the last one could not start
 	next   time.Time // when the job tries again by itself (zero: not retrying)
+	// held counts the points of the run under way that could not start,
+	// not yet in ioprobe_job_runs_total: they are counted with the run's
+	// outcome (jobCollector.failed or started), in one step with the
+	// streak.
+	held int
 }
 
 // failureInfo is a copy of a job's streak, for the API.
@@ -49,14 +54,32 @@ func (f *failures) get() failureInfo {
 	return failureInfo{streak: f.streak, err: f.err, next: f.next}
 }
 
-// fail counts one more failed start and returns the streak.
-func (f *failures) fail(err error) int {
+// fail counts one more failed start, whose next attempt is next (zero:
+// none), and returns the streak.
+func (f *failures) fail(err error, next time.Time) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.streak++
 	f.err = err.Error()
-	f.next = time.Time{}
+	f.next = next
 	return f.streak
+}
+
+// hold keeps one point that could not start, of a run whose outcome is
+// not known yet.
+func (f *failures) hold() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held++
+}
+
+// takeHeld returns the points held and holds none.
+func (f *failures) takeHeld() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := f.held
+	f.held = 0
+	return n
 }
 
 // retryAt records when the job tries again.

@@ -149,9 +149,7 @@ func New(o Options) (*Daemon, error) {
 	d.cfg.Store(o.Config)
 	if o.Web.EnableAdminAPI {
 		// API runs' counters exist from the start, as jobs' do.
-		for _, st := range result.Statuses() {
-			d.m.jobRuns.WithLabelValues(apiJob, string(st))
-		}
+		d.m.jobs.counters(apiJob)
 	}
 	d.m.reloadOK.Set(1)
 	d.m.reloadTime.SetToCurrentTime()
@@ -299,7 +297,7 @@ func (d *Daemon) Reload() error {
 func (d *Daemon) forgetCounters(old, cfg *config.Config) {
 	for name := range old.Jobs {
 		if cfg.Jobs[name] == nil {
-			d.m.jobRuns.DeletePartialMatch(prometheus.Labels{jobLabel: name})
+			d.m.jobs.forget(name)
 			d.m.jobSkipped.DeletePartialMatch(prometheus.Labels{jobLabel: name})
 		}
 	}

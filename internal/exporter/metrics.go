@@ -19,9 +19,8 @@ type metrics struct {
 	runActive      *prometheus.GaugeVec
 	canaryPaused   *prometheus.GaugeVec
 	jobSkipped     *prometheus.CounterVec
-	jobRuns        *prometheus.CounterVec
 	nextRun        *prometheus.GaugeVec
-	streaks        *streakCollector // consecutive failures and next attempt, read together
+	jobs           *jobCollector // runs by outcome, consecutive failures and next attempt, read together
 	reloadOK       prometheus.Gauge
 	reloadTime     prometheus.Gauge
 	probesRejected *prometheus.CounterVec
@@ -129,11 +128,9 @@ func newRegistry(live *liveStore, runs *runStore, devs *deviceWatch, info *devic
 			Help: "1 while a continuous job waits because a heavier run holds its device."}, []string{"target", jobLabel}),
 		jobSkipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ioprobe_job_skipped_total",
 			Help: "Scheduled starts that did not run, by reason (device_busy: another run held the device until the next start; still_running: the job's previous run had not finished)."}, []string{jobLabel, "reason"}),
-		jobRuns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ioprobe_job_runs_total",
-			Help: "Runs of each job by outcome (ok, errors, interrupted, failed: could not start)."}, []string{jobLabel, "status"}),
 		nextRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ioprobe_job_next_run_timestamp_seconds",
 			Help: "Unix time of a scheduled job's next start."}, []string{jobLabel}),
-		streaks: newStreakCollector(),
+		jobs: newJobCollector(),
 		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ioprobe_config_last_reload_successful",
 			Help: "1 if the last configuration (re)load succeeded."}),
 		reloadTime: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ioprobe_config_last_reload_success_timestamp_seconds",
@@ -152,7 +149,7 @@ func newRegistry(live *liveStore, runs *runStore, devs *deviceWatch, info *devic
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		build,
-		m.runActive, m.canaryPaused, m.jobSkipped, m.jobRuns, m.nextRun, m.streaks,
+		m.runActive, m.canaryPaused, m.jobSkipped, m.nextRun, m.jobs,
 		m.reloadOK, m.reloadTime, m.probesRejected,
 		&scrapeCollector{logger: logger, collectors: map[string]subCollector{
 			"io":          newLiveCollector(live),

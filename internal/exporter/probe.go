@@ -169,7 +169,7 @@ func (d *Daemon) handleProbe(w http.ResponseWriter, r *http.Request) {
 		} else {
 			res, err = d.probe(runCtx, log, &p)
 			release()
-			d.recordRun(finished{res: res, err: err, cut: runCtx.Err() != nil}, nil, 0)
+			d.recordRun(finished{res: res, err: err, cut: runCtx.Err() != nil}, nil, 0, nil)
 		}
 		// Cut short by the client or by shutdown, a probe says nothing
 		// of the target; cut by its own budget, it says that the budget
@@ -272,7 +272,7 @@ func (d *Daemon) noteProbe(p *probeRequest, res *result.Result, err error, abort
 		return
 	}
 	prev := f.get().err
-	switch n := f.fail(err); {
+	switch n := f.fail(err, time.Time{}); {
 	case n == 1 && res != nil:
 		log.Error("probe cut by its time budget; further failures are not logged until one measures (?debug=true shows each)", "err", err)
 	case n == 1:

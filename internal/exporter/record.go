@@ -32,8 +32,10 @@ func (f finished) status() result.Status {
 // for a run with a history entry (rec; nil for a probe, whose answer is its record) its
 // status, error and result there, ioprobe_job_runs_total of its job, and
 // the history, which keeps keep runs of the job. rec.Error, when the
-// caller set it, says the error in the caller's words.
-func (d *Daemon) recordRun(f finished, rec *Run, keep int) result.Status {
+// caller set it, says the error in the caller's words. held, when not
+// nil, may keep the run out of ioprobe_job_runs_total (it returns true):
+// a job's point that could not start is counted with its run's outcome.
+func (d *Daemon) recordRun(f finished, rec *Run, keep int, held func(result.Status) bool) result.Status {
 	st := f.status()
 	if rec == nil {
 		return st
@@ -42,7 +44,9 @@ func (d *Daemon) recordRun(f finished, rec *Run, keep int) result.Status {
 	if rec.Error == "" && f.err != nil {
 		rec.Error = f.err.Error()
 	}
-	d.m.jobRuns.WithLabelValues(rec.Job, string(st)).Inc()
+	if held == nil || !held(st) {
+		d.m.jobs.count(rec.Job, st)
+	}
 	d.history.add(rec, keep)
 	return st
 }

@@ -77,10 +77,20 @@ func (d *Daemon) runPoints(ctx context.Context, r *jobRunner, trigger string, st
 		began.Store(true)
 		once.Do(started)
 	})
+	// A point that could not start before any I/O of the run is counted
+	// with the run's outcome, in one step with the streak (jobCollector):
+	// the scheduler's outcome or started.
+	held := func(st result.Status) bool {
+		if st != result.StatusFailed || began.Load() {
+			return false
+		}
+		r.fail.hold()
+		return true
+	}
 	ex := suiterun.Executor{
 		KeepGoing: true, // the next point may measure; the schedule tries again
 		Run: func(ctx context.Context, u suiterun.Unit, _ int) (*result.Result, error) {
-			res, err := d.runPoint(ctx, j, j.Points[u.Index], trigger, n, ran)
+			res, err := d.runPoint(ctx, j, j.Points[u.Index], trigger, n, held, ran)
 			switch {
 			case u.Index == 0:
 				first = err
@@ -151,10 +161,10 @@ func targetUnit(t *config.Target, name string, specs []workload.Spec) suiterun.U
 }
 
 // runPoint runs one point and records it: the live series during the run,
-// then the last-run gauges, the run counters and the history. Its error
-// says that the run could not start (it measured nothing). Observers in
-// obs see the run's snapshots too.
-func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64, obs ...runner.Observer) (*result.Result, error) {
+// then the last-run gauges, the run counters (held: recordRun) and the
+// history. Its error says that the run could not start (it measured
+// nothing). Observers in obs see the run's snapshots too.
+func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, trigger string, n uint64, held func(result.Status) bool, obs ...runner.Observer) (*result.Result, error) {
 	p := d.settings(j.Target, j.MaxErrors).Plan(targetUnit(j.Target, pt.Name, pt.Specs))
 	if j.Mode == config.Continuous {
 		// A continuous job starts a run a minute; loading the BPF
@@ -170,7 +180,7 @@ func (d *Daemon) runPoint(ctx context.Context, j *config.Job, pt config.Point, t
 	res, err := runner.Run(ctx, p)
 	now := time.Now()
 	f := finished{res: res, err: err, cut: ctx.Err() != nil}
-	st := d.recordRun(f, &Run{Job: j.Name, Target: j.Target.Name, Point: pt.Name, Trigger: trigger, FinishedAt: now.UTC()}, d.cfg.Load().Global.RunHistory)
+	st := d.recordRun(f, &Run{Job: j.Name, Target: j.Target.Name, Point: pt.Name, Trigger: trigger, FinishedAt: now.UTC()}, d.cfg.Load().Global.RunHistory, held)
 	sh := shapeOf(j.Target.Name, j.Name, pt.Label(), pt.Specs)
 	log := d.logger.With("job", j.Name, "target", j.Target.Name, "point", pt.Name, "trigger", trigger)
 	switch {

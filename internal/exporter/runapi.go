@@ -564,7 +564,7 @@ func (d *Daemon) runAPI(ctx context.Context, run *apiRun, p *plannedRun, release
 	if res != nil && (p.unit.Point.Pattern != "" || p.unit.Point.Size != 0) {
 		res.Point = &result.Point{Name: p.label, Pattern: p.unit.Point.Pattern, SizeBytes: p.unit.Point.Size}
 	}
-	d.recordRun(f, rec, d.cfg.Load().API.Runs.Keep)
+	d.recordRun(f, rec, d.cfg.Load().API.Runs.Keep, nil)
 	// The device is free before the run says it ended: a client that
 	// sees the end and posts the next run on the target is not refused
 	// as busy (release is safe to call twice).

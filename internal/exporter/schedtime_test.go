@@ -140,7 +140,7 @@ func (h *schedHarness) gauge(t require.TestingT, name, job string) float64 {
 	}
 	switch name {
 	case "failures", "next_attempt":
-		f, ok := h.m.streaks.get(job)
+		f, ok := h.m.jobs.get(job)
 		require.True(t, ok, "job %s has its streak's series", job)
 		if name == "failures" {
 			return float64(f.streak)
@@ -567,7 +567,7 @@ func TestStreakScrapedAtOnce(t *testing.T) {
 	}()
 	ctx := context.Background()
 	for scrapes.Load() < want {
-		h.s.retryAt(r, h.s.outcome(ctx, r, errMissingDir, true))
+		h.s.outcome(ctx, r, errMissingDir, func(again time.Time) time.Time { return again })
 		h.s.recovered(r)
 	}
 	close(stop)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/config"
-	"github.com/ioprobe/ioprobe/pkg/result"
 )
 
 // Job states, as /api/v1/jobs shows them.
@@ -120,12 +119,10 @@ func (s *scheduler) apply(cfg *config.Config) {
 		r := &jobRunner{job: j, cancel: cancel, done: make(chan struct{}), trigger: make(chan struct{}, 1)}
 		s.jobs[name] = r
 		s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
-		s.m.streaks.add(j.Name, &r.fail)
+		s.m.jobs.add(j.Name, &r.fail)
 		// Counters exist from the start, so that rate() and alerts see
 		// their first increase.
-		for _, st := range result.Statuses() {
-			s.m.jobRuns.WithLabelValues(j.Name, string(st))
-		}
+		s.m.jobs.counters(j.Name)
 		if j.Mode == config.Scheduled {
 			s.m.jobSkipped.WithLabelValues(j.Name, skipDeviceBusy)
 			s.m.jobSkipped.WithLabelValues(j.Name, skipStillRunning)
@@ -142,7 +139,7 @@ func (s *scheduler) dropSeries(j *config.Job) {
 	s.m.runActive.DeleteLabelValues(j.Target.Name, j.Name)
 	s.m.canaryPaused.DeleteLabelValues(j.Target.Name, j.Name)
 	s.m.nextRun.DeleteLabelValues(j.Name)
-	s.m.streaks.remove(j.Name)
+	s.m.jobs.remove(j.Name)
 }
 
 // stop ends every job and waits for them.
@@ -211,7 +208,7 @@ func (s *scheduler) loop(ctx context.Context, r *jobRunner) {
 				return
 			case <-r.trigger:
 				// Asked for once: a run that cannot start is not retried.
-				s.runHeavy(ctx, r, "api", time.Time{}, false)
+				s.runHeavy(ctx, r, "api", time.Time{}, nil)
 			}
 		}
 	}
@@ -257,20 +254,33 @@ func (s *scheduler) scheduled(ctx context.Context, r *jobRunner) {
 		r.next.Store(start.UnixNano())
 		s.m.nextRun.WithLabelValues(name).Set(unixSeconds(start))
 		timer := s.clock.NewTimer(start.Sub(s.clock.Now()))
+		// A run that could not start plans its next attempt as the
+		// failure is counted (outcome): the back-off's (again), but never
+		// later than the next scheduled start after now, planBase.
+		planned, planBase := false, base
+		plan := func(again time.Time) time.Time {
+			planned, planBase = true, base
+			for now := s.clock.Now(); !planBase.After(now); planBase = planBase.Add(sc.Every) {
+			}
+			start, retry = planBase.Add(s.jitter(sc)), false
+			if again.Before(start) {
+				start, retry = again, true
+			}
+			return start
+		}
 		var ran bool
-		var again time.Time
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return
 		case <-r.trigger:
 			timer.Stop()
-			ran, again = s.runHeavy(ctx, r, "api", time.Time{}, true)
+			ran, _ = s.runHeavy(ctx, r, "api", time.Time{}, plan)
 		case <-timer.C():
 			if !retry {
 				base = base.Add(sc.Every)
 			}
-			ran, again = s.runHeavy(ctx, r, "schedule", base, true)
+			ran, _ = s.runHeavy(ctx, r, "schedule", base, plan)
 			if !ran && !retry && ctx.Err() == nil {
 				s.m.jobSkipped.WithLabelValues(name, skipDeviceBusy).Inc()
 				s.logger.Warn("skipped a scheduled run: its device stayed busy until the next start", "job", name, "start", start.Format(time.RFC3339))
@@ -280,22 +290,20 @@ func (s *scheduler) scheduled(ctx context.Context, r *jobRunner) {
 			return
 		}
 		if ran {
-			for now := s.clock.Now(); !base.After(now); base = base.Add(sc.Every) {
+			// The starts the run covered: up to now, or to the one its
+			// retry planned.
+			for now := s.clock.Now(); planned && base.Before(planBase) || !planned && !base.After(now); base = base.Add(sc.Every) {
 				s.m.jobSkipped.WithLabelValues(name, skipStillRunning).Inc()
 				s.logger.Warn("skipped a scheduled run: the previous one was still running", "job", name, "start", base.Format(time.RFC3339))
 			}
 		}
+		if planned {
+			continue // start and retry are the plan's
+		}
 		start, retry = base.Add(s.jitter(sc)), false
-		if again.IsZero() {
-			if r.fail.get().streak > 0 {
-				s.retryAt(r, start) // still failing: the scheduled start is the next attempt
-			}
-			continue
+		if r.fail.get().streak > 0 {
+			s.retryAt(r, start) // still failing (its start found the device busy): the scheduled start is the next attempt
 		}
-		if again.Before(start) {
-			start, retry = again, true
-		}
-		s.retryAt(r, start)
 	}
 }
 
@@ -330,13 +338,12 @@ func (s *scheduler) continuous(ctx context.Context, r *jobRunner) {
 		s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
 		// Before release, which ends lctx: a run stopped for a heavier
 		// one is not a failure.
-		again := s.outcome(lctx, r, err, true)
+		again := s.outcome(lctx, r, err, func(again time.Time) time.Time { return again })
 		release()
 		r.state.Store(stateIdle)
 		if again.IsZero() {
 			continue
 		}
-		s.retryAt(r, again)
 		if !sleep(ctx, s.clock, again.Sub(s.clock.Now())) {
 			return
 		}
@@ -345,9 +352,9 @@ func (s *scheduler) continuous(ctx context.Context, r *jobRunner) {
 
 // runHeavy runs a job holding its device alone. It waits for the device
 // until deadline (zero: as long as it takes) and returns false if it never
-// got it. again is when to try once more (zero: the run started, was
-// interrupted, or retry is false).
-func (s *scheduler) runHeavy(ctx context.Context, r *jobRunner, trigger string, deadline time.Time, retry bool) (ran bool, again time.Time) {
+// got it. again is when it tries once more (zero: the run started, was
+// interrupted, or plan is nil: outcome).
+func (s *scheduler) runHeavy(ctx context.Context, r *jobRunner, trigger string, deadline time.Time, plan func(time.Time) time.Time) (ran bool, again time.Time) {
 	j := r.job
 	r.state.Store(stateWaiting)
 	defer r.state.Store(stateIdle)
@@ -365,13 +372,15 @@ func (s *scheduler) runHeavy(ctx context.Context, r *jobRunner, trigger string, 
 	s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(1)
 	defer s.m.runActive.WithLabelValues(j.Target.Name, j.Name).Set(0)
 	err = s.run(ctx, r, trigger, func() { s.recovered(r) })
-	return true, s.outcome(ctx, r, err, retry)
+	return true, s.outcome(ctx, r, err, plan)
 }
 
 // outcome keeps a job's streak of runs that could not start: it logs the
 // first failure of a streak and its end, not each attempt, and returns
-// when to try again (zero: no retry).
-func (s *scheduler) outcome(ctx context.Context, r *jobRunner, err error, retry bool) time.Time {
+// when the job tries again (zero: no retry). plan (nil: the job is not
+// retried) turns the back-off's next attempt into the job's, which is
+// recorded with the failure, in one step (jobCollector.failed).
+func (s *scheduler) outcome(ctx context.Context, r *jobRunner, err error, plan func(again time.Time) time.Time) time.Time {
 	j := r.job
 	log := s.logger.With("job", j.Name, "target", j.Target.Name)
 	switch {
@@ -379,32 +388,39 @@ func (s *scheduler) outcome(ctx context.Context, r *jobRunner, err error, retry 
 		s.recovered(r)
 		return time.Time{}
 	case ctx.Err() != nil:
-		return time.Time{} // stopped (shutdown, reload, a heavier run): says nothing of the target
+		// Stopped (shutdown, reload, a heavier run): says nothing of the
+		// target; the points that could not start before are counted.
+		s.m.jobs.settle(j.Name, &r.fail)
+		return time.Time{}
 	}
-	prev := r.fail.get().err
-	n := r.fail.fail(err)
+	// Only the job's own loop changes its streak: this is the streak
+	// the failure makes.
+	prev := r.fail.get()
+	var next time.Time
+	if plan != nil {
+		next = plan(s.clock.Now().Add(backoffDelay(prev.streak+1, s.rand)))
+	}
+	n := s.m.jobs.failed(j.Name, &r.fail, err, next)
 	switch {
-	case n == 1 && retry:
+	case n == 1 && plan != nil:
 		log.Error(fmt.Sprintf("job cannot start: trying again after %s, then twice as long each time up to %s; only its recovery is logged", backoffFirst, strings.TrimSuffix(backoffMax.String(), "0s")), "err", err)
 	case n == 1:
 		log.Error("job could not start", "err", err)
-	case err.Error() != prev:
+	case err.Error() != prev.err:
 		log.Error("job still cannot start, now for another reason", "failed_starts", n, "err", err)
 	default:
 		log.Debug("job still cannot start", "failed_starts", n, "err", err)
 	}
-	if !retry {
-		return time.Time{}
-	}
-	return s.clock.Now().Add(backoffDelay(n, s.rand))
+	return next
 }
 
 // recovered ends a job's streak of runs that could not start, if it had
 // one: its run started.
 func (s *scheduler) recovered(r *jobRunner) {
-	// The streak and the next attempt end together (the metrics read
-	// both at once: streakCollector).
-	if n := r.fail.reset(); n > 0 {
+	// The streak and the next attempt end together, and the points
+	// that could not start before are counted (the metrics read them at
+	// once: jobCollector).
+	if n := s.m.jobs.started(r.job.Name, &r.fail); n > 0 {
 		s.logger.Info("job recovered: its run started", "job", r.job.Name, "target", r.job.Target.Name, "failed_starts", n)
 	}
 }
