@@ -167,14 +167,14 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 		}
 		engines[i], reasons[i] = e, why
 	}
-	endOpen := beginStep("opening the targets (a new file's fill, the safety checks)")
+	endOpen := BeginStep("opening the targets (a new file's fill, the safety checks)")
 	targets, err := p.openTargets(ctx)
 	endOpen()
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		defer beginStep("closing the targets")()
+		defer BeginStep("closing the targets")()
 		p.handCreated(targets)
 		for _, ot := range targets {
 			_ = ot.t.Close()
@@ -442,7 +442,7 @@ func (c *crew) run(engines []engine.Engine, ctl *engine.Control, cancel context.
 
 // stop stops the workers and waits for their engines to return.
 func (c *crew) stop(ctl *engine.Control) {
-	defer beginStep("the workers' stop (their I/O still in the kernel)")()
+	defer BeginStep("the workers' stop (their I/O still in the kernel)")()
 	ctl.Stop()
 	c.wg.Wait()
 }
@@ -505,8 +505,8 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 
 	snap := newSnapshotter(p, targets, c.all)
 	res := p.baseResult(started, c.specs, engines, reasons, targets)
-	endSetup := beginStep("the workers' setup (rings, buffers) and the start barrier")
-	endDescribe := beginStep("describing the storage under the targets")
+	endSetup := BeginStep("the workers' setup (rings, buffers) and the start barrier")
+	endDescribe := BeginStep("describing the storage under the targets")
 	store := p.describeStorage(ctx, res, targets)
 	endDescribe()
 	res.Notes = append(res.Notes, c.notes...)
@@ -528,7 +528,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	// workers set up and any wait is over: immediately before the first
 	// write. Then a look for signatures at the end of every interval.
 	if ctx.Err() == nil {
-		endCheck := beginStep("the safety check before the first I/O")
+		endCheck := BeginStep("the safety check before the first I/O")
 		err := recheck(targets)
 		endCheck()
 		if err != nil {
@@ -552,7 +552,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	// kernel's own counts count it. A run stopped meanwhile (a signal
 	// during the setup) does not wait for them, and issues no I/O: it
 	// ends as promptly as one stopped while measuring.
-	endLoad := beginStep("the BPF programs' load and attach (which cannot be cancelled)")
+	endLoad := BeginStep("the BPF programs' load and attach (which cannot be cancelled)")
 	loaded := devLat.wait(ctx.Done())
 	endLoad()
 	if !loaded || ctx.Err() != nil {
@@ -739,7 +739,7 @@ func (p *Plan) tick(ctx context.Context, end time.Time, done <-chan struct{}, sn
 
 // finish assembles the result after every worker has stopped.
 func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx context.Context, ctl *engine.Control, runErrs chan error, g *guard) (*result.Result, error) {
-	defer beginStep("assembling the result")()
+	defer BeginStep("assembling the result")()
 	close(runErrs)
 	var engErrs []string
 	for err := range runErrs {
@@ -757,7 +757,7 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 		res.Intervals = append(res.Intervals, last)
 	}
 	summarize(res, snap, win)
-	endLast := beginStep("the last look for filesystems and labels on the targets")
+	endLast := BeginStep("the last look for filesystems and labels on the targets")
 	stop := g.last(ctx.Done())
 	endLast()
 	res.SafetyChecks = g.summary()

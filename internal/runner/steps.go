@@ -27,8 +27,9 @@ type step struct {
 	started time.Time
 }
 
-// beginStep marks what as in progress until the returned func is called.
-func beginStep(what string) (end func()) {
+// BeginStep marks what as in progress until the returned func is called
+// (a command that wraps a run marks its own steps: a scheduler put back).
+func BeginStep(what string) (end func()) {
 	steps.mu.Lock()
 	defer steps.mu.Unlock()
 	if steps.m == nil {

@@ -68,7 +68,7 @@ func startWindow(targets []*openTarget, ctl *engine.Control, devLat *deviceLaten
 	}
 	// Outside the two readings of the kernel's counters, which the
 	// window's start lies between.
-	endLook := beginStep("the look at the host's processes")
+	endLook := BeginStep("the look at the host's processes")
 	w.tasks0, w.tasksOK = cpuacct.LookAtTasks(tasksWait)
 	endLook()
 	w.flushDisks = map[string]string{}
@@ -103,7 +103,7 @@ func (w *window) stop(ctl *engine.Control, hurry <-chan struct{}, closing func()
 	w.t1 = time.Now()
 	w.usage, w.cpuErr = w.cpu.Stop()
 	w.disk1 = sumStats(before, w.readDisks())
-	endLook := beginStep("the look at the host's processes")
+	endLook := BeginStep("the look at the host's processes")
 	t1, ok := cpuacct.LookAtTasksUnless(tasksWait, hurry)
 	endLook()
 	w.tasks1, w.tasksOK = t1, w.tasksOK && ok
