@@ -118,7 +118,7 @@ func TestFioSideIOSchedulerPutBackWhenSlowToStop(t *testing.T) {
 	})
 	require.NoError(t, syscall.Kill(childOf(t, b.cmd.Process.Pid), syscall.SIGTERM))
 	require.Equal(t, 130, b.exitCode(t), b.stderr())
-	require.Contains(t, b.stderr(), "ioprobe: interrupted: exiting on still running 1.5s after the signal", "the backstop ended it")
+	require.Contains(t, b.stderr(), "ioprobe: interrupted: exiting on still running 1.5s after the signal without waiting for putting the I/O scheduler of "+filepath.Base(dev)+" back to none", "the backstop ended it, naming what it waited on")
 	require.Equal(t, "none", schedulerOf(t, dev), "put back by the backstop: %s", b.stderr())
 	require.Contains(t, b.stderr(), "ioprobe: put the I/O scheduler of "+filepath.Base(dev)+" back to none")
 }

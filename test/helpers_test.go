@@ -143,9 +143,13 @@ func needStrace(t *testing.T) {
 	}
 }
 
-// childOf returns the only child of process pid.
-func childOf(t *testing.T, pid int) int {
-	t.Helper()
+// childOf returns the only child of process pid (t may be an
+// EventuallyWithT's collector: a tracer that has not started its child
+// yet fails that tick).
+func childOf(t require.TestingT, pid int) int {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
 	require.NoError(t, err)
 	f := strings.Fields(string(b))

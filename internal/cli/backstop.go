@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/ioprobe/ioprobe/internal/hostfs"
+	"github.com/ioprobe/ioprobe/internal/runner"
 )
 
 // signalGrace is how long a command has, once SIGINT or SIGTERM came, to
@@ -40,6 +42,7 @@ func backstop(ctx context.Context, done <-chan struct{}, stderr io.Writer, undo 
 		return
 	case <-ctx.Done():
 	}
+	delays := runDelays()
 	again := make(chan os.Signal, 1)
 	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(again)
@@ -53,7 +56,7 @@ func backstop(ctx context.Context, done <-chan struct{}, stderr io.Writer, undo 
 		how = "a second signal"
 	case <-t.C:
 	}
-	fmt.Fprintf(stderr, "ioprobe: interrupted: exiting on %s without waiting for %s\n", how, awaited())
+	fmt.Fprintf(stderr, "ioprobe: interrupted: exiting on %s without waiting for %s\n", how, awaited(longestWait(delays, runDelays())))
 	undo.run(undoGrace, again, stderr)
 	exit()
 }
@@ -151,20 +154,65 @@ func (u *undoList) run(bound time.Duration, stop <-chan os.Signal, stderr io.Wri
 	}
 }
 
-// awaited names what the process may still be waiting for: the calls to
-// the host's filesystems that have not answered, else its own I/O.
-func awaited() string {
-	pending := hostfs.Shared().Pending()
-	if len(pending) == 0 {
-		return "its own I/O to finish (the kernel has not completed it)"
-	}
+// awaited names what the process was still waiting for: the calls to
+// the host's filesystems that have not answered, then the steps of a run
+// in progress (the innermost first: its workers' stop is its own I/O in
+// the kernel; a BPF load cannot be cancelled), else that it was in none.
+// cpuWait, how long a thread of it waited for a CPU since the signal,
+// is said when it is a good part of the grace: a process short of CPU is
+// slow at every step.
+func awaited(cpuWait time.Duration) string {
 	var names []string
-	for i, p := range pending {
-		if i == 3 {
-			names = append(names, fmt.Sprintf("%d more", len(pending)-i))
-			break
-		}
+	for _, p := range hostfs.Shared().Pending() {
 		names = append(names, fmt.Sprintf("%s (no answer for %s)", p.What, p.For.Round(time.Second)))
 	}
-	return strings.Join(names, ", ")
+	for _, s := range runner.Busy() {
+		names = append(names, fmt.Sprintf("%s (for %s)", s.What, s.For.Round(10*time.Millisecond)))
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
+	}
+	what := strings.Join(names, ", ")
+	if what == "" {
+		what = "the command to end (it was in no step of a run: writing its output, or exiting)"
+	}
+	if cpuWait >= signalGrace/10 {
+		what += fmt.Sprintf("; a thread of it waited %s of that time for a CPU (the machine is loaded)", cpuWait.Round(10*time.Millisecond))
+	}
+	return what
+}
+
+// runDelays is how long each thread of the process has waited for a CPU
+// so far (the kernel's schedstat run_delay), by thread id; empty when
+// the kernel does not keep it.
+func runDelays() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	tids, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return out
+	}
+	for _, e := range tids {
+		b, err := os.ReadFile("/proc/self/task/" + e.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			continue
+		}
+		if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+			out[e.Name()] = time.Duration(ns)
+		}
+	}
+	return out
+}
+
+// longestWait is the most any thread waited for a CPU between two
+// readings of runDelays (a thread born since counts from 0).
+func longestWait(before, after map[string]time.Duration) time.Duration {
+	var most time.Duration
+	for tid, d := range after {
+		most = max(most, d-before[tid])
+	}
+	return most
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ioprobe/ioprobe/internal/runner"
 )
 
 // A command that has not ended signalGrace after the signal is ended by
@@ -27,7 +29,7 @@ func TestBackstop(t *testing.T) {
 		t.Fatal("the backstop never ended a command that did not end")
 	}
 	require.GreaterOrEqual(t, time.Since(start), signalGrace, "it gave the command its grace")
-	require.Contains(t, stderr.String(), "ioprobe: interrupted: exiting on still running 1.5s after the signal without waiting for its own I/O to finish")
+	require.Contains(t, stderr.String(), "ioprobe: interrupted: exiting on still running 1.5s after the signal without waiting for the command to end (it was in no step of a run")
 
 	done := make(chan struct{})
 	returned := make(chan struct{})
@@ -118,4 +120,22 @@ func TestUndoListBounded(t *testing.T) {
 	(&undoList{}).run(time.Hour, nil, &stderr)
 	(*undoList)(nil).run(time.Hour, nil, &stderr)
 	require.Empty(t, stderr.String())
+}
+
+// The backstop names the step of a run it did not wait for (a BPF load,
+// a scheduler's put-back), not a guess at the process's own I/O.
+func TestBackstopNamesTheStep(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	defer runner.BeginStep("the BPF programs' load and attach (which cannot be cancelled)")()
+	var stderr bytes.Buffer
+	exited := make(chan struct{})
+	go backstop(ctx, make(chan struct{}), &stderr, nil, func() { close(exited) })
+	select {
+	case <-exited:
+	case <-time.After(time.Minute): // a hang detector
+		t.Fatal("the backstop never ended a command that did not end")
+	}
+	require.Contains(t, stderr.String(), "ioprobe: interrupted: exiting on still running 1.5s after the signal without waiting for the BPF programs' load and attach (which cannot be cancelled) (for ")
+	require.NotContains(t, stderr.String(), "its own I/O")
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/ioprobe/ioprobe/internal/runner"
 	"github.com/ioprobe/ioprobe/internal/target"
 	"github.com/ioprobe/ioprobe/internal/textsafe"
 	"github.com/ioprobe/ioprobe/pkg/fiojob"
@@ -240,7 +241,10 @@ func (s *schedSwitcher) restore(stderr io.Writer) map[string]bool {
 			s.mark(d, "") // not ioprobe's to put back
 			fmt.Fprint(stderr, textsafe.Sprintf("ioprobe: the I/O scheduler of %s is %s, not the %s ioprobe set: something else switched it; left as it is (it was %s)\n", d, now.Current, name, was.Current))
 		default:
-			if _, err := now.Switch(was.Current); err != nil {
+			end := runner.BeginStep(fmt.Sprintf("putting the I/O scheduler of %s back to %s (the kernel's switch waits for the device's I/O)", d, was.Current))
+			_, err := now.Switch(was.Current)
+			end()
+			if err != nil {
 				fmt.Fprint(stderr, textsafe.Sprintf("ioprobe: could not put the I/O scheduler of %s back to %s: %v\n", d, was.Current, err))
 				continue
 			}

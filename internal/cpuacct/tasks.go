@@ -53,6 +53,18 @@ type TaskDelta struct {
 // after wait (false): reading /proc/PID/io waits for that process's exec
 // to finish, and a caller timing something cannot wait for a stuck one.
 func LookAtTasks(wait time.Duration) (Tasks, bool) {
+	return LookAtTasksUnless(wait, nil)
+}
+
+// LookAtTasksUnless is LookAtTasks that also gives up (false) when
+// hurry is closed, or does not start when it already is: an interrupted
+// run is not held up to look at every process of a loaded host.
+func LookAtTasksUnless(wait time.Duration, hurry <-chan struct{}) (Tasks, bool) {
+	select {
+	case <-hurry:
+		return Tasks{}, false
+	default:
+	}
 	ch := make(chan Tasks, 1)
 	go func() {
 		t, err := Reader{}.Tasks()
@@ -67,6 +79,8 @@ func LookAtTasks(wait time.Duration) (Tasks, bool) {
 	case t := <-ch:
 		return t, true
 	case <-timer.C:
+		return Tasks{}, false
+	case <-hurry:
 		return Tasks{}, false
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ioprobe/ioprobe/internal/devlat"
 	"github.com/ioprobe/ioprobe/internal/ownio"
@@ -14,10 +15,19 @@ import (
 // time every request of the targets' devices (internal/devlat), loaded
 // while the workers are set up, recording while the window is open.
 type deviceLatency struct {
-	done   chan struct{} // closed when loading has finished
-	tracer *devlat.Tracer
-	why    string // why there is no tracer
+	done chan struct{} // closed, under mu, when loading has finished
+	// mu orders the loader's end against a run that stops waiting for
+	// it: the loader publishes tracer and why only if the run has not
+	// abandoned it, and else closes what it loaded itself.
+	mu        sync.Mutex
+	abandoned bool
+	tracer    *devlat.Tracer
+	why       string // why there is no tracer
 }
+
+// loadHook, when set (tests), runs in the loader before the programs are
+// loaded: a load that takes its time, as it does on a loaded machine.
+var loadHook func()
 
 // startDeviceLatency loads the programs for the targets' devices in the
 // background; wait joins it. Off (Plan.NoDeviceLatency) or without a
@@ -46,33 +56,73 @@ func (p *Plan) startDeviceLatency(targets []*openTarget) *deviceLatency {
 		return dl
 	}
 	go func() {
-		defer close(dl.done)
-		var devs []devlat.Device
-		var refused []string
-		for _, n := range names {
-			d, err := devlat.Resolve("", n)
-			if err != nil {
-				refused = append(refused, err.Error())
-				continue
+		t, why := load(names)
+		dl.mu.Lock()
+		defer dl.mu.Unlock()
+		defer close(dl.done) // after what it publishes: wait reads it unlocked
+		if dl.abandoned {
+			// The run ended without it: nothing of it stays attached.
+			if t != nil {
+				_ = t.Close()
 			}
-			devs = append(devs, d)
-		}
-		if len(refused) > 0 {
-			dl.why = strings.Join(refused, "; ")
 			return
 		}
-		t, err := devlat.Open(devs)
-		if err != nil {
-			dl.why = err.Error()
-			return
-		}
-		dl.tracer = t
+		dl.tracer, dl.why = t, why
 	}()
 	return dl
 }
 
-// wait waits for the programs to be loaded (or to have failed).
-func (dl *deviceLatency) wait() { <-dl.done }
+// load loads and attaches the programs for the named devices, or says
+// why not.
+func load(names []string) (*devlat.Tracer, string) {
+	if loadHook != nil {
+		loadHook()
+	}
+	var devs []devlat.Device
+	var refused []string
+	for _, n := range names {
+		d, err := devlat.Resolve("", n)
+		if err != nil {
+			refused = append(refused, err.Error())
+			continue
+		}
+		devs = append(devs, d)
+	}
+	if len(refused) > 0 {
+		return nil, strings.Join(refused, "; ")
+	}
+	t, err := devlat.Open(devs)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return t, ""
+}
+
+// wait waits for the programs to be loaded (or to have failed), unless
+// stop (the run's end: a signal, a failed worker) comes first: loading
+// and attaching cannot be cancelled and takes seconds on a loaded
+// machine, and an interrupted run must not be held up for programs it
+// will not use. Abandoned, the loader closes what it loaded when it
+// finishes (and the kernel does at the process's end: nothing is
+// pinned), and the result says the device latency was not measured.
+// It says whether the programs' load has finished.
+func (dl *deviceLatency) wait(stop <-chan struct{}) bool {
+	select {
+	case <-dl.done:
+		return true
+	case <-stop:
+	}
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	select {
+	case <-dl.done:
+		return true // finished meanwhile: what it published is kept
+	default:
+	}
+	dl.abandoned = true
+	dl.why = "the run was interrupted while the BPF programs were loading"
+	return false
+}
 
 // record switches recording on or off (the window's edges).
 func (dl *deviceLatency) record(on bool) {
@@ -84,12 +134,18 @@ func (dl *deviceLatency) record(on bool) {
 	}
 }
 
-// close unloads the programs.
+// close unloads the programs; a load still running is abandoned (its
+// loader closes what it loaded), not waited for: close runs on every way
+// out of a run, an interrupted one too.
 func (dl *deviceLatency) close() {
 	if dl == nil {
 		return
 	}
-	dl.wait()
+	stop := make(chan struct{})
+	close(stop)
+	if !dl.wait(stop) {
+		return
+	}
 	if dl.tracer != nil {
 		_ = dl.tracer.Close()
 		dl.tracer = nil

@@ -167,11 +167,14 @@ func Run(ctx context.Context, p Plan) (*result.Result, error) {
 		}
 		engines[i], reasons[i] = e, why
 	}
+	endOpen := BeginStep("opening the targets (a new file's fill, the safety checks)")
 	targets, err := p.openTargets(ctx)
+	endOpen()
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
+		defer BeginStep("closing the targets")()
 		p.handCreated(targets)
 		for _, ot := range targets {
 			_ = ot.t.Close()
@@ -439,6 +442,7 @@ func (c *crew) run(engines []engine.Engine, ctl *engine.Control, cancel context.
 
 // stop stops the workers and waits for their engines to return.
 func (c *crew) stop(ctl *engine.Control) {
+	defer BeginStep("the workers' stop (their I/O still in the kernel)")()
 	ctl.Stop()
 	c.wg.Wait()
 }
@@ -501,7 +505,10 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 
 	snap := newSnapshotter(p, targets, c.all)
 	res := p.baseResult(started, c.specs, engines, reasons, targets)
+	endSetup := BeginStep("the workers' setup (rings, buffers) and the start barrier")
+	endDescribe := BeginStep("describing the storage under the targets")
 	store := p.describeStorage(ctx, res, targets)
+	endDescribe()
 	res.Notes = append(res.Notes, c.notes...)
 	if p.Note != nil {
 		for _, n := range res.Notes {
@@ -512,14 +519,19 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 		res.StartAt = p.StartAt.UTC()
 	}
 	snap.verifier = verifier
-	if err := p.awaitStart(parent, ctx, c, ctl, start, res); err != nil {
+	err = p.awaitStart(parent, ctx, c, ctl, start, res)
+	endSetup()
+	if err != nil {
 		return nil, err
 	}
 	// The whole safety check once more, now that files are filled,
 	// workers set up and any wait is over: immediately before the first
 	// write. Then a look for signatures at the end of every interval.
 	if ctx.Err() == nil {
-		if err := recheck(targets); err != nil {
+		endCheck := BeginStep("the safety check before the first I/O")
+		err := recheck(targets)
+		endCheck()
+		if err != nil {
 			ctl.Stop()
 			close(start)
 			c.wg.Wait()
@@ -537,8 +549,18 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 	ramp := p.Groups[0].Spec.Ramp
 	// The programs follow every request from here, so that one issued
 	// during the ramp-up and completed in the window counts, as the
-	// kernel's own counts count it.
-	devLat.wait()
+	// kernel's own counts count it. A run stopped meanwhile (a signal
+	// during the setup) does not wait for them, and issues no I/O: it
+	// ends as promptly as one stopped while measuring.
+	endLoad := BeginStep("the BPF programs' load and attach (which cannot be cancelled)")
+	loaded := devLat.wait(ctx.Done())
+	endLoad()
+	if !loaded || ctx.Err() != nil {
+		ctl.Stop()
+		close(start)
+		c.wg.Wait()
+		return p.finish(res, snap, nil, ctx, ctl, c.runErrs, g)
+	}
 	if !p.MeasureBy.IsZero() {
 		if left := time.Until(p.MeasureBy) - ramp; left < p.MinMeasure {
 			ctl.Stop()
@@ -591,7 +613,7 @@ func (p *Plan) execute(ctx context.Context, targets []*openTarget, engines []eng
 			}
 		}
 	}
-	win.stop(ctl, func() { g.setPhase(afterWindow) })
+	win.stop(ctl, ctx.Done(), func() { g.setPhase(afterWindow) })
 	c.stop(ctl)
 	snap.ended = c.ended
 	out, err := p.finish(res, snap, win, ctx, ctl, c.runErrs, g)
@@ -717,6 +739,7 @@ func (p *Plan) tick(ctx context.Context, end time.Time, done <-chan struct{}, sn
 
 // finish assembles the result after every worker has stopped.
 func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx context.Context, ctl *engine.Control, runErrs chan error, g *guard) (*result.Result, error) {
+	defer BeginStep("assembling the result")()
 	close(runErrs)
 	var engErrs []string
 	for err := range runErrs {
@@ -734,13 +757,18 @@ func (p *Plan) finish(res *result.Result, snap *snapshotter, win *window, ctx co
 		res.Intervals = append(res.Intervals, last)
 	}
 	summarize(res, snap, win)
+	endLast := BeginStep("the last look for filesystems and labels on the targets")
 	stop := g.last(ctx.Done())
+	endLast()
 	res.SafetyChecks = g.summary()
 	if g != nil && g.skipped {
 		res.Notes = append(res.Notes, "the last look for filesystems and labels was not waited for: the run was interrupted")
 	}
 	if win != nil {
 		res.Summary.HostOthers = hostOthers(res, win)
+		if win.tasksHurried {
+			res.Notes = append(res.Notes, "the look at the host's processes at the window's end was not waited for: the run was interrupted (the CPU share of others counts the kernel's threads)")
+		}
 	}
 	if stop != nil {
 		res.SafetyStop = stop.stop

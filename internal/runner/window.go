@@ -39,6 +39,7 @@ type window struct {
 	// summary.host_others; tasksOK says both were taken in time.
 	tasks0, tasks1 cpuacct.Tasks
 	tasksOK        bool
+	tasksHurried   bool // the end's look was not waited for: the run was interrupted
 	// maxRequest is the largest request the devices take (the smallest
 	// of their max_sectors_kb), 0 when unknown.
 	maxRequest int64
@@ -67,7 +68,9 @@ func startWindow(targets []*openTarget, ctl *engine.Control, devLat *deviceLaten
 	}
 	// Outside the two readings of the kernel's counters, which the
 	// window's start lies between.
+	endLook := BeginStep("the look at the host's processes")
 	w.tasks0, w.tasksOK = cpuacct.LookAtTasks(tasksWait)
+	endLook()
 	w.flushDisks = map[string]string{}
 	for _, d := range w.devices {
 		if disk := target.FlushDisk("", d); disk != d {
@@ -87,8 +90,10 @@ func startWindow(targets []*openTarget, ctl *engine.Control, devLat *deviceLaten
 }
 
 // stop switches counting off and samples everything again; closing, if
-// set, is called as counting goes off (between the two readings).
-func (w *window) stop(ctl *engine.Control, closing func()) {
+// set, is called as counting goes off (between the two readings). The
+// look at the host's processes is not waited for once hurry is closed
+// (the run was interrupted): it takes up to tasksWait on a loaded host.
+func (w *window) stop(ctl *engine.Control, hurry <-chan struct{}, closing func()) {
 	before := w.readDisks()
 	ctl.SetMeasuring(false)
 	w.devLat.record(false)
@@ -98,8 +103,21 @@ func (w *window) stop(ctl *engine.Control, closing func()) {
 	w.t1 = time.Now()
 	w.usage, w.cpuErr = w.cpu.Stop()
 	w.disk1 = sumStats(before, w.readDisks())
-	t1, ok := cpuacct.LookAtTasks(tasksWait)
+	endLook := BeginStep("the look at the host's processes")
+	t1, ok := cpuacct.LookAtTasksUnless(tasksWait, hurry)
+	endLook()
 	w.tasks1, w.tasksOK = t1, w.tasksOK && ok
+	w.tasksHurried = !ok && isClosed(hurry)
+}
+
+// isClosed says whether c is closed (a nil c never is).
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *window) readDisks() map[string]target.DiskStats {
