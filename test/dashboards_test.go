@@ -20,7 +20,11 @@ import (
 // canaries pause while a suite holds the device, so the suites must leave
 // it to them: with every: 2m, a round of the three suites (41 points) took
 // longer than 2 minutes on a loaded machine, the next round started at
-// once, and the canaries never ran again.
+// once, and the canaries never ran again. A point measures 1 s, not less:
+// a 250 ms window of writes to the file beside a loaded make test once
+// completed no I/O (sequential-write-16k, 0 IOPS, which the product says),
+// and a rate of 0 has no ratio to its median, so the characterize table's
+// 20 ratios never came.
 const dashboardsConfig = `
 global:
   snapshot_interval: 500ms
@@ -44,19 +48,19 @@ jobs:
   characterize:
     target: data
     suite: characterize
-    duration: 250ms
+    duration: 1s
     ramp: 0s
     every: 1h
   business:
     target: data
     suite: business
-    duration: 250ms
+    duration: 1s
     ramp: 0s
     every: 1h
   peak-iops:
     target: data
     suite: peak-iops
-    duration: 250ms
+    duration: 1s
     ramp: 0s
     every: 1h
 `
