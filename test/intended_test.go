@@ -120,9 +120,15 @@ func TestStallCountsEveryLateIO(t *testing.T) {
 	require.GreaterOrEqual(t, intended.Max(), uint64((stall-1/rate)*1e9), "the first slot of the stall waited for all of it")
 	require.GreaterOrEqual(t, intended.Max(), service.Max(), "never less than the service time")
 
-	// No slot was dropped: the run kept its rate through the stall.
+	// No slot was dropped: the run kept its rate through the stall. A
+	// pacer that skipped the stall's slots would end 40 I/Os short; one
+	// that kept them ends with its I/Os of the last moments still due or
+	// in flight, as many as the machine's hiccups then made it late (at
+	// the same +5 as the staircase: make test at load ~10 ended a run
+	// 2.08 slots short). Never ahead of its slots.
 	slots := r.Summary.ElapsedSeconds * rate
-	require.InDelta(t, slots, float64(r.Summary.Ops), 2, "rate x measured time I/Os")
+	require.LessOrEqual(t, float64(r.Summary.Ops), slots+1, "never ahead of rate x measured time")
+	require.GreaterOrEqual(t, float64(r.Summary.Ops), slots-5, "rate x measured time I/Os, the stall's %g slots kept", stall*rate)
 }
 
 // ringCompletions is the most completions any io_uring of process pid
