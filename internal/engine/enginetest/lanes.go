@@ -38,6 +38,10 @@ func testLanesOnOneTarget(t *testing.T, f Factory, path string) {
 		// number_ios × loops I/Os (--number-ios), a pass's worth each.
 		{"a pass a loop by number_ios when paced", workload.Spec{Loops: 3, IOCount: region / (4 * kib), RateIOPS: 16000}, 3},
 		{"a pass a loop unpaced", workload.Spec{Loops: 2}, 2},
+		// Buffered, each loop starts over (the cache dropped at its
+		// start, as fio's invalidate): the loop is the stream's, not a
+		// lane's share of it.
+		{"a pass a loop buffered over six loops", workload.Spec{Loops: 6, Buffered: true}, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec
