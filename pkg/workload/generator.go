@@ -33,7 +33,23 @@ type Cursor struct {
 	// fresh: a new pass started (NewPass) on a buffered run, and no I/O
 	// has dropped the target's cache for it yet.
 	fresh atomic.Bool
-	_     [20]byte // keep neighbouring cursors off this cache line
+	// loop is the stream's progress through the loops of a budget that
+	// start over (see Generator.loopStart), made by the first generator
+	// on the cursor; nil without. The cursor's, not a generator's: the
+	// sync engine's lanes on the target each have a generator, and a
+	// loop is all of theirs (counted by one lane's share alone, a loop
+	// started over mid-pass once that lane had placed a pass's bytes:
+	// in six loops at QD 4, a block read nine times). Its generators
+	// place one at a time (the sync lanes under their booking lock).
+	loop *loopState
+	_    [12]byte // keep neighbouring cursors off this cache line
+}
+
+// loopState counts the I/Os placed on a stream towards its loops: the
+// I/O count and bytes at which the next loop starts, and those placed.
+type loopState struct {
+	nextBytes, nextCount int64
+	doneBytes, doneCount int64
 }
 
 // NewCursor returns a cursor whose first sequential I/O starts at start bytes
@@ -132,10 +148,10 @@ type Generator struct {
 	passes, seqOnly, randOnly bool
 	// Loops of a budget that start over (fio reopens its files for each
 	// loop: an empty map, the streams at the start, the cache dropped):
-	// the I/O count and bytes at which the next loop starts (0: none).
+	// a loop's bytes and I/O count (0: none), and the cursor's count of
+	// the stream's loops (shared by the generators on the cursor).
 	loopBytes, loopCount int64
-	nextBytes, nextCount int64
-	doneBytes, doneCount int64
+	loop                 *loopState
 }
 
 // NewGenerator builds a generator for spec over region. Outstanding I/Os of
@@ -193,7 +209,10 @@ func NewGenerator(spec *Spec, region Region, cursor *Cursor, seed uint64) (*Gene
 		if g.loopBytes == 0 {
 			g.loopBytes = region.Len // fio's io_size: size
 		}
-		g.nextBytes, g.nextCount = g.loopBytes, g.loopCount
+		if g.cursor.loop == nil {
+			g.cursor.loop = &loopState{nextBytes: g.loopBytes, nextCount: g.loopCount}
+		}
+		g.loop = g.cursor.loop
 	}
 	if random {
 		if err := g.drawBlocks(spec, seed); err != nil {
@@ -300,12 +319,13 @@ func (g *Generator) Place(op *Op) {
 // streams at the region's start, and for a buffered run the cache
 // dropped.
 func (g *Generator) loopStart(op *Op) {
-	if g.doneBytes < g.nextBytes && (g.loopCount == 0 || g.doneCount < g.nextCount) {
+	s := g.loop
+	if s.doneBytes < s.nextBytes && (g.loopCount == 0 || s.doneCount < s.nextCount) {
 		return
 	}
-	for g.doneBytes >= g.nextBytes || (g.loopCount > 0 && g.doneCount >= g.nextCount) {
-		g.nextBytes += g.loopBytes
-		g.nextCount += g.loopCount
+	for s.doneBytes >= s.nextBytes || (g.loopCount > 0 && s.doneCount >= s.nextCount) {
+		s.nextBytes += g.loopBytes
+		s.nextCount += g.loopCount
 	}
 	if g.rmap != nil {
 		g.rmap.reset()
@@ -316,8 +336,8 @@ func (g *Generator) loopStart(op *Op) {
 
 // count books a placed I/O towards the loop.
 func (g *Generator) count(op *Op) {
-	g.doneBytes += op.Len
-	g.doneCount++
+	g.loop.doneBytes += op.Len
+	g.loop.doneCount++
 }
 
 // placeMapped places a random I/O with fio's random map (io_u.c:

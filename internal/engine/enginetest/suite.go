@@ -60,6 +60,7 @@ func runAll(t *testing.T, f Factory, path string) {
 	t.Run("BudgetBytes", func(t *testing.T) { testBudgetBytes(t, f, path) })
 	t.Run("NoAllocsPerIO", func(t *testing.T) { testNoAllocsPerIO(t, f, path) })
 	t.Run("TargetsInTurn", func(t *testing.T) { testTargetsInTurn(t, f, path) })
+	t.Run("LanesOnOneTarget", func(t *testing.T) { testLanesOnOneTarget(t, f, path) })
 }
 
 // testFlush: --fdatasync 3 at QD 1 is exactly write, write, write, flush,

@@ -29,25 +29,45 @@ type lane struct {
 	pacer engine.Pacer
 	sleep *engine.Sleeper // paced lanes: the pacer's (closed when the lane ends)
 	// turn is the worker's targets in turn (Spec.FilesInTurn): the
-	// worker's lanes take them together (see inTurn); nil: one target.
-	turn   []turnTarget
-	inTurn *inTurn
+	// worker's lanes take them together (see drawBooked); nil: one target.
+	turn []turnTarget
+	// book, when set, is shared by the lanes that draw from the same
+	// stream and book against the same budget: a budgeted worker's lanes
+	// on one target, or its lanes over its targets in turn. nil: the
+	// lane draws and books alone (one lane on its target, or no budget
+	// to book against but the run's time).
+	book *booking
 }
 
-// inTurn is what the lanes of a worker that takes its targets in turn
-// share: the rotation (engine.Turn: every I/Os to one target, then the
-// next, fio's get_next_file_rr, file_service_nr; under loops a target
-// whose pass is done passed over), whichever lane issues the I/Os.
-type inTurn struct {
-	// mu makes a lane's choice of target, its draw and its booking
-	// against the worker's budget one step. Were the choice made apart
-	// (a counter bumped, then the budget taken), a lane could choose
-	// target 0 for the worker's last I/O and book it only after another
-	// lane had chosen target 1 for the I/O after it and booked the last
-	// of the budget: target 1 one I/O more than its pass, target 0 one
-	// less (issue 35: 257 and 255 I/Os of a 1 MiB pass at 4 KiB).
+// booking makes a lane's draw and its booking against the worker's
+// budget one step, under mu, for lanes that share a stream.
+//
+// On one target the lanes share its sequential position (and, with a
+// map, its blocks). Were the draw and the booking two steps, a lane could
+// draw the pass's last block and be delayed before booking it
+// (preempted; paced lanes wake together and draw at once) while other
+// lanes drew on past the pass's end and booked the budget's last I/O:
+// its draw then refused, so the pass's first block was read once more
+// and the delayed lane's block never (issue 35: in two loops over 18
+// blocks one block read once and another three times, where fio reads
+// each exactly once a loop). Under mu the I/Os booked are always the
+// first ones drawn.
+//
+// With the targets in turn, the rotation (engine.Turn: every I/Os to
+// one target, then the next, fio's get_next_file_rr, file_service_nr;
+// under loops a target whose pass is done passed over) is drawn in the
+// same step: were the choice of target made apart (a counter bumped,
+// then the budget taken), a lane could choose target 0 for the worker's
+// last I/O and book it only after another lane had chosen target 1 for
+// the I/O after it and booked the last of the budget: target 1 one I/O
+// more than its pass, target 0 one less (257 and 255 I/Os of a 1 MiB
+// pass at 4 KiB).
+//
+// mu is held for no system call and no sleep: a paced lane sleeps
+// without it and draws again.
+type booking struct {
 	mu   sync.Mutex
-	turn *engine.Turn
+	turn *engine.Turn // the worker's targets in turn; nil: one target's lanes
 }
 
 // turnTarget is one target of a lane that takes its targets in turn.
@@ -114,9 +134,9 @@ func newLanes(w *engine.Worker) ([]*lane, error) {
 		lanes = append(lanes, l)
 	}
 	if turn {
-		shared := &inTurn{}
+		shared := &booking{}
 		for q := 0; q < w.QueueDepth; q++ {
-			l := &lane{buf: w.Slot(0, q, w.Spec.MaxBlock()), inTurn: shared}
+			l := &lane{buf: w.Slot(0, q, w.Spec.MaxBlock()), book: shared}
 			for t, tgt := range w.Targets {
 				gen, err := w.Generator(t, q)
 				if err != nil {
@@ -136,12 +156,20 @@ func newLanes(w *engine.Worker) ([]*lane, error) {
 		return lanes, nil
 	}
 	for t, tgt := range w.Targets {
+		// A budget's I/Os are the first of each target's stream: its
+		// lanes draw and book in one step (see booking). Lanes of
+		// different targets need not: the budget is the worker's, its
+		// share per target whatever the order of their bookings.
+		var book *booking
+		if w.Spec.Budgeted() && w.QueueDepth > 1 {
+			book = &booking{}
+		}
 		for q := 0; q < w.QueueDepth; q++ {
 			gen, err := w.Generator(t, q)
 			if err != nil {
 				return lanes, err
 			}
-			add(&lane{fd: tgt.FD, buf: w.Slot(t, q, w.Spec.MaxBlock()), gen: gen, stats: w.NewLane(t)})
+			add(&lane{fd: tgt.FD, buf: w.Slot(t, q, w.Spec.MaxBlock()), gen: gen, stats: w.NewLane(t), book: book})
 		}
 	}
 	return lanes, nil
@@ -159,8 +187,8 @@ func (l *lane) targets() []turnTarget {
 // and books it against the worker's budget. False: the run stopped or the
 // budget is spent. slept says whether the lane slept for its pacer.
 func (l *lane) draw(w *engine.Worker, op *engine.IO) (ok, slept bool) {
-	if l.turn != nil {
-		return l.drawInTurn(w, op)
+	if l.book != nil {
+		return l.drawBooked(w, op)
 	}
 	if !l.pacer.NextWait(w.Ctl, l.gen, op) {
 		return false, l.pacer.Slept()
@@ -168,29 +196,32 @@ func (l *lane) draw(w *engine.Worker, op *engine.IO) (ok, slept bool) {
 	return w.Take(op.Len), l.pacer.Slept()
 }
 
-// drawInTurn is draw for a lane that takes the worker's targets in turn:
-// it points the lane at the target of the worker's next I/O, draws the
-// I/O and books it, all under the lanes' lock (see inTurn), and sleeps
-// for its pacer without it.
-func (l *lane) drawInTurn(w *engine.Worker, op *engine.IO) (ok, slept bool) {
-	s := l.inTurn
+// drawBooked is draw for a lane that shares its stream (see booking):
+// with the targets in turn it points the lane at the target of the
+// worker's next I/O; it draws the I/O and books it, all under the lanes'
+// lock, and sleeps for its pacer without it.
+func (l *lane) drawBooked(w *engine.Worker, op *engine.IO) (ok, slept bool) {
+	s := l.book
 	for {
 		var now int64
 		if l.pacer.Paced() {
 			now = engine.Nanotime()
 		}
 		s.mu.Lock()
-		at, ok := s.turn.Target()
-		if !ok {
-			s.mu.Unlock()
-			return false, slept
+		gen, at := l.gen, 0
+		if s.turn != nil {
+			if at, ok = s.turn.Target(); !ok {
+				s.mu.Unlock()
+				return false, slept
+			}
+			gen = l.turn[at].gen
 		}
-		t := &l.turn[at]
-		d := l.pacer.Next(now, t.gen, op)
+		d := l.pacer.Next(now, gen, op)
 		if d == 0 {
 			ok = !w.Ctl.Stopped() && w.Take(op.Len)
-			if ok {
+			if ok && s.turn != nil {
 				s.turn.Took()
+				t := &l.turn[at]
 				l.fd, l.gen, l.stats = t.fd, t.gen, t.stats
 			}
 			s.mu.Unlock()
@@ -204,8 +235,8 @@ func (l *lane) drawInTurn(w *engine.Worker, op *engine.IO) (ok, slept bool) {
 	}
 }
 
-// run is the hot loop: no allocation; no lock but, with the targets in
-// turn, the lanes' one around a draw (inTurn), held for no system call.
+// run is the hot loop: no allocation; no lock but, for lanes that share
+// a stream, theirs around a draw (booking), held for no system call.
 func (l *lane) run(w *engine.Worker) {
 	ctl := w.Ctl
 	var op engine.IO
