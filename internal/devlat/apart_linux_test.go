@@ -167,8 +167,22 @@ func TestPartitionFlushesCountForIt(t *testing.T) {
 	require.Zero(t, partStats.FlushOps, "the kernel never counts a flush on a partition")
 	require.GreaterOrEqual(t, d.FlushOps, uint64(n))
 	require.Zero(t, r.Untimed)
-	require.EqualValues(t, d.FlushOps, r.Hist.Flush.Count(), "the disk's flushes, counted for the partition")
-	require.GreaterOrEqual(t, r.Hist.Write.Count(), uint64(n), "the partition's writes")
+	// Every flush the programs count is one of the disk's, and they count
+	// all but the few completions the kernel did not run them for. Under
+	// load the kernel now and then fires block_rq_complete without
+	// running the attached BPF programs, and counts no recursion miss for
+	// it (notes/flush.md: ftrace's own probe recorded the flush's
+	// completion and its preflush request's end in a softirq, the
+	// programs' first instruction never ran for either; 1 or 2 flushes
+	// of 200 in 9 of 660 runs, two at once beside make test, never a
+	// flush or write that did not happen). A program that left the partition's flushes out
+	// counts none; one that counted a request twice, or another disk's,
+	// counts more than diskstats.
+	unrun := n / 100
+	require.LessOrEqual(t, r.Hist.Flush.Count(), d.FlushOps, "never more flushes than the disk's")
+	require.GreaterOrEqual(t, r.Hist.Flush.Count()+uint64(unrun), d.FlushOps, "the disk's flushes, counted for the partition: all but at most %d, completions the kernel did not run the programs for", unrun)
+	require.LessOrEqual(t, r.Hist.Write.Count(), partStats.Sub(partBefore).WriteOps, "never more writes than the partition's")
+	require.GreaterOrEqual(t, r.Hist.Write.Count()+uint64(unrun), uint64(n), "the partition's writes")
 	// The block layer issues its flush requests from kblockd, outside any
 	// plug: their issue time is the kernel's own (io_start_time_ns). Each
 	// flush's time as the programs take it (issue to completion) lies
