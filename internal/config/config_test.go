@@ -346,3 +346,33 @@ jobs:
 	require.Equal(t, Continuous, cfg.Jobs["canary-write"].Mode)
 	require.Equal(t, 256*workload.KiB, cfg.Jobs["small"].Points[0].Specs[0].RegionBytes)
 }
+
+// TestJobNumberIOs: number_ios is run's --number-ios for a job: every
+// spec of the job (each point of a suite) stops after that many I/Os of
+// each worker, its duration the cap; less than one is refused.
+func TestJobNumberIOs(t *testing.T) {
+	suites := func(string) ([]Point, error) {
+		a, _ := workload.LookupPreset("random-read")
+		b, _ := workload.LookupPreset("sequential-read")
+		return []Point{{Name: "a", Specs: []workload.Spec{a.Spec}}, {Name: "b", Specs: []workload.Spec{b.Spec}}}, nil
+	}
+	doc := `
+targets:
+  data: {path: /srv/p.dat, size: 64MiB}
+jobs:
+  one: {target: data, profile: oltp, duration: 1m, ramp: 0s, number_ios: %s}
+  two: {target: data, suite: two, duration: 1m, ramp: 0s, number_ios: %s}
+`
+	cfg, err := Parse("n.yaml", []byte(strings.ReplaceAll(doc, "%s", "500")), Options{Suites: suites})
+	require.NoError(t, err)
+	for _, name := range []string{"one", "two"} {
+		for _, p := range cfg.Jobs[name].Points {
+			s := p.Specs[0]
+			require.EqualValues(t, 500, s.IOCount, name)
+			require.Equal(t, 1, s.Loops, name)
+			require.Equal(t, time.Minute, s.Duration, name)
+		}
+	}
+	_, err = Parse("n.yaml", []byte(strings.ReplaceAll(doc, "%s", "0")), Options{Suites: suites})
+	require.EqualError(t, err, "n.yaml:5: jobs.one.number_ios: must be at least 1 (got 0)\nn.yaml:6: jobs.two.number_ios: must be at least 1 (got 0)")
+}

@@ -78,6 +78,7 @@ type rawJob struct {
 	rawWorkload `mapstructure:",squash"`
 	Suite       *string        `mapstructure:"suite"`
 	Duration    *time.Duration `mapstructure:"duration"`
+	NumberIOs   *int           `mapstructure:"number_ios"` // run's --number-ios: each worker stops after N I/Os; duration is then a cap
 	Every       *time.Duration `mapstructure:"every"`
 	Align       *bool          `mapstructure:"align"`
 	Jitter      *time.Duration `mapstructure:"jitter"`

@@ -396,6 +396,18 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 	if r.Ramp != nil {
 		ramp = *r.Ramp
 	}
+	// budget is number_ios on a spec (run's --number-ios): a run, or
+	// each point, ends after that many I/Os of each worker, duration
+	// only its cap.
+	budget := func(s *workload.Spec) {}
+	if r.NumberIOs != nil {
+		if n := *r.NumberIOs; n < 1 {
+			ps.add(path+".number_ios", "must be at least 1 (got %d)", n)
+			ok = false
+		} else {
+			budget = func(s *workload.Spec) { s.IOCount, s.Loops = int64(n), 1 }
+		}
+	}
 
 	// What.
 	var size int64
@@ -417,6 +429,7 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 			for _, s := range p.Specs {
 				s = s.WithDefaults()
 				s.Duration, s.Ramp, s.RegionBytes = duration, ramp, size
+				budget(&s)
 				if r.Engine != nil {
 					s.Engine = *r.Engine
 				}
@@ -445,6 +458,7 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 			j.Profile = s.Name
 		}
 		s.Duration, s.Ramp, s.RegionBytes = duration, ramp, s.RegionWithin(size)
+		budget(&s)
 		if err := s.Validate(); err != nil {
 			fieldProblem(ps, path, err, j.Target, "duration")
 			return nil
