@@ -68,7 +68,7 @@ func TestLatencySummariesCountAcrossRuns(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, `targets:
   data: {path: %s/probe.dat, size: 16MiB}
 jobs:
-  adhoc: {target: data, profile: random-read, queue_depth: 2, duration: 1s, ramp: 0s}
+  adhoc: {target: data, profile: random-read, queue_depth: 2, number_ios: 200, duration: 50s, ramp: 0s}
 modules:
   quick: {profile: random-read, queue_depth: 2, max_duration: 500ms}
 `, dir), 0o600))
