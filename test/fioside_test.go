@@ -40,10 +40,12 @@ func (s diskStat) sub(o diskStat) diskStat {
 // are its result's summary.device (the kernel's counters over its measured
 // window; before it, ioprobe reads the device for signatures), fio's the
 // counters around its run. Both tools' I/Os are exact 4 KiB requests, so
-// the sizes must be equal, not close.
+// the sizes must be equal, not close. The job is 8192 I/Os, not
+// time_based: two seconds beside load can complete no I/O, and both
+// tools' figures here are of requests.
 func TestFioSideSequentialUnmerged(t *testing.T) {
 	dev, dir := sideBySide(t, 64<<20)
-	job := writeJob(t, dir, "seq.fio", "[global]\nfilename=DEV\ndirect=1\ntime_based\nruntime=2\nsize=64m\n[seq]\nrw=read\nbs=4k\nioengine=io_uring\niodepth=32\n", dev)
+	job := writeJob(t, dir, "seq.fio", "[global]\nfilename=DEV\ndirect=1\nnumber_ios=8192\nsize=64m\n[seq]\nrw=read\nbs=4k\nioengine=io_uring\niodepth=32\n", dev)
 
 	before := readDiskStat(t, dev)
 	o := runCmd(t, exec.Command("fio", "--output-format=json", job))
