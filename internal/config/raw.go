@@ -88,4 +88,5 @@ type rawJob struct {
 type rawModule struct {
 	rawWorkload `mapstructure:",squash"`
 	MaxDuration *time.Duration `mapstructure:"max_duration"`
+	NumberIOs   *int           `mapstructure:"number_ios"` // as a job's: max_duration is then a cap
 }

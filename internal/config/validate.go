@@ -396,18 +396,8 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 	if r.Ramp != nil {
 		ramp = *r.Ramp
 	}
-	// budget is number_ios on a spec (run's --number-ios): a run, or
-	// each point, ends after that many I/Os of each worker, duration
-	// only its cap.
-	budget := func(s *workload.Spec) {}
-	if r.NumberIOs != nil {
-		if n := *r.NumberIOs; n < 1 {
-			ps.add(path+".number_ios", "must be at least 1 (got %d)", n)
-			ok = false
-		} else {
-			budget = func(s *workload.Spec) { s.IOCount, s.Loops = int64(n), 1 }
-		}
-	}
+	budget, bok := numberIOs(path, r.NumberIOs, ps)
+	ok = ok && bok
 
 	// What.
 	var size int64
@@ -507,6 +497,20 @@ func suiteOnly(path string, r rawJob, continuous bool, ps *problems) bool {
 	return ok
 }
 
+// numberIOs reads number_ios (run's --number-ios) and returns what sets
+// it on a spec: a run (each point of a suite, a probe) ends after that
+// many I/Os of each worker, its duration only the cap.
+func numberIOs(path string, n *int, ps *problems) (budget func(*workload.Spec), ok bool) {
+	switch {
+	case n == nil:
+		return func(*workload.Spec) {}, true
+	case *n < 1:
+		ps.add(path+".number_ios", "must be at least 1 (got %d)", *n)
+		return func(*workload.Spec) {}, false
+	}
+	return func(s *workload.Spec) { s.IOCount, s.Loops = int64(*n), 1 }, true
+}
+
 func validateModule(name string, r rawModule, ps *problems) *Module {
 	path := "modules." + name
 	m := &Module{Name: name, MaxDuration: DefaultProbeDuration, MaxErrors: maxErrors(r.rawWorkload)}
@@ -528,6 +532,11 @@ func validateModule(name string, r rawModule, ps *problems) *Module {
 	if r.Ramp != nil {
 		s.Ramp = *r.Ramp
 	}
+	budget, bok := numberIOs(path, r.NumberIOs, ps)
+	if !bok {
+		return nil
+	}
+	budget(&s)
 	if err := s.Validate(); err != nil {
 		fieldProblem(ps, path, err, nil, "max_duration")
 		return nil
