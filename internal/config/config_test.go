@@ -195,13 +195,18 @@ func TestMinimalDefaults(t *testing.T) {
 
 // A suite job has one point per run of the suite, each with the job's
 // durations and the target's region; the schedule must fit all of them.
-func TestSuiteJob(t *testing.T) {
-	suites := func(name string) ([]Point, error) {
+// twoPoints is a suite "two" of two points: random and sequential reads.
+func twoPoints(t *testing.T) func(string) ([]Point, error) {
+	return func(name string) ([]Point, error) {
 		require.Equal(t, "two", name)
 		a, _ := workload.LookupPreset("random-read")
 		b, _ := workload.LookupPreset("sequential-read")
 		return []Point{{Name: "a", Specs: []workload.Spec{a.Spec}}, {Name: "b", Specs: []workload.Spec{b.Spec}}}, nil
 	}
+}
+
+func TestSuiteJob(t *testing.T) {
+	suites := twoPoints(t)
 	doc := `
 targets:
   data: {path: /srv/p.dat, size: 64MiB}
@@ -352,11 +357,7 @@ jobs:
 // stop after that many I/Os of each worker, the duration the cap; less
 // than one is refused.
 func TestJobNumberIOs(t *testing.T) {
-	suites := func(string) ([]Point, error) {
-		a, _ := workload.LookupPreset("random-read")
-		b, _ := workload.LookupPreset("sequential-read")
-		return []Point{{Name: "a", Specs: []workload.Spec{a.Spec}}, {Name: "b", Specs: []workload.Spec{b.Spec}}}, nil
-	}
+	suites := twoPoints(t)
 	doc := `
 targets:
   data: {path: /srv/p.dat, size: 64MiB}
