@@ -30,7 +30,8 @@ jobs:
   business:
     target: data
     suite: business
-    duration: 200ms
+    number_ios: 32
+    duration: 1m
     ramp: 0s
     every: 1h
 `

@@ -24,7 +24,10 @@ func TestCanaryWriteStaysInItsRegion(t *testing.T) {
 	besideOthers(t)
 	dir := t.TempDir()
 	run := func(target string, extra ...string) outcome {
-		args := append([]string{"run", "--profile", "canary-write", "--target", target, "--duration", "1s", "--ramp", "0s", "--output", "json"}, extra...)
+		// Four paced writes (at 5 a second), not a window: the runs that
+		// are not refused must have written (a window beside load may
+		// complete none).
+		args := append(append([]string{"run", "--profile", "canary-write", "--target", target, "--output", "json"}, countedIOs(4)...), extra...)
 		return ioprobe(t, dir, args...)
 	}
 

@@ -60,7 +60,8 @@ func ofJob(t *testing.T, mfs map[string]*dto.MetricFamily, name, job string) *dt
 // runs of a job, the last-run summary's count grows by the second run's
 // I/Os and its sum by their latencies, whichever run was longer; its
 // quantiles are the second run's. /probe's summary adds up its probes
-// alike.
+// alike. The job and the module end on a count of I/Os (number_ios), not
+// a window of 1 s or 500 ms, which beside load can complete none.
 func TestLatencySummariesCountAcrossRuns(t *testing.T) {
 	besideOthers(t)
 	dir := t.TempDir()
@@ -68,9 +69,9 @@ func TestLatencySummariesCountAcrossRuns(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, `targets:
   data: {path: %s/probe.dat, size: 16MiB}
 jobs:
-  adhoc: {target: data, profile: random-read, queue_depth: 2, duration: 1s, ramp: 0s}
+  adhoc: {target: data, profile: random-read, queue_depth: 2, number_ios: 200, duration: 50s, ramp: 0s}
 modules:
-  quick: {profile: random-read, queue_depth: 2, max_duration: 500ms}
+  quick: {profile: random-read, queue_depth: 2, number_ios: 200, max_duration: 5s}
 `, dir), 0o600))
 	d := startDaemon(t, "--config", cfg, "--web.enable-admin-api")
 	type seen struct {

@@ -20,11 +20,12 @@ import (
 // canaries pause while a suite holds the device, so the suites must leave
 // it to them: with every: 2m, a round of the three suites (41 points) took
 // longer than 2 minutes on a loaded machine, the next round started at
-// once, and the canaries never ran again. A point measures 1 s, not less:
-// a 250 ms window of writes to the file beside a loaded make test once
+// once, and the canaries never ran again. A point ends after 64 I/Os of
+// each worker (number_ios; duration is its cap), not after a window: a
+// 250 ms window of writes to the file beside a loaded make test once
 // completed no I/O (sequential-write-16k, 0 IOPS, which the product says),
 // and a rate of 0 has no ratio to its median, so the characterize table's
-// 20 ratios never came.
+// 20 ratios never came; a window of 1 s only makes that rarer.
 const dashboardsConfig = `
 global:
   snapshot_interval: 500ms
@@ -48,19 +49,22 @@ jobs:
   characterize:
     target: data
     suite: characterize
-    duration: 1s
+    number_ios: 64
+    duration: 1m
     ramp: 0s
     every: 1h
   business:
     target: data
     suite: business
-    duration: 1s
+    number_ios: 64
+    duration: 1m
     ramp: 0s
     every: 1h
   peak-iops:
     target: data
     suite: peak-iops
-    duration: 1s
+    number_ios: 64
+    duration: 1m
     ramp: 0s
     every: 1h
 `

@@ -47,7 +47,9 @@ func runOnLoop(t *testing.T, dir, dev string, args ...string) (*result.Result, f
 func TestDeviceLatencyAgreesWithTheKernel(t *testing.T) {
 	dev := testloop.Device(t, 64<<20)
 	dir := t.TempDir()
-	args := []string{"--duration", "1s", "--ramp", "0s", "--qd", "4", "--read-pct", "70", "--allow-destructive"}
+	// 4000 I/Os, not a window: the comparisons need requests (a window
+	// beside load may complete none).
+	args := append([]string{"--qd", "4", "--read-pct", "70", "--allow-destructive"}, countedIOs(4000)...)
 	r, kernelMean := runOnLoop(t, dir, dev, args...)
 	d := r.Summary.Device
 	require.NotNil(t, d)
@@ -97,7 +99,7 @@ func TestDeviceLatencyAgreesWithTheKernel(t *testing.T) {
 // succeeds and its result says why the device latency is missing.
 func TestDeviceLatencyWithoutPrivileges(t *testing.T) {
 	bin, dir := unprivileged(t)
-	o := runAs(t, bin, nil, "run", "--target", filepath.Join(dir, "probe.dat"), "--size", "16MiB", "--duration", "300ms", "--ramp", "0s", "--output", "json")
+	o := runAs(t, bin, nil, append([]string{"run", "--target", filepath.Join(dir, "probe.dat"), "--size", "16MiB", "--output", "json"}, countedIOs(64)...)...)
 	require.Equal(t, 0, o.code, o.stderr)
 	r := decodeResult(t, o.stdout)
 	require.Equal(t, result.StatusOK, r.Status)

@@ -153,8 +153,10 @@ func TestFioJSONHasFioShape(t *testing.T) {
 	dir := t.TempDir()
 	ref, refData := runFio(t, dir)
 
-	o := ioprobe(t, dir, "run", "--target", filepath.Join(dir, "probe.dat"), "--size", "16MiB", "--bs", "4k",
-		"--read-pct", "70", "--random-pct", "100", "--qd", "4", "--duration", "1s", "--ramp", "0s", "--output", "json")
+	// 400 I/Os, not a window: both directions must be there (a window
+	// beside load may complete none).
+	o := ioprobe(t, dir, append([]string{"run", "--target", filepath.Join(dir, "probe.dat"), "--size", "16MiB", "--bs", "4k",
+		"--read-pct", "70", "--random-pct", "100", "--qd", "4", "--output", "json"}, countedIOs(400)...)...)
 	require.Equal(t, 0, o.code, o.stderr)
 	r := decodeResult(t, o.stdout)
 	require.NotZero(t, r.Summary.ReadOps)
@@ -252,9 +254,8 @@ func TestFioJSONSyncHasFioShape(t *testing.T) {
 	require.NoError(t, err)
 	ref := decodeNumbers(t, data)
 
-	o := ioprobe(t, dir, "run", "--target", filepath.Join(dir, "probe.dat"), "--size", "8MiB", "--bs", "4k",
-		"--read-pct", "0", "--random-pct", "0", "--qd", "1", "--fdatasync", "1", "--duration", "1s", "--ramp", "0s",
-		"--output", "json")
+	o := ioprobe(t, dir, append([]string{"run", "--target", filepath.Join(dir, "probe.dat"), "--size", "8MiB", "--bs", "4k",
+		"--read-pct", "0", "--random-pct", "0", "--qd", "1", "--fdatasync", "1", "--output", "json"}, countedIOs(64)...)...)
 	require.Equal(t, 0, o.code, o.stderr)
 	r := decodeResult(t, o.stdout)
 	require.NotNil(t, r.Summary.Sync)

@@ -137,7 +137,9 @@ func TestFleetHostileStartCalledOffAfterOthersMeasured(t *testing.T) {
 	besideOthers(t)
 	good := startLocalFleet(t, 1)[0]
 	slow := fleettest.Fake(t, fleettest.Hold(t))
-	o := ioprobe(t, t.TempDir(), localFleetArgs(good.addr+","+slow, "--host-timeout", "4s")...)
+	// 200 I/Os on the good host, not a window (which beside load may
+	// complete none): its kept result is asserted below.
+	o := ioprobe(t, t.TempDir(), localFleetArgs(good.addr+","+slow, "--host-timeout", "4s", "--number-ios", "200", "--duration", "50s")...)
 	require.Equal(t, 1, o.code, o.stderr)
 	require.Contains(t, o.stderr, "host "+slow+": unreachable: POST /api/v1/runs: no answer within 4s")
 	require.NotContains(t, o.stderr, "nothing was measured")

@@ -394,9 +394,10 @@ func noFlagOffered(t *testing.T, o outcome, want string) {
 	require.Contains(t, o.stderr, "(--allow-destructive does not lift this refusal)")
 }
 
-// writeRun is a one-second write run on target with --allow-destructive.
+// writeRun is a write run on target with --allow-destructive: refused,
+// or 64 writes (not a window, which beside load may complete none).
 func writeRun(t *testing.T, target string, extra ...string) outcome {
 	t.Helper()
-	args := append([]string{"run", "--target", target, "--allow-destructive", "--read-pct", "0", "--duration", "1s", "--ramp", "0s"}, extra...)
+	args := append(append([]string{"run", "--target", target, "--allow-destructive", "--read-pct", "0"}, countedIOs(64)...), extra...)
 	return ioprobe(t, t.TempDir(), args...)
 }

@@ -175,7 +175,7 @@ func TestRunsShareTheirFile(t *testing.T) {
 			assert.Contains(c, b.stderr(), "ioprobe: prepared;")
 		})
 		require.True(t, fdShows(t, b.cmd.Process.Pid, own), "the first run holds the file")
-		o := ioprobe(t, dir, "run", "--target", own, "--read-pct", "0", "--duration", "300ms", "--ramp", "0s", "--output", "json")
+		o := ioprobe(t, dir, append([]string{"run", "--target", own, "--read-pct", "0", "--output", "json"}, countedIOs(64)...)...)
 		if verify {
 			require.Equal(t, 2, o.code, o.stderr)
 			require.Contains(t, o.stderr, "a run with --verify is writing to it")
@@ -458,7 +458,10 @@ func TestHolderLookNeverAsksAHungFilesystem(t *testing.T) {
 	img := randomFile(t, 16<<20)
 	for _, tgt := range []string{dev, img} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		cmd := exec.CommandContext(ctx, binary, "run", "--target", tgt, "--allow-destructive", "--read-pct", "0", "--duration", "300ms", "--ramp", "0s", "--output", "json")
+		// 64 writes (capped under the minute that tells a hang), not a
+		// window, which beside load may complete none.
+		cmd := exec.CommandContext(ctx, binary, append([]string{"run", "--target", tgt, "--allow-destructive", "--read-pct", "0", "--output", "json"},
+			countedIOsWithin(64, "40s")...)...)
 		o, err := tryCmd(cmd)
 		late := ctx.Err()
 		cancel()

@@ -56,8 +56,10 @@ func TestRunEachFileTargetItsOwnRegion(t *testing.T) {
 
 	// Sequential writes and reads walk to the end of each region and wrap:
 	// past the end of small.dat if its region were big.dat's.
-	o := ioprobe(t, dir, "run", "--target", big, "--target", small, "--bs", "64k", "--read-pct", "50", "--random-pct", "0",
-		"--qd", "4", "--duration", "700ms", "--ramp", "0s", "--output", "json")
+	// 640 I/Os of 64 KiB: each region walked to its end (a count, not a
+	// window, which beside load may not get that far or do any I/O).
+	o := ioprobe(t, dir, append([]string{"run", "--target", big, "--target", small, "--bs", "64k", "--read-pct", "50", "--random-pct", "0",
+		"--qd", "4", "--output", "json"}, countedIOs(640)...)...)
 	require.Equal(t, 0, o.code, o.stderr)
 	r := decodeResult(t, o.stdout)
 	requireOwnRegions(t, r, sizes)
@@ -133,8 +135,8 @@ func TestRunEachDeviceItsOwnRegion(t *testing.T) {
 	dir := t.TempDir()
 
 	for _, random := range []string{"100", "0"} {
-		o := ioprobe(t, dir, "run", "--target", big, "--target", small, "--bs", "64k", "--read-pct", "50", "--random-pct", random,
-			"--qd", "4", "--duration", "500ms", "--ramp", "0s", "--allow-destructive", "--output", "json")
+		o := ioprobe(t, dir, append([]string{"run", "--target", big, "--target", small, "--bs", "64k", "--read-pct", "50", "--random-pct", random,
+			"--qd", "4", "--allow-destructive", "--output", "json"}, countedIOs(640)...)...)
 		require.Equal(t, 0, o.code, o.stderr)
 		r := decodeResult(t, o.stdout)
 		requireOwnRegions(t, r, sizes)

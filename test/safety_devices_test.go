@@ -273,7 +273,7 @@ func TestBlankPartitionBesideAMountedOne(t *testing.T) {
 	dir := mountRO(t, p1)
 	before := sha256Of(t, p1, 0)
 
-	o := ioprobe(t, t.TempDir(), "run", "--target", p2, "--allow-destructive", "--read-pct", "0", "--duration", "1s", "--ramp", "0s", "--output", "json")
+	o := ioprobe(t, t.TempDir(), append([]string{"run", "--target", p2, "--allow-destructive", "--read-pct", "0", "--output", "json"}, countedIOs(64)...)...)
 	require.Equal(t, 0, o.code, o.stderr)
 	require.Positive(t, decodeResult(t, o.stdout).Summary.WriteOps)
 	require.Equal(t, before, sha256Of(t, p1, 0), "the mounted partition's bytes changed")

@@ -45,17 +45,21 @@ jobs:
     rate_iops: 50
     continuous: true
     duration: 2s
+  # Counts of I/Os, the durations caps: a window beside load can complete
+  # no I/O, and the test waits for each job's figures.
   scheduled:
     target: data
     profile: random-read
     queue_depth: 2
-    duration: 1s
+    number_ios: 200
+    duration: 10s
     ramp: 0s
     every: 20s
   adhoc:
     target: data
     profile: sequential-read
-    duration: 1s
+    number_ios: 200
+    duration: 10s
     ramp: 0s
   long:
     target: data

@@ -20,8 +20,10 @@ import (
 func TestStackOfAStalledLoopDeviceEndsWhereItStopsSeeing(t *testing.T) {
 	s := newStallFS(t)
 	s.hangOpsAndProve(t, "hang getattr")
-	o, killed := runWithin(t, s, hangDetector, t.TempDir(), "run", "--target", s.dev, "--read-pct", "100",
-		"--ramp", "0s", "--duration", "1s", "--output", "json")
+	// 64 reads (capped under the hang detector), not a window, which
+	// beside load may complete none.
+	o, killed := runWithin(t, s, hangDetector, t.TempDir(), append([]string{"run", "--target", s.dev, "--read-pct", "100",
+		"--output", "json"}, countedIOsWithin(64, "20s")...)...)
 	require.False(t, killed, "the run did not end while %s does not answer stats: %s", s.mnt, o.stderr)
 	require.Equal(t, 0, o.code, "%s", o.stderr)
 	res := decodeResult(t, o.stdout)

@@ -229,7 +229,7 @@ func TestSwapInStickyDirectoryFails(t *testing.T) {
 	mkdirMode(t, dir, 0o1777, 0)
 	tgt := filepath.Join(dir, "bench.dat")
 	swapper(t, tgt, 0, v)
-	o := ioprobe(t, root, "run", "--target", tgt, "--size", "512MiB", "--read-pct", "0", "--duration", "200ms", "--ramp", "0s", "--output", "json")
+	o := ioprobe(t, root, append([]string{"run", "--target", tgt, "--size", "512MiB", "--read-pct", "0", "--output", "json"}, countedIOs(64)...)...)
 	require.Equal(t, 0, o.code, o.stderr)
 	r := decodeResult(t, o.stdout)
 	require.True(t, r.Targets[0].Created)

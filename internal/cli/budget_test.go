@@ -48,3 +48,28 @@ func TestRunStopsAfterBudget(t *testing.T) {
 		require.True(t, os.IsNotExist(err), "nothing touched")
 	}
 }
+
+// TestNamedSuiteStopsAfterBudget: --number-ios ends every point of a
+// named suite as it ends a run (the suite once took the flag and ran each
+// point for its whole --duration): each worker's I/Os are the budget (32:
+// video-on-demand's 512 KiB reads cover the 16 MiB region once), the
+// hour-long --duration only a cap, and --dry-run says so.
+func TestNamedSuiteStopsAfterBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a suite") //hygiene:skip -short leaves out the tests that run I/O
+	}
+	tgt := filepath.Join(t.TempDir(), "t.dat")
+	args := []string{"suite", "business", "--target", tgt, "--size", "16MiB", "--qd", "2", "--number-ios", "32", "--ramp", "0s", "--duration", "1h"}
+	code, stdout, stderr := runCLI(t, append(args, "--dry-run")...)
+	require.Zero(t, code, stderr)
+	require.Contains(t, stdout, "each worker stops after 32 I/Os")
+	code, stdout, stderr = runCLI(t, append(args, "--output", "json")...)
+	require.Zero(t, code, stderr)
+	var s result.Suite
+	require.NoError(t, json.Unmarshal([]byte(stdout), &s))
+	require.Len(t, s.Results, 6)
+	for _, r := range s.Results {
+		require.Equal(t, result.EndedBudget, r.Summary.Ended, r.Point.Name)
+		require.EqualValues(t, 32*max(1, len(r.Groups)), r.Summary.Ops, r.Point.Name)
+	}
+}

@@ -122,6 +122,13 @@ func (o *suiteOptions) suite(name string, targets int) (*workload.Suite, error) 
 			}
 		}
 		so.Base = workload.Spec{Duration: o.duration, Ramp: o.ramp, Engine: workload.EngineName(o.engine), Seed: o.seed}
+		// --number-ios and --io-size end every point, as they end a run
+		// and suite custom's points: like --duration, a run parameter,
+		// not part of the access specification the suite fixes (once
+		// left out here, they were taken and silently ignored).
+		if err := o.budget(&so.Base, changed); err != nil {
+			return nil, err
+		}
 		if o.size != "" {
 			n, err := parseRegion(o.size)
 			if err != nil {

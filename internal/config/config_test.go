@@ -47,7 +47,7 @@ testdata/bad/allowed-hosts.yaml:14: http.allowed_hosts[11]: "0.0.0.0/0": every a
 	"merge-itself":            `:4: jobs: the merge key (<<) merges a mapping that contains it`,
 	"missing-path":            `:2: targets.data: path is required`,
 	"missing-target":          `:4: jobs.oltp: target is required (the name of one of targets)`,
-	"module-suite":            `:5: modules.all: unknown key "suite" (known: block_align, block_size, engine, fdatasync, fsync, lines, max_duration, max_errors, profile, queue_depth, ramp, random_pct, rate_iops, read_pct, sync, verify, workers)`,
+	"module-suite":            `:5: modules.all: unknown key "suite" (known: block_align, block_size, engine, fdatasync, fsync, lines, max_duration, max_errors, number_ios, profile, queue_depth, ramp, random_pct, rate_iops, read_pct, sync, verify, workers)`,
 	"no-value":                `:7: jobs.oltp.every: has no value`,
 	"not-a-bool":              `:7: jobs.canary.continuous: want true or false, got "yes"`,
 	"not-a-number":            `:7: jobs.oltp.queue_depth: want a whole number, got "sixteen"`,
@@ -195,13 +195,18 @@ func TestMinimalDefaults(t *testing.T) {
 
 // A suite job has one point per run of the suite, each with the job's
 // durations and the target's region; the schedule must fit all of them.
-func TestSuiteJob(t *testing.T) {
-	suites := func(name string) ([]Point, error) {
+// twoPoints is a suite "two" of two points: random and sequential reads.
+func twoPoints(t *testing.T) func(string) ([]Point, error) {
+	return func(name string) ([]Point, error) {
 		require.Equal(t, "two", name)
 		a, _ := workload.LookupPreset("random-read")
 		b, _ := workload.LookupPreset("sequential-read")
 		return []Point{{Name: "a", Specs: []workload.Spec{a.Spec}}, {Name: "b", Specs: []workload.Spec{b.Spec}}}, nil
 	}
+}
+
+func TestSuiteJob(t *testing.T) {
+	suites := twoPoints(t)
 	doc := `
 targets:
   data: {path: /srv/p.dat, size: 64MiB}
@@ -345,4 +350,36 @@ jobs:
 	require.Equal(t, workload.EngineSync, s.Engine)
 	require.Equal(t, Continuous, cfg.Jobs["canary-write"].Mode)
 	require.Equal(t, 256*workload.KiB, cfg.Jobs["small"].Points[0].Specs[0].RegionBytes)
+}
+
+// TestJobNumberIOs: number_ios is run's --number-ios for a job and a
+// module: every spec of the job (each point of a suite) and the probe
+// stop after that many I/Os of each worker, the duration the cap; less
+// than one is refused.
+func TestJobNumberIOs(t *testing.T) {
+	suites := twoPoints(t)
+	doc := `
+targets:
+  data: {path: /srv/p.dat, size: 64MiB}
+jobs:
+  one: {target: data, profile: oltp, duration: 1m, ramp: 0s, number_ios: %s}
+  two: {target: data, suite: two, duration: 1m, ramp: 0s, number_ios: %s}
+modules:
+  quick: {profile: random-read, max_duration: 5s, number_ios: %s}
+`
+	cfg, err := Parse("n.yaml", []byte(strings.ReplaceAll(doc, "%s", "500")), Options{Suites: suites})
+	require.NoError(t, err)
+	for _, name := range []string{"one", "two"} {
+		for _, p := range cfg.Jobs[name].Points {
+			s := p.Specs[0]
+			require.EqualValues(t, 500, s.IOCount, name)
+			require.Equal(t, 1, s.Loops, name)
+			require.Equal(t, time.Minute, s.Duration, name)
+		}
+	}
+	q := cfg.Modules["quick"].Spec
+	require.EqualValues(t, 500, q.IOCount)
+	require.Equal(t, 5*time.Second, q.Duration)
+	_, err = Parse("n.yaml", []byte(strings.ReplaceAll(doc, "%s", "0")), Options{Suites: suites})
+	require.EqualError(t, err, "n.yaml:5: jobs.one.number_ios: must be at least 1 (got 0)\nn.yaml:6: jobs.two.number_ios: must be at least 1 (got 0)\nn.yaml:8: modules.quick.number_ios: must be at least 1 (got 0)")
 }

@@ -78,6 +78,7 @@ type rawJob struct {
 	rawWorkload `mapstructure:",squash"`
 	Suite       *string        `mapstructure:"suite"`
 	Duration    *time.Duration `mapstructure:"duration"`
+	NumberIOs   *int           `mapstructure:"number_ios"` // run's --number-ios: each worker stops after N I/Os; duration is then a cap
 	Every       *time.Duration `mapstructure:"every"`
 	Align       *bool          `mapstructure:"align"`
 	Jitter      *time.Duration `mapstructure:"jitter"`
@@ -87,4 +88,5 @@ type rawJob struct {
 type rawModule struct {
 	rawWorkload `mapstructure:",squash"`
 	MaxDuration *time.Duration `mapstructure:"max_duration"`
+	NumberIOs   *int           `mapstructure:"number_ios"` // as a job's: max_duration is then a cap
 }

@@ -396,6 +396,8 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 	if r.Ramp != nil {
 		ramp = *r.Ramp
 	}
+	budget, bok := numberIOs(path, r.NumberIOs, ps)
+	ok = ok && bok
 
 	// What.
 	var size int64
@@ -417,6 +419,7 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 			for _, s := range p.Specs {
 				s = s.WithDefaults()
 				s.Duration, s.Ramp, s.RegionBytes = duration, ramp, size
+				budget(&s)
 				if r.Engine != nil {
 					s.Engine = *r.Engine
 				}
@@ -445,6 +448,7 @@ func validateJob(name string, r rawJob, targets map[string]*Target, ps *problems
 			j.Profile = s.Name
 		}
 		s.Duration, s.Ramp, s.RegionBytes = duration, ramp, s.RegionWithin(size)
+		budget(&s)
 		if err := s.Validate(); err != nil {
 			fieldProblem(ps, path, err, j.Target, "duration")
 			return nil
@@ -493,6 +497,20 @@ func suiteOnly(path string, r rawJob, continuous bool, ps *problems) bool {
 	return ok
 }
 
+// numberIOs reads number_ios (run's --number-ios) and returns what sets
+// it on a spec: a run (each point of a suite, a probe) ends after that
+// many I/Os of each worker, its duration only the cap.
+func numberIOs(path string, n *int, ps *problems) (budget func(*workload.Spec), ok bool) {
+	switch {
+	case n == nil:
+		return func(*workload.Spec) {}, true
+	case *n < 1:
+		ps.add(path+".number_ios", "must be at least 1 (got %d)", *n)
+		return func(*workload.Spec) {}, false
+	}
+	return func(s *workload.Spec) { s.IOCount, s.Loops = int64(*n), 1 }, true
+}
+
 func validateModule(name string, r rawModule, ps *problems) *Module {
 	path := "modules." + name
 	m := &Module{Name: name, MaxDuration: DefaultProbeDuration, MaxErrors: maxErrors(r.rawWorkload)}
@@ -514,6 +532,11 @@ func validateModule(name string, r rawModule, ps *problems) *Module {
 	if r.Ramp != nil {
 		s.Ramp = *r.Ramp
 	}
+	budget, bok := numberIOs(path, r.NumberIOs, ps)
+	if !bok {
+		return nil
+	}
+	budget(&s)
 	if err := s.Validate(); err != nil {
 		fieldProblem(ps, path, err, nil, "max_duration")
 		return nil

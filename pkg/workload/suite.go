@@ -49,7 +49,8 @@ type Suite struct {
 // SuiteOptions are what the command line sets for every point.
 type SuiteOptions struct {
 	// Base carries the run parameters every point inherits: Duration, Ramp,
-	// RegionBytes, Engine, Seed.
+	// RegionBytes, Engine, Seed, and the stop-after budget (IOCount,
+	// IOBytes, Loops).
 	Base Spec
 	// QueueDepth and Workers, when positive, replace the suite's own values
 	// (--qd, --workers) without changing point names.
