@@ -51,8 +51,10 @@ func octaves(hs ...*result.Histogram) map[int]uint64 {
 // tracepoints (its own programs, not ours). Their timestamps are taken a
 // few hundred nanoseconds apart from ours, so a request close to a power
 // of two may land in the octave beside: below every power of two the
-// counts agree within the requests we timed that close to it, plus 2%;
-// the totals within 1%.
+// counts agree within the requests we timed that close to it, plus 2%,
+// plus those bpftrace lost; the totals within 1% but for the requests
+// the kernel skipped bpftrace's programs for and counted as their
+// recursion misses (see below).
 //
 // Under each scheduler (none issues a request directly, mq-deadline
 // dispatches it from its queue; on Linux 6.18 both in the submitting
@@ -72,6 +74,33 @@ func TestBpftraceAgrees(t *testing.T) {
 			bpftraceAgrees(t, path, dev, size)
 		})
 	}
+}
+
+// recursionMisses sums the recursion misses of process pid's BPF
+// programs, as the kernel shows them in its fds' fdinfo: the times it
+// did not run one because the CPU was already in a BPF program.
+func recursionMisses(t *testing.T, pid int) (n uint64) {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	progs := 0
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join(dir, fd.Name())); err != nil || l != "anon_inode:bpf-prog" {
+			continue
+		}
+		info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%s", pid, fd.Name()))
+		require.NoError(t, err)
+		var m uint64
+		for _, l := range strings.Split(string(info), "\n") {
+			if _, err := fmt.Sscanf(l, "recursion_misses:\t%d", &m); err == nil {
+				break
+			}
+		}
+		progs++
+		n += m
+	}
+	require.NotZero(t, progs, "BPF programs among process %d's fds", pid)
+	return n
 }
 
 func bpftraceAgrees(t *testing.T, path string, dev Device, size int64) {
@@ -114,6 +143,9 @@ tracepoint:block:block_rq_complete /args->dev == %d && @start[args->sector]/ { @
 	require.NoError(t, tr.Record(false))
 	rs, err := tr.Read()
 	require.NoError(t, err)
+	// Read bpftrace's misses while its programs are still attached.
+	misses := recursionMisses(t, cmd.Process.Pid)
+	ownMisses := recursionMisses(t, os.Getpid())
 	// bpftrace (0.17 here) can miss the signal that ends its poll loop (a
 	// run under load waited on it for ever; another signal ended it):
 	// SIGTERM, repeated until it ends, for at most as long as it had to
@@ -157,8 +189,31 @@ ending:
 	h := rs[0].Hist
 	ours := octaves(h.Read, h.Write, h.Flush)
 	seen := h.Read.Count() + h.Write.Count() + h.Flush.Count()
-	t.Logf("%d I/Os; bpftrace %d requests %v; ours %d %v", n, total, theirs, seen, ours)
-	require.InDelta(t, float64(total), float64(seen), float64(total)/100+1)
+	t.Logf("%d I/Os; bpftrace %d requests %v, %d recursion misses; ours %d %v, untimed %d, %d recursion misses", n, total, theirs, misses, seen, ours, rs[0].Untimed, ownMisses)
+	// bpftrace's programs are classic tracepoint programs: the kernel
+	// skips one whenever the CPU's bpf_prog_active is already held (by
+	// another classic tracepoint or kprobe program that an interrupt's
+	// completion landed on, or by any process's map syscall) and counts
+	// each skip in the program's recursion misses. A skipped issue or
+	// completion loses that one request from bpftrace's hist, so it
+	// counts at most the I/Os and at least the I/Os less its misses
+	// (a run beside another bpftrace on the block tracepoints lost 67
+	// of 1540, with 3285 misses). Ours are tp_btf programs (a per-program
+	// guard, 0 misses in those runs) and count every I/O but for the
+	// kernel's rare completion that reaches no program and counts no
+	// miss (notes of TestPartitionFlushesCountForIt): within 1%.
+	io := uint64(n)
+	require.LessOrEqual(t, seen, io, "ours counted more requests than the I/Os")
+	require.GreaterOrEqual(t, seen+io/100, io, "ours lost requests")
+	// (bpftrace counts from its attach to its end, ours only while
+	// recording: another's request to the device, such as udev's probe of
+	// it, may fall in between: the old 1% stays on that side.)
+	require.LessOrEqual(t, total, io+io/100+1, "bpftrace counted more requests than the I/Os")
+	require.GreaterOrEqual(t, total+misses+io/100, io, "bpftrace lost requests its misses do not account for")
+	// A request bpftrace lost leaves its octave; a skipped completion may
+	// also leave a stale @start that times a later request of the same
+	// sector into another octave: at most one per request lost.
+	lost := 2*(io-min(total, io)) + (io - seen)
 	// Below each power of two, both tools count the same requests but
 	// for those whose two timings fall on either side of it: only
 	// requests within slack of the boundary by our own (finer) buckets.
@@ -180,7 +235,7 @@ ending:
 		cumTheirs += theirs[k]
 		cumOurs += ours[k]
 		b := uint64(1) << (k + 1)
-		require.InDelta(t, float64(cumTheirs), float64(cumOurs), float64(near(b))+float64(total)/50+1,
-			"requests below 2^%d ns (%d of ours within %d ns of it)", k+1, near(b), slack)
+		require.InDelta(t, float64(cumTheirs), float64(cumOurs), float64(near(b)+lost)+float64(total)/50+1,
+			"requests below 2^%d ns (%d of ours within %d ns of it, %d lost)", k+1, near(b), slack, lost)
 	}
 }
