@@ -422,7 +422,10 @@ func testQueueDepth(t *testing.T, f Factory, path string) {
 		{FD: openDirect(t, path, unix.O_RDONLY), Region: regions[1], Index: 1},
 	}
 	const qd, workers = 4, 2
-	h := &harness{t: t, eng: f(), limit: 8000,
+	// depth: each worker's completions wait until it has had qd I/Os in
+	// flight on each of its targets at once (see harness.awaitDepth), so
+	// that reaching the depth is the engine's doing, not the scheduler's.
+	h := &harness{t: t, eng: f(), limit: 8000, depth: qd * len(targets),
 		spec:    workload.Spec{BlockSizes: []workload.BlockSize{{Bytes: 4 * kib, Weight: 1}}, ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: workers},
 		targets: targets}
 	h.run()
@@ -438,11 +441,15 @@ func testQueueDepth(t *testing.T, f Factory, path string) {
 	require.Positive(t, perTarget[0])
 	require.Positive(t, perTarget[1])
 	// Every worker had exactly qd I/Os in flight on each target at its
-	// peak: never more, and the depth was reached.
+	// peak: never more, and the depth was reached, on both targets at
+	// once (an engine that shares qd lanes between the targets never has
+	// more than qd in flight over both, even if now and then all of them
+	// happen to be on one target).
 	for w := 0; w < workers; w++ {
 		for tg := range targets {
 			require.Equal(t, qd, h.maxInFlight[laneKey{w, tg}], "worker %d target %d: peak I/Os in flight", w, tg)
 		}
+		require.Equal(t, qd*len(targets), h.maxInFlight[laneKey{w, allTargets}], "worker %d: peak I/Os in flight over its targets", w)
 	}
 	// Nothing is left in flight once Run has returned.
 	for k, n := range h.inFlight {

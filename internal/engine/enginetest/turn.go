@@ -46,7 +46,9 @@ func testTargetsInTurn(t *testing.T, f Factory, path string) {
 
 	t.Run("one queue over the targets", func(t *testing.T) {
 		const qd = 4
-		h := &harness{t: t, eng: f(), targets: targets(),
+		// depth: as in QueueDepthKept, reaching qd is made the engine's
+		// doing, not the scheduler's (harness.awaitDepth).
+		h := &harness{t: t, eng: f(), targets: targets(), depth: qd,
 			spec: workload.Spec{BlockSizes: read4k, ReadPct: 100, RandomPct: 100, QueueDepth: qd, Workers: 2,
 				FilesInTurn: 1, IOCount: 3000, Loops: 1}}
 		h.run()
