@@ -155,3 +155,45 @@ func writes(units []suiterun.Unit) bool {
 	}
 	return false
 }
+
+// TestSuiteCarriesRunParametersToEveryPoint: what a named suite takes of
+// run's flags, each point has, and the dry run says so; --batch-submit 0
+// is each point's own queue depth, cycled or not.
+func TestSuiteCarriesRunParametersToEveryPoint(t *testing.T) {
+	p, err := planSuite(t, "characterize", "--verify", "--fdatasync=8", "--sync=dsync", "--batch-submit=0", "--batch-complete=2", "--cycle=qd=1,4", "--max-errors=0")
+	require.NoError(t, err)
+	require.Equal(t, 4*5*2, len(p.Units)) // 4 patterns × 5 sizes (4k–64k) × 2 queue depths
+	for _, u := range p.Units {
+		for _, s := range u.Point.Specs {
+			require.True(t, s.Verify, u.Label())
+			require.Equal(t, 8, s.Fdatasync, u.Label())
+			require.Equal(t, workload.SyncDsync, s.Sync, u.Label())
+			require.Equal(t, workload.SubmitFio, s.SubmitMode, u.Label())
+			require.Equal(t, s.QueueDepth, s.SubmitBatch, u.Label())
+			require.Equal(t, 2, s.CompleteMin, u.Label())
+		}
+	}
+	require.Zero(t, p.Settings.MaxErrors)
+
+	var out strings.Builder
+	g := &globalOptions{stdout: &out, stderr: io.Discard, engines: newEngines()}
+	code := execute(t.Context(), g, []string{"suite", "business", "--target", t.TempDir() + "/x.dat", "--size", "16MiB",
+		"--verify", "--fsync", "4", "--dry-run"})
+	require.Equal(t, 0, code, out.String())
+	specs := 0
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "   ") && strings.Contains(line, "% read") {
+			specs++
+			require.Contains(t, line, ", fsync every 4 writes")
+			require.Contains(t, line, ", verify")
+		}
+	}
+	require.Positive(t, specs, out.String())
+	require.Contains(t, out.String(), "plan checked")
+
+	g = &globalOptions{stdout: &out, stderr: io.Discard, engines: newEngines()}
+	out.Reset()
+	code = execute(t.Context(), g, []string{"suite", "characterize", "--line", "4k,share=100,read=67,random=100", "--dry-run"})
+	require.Equal(t, ExitBadInput, code)
+	require.Empty(t, out.String())
+}
