@@ -83,8 +83,12 @@ the suite before it starts (exit status 2).
 Cycling (Iometer's): --cycle qd=1,2,4,8 | qd=1..32*2 | qd=1..8+1, and the same
 for workers= and bs=. A cycled dimension replaces the suite's own values for
 it (characterize's sizes, scaling's workers); otherwise every point runs at
-every value. 'ioprobe suite custom' takes run's --bs, --read-pct,
---random-pct or --profile and cycles that one access specification.
+every value. 'ioprobe suite custom' takes run's --bs, --line, --read-pct,
+--random-pct, --profile, --rate-iops or --align and cycles that one access
+specification; a named suite fixes its own and refuses them. Every other run
+flag applies to every point: --duration, --ramp, --size, --engine, --seed,
+--number-ios, --io-size, --verify, --fsync, --fdatasync, --sync, --batch-*,
+--max-errors, --interval, --device-latency, --allow-destructive.
 
 See docs/suites.md for the report, table and figure each suite rebuilds.`,
 		Example: `  ioprobe suite characterize --target /data/probe.dat --size 1GiB
