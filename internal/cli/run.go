@@ -202,6 +202,33 @@ func (o *runOptions) spec() (workload.Spec, error) {
 	if changed("engine") || o.profile == "" || s.Engine == workload.EngineAuto {
 		s.Engine = workload.EngineName(o.engine) // a profile may name its engine (canary-write: sync)
 	}
+	o.flushAndBatch(&s, changed)
+	if o.size != "" {
+		n, err := parseRegion(o.size)
+		if err != nil {
+			return s, err
+		}
+		s.RegionBytes = n
+	}
+	if err := o.budget(&s, changed); err != nil {
+		return s, err
+	}
+	if o.align != "" {
+		n, err := workload.ParseSize(o.align)
+		if err != nil {
+			return s, &workload.FieldError{Field: "--align", Value: o.align, Reason: err.Error()}
+		}
+		s.Align = n
+	}
+	return s, s.Validate()
+}
+
+// flushAndBatch sets the run parameters that apply to any access
+// specification, run's and every point of a suite alike: the flushes
+// (--fsync, --fdatasync, --sync) and fio's batch sizes (--batch-*).
+// --batch-submit 0 is the queue depth: a suite's points each take
+// their own (see suiteOptions.suite).
+func (o *runOptions) flushAndBatch(s *workload.Spec, changed func(string) bool) {
 	if changed("fsync") {
 		s.Fsync = o.fsync
 	}
@@ -228,24 +255,6 @@ func (o *runOptions) spec() (workload.Spec, error) {
 	if changed("batch-complete-max") {
 		s.CompleteMax = o.batchCompleteMax
 	}
-	if o.size != "" {
-		n, err := parseRegion(o.size)
-		if err != nil {
-			return s, err
-		}
-		s.RegionBytes = n
-	}
-	if err := o.budget(&s, changed); err != nil {
-		return s, err
-	}
-	if o.align != "" {
-		n, err := workload.ParseSize(o.align)
-		if err != nil {
-			return s, &workload.FieldError{Field: "--align", Value: o.align, Reason: err.Error()}
-		}
-		s.Align = n
-	}
-	return s, s.Validate()
 }
 
 // pattern sets the access specification's pattern from the flags: the

@@ -34,6 +34,12 @@ type suiteOptions struct {
 	readOnly bool
 }
 
+// customOnly are run's flags that make the access specification: a
+// named suite fixes its own, so they apply to 'suite custom' only and a
+// named suite refuses them (one line, exit 2). Every other flag of run's
+// a named suite carries to each of its points (see suiteOptions.suite).
+var customOnly = []string{"bs", "line", "read-pct", "random-pct", "profile", "rate-iops", "align"}
+
 // AddFlags registers run's flags and the suite's own.
 func (o *suiteOptions) AddFlags(fs *pflag.FlagSet) {
 	o.runOptions.AddFlags(fs)
@@ -44,7 +50,7 @@ func (o *suiteOptions) AddFlags(fs *pflag.FlagSet) {
 	// The suite's own defaults are in the usage: run's would print a
 	// second, wrong one ("(default 16)"), and they apply only when given.
 	fs.Lookup("qd").DefValue, fs.Lookup("workers").DefValue = "0", "0"
-	for _, name := range []string{"bs", "read-pct", "random-pct", "profile", "rate-iops", "align"} {
+	for _, name := range customOnly {
 		fs.Lookup(name).Usage += " (suite custom only)"
 	}
 	fs.StringArrayVar(&o.cycles, "cycle", nil, "cycle a dimension over every point: qd=1,2,4,8 (list), qd=1..32*2 (exponential), qd=1..8+1 (linear); also workers=… and bs=4k..1m*2; repeat for several")
@@ -77,8 +83,12 @@ the suite before it starts (exit status 2).
 Cycling (Iometer's): --cycle qd=1,2,4,8 | qd=1..32*2 | qd=1..8+1, and the same
 for workers= and bs=. A cycled dimension replaces the suite's own values for
 it (characterize's sizes, scaling's workers); otherwise every point runs at
-every value. 'ioprobe suite custom' takes run's --bs, --read-pct,
---random-pct or --profile and cycles that one access specification.
+every value. 'ioprobe suite custom' takes run's --bs, --line, --read-pct,
+--random-pct, --profile, --rate-iops or --align and cycles that one access
+specification; a named suite fixes its own and refuses them. Every other run
+flag applies to every point: --duration, --ramp, --size, --engine, --seed,
+--number-ios, --io-size, --verify, --fsync, --fdatasync, --sync, --batch-*,
+--max-errors, --interval, --device-latency, --allow-destructive.
 
 See docs/suites.md for the report, table and figure each suite rebuilds.`,
 		Example: `  ioprobe suite characterize --target /data/probe.dat --size 1GiB
@@ -116,12 +126,18 @@ func (o *suiteOptions) suite(name string, targets int) (*workload.Suite, error) 
 		}
 		so.Custom = &s
 	} else {
-		for _, f := range []string{"bs", "read-pct", "random-pct", "profile", "rate-iops", "align"} {
+		for _, f := range customOnly {
 			if changed(f) {
 				return nil, usagef("--%s applies to 'ioprobe suite custom' only: suite %s fixes its access specifications", f, name)
 			}
 		}
-		so.Base = workload.Spec{Duration: o.duration, Ramp: o.ramp, Engine: workload.EngineName(o.engine), Seed: o.seed}
+		so.Base = workload.Spec{Duration: o.duration, Ramp: o.ramp, Engine: workload.EngineName(o.engine), Seed: o.seed, Verify: o.verify}
+		// The flushes and fio's batch sizes, like --verify, are run
+		// parameters that apply to any access specification: every
+		// point takes them (once left out here, they were taken and
+		// silently ignored; TestSuiteFlagsAreCarriedOrRefused walks
+		// every flag so that none is again).
+		o.flushAndBatch(&so.Base, changed)
 		// --number-ios and --io-size end every point, as they end a run
 		// and suite custom's points: like --duration, a run parameter,
 		// not part of the access specification the suite fixes (once
@@ -156,7 +172,20 @@ func (o *suiteOptions) suite(name string, targets int) (*workload.Suite, error) 
 		}
 		so.Cycles = append(so.Cycles, cy)
 	}
-	return workload.BuildSuite(name, so)
+	s, err := workload.BuildSuite(name, so)
+	if err != nil {
+		return nil, err
+	}
+	if changed("batch-submit") && o.batchSubmit == 0 {
+		// fio's iodepth_batch_submit=0 is each point's own queue depth,
+		// the suite's, --qd's or the cycled one.
+		for i := range s.Points {
+			for j := range s.Points[i].Specs {
+				s.Points[i].Specs[j].SubmitBatch = s.Points[i].Specs[j].QueueDepth
+			}
+		}
+	}
+	return s, nil
 }
 
 // runSuite is `ioprobe suite`.

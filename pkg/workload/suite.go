@@ -49,8 +49,10 @@ type Suite struct {
 // SuiteOptions are what the command line sets for every point.
 type SuiteOptions struct {
 	// Base carries the run parameters every point inherits: Duration, Ramp,
-	// RegionBytes, Engine, Seed, and the stop-after budget (IOCount,
-	// IOBytes, Loops).
+	// RegionBytes, Engine, Seed, the stop-after budget (IOCount, IOBytes,
+	// Loops), Verify, the flushes (Fsync, Fdatasync, Sync) and fio's
+	// batch sizes (SubmitMode, SubmitBatch, CompleteMin, CompletePoll,
+	// CompleteMax).
 	Base Spec
 	// QueueDepth and Workers, when positive, replace the suite's own values
 	// (--qd, --workers) without changing point names.
@@ -279,7 +281,7 @@ func (b *suiteBuilder) spec(name string, bs int64, readPct, randomPct int) Spec 
 	if b.o.Workers > 0 {
 		s.Workers = b.o.Workers
 	}
-	s.Align, s.RateIOPS, s.Verify = 0, 0, false
+	s.Align, s.RateIOPS = 0, 0 // access specification: the suite's, never the base's
 	return s.WithDefaults()
 }
 
