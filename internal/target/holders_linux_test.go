@@ -268,3 +268,22 @@ func TestLookThatDoesNotAnswerRefuses(t *testing.T) {
 		return len(fs) == 0
 	}, time.Minute, 10*time.Millisecond, "looks answer again once the stuck one returned")
 }
+
+// A look at the processes ends at the next process once its run is
+// cancelled (a canary paused for a probe): it refuses, and looks at no
+// more processes, instead of going on for seconds on a busy host.
+func TestLookStopsWhenCancelled(t *testing.T) {
+	requireRoot(t)
+	cancel := make(chan struct{})
+	var looked atomic.Int64
+	e := defaultEnv()
+	e.cancel = cancel
+	e.lookHook = func(int) {
+		if looked.Add(1) == 1 {
+			close(cancel)
+		}
+	}
+	scan := e.scanProcs([]watchedObj{{who: "it", ids: []fileID{{1, 2, 3}}}}, nil)
+	require.EqualValues(t, 1, looked.Load(), "processes looked at: the first closes the cancel")
+	require.Equal(t, "the look was stopped: "+ErrCancelled.Error(), scan.bound)
+}

@@ -172,6 +172,13 @@ func (e env) scanProcs(objs []watchedObj, progress *lookProgress) scanResult {
 			s.res.bound = fmt.Sprintf("looking at every process took longer than %s", s.lim.budget)
 			break
 		}
+		// A run stopped while it prepares (a paused canary, SIGTERM) stops
+		// its look too: on a busy host the look takes seconds, and a
+		// canary that looked on held its device past a probe's budget.
+		if s.e.ctx().Err() != nil {
+			s.res.bound = "the look was stopped: " + ErrCancelled.Error()
+			break
+		}
 		if !s.process(pid) {
 			break
 		}
