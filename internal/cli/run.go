@@ -445,7 +445,7 @@ func (o *runOptions) budget(s *workload.Spec, changed func(string) bool) error {
 		if o.numberIOs < 1 {
 			return &workload.FieldError{Field: "--number-ios", Value: fmt.Sprint(o.numberIOs), Reason: "must be at least 1"}
 		}
-		s.IOCount, s.Loops = o.numberIOs, 1
+		s.StopAfterIOs(o.numberIOs)
 	}
 	if o.ioSize != "" {
 		n, err := workload.ParseSize(o.ioSize)
@@ -456,7 +456,7 @@ func (o *runOptions) budget(s *workload.Spec, changed func(string) bool) error {
 			}
 			return &workload.FieldError{Field: "--io-size", Value: o.ioSize, Reason: reason}
 		}
-		s.IOBytes, s.Loops = n, 1
+		s.StopAfterBytes(n)
 	}
 	return nil
 }

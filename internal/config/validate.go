@@ -508,7 +508,7 @@ func numberIOs(path string, n *int, ps *problems) (budget func(*workload.Spec), 
 		ps.add(path+".number_ios", "must be at least 1 (got %d)", *n)
 		return func(*workload.Spec) {}, false
 	}
-	return func(s *workload.Spec) { s.IOCount, s.Loops = int64(*n), 1 }, true
+	return func(s *workload.Spec) { s.StopAfterIOs(int64(*n)) }, true
 }
 
 func validateModule(name string, r rawModule, ps *problems) *Module {

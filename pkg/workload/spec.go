@@ -290,6 +290,16 @@ const (
 // I/Os (Loops > 0) rather than only at Duration.
 func (s *Spec) Budgeted() bool { return s.Loops > 0 }
 
+// StopAfterIOs makes each worker stop after n I/Os, Duration then only
+// a cap: fio's number_ios without time_based, one loop of them (run's
+// --number-ios, a job's or a module's number_ios).
+func (s *Spec) StopAfterIOs(n int64) { s.IOCount, s.Loops = n, 1 }
+
+// StopAfterBytes makes each worker stop after n bytes, Duration then
+// only a cap: fio's io_size without time_based, one loop (run's
+// --io-size).
+func (s *Spec) StopAfterBytes(n int64) { s.IOBytes, s.Loops = n, 1 }
+
 // FlushEvery returns after how many writes a worker flushes a target (0:
 // never) and whether the flush is an fdatasync (else an fsync).
 func (s *Spec) FlushEvery() (n int, datasync bool) {
